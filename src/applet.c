@@ -1,0 +1,23 @@
+/* src/applet.c — the applet table, expanded from applets/applets.def. */
+#include "applet.h"
+
+#include <string.h>
+
+#define RTK_APPLET(id) extern const struct rtk_applet rtk_applet_##id;
+#include "../applets/applets.def"
+#undef RTK_APPLET
+
+const struct rtk_applet *const rtk_applets[] = {
+#define RTK_APPLET(id) &rtk_applet_##id,
+#include "../applets/applets.def"
+#undef RTK_APPLET
+	NULL,
+};
+
+const struct rtk_applet *rtk_applet_find(const char *name)
+{
+	for (const struct rtk_applet *const *a = rtk_applets; *a; a++)
+		if (!strcmp((*a)->name, name))
+			return *a;
+	return NULL;
+}

@@ -1,0 +1,28 @@
+/* src/applet.h — what an applet is: a descriptor with its option table and run function. */
+#ifndef RTK_APPLET_H
+#define RTK_APPLET_H
+
+#include "opt.h"
+#include "out.h"
+
+/* What main.c hands every applet: the common options, already parsed. */
+struct rtk_ctx {
+	enum rtk_format format; /* --format / --json; markdown unless asked */
+	FILE *out;              /* stdout; main.c checks it for write errors after run */
+};
+
+struct rtk_applet {
+	const char *name;
+	const char *summary;        /* one line, for --list and --help */
+	const char *usage[4];       /* "calibrate [OPTIONS] [FILE.jsonl...]", NULL-terminated */
+	const struct rtk_option *options;
+	/* argv holds the operands only (options are parsed away); argv[argc] is NULL. */
+	int (*run)(int argc, char **argv, const struct rtk_ctx *ctx);
+};
+
+/* Every applet, sorted by name, NULL-terminated. */
+extern const struct rtk_applet *const rtk_applets[];
+
+const struct rtk_applet *rtk_applet_find(const char *name);
+
+#endif

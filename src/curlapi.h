@@ -1,0 +1,24 @@
+/* src/curlapi.h — the libcurl functions rtk uses, loaded at first use unless --disable-lazy-libs. */
+#ifndef RTK_CURLAPI_H
+#define RTK_CURLAPI_H
+
+#include <curl/curl.h>
+
+/*
+ * X(ret, name, params, args) for functions returning a value, XV(...) for void ones. The variadic
+ * curl_easy_setopt and curl_easy_getinfo are bound separately in curlapi.c.
+ */
+#define RTK_CURL_API(X, XV)                                                                          \
+	X(CURLcode, curl_global_init, (long flags), (flags))                                          \
+	X(curl_version_info_data *, curl_version_info, (CURLversion v), (v))                          \
+	X(CURL *, curl_easy_init, (void), ())                                                         \
+	XV(void, curl_easy_cleanup, (CURL * handle), (handle))                                        \
+	X(CURLcode, curl_easy_perform, (CURL * handle), (handle))                                     \
+	X(const char *, curl_easy_strerror, (CURLcode code), (code))                                  \
+	X(struct curl_slist *, curl_slist_append, (struct curl_slist * list, const char *s), (list, s)) \
+	XV(void, curl_slist_free_all, (struct curl_slist * list), (list))
+
+/* Loads libcurl (once) and runs curl_global_init. 0, or RTK_EXIT_FAILURE naming the package to install. */
+int rtk_curl_load(void);
+
+#endif

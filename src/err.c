@@ -1,0 +1,71 @@
+/* src/err.c — recording failure reasons for main.c to print, and warnings. */
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static char message[1024];
+static const char *progname;
+
+static void record(const char *fmt, va_list ap, int errnum)
+{
+	int n = vsnprintf(message, sizeof(message), fmt, ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(message))
+		n = sizeof(message) - 1;
+	if (errnum)
+		snprintf(message + n, sizeof(message) - (size_t)n, ": %s", strerror(errnum));
+}
+
+int rtk_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	record(fmt, ap, 0);
+	va_end(ap);
+	return code;
+}
+
+int rtk_fail_errno(int code, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	record(fmt, ap, errnum);
+	va_end(ap);
+	return code;
+}
+
+const char *rtk_error_message(void)
+{
+	return message;
+}
+
+void rtk_error_clear(void)
+{
+	message[0] = '\0';
+}
+
+void rtk_set_progname(const char *applet)
+{
+	progname = applet;
+}
+
+const char *rtk_progname(void)
+{
+	return progname;
+}
+
+void rtk_warn(const char *fmt, ...)
+{
+	va_list ap;
+	if (progname)
+		fprintf(stderr, "rtk %s: warning: ", progname);
+	else
+		fputs("rtk: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

@@ -1,0 +1,44 @@
+/* src/fsutil.h — file writes that never leave a half-written file: atomic replacement and locked appends. */
+#ifndef RTK_FSUTIL_H
+#define RTK_FSUTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct rtk_atomic;
+
+/*
+ * Starts replacing path: *fp writes to a new temporary file ".NAME.XXXXXX" in path's folder,
+ * created with mode 0666 & ~umask like a plain creat(2) — or, when path already exists, with that
+ * file's permission bits, so replacing a 0600 file does not widen it. Nothing at path changes
+ * until rtk_atomic_commit. 0, or RTK_EXIT_FAILURE with a message naming path.
+ */
+int rtk_atomic_open(struct rtk_atomic **out, const char *path, FILE **fp);
+
+/*
+ * Flushes, checks for write errors, fsyncs and closes the temporary file, renames it over path
+ * and fsyncs the folder, so that after a crash path holds either all the old or all the new
+ * contents. Frees a, and *fp is gone either way. Any failure removes the temporary file and
+ * returns RTK_EXIT_FAILURE with a message naming path.
+ */
+int rtk_atomic_commit(struct rtk_atomic *a);
+
+/* Closes and removes the temporary file, leaving path as it was, and frees a; NULL is fine. */
+void rtk_atomic_abort(struct rtk_atomic *a);
+
+/* Replaces path with data[0..len) through rtk_atomic_open and rtk_atomic_commit. */
+int rtk_write_file_atomic(const char *path, const void *data, size_t len);
+
+/*
+ * Appends one whole record to path (created 0666 & ~umask if missing) under an exclusive flock,
+ * so concurrent rtk processes never interleave or tear records, whatever their size. A write
+ * that fails part way (disk full) is cut back off, so the file never ends in half a record.
+ * 0, or RTK_EXIT_FAILURE with a message naming path.
+ */
+int rtk_append_locked(const char *path, const void *data, size_t len);
+
+/* Creates path and any missing parents with mode (less umask); existing folders are fine. */
+int rtk_mkdir_p(const char *path, mode_t mode);
+
+#endif

@@ -1,0 +1,188 @@
+/* src/jsonl.c — JSON Lines reader: big read(2)s and memchr, because inputs run to tens of millions of lines. */
+#include "jsonl.h"
+#include "err.h"
+#include "jsonscan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Measured: 1 MiB reads a 360 MB file faster than 64 KiB or 256 KiB, and no slower than 4 MiB. */
+#define INITIAL_BUFFER (1024 * 1024)
+
+struct rtk_jsonl {
+	int fd;
+	bool close_fd;          /* false for stdin: it is not ours to close */
+	bool at_eof;
+	int status;
+	long lineno;
+	char *name;
+	char *buf;
+	size_t cap;
+	size_t start;           /* the first byte not yet handed out */
+	size_t scanned;         /* [start, scanned) is known to hold no '\n' */
+	size_t filled;          /* [start, filled) has been read; filled < cap leaves room for a NUL */
+};
+
+int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
+{
+	struct rtk_jsonl *r = calloc(1, sizeof(*r));
+	bool is_stdin = strcmp(path, "-") == 0;
+	struct stat st;
+
+	*out = NULL;
+	if (!r)
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
+	r->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		int err = errno;
+		free(r);
+		return rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path);
+	}
+	r->close_fd = !is_stdin;
+	/* A directory opens fine and fails only at the first read: say so up front. */
+	if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		rtk_jsonl_close(r);
+		return rtk_fail_errno(RTK_EXIT_FAILURE, EISDIR, "%s", path);
+	}
+	r->name = strdup(is_stdin ? "<stdin>" : path);
+	r->cap = INITIAL_BUFFER;
+	r->buf = malloc(r->cap);
+	if (!r->name || !r->buf) {
+		rtk_jsonl_close(r);
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
+	}
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	*out = r;
+	return 0;
+}
+
+/* Makes room after the unfinished line (moving it to the front, growing for long lines), then reads. */
+static bool fill(struct rtk_jsonl *r)
+{
+	ssize_t n;
+
+	if (r->start) {
+		memmove(r->buf, r->buf + r->start, r->filled - r->start);
+		r->scanned -= r->start;
+		r->filled -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->filled < r->cap / 4) {
+		char *bigger = r->cap <= SIZE_MAX / 2 ? realloc(r->buf, r->cap * 2) : NULL;
+		if (!bigger) {
+			r->status = rtk_fail(RTK_EXIT_FAILURE, "%s:%ld: line too long to hold in memory", r->name,
+					     r->lineno + 1);
+			return false;
+		}
+		r->buf = bigger;
+		r->cap *= 2;
+	}
+	do
+		n = read(r->fd, r->buf + r->filled, r->cap - 1 - r->filled);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		r->status = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", r->name);
+		return false;
+	}
+	if (n == 0)
+		r->at_eof = true;
+	r->filled += (size_t)n;
+	return true;
+}
+
+static bool is_blank(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r')
+			return false;
+	return true;
+}
+
+bool rtk_jsonl_next_line(struct rtk_jsonl *r, const char **line, size_t *len)
+{
+	while (!r->status) {
+		char *text = r->buf + r->start, *newline;
+		size_t n;
+
+		newline = memchr(r->buf + r->scanned, '\n', r->filled - r->scanned);
+		if (newline) {
+			n = (size_t)(newline - text);
+			r->start = r->scanned = (size_t)(newline - r->buf) + 1;
+		} else if (r->at_eof) {
+			if (r->start == r->filled)
+				return false;
+			n = r->filled - r->start;
+			r->start = r->scanned = r->filled;
+		} else {
+			r->scanned = r->filled;
+			fill(r);
+			continue;
+		}
+		r->lineno++;
+		if (n && text[n - 1] == '\r')
+			n--;
+		text[n] = '\0';
+		if (!is_blank(text, n)) {
+			*line = text;
+			*len = n;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool rtk_jsonl_next(struct rtk_jsonl *r, cJSON **value)
+{
+	const char *line, *parse_end = NULL, *what = NULL;
+	size_t len, column = 0;
+
+	*value = NULL;
+	if (!rtk_jsonl_next_line(r, &line, &len))
+		return false;
+	/* Validate first: cJSON alone would let "01", raw control characters and bad UTF-8 through. */
+	if (rtk_jsonscan_value(line, len, &column, &what)) {
+		r->status = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu): %s", r->name, r->lineno,
+				     column, what);
+		return false;
+	}
+	*value = cJSON_ParseWithLengthOpts(line, len, &parse_end, 0);
+	if (!*value) {
+		/* Lone surrogate escapes pass the validator but not cJSON; so does running out of memory. */
+		column = parse_end && parse_end >= line ? (size_t)(parse_end - line) + 1 : 1;
+		r->status = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu)", r->name, r->lineno,
+				     column);
+		return false;
+	}
+	return true;
+}
+
+int rtk_jsonl_status(const struct rtk_jsonl *r)
+{
+	return r->status;
+}
+
+long rtk_jsonl_lineno(const struct rtk_jsonl *r)
+{
+	return r->lineno;
+}
+
+const char *rtk_jsonl_name(const struct rtk_jsonl *r)
+{
+	return r->name;
+}
+
+void rtk_jsonl_close(struct rtk_jsonl *r)
+{
+	if (!r)
+		return;
+	if (r->close_fd)
+		close(r->fd);
+	free(r->name);
+	free(r->buf);
+	free(r);
+}

@@ -1,0 +1,65 @@
+# tests/cli/lib.sh — toybox-style CLI test helpers: one `testing` line per case.
+#
+#   testing NAME COMMAND EXPECTED [INPUT_FILE_CONTENT] [STDIN]
+#
+# COMMAND runs under bash in a fresh scratch folder; INPUT_FILE_CONTENT (if not empty) is written to
+# ./input first, STDIN is piped in. EXPECTED is compared with stdout exactly; add "2>&1" or
+# "; echo \$?" to the command to check messages and exit codes. Escapes (\n) in EXPECTED,
+# INPUT_FILE_CONTENT and STDIN are interpreted by printf %b.
+# Run from `make check` (RTK, RTK_SRCDIR set) or by hand: RTK=./rtk RTK_SRCDIR=. bash tests/cli/x.sh
+
+set -u
+: "${RTK:?RTK must name the rtk binary under test}"
+: "${RTK_SRCDIR:?RTK_SRCDIR must name the source tree}"
+export LC_ALL=C SOURCE_DATE_EPOCH=1700000000
+
+TESTS_PASSED=0
+TESTS_FAILED=0
+SCRATCH_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/rtk-cli.XXXXXX")
+trap 'rm -rf "$SCRATCH_ROOT"' EXIT
+
+# A fresh empty folder for each case, so no case sees another's files.
+scratch() {
+	SCRATCH=$(mktemp -d "$SCRATCH_ROOT/case.XXXXXX")
+}
+
+pass() {
+	TESTS_PASSED=$((TESTS_PASSED + 1))
+	echo "PASS: $1"
+}
+
+fail() {
+	TESTS_FAILED=$((TESTS_FAILED + 1))
+	echo "FAIL: $1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/    /'
+	return 0
+}
+
+testing() {
+	local name=$1 cmd=$2 expected actual
+	expected=$(printf '%b' "$3"; echo x)
+	expected=${expected%x}
+	scratch
+	[ -n "${4:-}" ] && printf '%b' "$4" > "$SCRATCH/input"
+	actual=$(cd "$SCRATCH" && printf '%b' "${5:-}" | bash -c "$cmd"; echo x)
+	actual=${actual%x}
+	if [ "$actual" = "$expected" ]; then
+		pass "$name"
+	else
+		fail "$name" "command: $cmd" "--- expected" "$expected" "--- actual" "$actual"
+	fi
+}
+
+# check NAME CONDITION-COMMAND... : passes when the command succeeds (for properties, not exact text).
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name" "failed: $*"; fi
+}
+
+# The closing line automake's log and CI read; non-zero exit when anything failed.
+finish() {
+	echo "$TESTS_PASSED passed, $TESTS_FAILED failed"
+	[ "$TESTS_FAILED" -eq 0 ]
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# tests/cli/multicall.sh — dispatch by name or link, --list, --install, --version, errors and exit codes.
+. "$RTK_SRCDIR/tests/cli/lib.sh"
+
+version=$(sed -n 's/^AC_INIT(\[rtk\], \[\([^]]*\)\].*/\1/p' "$RTK_SRCDIR/configure.ac")
+testing "--version" "$RTK --version" "rtk $version\n"
+testing "--list names calibrate" "$RTK --list | grep -x calibrate" "calibrate\n"
+testing "unknown applet exits 127" "$RTK frobnicate 2>&1; echo \$?" \
+	"rtk: 'frobnicate' is not an rtk applet (see 'rtk --list')\n127\n"
+testing "help of an unknown applet exits 127" "$RTK help frobnicate 2>&1 >/dev/null; echo \$?" \
+	"rtk: 'frobnicate' is not an rtk applet (see 'rtk --list')\n127\n"
+testing "no applet is a usage error" "$RTK >/dev/null 2>&1; echo \$?" "2\n"
+testing "--help lists applets and exits 0" "$RTK --help | grep -c '^  calibrate '; echo \$?" "1\n0\n"
+testing "unknown option names itself and exits 2" "$RTK calibrate --nope 2>&1; echo \$?" \
+	"rtk calibrate: unknown option '--nope'\nTry 'rtk calibrate --help' for more information.\n2\n"
+testing "bad --format exits 2" "$RTK calibrate --format yaml </dev/null 2>&1; echo \$?" \
+	"rtk calibrate: --format takes json or md, not 'yaml'\nTry 'rtk calibrate --help' for more information.\n2\n"
+
+# A link named after the applet behaves exactly like rtk APPLET.
+scratch
+mkdir "$SCRATCH/bin"
+"$RTK" --install -s "$SCRATCH/bin" 2>/dev/null
+check "--install -s makes a symlink per applet" test -L "$SCRATCH/bin/calibrate"
+sample="$RTK_SRCDIR/data/samples/calibration.jsonl"
+check "a symlinked applet equals rtk APPLET" \
+	test "$("$SCRATCH/bin/calibrate" --json "$sample")" = "$("$RTK" calibrate --json "$sample")"
+check "a symlinked applet's --help equals rtk APPLET --help" \
+	test "$("$SCRATCH/bin/calibrate" --help)" = "$("$RTK" calibrate --help)"
+testing "--install leaves an existing file alone" \
+	"mkdir b && touch b/calibrate && $RTK --install -s b 2>&1; test -f b/calibrate -a ! -L b/calibrate; echo \$?" \
+	"rtk: b/calibrate exists, left alone\n0\n"
+mkdir "$SCRATCH/hard"
+"$RTK" --install "$SCRATCH/hard"
+check "--install without -s makes hard links" test "$SCRATCH/hard/calibrate" -ef "$RTK"
+testing "--install without a folder is a usage error" "$RTK --install 2>&1; echo \$?" \
+	"rtk: usage: rtk --install [-s] DIR\n2\n"
+
+# Output errors: a full disk is a failure with a message; a closed pipe is silent.
+if [ -w /dev/full ]; then
+	testing "write error on stdout fails" "$RTK --list >/dev/full 2>err; echo \$?; cat err" \
+		"1\nrtk: write error on standard output: No space left on device\n"
+	testing "applet write error on stdout fails" "$RTK calibrate '$sample' >/dev/full 2>err; echo \$?; cat err" \
+		"1\nrtk calibrate: write error on standard output: No space left on device\n"
+fi
+testing "closed pipe is silent" "$RTK calibrate --json '$sample' 2>err | head -c 1; echo; cat err" "{\n"
+
+# Applets that need neither libgit2 nor libcurl never load them.
+if grep -q '^#define RTK_LAZY_LIBS 1' "$RTK_BUILDDIR/config.h"; then
+	testing "rtk links neither libgit2 nor libcurl" "ldd $RTK | grep -c -E 'libgit2|libcurl'" "0\n"
+	testing "calibrate loads neither libgit2 nor libcurl" \
+		"LD_DEBUG=files $RTK calibrate '$sample' 2>&1 >/dev/null | grep -c -E 'libgit2|libcurl'" "0\n"
+else
+	testing "without lazy libraries rtk links them" "ldd $RTK | grep -c -E 'libgit2|libcurl'" "2\n"
+fi
+finish

@@ -1,0 +1,590 @@
+/* tests/unit/test_fsutil.c — atomic replacement and locked appends, with real files and real processes. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* nftw */
+#endif
+#include "unit.h"
+
+#include "err.h"
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct fixture {
+	char dir[64];
+	char path[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	strcpy(f->dir, "/tmp/rtk-test-fsutil.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/out.txt", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	chmod(path, 0700);      /* a test may have left a folder read-only */
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	int rc;
+
+	chmod(f->dir, 0700);
+	rc = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return rc;
+}
+
+static void write_plain(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* The whole file, NUL-terminated; *len gets its length. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *data;
+	long size;
+
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	size = ftell(fp);
+	rewind(fp);
+	data = malloc((size_t)size + 1);
+	assert_int_equal(fread(data, 1, (size_t)size, fp), (size_t)size);
+	data[size] = '\0';
+	fclose(fp);
+	if (len)
+		*len = (size_t)size;
+	return data;
+}
+
+static void assert_contents(const char *path, const char *want)
+{
+	char *data = slurp(path, NULL);
+
+	assert_string_equal(data, want);
+	free(data);
+}
+
+/* Entries in dir other than "." and ".."; a leftover temporary file shows up here. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static bool has_temp_for(const char *dir, const char *base)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char prefix[128];
+	bool found = false;
+
+	snprintf(prefix, sizeof(prefix), ".%s.", base);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		found |= strncmp(e->d_name, prefix, strlen(prefix)) == 0 && strlen(e->d_name) == strlen(prefix) + 6;
+	closedir(d);
+	return found;
+}
+
+static void commit_replaces_the_file_only_at_commit(void **state)
+{
+	struct fixture *f = *state;
+	struct rtk_atomic *a;
+	FILE *fp;
+
+	write_plain(f->path, "old contents\n");
+	assert_int_equal(rtk_atomic_open(&a, f->path, &fp), 0);
+	fputs("new contents\n", fp);
+	assert_int_equal(fflush(fp), 0);
+	/* Written and flushed, yet the target is untouched until commit. */
+	assert_contents(f->path, "old contents\n");
+	assert_true(has_temp_for(f->dir, "out.txt"));
+	assert_int_equal(count_entries(f->dir), 2);
+
+	assert_int_equal(rtk_atomic_commit(a), 0);
+	assert_contents(f->path, "new contents\n");
+	assert_int_equal(count_entries(f->dir), 1);
+}
+
+static void abort_keeps_old_contents_and_leaves_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct rtk_atomic *a;
+	FILE *fp;
+
+	write_plain(f->path, "old contents\n");
+	assert_int_equal(rtk_atomic_open(&a, f->path, &fp), 0);
+	fputs("half of a new", fp);
+	rtk_atomic_abort(a);
+	assert_contents(f->path, "old contents\n");
+	assert_int_equal(count_entries(f->dir), 1);
+
+	/* Aborting a file that never existed leaves no file at all. */
+	unlink(f->path);
+	assert_int_equal(rtk_atomic_open(&a, f->path, &fp), 0);
+	fputs("x", fp);
+	rtk_atomic_abort(a);
+	assert_int_equal(count_entries(f->dir), 0);
+	rtk_atomic_abort(NULL);
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+static void modes_follow_umask_or_the_replaced_file(void **state)
+{
+	struct fixture *f = *state;
+	mode_t saved = umask(022);
+
+	assert_int_equal(rtk_write_file_atomic(f->path, "a", 1), 0);
+	assert_int_equal(mode_of(f->path), 0644);
+	unlink(f->path);
+	umask(077);
+	assert_int_equal(rtk_write_file_atomic(f->path, "a", 1), 0);
+	assert_int_equal(mode_of(f->path), 0600);
+
+	/* Replacing keeps the old bits exactly, umask or not. */
+	umask(022);
+	assert_int_equal(chmod(f->path, 0600), 0);
+	assert_int_equal(rtk_write_file_atomic(f->path, "b", 1), 0);
+	assert_int_equal(mode_of(f->path), 0600);
+	assert_int_equal(chmod(f->path, 0664), 0);
+	assert_int_equal(rtk_write_file_atomic(f->path, "c", 1), 0);
+	assert_int_equal(mode_of(f->path), 0664);
+	assert_contents(f->path, "c");
+
+	/* Appends create like creat(2) does. */
+	umask(027);
+	snprintf(f->path, sizeof(f->path), "%s/log", f->dir);
+	assert_int_equal(rtk_append_locked(f->path, "x\n", 2), 0);
+	assert_int_equal(mode_of(f->path), 0640);
+	umask(saved);
+}
+
+static void write_file_atomic_round_trips_binary(void **state)
+{
+	struct fixture *f = *state;
+	static const char binary[] = "a\0b\nc\r\n\xff";
+	size_t len;
+	char *data;
+
+	assert_int_equal(rtk_write_file_atomic(f->path, binary, sizeof(binary)), 0);
+	data = slurp(f->path, &len);
+	assert_int_equal(len, sizeof(binary));
+	assert_memory_equal(data, binary, sizeof(binary));
+	free(data);
+	assert_int_equal(rtk_write_file_atomic(f->path, "", 0), 0);
+	data = slurp(f->path, &len);
+	assert_int_equal(len, 0);
+	free(data);
+	assert_int_equal(count_entries(f->dir), 1);
+}
+
+static void assert_failure_names(int status, const char *path)
+{
+	assert_int_equal(status, RTK_EXIT_FAILURE);
+	if (!strstr(rtk_error_message(), path))
+		fail_msg("message \"%s\" does not name %s", rtk_error_message(), path);
+}
+
+static void failing_paths_are_reported_by_name(void **state)
+{
+	struct fixture *f = *state;
+	struct rtk_atomic *a = (struct rtk_atomic *)f;
+	FILE *fp = stdout;
+	char path[200];
+
+	snprintf(path, sizeof(path), "%s/no-such-folder/out.txt", f->dir);
+	rtk_error_clear();
+	assert_failure_names(rtk_atomic_open(&a, path, &fp), path);
+	assert_non_null(strstr(rtk_error_message(), strerror(ENOENT)));
+	assert_null(a);
+	assert_null(fp);
+	assert_failure_names(rtk_write_file_atomic(path, "x", 1), path);
+	assert_failure_names(rtk_append_locked(path, "x\n", 2), path);
+
+	snprintf(path, sizeof(path), "%s/", f->dir);
+	assert_failure_names(rtk_atomic_open(&a, path, &fp), path);
+	assert_int_equal(count_entries(f->dir), 0);
+
+	/* Root ignores folder permissions, so only a non-root run can test a read-only folder. */
+	if (geteuid() != 0) {
+		assert_int_equal(chmod(f->dir, 0555), 0);
+		assert_failure_names(rtk_write_file_atomic(f->path, "x", 1), f->path);
+		assert_non_null(strstr(rtk_error_message(), strerror(EACCES)));
+		assert_int_equal(chmod(f->dir, 0700), 0);
+	}
+}
+
+/* The temporary file is written fine, but the rename over a folder fails: nothing may be left. */
+static void commit_failure_removes_the_temporary_file(void **state)
+{
+	struct fixture *f = *state;
+	struct rtk_atomic *a;
+	FILE *fp;
+	char path[200];
+
+	snprintf(path, sizeof(path), "%s/a-folder", f->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(rtk_atomic_open(&a, path, &fp), 0);
+	fputs("contents", fp);
+	assert_true(has_temp_for(f->dir, "a-folder"));
+	assert_failure_names(rtk_atomic_commit(a), path);
+	assert_false(has_temp_for(f->dir, "a-folder"));
+	assert_int_equal(count_entries(f->dir), 1);
+}
+
+/*
+ * Runs fn in a child whose files may not grow past limit bytes (EFBIG instead of SIGXFSZ), and
+ * returns its exit status: the parent keeps its own limits.
+ */
+static int run_with_file_size_limit(rlim_t limit, int (*fn)(struct fixture *), struct fixture *f)
+{
+	pid_t child = fork();
+	int status;
+
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct rlimit rl = { limit, limit };
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+			_exit(100);
+		_exit(fn(f));
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static int write_too_much(struct fixture *f)
+{
+	static char big[64 * 1024];
+	int status;
+
+	memset(big, 'n', sizeof(big));
+	status = rtk_write_file_atomic(f->path, big, sizeof(big));
+	/* 10 = failed and said which file; 11 = failed silently; 0 = wrongly succeeded */
+	return status == RTK_EXIT_FAILURE ? (strstr(rtk_error_message(), f->path) ? 10 : 11) : status;
+}
+
+static void write_errors_surface_at_commit(void **state)
+{
+	struct fixture *f = *state;
+
+	write_plain(f->path, "old contents\n");
+	assert_int_equal(run_with_file_size_limit(4096, write_too_much, f), 10);
+	assert_contents(f->path, "old contents\n");
+	assert_int_equal(count_entries(f->dir), 1);
+}
+
+static int append_too_much(struct fixture *f)
+{
+	static char big[5000];
+	int status;
+
+	memset(big, 'n', sizeof(big));
+	big[sizeof(big) - 1] = '\n';
+	status = rtk_append_locked(f->path, big, sizeof(big));
+	return status == RTK_EXIT_FAILURE ? (strstr(rtk_error_message(), f->path) ? 10 : 11) : status;
+}
+
+/* A record that only partly fits must be cut back off, not left torn at the end of the log. */
+static void failed_append_leaves_no_partial_record(void **state)
+{
+	struct fixture *f = *state;
+	char *before = malloc(3001);
+	size_t len;
+	char *after;
+
+	memset(before, 'o', 3000);
+	before[2999] = '\n';
+	before[3000] = '\0';
+	write_plain(f->path, before);
+	assert_int_equal(run_with_file_size_limit(4096, append_too_much, f), 10);
+	after = slurp(f->path, &len);
+	assert_int_equal(len, 3000);
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+}
+
+enum { WRITERS = 8, RECORDS = 500 };
+
+/* Record i of writer w: a header, then a payload that can be checked byte by byte. */
+static size_t make_record(int writer, int i, char *out)
+{
+	size_t payload = i % 10 == 0 ? 10000 + (size_t)(i % 7) * 100 : (size_t)((i * 37 + writer * 11) % 400);
+	size_t len = (size_t)sprintf(out, "w=%d i=%d n=%zu ", writer, i, payload);
+
+	for (size_t k = 0; k < payload; k++)
+		out[len++] = (char)('a' + (writer * 7 + i + (int)k) % 26);
+	out[len++] = '\n';
+	return len;
+}
+
+static void wait_all(pid_t *children, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int status;
+		assert_int_equal(waitpid(children[i], &status, 0), children[i]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			fail_msg("child %d failed (status 0x%x)", i, status);
+	}
+}
+
+/* Forks n children running fn(i, arg), all held at a barrier until every one of them exists. */
+static void fork_together(pid_t *children, int n, int (*fn)(int, const char *), const char *arg)
+{
+	int barrier[2];
+	char go;
+
+	assert_int_equal(pipe(barrier), 0);
+	for (int i = 0; i < n; i++) {
+		children[i] = fork();
+		assert_true(children[i] >= 0);
+		if (children[i] == 0) {
+			close(barrier[1]);
+			if (read(barrier[0], &go, 1) != 0)
+				_exit(90);
+			_exit(fn(i, arg));
+		}
+	}
+	close(barrier[0]);
+	close(barrier[1]);      /* EOF on the barrier: everyone starts */
+}
+
+static int appender(int writer, const char *path)
+{
+	static char record[16000];
+
+	for (int i = 0; i < RECORDS; i++) {
+		size_t len = make_record(writer, i, record);
+		if (rtk_append_locked(path, record, len) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void concurrent_appends_keep_every_record_whole(void **state)
+{
+	struct fixture *f = *state;
+	pid_t children[WRITERS];
+	int next_record[WRITERS] = { 0 };
+	char want[16000];
+	size_t len;
+	char *data, *line, *end;
+	int lines = 0;
+
+	fork_together(children, WRITERS, appender, f->path);
+	wait_all(children, WRITERS);
+
+	data = slurp(f->path, &len);
+	for (line = data; line < data + len; line = end + 1) {
+		int writer, i;
+
+		end = memchr(line, '\n', (size_t)(data + len - line));
+		assert_non_null(end);
+		if (sscanf(line, "w=%d i=%d", &writer, &i) != 2 || writer < 0 || writer >= WRITERS)
+			fail_msg("line %d is torn: %.60s", lines + 1, line);
+		/* Each writer's records arrive whole and in its own order. */
+		assert_int_equal(i, next_record[writer]);
+		size_t want_len = make_record(writer, i, want);
+		if ((size_t)(end + 1 - line) != want_len || memcmp(line, want, want_len) != 0)
+			fail_msg("line %d (writer %d record %d) is damaged", lines + 1, writer, i);
+		next_record[writer]++;
+		lines++;
+	}
+	assert_int_equal(lines, WRITERS * RECORDS);
+	for (int w = 0; w < WRITERS; w++)
+		assert_int_equal(next_record[w], RECORDS);
+	free(data);
+}
+
+static void on_alarm(int signo)
+{
+	(void)signo;
+}
+
+/* Whoever holds the flock (another rtk, or a log rotator) keeps appenders waiting. */
+static void append_waits_for_the_lock(void **state)
+{
+	struct fixture *f = *state;
+	int fd = open(f->path, O_WRONLY | O_CREAT, 0644), status;
+	pid_t child;
+
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		/* Signals while it waits (no SA_RESTART) must not make it give up or skip the lock. */
+		struct sigaction sa = { .sa_handler = on_alarm };
+		struct itimerval every = { { 0, 5000 }, { 0, 5000 } };
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &every, NULL);
+		_exit(rtk_append_locked(f->path, "record\n", 7));
+	}
+	usleep(300 * 1000);
+	assert_int_equal(waitpid(child, &status, WNOHANG), 0);
+	assert_contents(f->path, "");
+	assert_int_equal(flock(fd, LOCK_UN), 0);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_contents(f->path, "record\n");
+	close(fd);
+}
+
+enum { REPLACERS = 4, REPLACEMENTS = 150, VERSION_SIZE = 100000 };
+
+/* Replaces path again and again with a whole file of one letter. */
+static int replacer(int writer, const char *path)
+{
+	static char version[VERSION_SIZE];
+
+	for (int i = 0; i < REPLACEMENTS; i++) {
+		memset(version, 'A' + writer * REPLACEMENTS % 26 + i % 2, sizeof(version));
+		if (rtk_write_file_atomic(path, version, sizeof(version)) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Readers racing the replacers must only ever see one complete version. */
+static void concurrent_replacements_are_never_seen_half_done(void **state)
+{
+	struct fixture *f = *state;
+	pid_t children[REPLACERS];
+	int status, reads = 0;
+	char *version = malloc(VERSION_SIZE);
+
+	memset(version, 'z', VERSION_SIZE);
+	assert_int_equal(rtk_write_file_atomic(f->path, version, VERSION_SIZE), 0);
+	fork_together(children, REPLACERS, replacer, f->path);
+	for (int finished = 0, last_round = 0; !last_round; reads++) {
+		size_t len;
+		char *data;
+
+		/* One more read after the last replacer is done. */
+		last_round = finished == REPLACERS;
+		for (int i = 0; i < REPLACERS; i++) {
+			if (children[i] <= 0 || waitpid(children[i], &status, WNOHANG) != children[i])
+				continue;
+			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+				fail_msg("replacer %d failed", i);
+			children[i] = 0;
+			finished++;
+		}
+		data = slurp(f->path, &len);
+		assert_int_equal(len, VERSION_SIZE);
+		for (size_t k = 1; k < len; k++)
+			if (data[k] != data[0])
+				fail_msg("read %d saw a mix of versions at byte %zu", reads, k);
+		free(data);
+	}
+	assert_true(reads > 1);
+	assert_int_equal(count_entries(f->dir), 1);
+	free(version);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void mkdir_p_nested_existing_and_in_the_way(void **state)
+{
+	struct fixture *f = *state;
+	char path[256], file[256];
+	mode_t saved = umask(0);
+
+	snprintf(path, sizeof(path), "%s/a/b/c", f->dir);
+	assert_int_equal(rtk_mkdir_p(path, 0750), 0);
+	assert_true(is_dir(path));
+	assert_int_equal(mode_of(path), 0750);
+	assert_int_equal(rtk_mkdir_p(path, 0750), 0);           /* already there */
+	assert_int_equal(rtk_mkdir_p(f->dir, 0750), 0);
+
+	snprintf(path, sizeof(path), "%s//x///y/", f->dir);      /* doubled and trailing slashes */
+	assert_int_equal(rtk_mkdir_p(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/x/y", f->dir);
+	assert_true(is_dir(path));
+
+	/* Parents stay usable even when the leaf's mode denies writing. */
+	snprintf(path, sizeof(path), "%s/p/q/r", f->dir);
+	assert_int_equal(rtk_mkdir_p(path, 0555), 0);
+	assert_int_equal(mode_of(path), 0555);
+	snprintf(path, sizeof(path), "%s/p", f->dir);
+	assert_int_equal(mode_of(path), 0755);
+
+	snprintf(file, sizeof(file), "%s/plain-file", f->dir);
+	write_plain(file, "x");
+	assert_failure_names(rtk_mkdir_p(file, 0755), file);
+	assert_non_null(strstr(rtk_error_message(), strerror(ENOTDIR)));
+	snprintf(path, sizeof(path), "%s/plain-file/sub/deeper", f->dir);
+	assert_failure_names(rtk_mkdir_p(path, 0755), file);
+	assert_int_equal(rtk_mkdir_p("", 0755), RTK_EXIT_FAILURE);
+	umask(saved);
+}
+
+#define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+static const struct CMUnitTest tests[] = {
+	TEST(commit_replaces_the_file_only_at_commit),
+	TEST(abort_keeps_old_contents_and_leaves_nothing),
+	TEST(modes_follow_umask_or_the_replaced_file),
+	TEST(write_file_atomic_round_trips_binary),
+	TEST(failing_paths_are_reported_by_name),
+	TEST(commit_failure_removes_the_temporary_file),
+	TEST(write_errors_surface_at_commit),
+	TEST(failed_append_leaves_no_partial_record),
+	TEST(concurrent_appends_keep_every_record_whole),
+	TEST(append_waits_for_the_lock),
+	TEST(concurrent_replacements_are_never_seen_half_done),
+	TEST(mkdir_p_nested_existing_and_in_the_way),
+};
+
+RTK_UNIT_MAIN(tests)

@@ -1,0 +1,471 @@
+/* tests/unit/test_jsonl.c — the JSON Lines reader on real files, pipes and broken inputs. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* nftw */
+#endif
+#include "unit.h"
+
+#include "err.h"
+#include "jsonl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct fixture {
+	char dir[64];
+	char path[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	strcpy(f->dir, "/tmp/rtk-test-jsonl.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/input.jsonl", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	int rc = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+	free(f);
+	return rc;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(data, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static struct rtk_jsonl *open_ok(const char *path)
+{
+	struct rtk_jsonl *r = NULL;
+
+	if (rtk_jsonl_open(&r, path) != 0)
+		fail_msg("open %s: %s", path, rtk_error_message());
+	return r;
+}
+
+static void expect_line(struct rtk_jsonl *r, const char *want, size_t want_len, long lineno)
+{
+	const char *line;
+	size_t len;
+
+	if (!rtk_jsonl_next_line(r, &line, &len))
+		fail_msg("no line where \"%s\" was due (status %d: %s)", want, rtk_jsonl_status(r), rtk_error_message());
+	assert_int_equal(len, want_len);
+	assert_memory_equal(line, want, want_len);
+	assert_int_equal(line[len], '\0');
+	assert_int_equal(rtk_jsonl_lineno(r), lineno);
+}
+
+static void expect_clean_end(struct rtk_jsonl *r)
+{
+	const char *line;
+	size_t len;
+
+	assert_false(rtk_jsonl_next_line(r, &line, &len));
+	assert_int_equal(rtk_jsonl_status(r), 0);
+	/* And it stays ended. */
+	assert_false(rtk_jsonl_next_line(r, &line, &len));
+	assert_int_equal(rtk_jsonl_status(r), 0);
+}
+
+static void skips_blank_lines_and_counts_them(void **state)
+{
+	struct fixture *f = *state;
+	static const char text[] = "a\n\nb\r\n   \n\t\r\n \t \r\nc d \n\r\nlast";
+	struct rtk_jsonl *r;
+
+	write_file(f->path, text, sizeof(text) - 1);
+	r = open_ok(f->path);
+	assert_int_equal(rtk_jsonl_lineno(r), 0);
+	assert_string_equal(rtk_jsonl_name(r), f->path);
+	expect_line(r, "a", 1, 1);
+	expect_line(r, "b", 1, 3);
+	expect_line(r, "c d ", 4, 7);
+	expect_line(r, "last", 4, 9);     /* no final "\n", still a line */
+	expect_clean_end(r);
+	rtk_jsonl_close(r);
+}
+
+static void line_endings_and_nul_bytes(void **state)
+{
+	struct fixture *f = *state;
+	static const char text[] = "x\0y\n\0\n\r\r\na\rb\r\ntrailing cr\r";
+	struct rtk_jsonl *r;
+
+	write_file(f->path, text, sizeof(text) - 1);
+	r = open_ok(f->path);
+	expect_line(r, "x\0y", 3, 1);
+	expect_line(r, "\0", 1, 2);         /* a NUL is not blank */
+	/* "\r\r\n" is one '\r' of content: blank. Only the '\r' before '\n' is the line ending. */
+	expect_line(r, "a\rb", 3, 4);
+	expect_line(r, "trailing cr", 11, 5);
+	expect_clean_end(r);
+	rtk_jsonl_close(r);
+}
+
+static void empty_and_blank_only_files(void **state)
+{
+	struct fixture *f = *state;
+	struct rtk_jsonl *r;
+
+	write_file(f->path, "", 0);
+	r = open_ok(f->path);
+	expect_clean_end(r);
+	assert_int_equal(rtk_jsonl_lineno(r), 0);
+	rtk_jsonl_close(r);
+
+	write_file(f->path, "\n \n\r\n", 5);
+	r = open_ok(f->path);
+	expect_clean_end(r);
+	assert_int_equal(rtk_jsonl_lineno(r), 3);
+	rtk_jsonl_close(r);
+}
+
+/* Line i of the generated input: lengths vary from 1 to about 700 bytes, so lines straddle reads. */
+static size_t make_line(long i, char *out)
+{
+	size_t len = (size_t)snprintf(out, 32, "%ld:", i);
+	size_t extra = (size_t)((i * 7919) % 700);
+
+	for (size_t k = 0; k < extra; k++)
+		out[len++] = (char)('a' + (i + (long)k) % 26);
+	return len;
+}
+
+static void many_lines_across_buffer_refills(void **state)
+{
+	struct fixture *f = *state;
+	enum { LINES = 20000 };
+	char *text = malloc((size_t)LINES * 740), line[800];
+	size_t len = 0;
+	struct rtk_jsonl *r;
+
+	for (long i = 0; i < LINES; i++) {
+		len += make_line(i, text + len);
+		if (i % 3 == 0)
+			text[len++] = '\r';
+		text[len++] = '\n';
+	}
+	assert_true(len > 3 * 1024 * 1024);     /* several times the reader's buffer */
+	write_file(f->path, text, len);
+	r = open_ok(f->path);
+	for (long i = 0; i < LINES; i++) {
+		size_t n = make_line(i, line);
+		expect_line(r, line, n, i + 1);
+	}
+	expect_clean_end(r);
+	rtk_jsonl_close(r);
+	free(text);
+}
+
+static void lines_longer_than_the_buffer(void **state)
+{
+	struct fixture *f = *state;
+	enum { LONG = 5 * 1024 * 1024 + 17 };
+	char *text = malloc(LONG * 2 + 64);
+	size_t len = 0;
+	struct rtk_jsonl *r;
+
+	len += (size_t)sprintf(text, "short\n");
+	memset(text + len, 'x', LONG);
+	len += LONG;
+	text[len++] = '\n';
+	memset(text + len, 'y', LONG);      /* and a long last line without "\n" */
+	len += LONG;
+	write_file(f->path, text, len);
+
+	r = open_ok(f->path);
+	expect_line(r, "short", 5, 1);
+	expect_line(r, text + 6, LONG, 2);
+	expect_line(r, text + 7 + LONG, LONG, 3);
+	expect_clean_end(r);
+	rtk_jsonl_close(r);
+	free(text);
+}
+
+static void missing_file_and_directory_name_the_path(void **state)
+{
+	struct fixture *f = *state;
+	struct rtk_jsonl *r = (struct rtk_jsonl *)f;   /* must be reset to NULL */
+	char path[200];
+
+	snprintf(path, sizeof(path), "%s/no-such.jsonl", f->dir);
+	rtk_error_clear();
+	assert_int_equal(rtk_jsonl_open(&r, path), RTK_EXIT_FAILURE);
+	assert_null(r);
+	assert_non_null(strstr(rtk_error_message(), path));
+	assert_non_null(strstr(rtk_error_message(), strerror(ENOENT)));
+
+	assert_int_equal(rtk_jsonl_open(&r, f->dir), RTK_EXIT_FAILURE);
+	assert_null(r);
+	assert_non_null(strstr(rtk_error_message(), f->dir));
+	assert_non_null(strstr(rtk_error_message(), strerror(EISDIR)));
+}
+
+/* Puts fd on stdin for the duration of fn, then puts the real stdin back. */
+static void with_stdin(int fd, void (*fn)(void))
+{
+	int saved = dup(STDIN_FILENO);
+
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	close(fd);
+	fn();
+	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+}
+
+static void read_trickled_stdin(void)
+{
+	struct rtk_jsonl *r = open_ok("-");
+
+	assert_string_equal(rtk_jsonl_name(r), "<stdin>");
+	expect_line(r, "{\"a\":1}", 7, 1);
+	expect_line(r, "second", 6, 3);
+	expect_line(r, "end", 3, 4);
+	expect_clean_end(r);
+	rtk_jsonl_close(r);
+	/* Closing the reader must leave stdin open. */
+	assert_true(fcntl(STDIN_FILENO, F_GETFD) >= 0);
+}
+
+/* A writer process dribbles the input a few bytes at a time, splitting lines and "\r\n" pairs. */
+static void reads_stdin_from_a_slow_pipe(void **state)
+{
+	static const char text[] = "{\"a\":1}\r\n\nsecond\r\nend";
+	int fds[2], status;
+	pid_t writer;
+	(void)state;
+
+	assert_int_equal(pipe(fds), 0);
+	writer = fork();
+	assert_true(writer >= 0);
+	if (writer == 0) {
+		close(fds[0]);
+		for (size_t i = 0; i < sizeof(text) - 1; i += 3) {
+			size_t n = sizeof(text) - 1 - i < 3 ? sizeof(text) - 1 - i : 3;
+			if (write(fds[1], text + i, n) != (ssize_t)n)
+				_exit(1);
+			usleep(2000);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	with_stdin(fds[0], read_trickled_stdin);
+	assert_int_equal(waitpid(writer, &status, 0), writer);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void on_alarm(int signo)
+{
+	(void)signo;
+}
+
+/* Fires SIGALRM every few milliseconds, without SA_RESTART, so blocking calls fail with EINTR. */
+static void interrupt_often(bool on)
+{
+	struct sigaction sa = { .sa_handler = on ? on_alarm : SIG_DFL };
+	struct itimerval every = { { 0, on ? 3000 : 0 }, { 0, on ? 3000 : 0 } };
+
+	assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &every, NULL), 0);
+}
+
+static void read_interrupted_stdin(void)
+{
+	interrupt_often(true);
+	read_trickled_stdin();
+	interrupt_often(false);
+}
+
+/* The same slow pipe, with signals landing while the reader waits in read(2). */
+static void reads_through_interrupting_signals(void **state)
+{
+	static const char text[] = "{\"a\":1}\r\n\nsecond\r\nend";
+	int fds[2], status;
+	pid_t writer;
+	(void)state;
+
+	assert_int_equal(pipe(fds), 0);
+	writer = fork();
+	assert_true(writer >= 0);
+	if (writer == 0) {
+		close(fds[0]);
+		for (size_t i = 0; i < sizeof(text) - 1; i += 8) {
+			size_t n = sizeof(text) - 1 - i < 8 ? sizeof(text) - 1 - i : 8;
+			usleep(30000);
+			if (write(fds[1], text + i, n) != (ssize_t)n)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	with_stdin(fds[0], read_interrupted_stdin);
+	assert_int_equal(waitpid(writer, &status, 0), writer);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void read_unreadable_stdin(void)
+{
+	struct rtk_jsonl *r = open_ok("-");
+	const char *line;
+	size_t len;
+
+	assert_false(rtk_jsonl_next_line(r, &line, &len));
+	assert_int_equal(rtk_jsonl_status(r), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), "<stdin>"));
+	assert_non_null(strstr(rtk_error_message(), strerror(EBADF)));
+	/* An error sticks. */
+	assert_false(rtk_jsonl_next_line(r, &line, &len));
+	assert_int_equal(rtk_jsonl_status(r), RTK_EXIT_FAILURE);
+	rtk_jsonl_close(r);
+}
+
+static void read_error_sets_failure_status(void **state)
+{
+	struct fixture *f = *state;
+	int fd;
+
+	write_file(f->path, "x\n", 2);
+	fd = open(f->path, O_WRONLY);   /* read(2) on it fails with EBADF */
+	assert_true(fd >= 0);
+	with_stdin(fd, read_unreadable_stdin);
+}
+
+static void next_parses_each_line(void **state)
+{
+	struct fixture *f = *state;
+	static const char text[] = "{\"confidence\":0.85,\"tags\":[\"x\"]}\n\n  [1, 2]  \r\n\"s\\u00e9\"\n-0.5\nnull\n";
+	struct rtk_jsonl *r;
+	cJSON *value;
+
+	write_file(f->path, text, sizeof(text) - 1);
+	r = open_ok(f->path);
+
+	assert_true(rtk_jsonl_next(r, &value));
+	assert_int_equal(rtk_jsonl_lineno(r), 1);
+	assert_true(cJSON_GetObjectItem(value, "confidence")->valuedouble == 0.85);
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(value, "tags"), 0)->valuestring, "x");
+	cJSON_Delete(value);
+
+	assert_true(rtk_jsonl_next(r, &value));
+	assert_int_equal(rtk_jsonl_lineno(r), 3);
+	assert_int_equal(cJSON_GetArraySize(value), 2);
+	cJSON_Delete(value);
+
+	assert_true(rtk_jsonl_next(r, &value));
+	assert_string_equal(value->valuestring, "s\xc3\xa9");
+	cJSON_Delete(value);
+
+	assert_true(rtk_jsonl_next(r, &value));
+	assert_true(value->valuedouble == -0.5);
+	cJSON_Delete(value);
+
+	assert_true(rtk_jsonl_next(r, &value));
+	assert_true(cJSON_IsNull(value));
+	cJSON_Delete(value);
+
+	assert_false(rtk_jsonl_next(r, &value));
+	assert_null(value);
+	assert_int_equal(rtk_jsonl_status(r), 0);
+	rtk_jsonl_close(r);
+}
+
+/* The only line that is not JSON is line 3: the message must say so, and where. */
+static void expect_bad_json(struct fixture *f, const char *bad_line, const char *message_tail)
+{
+	struct rtk_jsonl *r;
+	cJSON *value;
+	char text[256], want[512];
+
+	snprintf(text, sizeof(text), "{\"ok\":1}\n\n%s\n{\"ok\":2}\n", bad_line);
+	write_file(f->path, text, strlen(text));
+	r = open_ok(f->path);
+	assert_true(rtk_jsonl_next(r, &value));
+	cJSON_Delete(value);
+	value = (cJSON *)f;     /* must come back NULL */
+	assert_false(rtk_jsonl_next(r, &value));
+	assert_null(value);
+	assert_int_equal(rtk_jsonl_status(r), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_jsonl_lineno(r), 3);
+	snprintf(want, sizeof(want), "%s:3: not valid JSON (column %s", f->path, message_tail);
+	assert_string_equal(rtk_error_message(), want);
+	/* An error sticks: line 4 is never handed out. */
+	assert_false(rtk_jsonl_next(r, &value));
+	assert_int_equal(rtk_jsonl_status(r), RTK_EXIT_USAGE);
+	rtk_jsonl_close(r);
+}
+
+static void next_reports_file_line_and_column(void **state)
+{
+	struct fixture *f = *state;
+
+	expect_bad_json(f, "{\"a\":01}", "7): invalid number");
+	expect_bad_json(f, "{\"a\":1} x", "9): unexpected text after the value");
+	expect_bad_json(f, "{\"a\":1}{}", "8): unexpected text after the value");
+	expect_bad_json(f, "{\"a\":\"tab\there\"}", "10): control character in string");
+	expect_bad_json(f, "  {\"a\" 1}", "8): expected ':'");
+	expect_bad_json(f, "\"\\ud800\"", "2)");    /* valid JSON, but cJSON cannot hold a lone surrogate */
+}
+
+static void next_rejects_nul_inside_a_line(void **state)
+{
+	struct fixture *f = *state;
+	static const char text[] = "{\"a\":1}\0{\"b\":2}\n";
+	struct rtk_jsonl *r;
+	cJSON *value;
+	char want[256];
+
+	write_file(f->path, text, sizeof(text) - 1);
+	r = open_ok(f->path);
+	assert_false(rtk_jsonl_next(r, &value));
+	assert_int_equal(rtk_jsonl_status(r), RTK_EXIT_USAGE);
+	snprintf(want, sizeof(want), "%s:1: not valid JSON (column 8): unexpected NUL byte", f->path);
+	assert_string_equal(rtk_error_message(), want);
+	rtk_jsonl_close(r);
+}
+
+#define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+static const struct CMUnitTest tests[] = {
+	TEST(skips_blank_lines_and_counts_them),
+	TEST(line_endings_and_nul_bytes),
+	TEST(empty_and_blank_only_files),
+	TEST(many_lines_across_buffer_refills),
+	TEST(lines_longer_than_the_buffer),
+	TEST(missing_file_and_directory_name_the_path),
+	TEST(reads_stdin_from_a_slow_pipe),
+	TEST(reads_through_interrupting_signals),
+	TEST(read_error_sets_failure_status),
+	TEST(next_parses_each_line),
+	TEST(next_reports_file_line_and_column),
+	TEST(next_rejects_nul_inside_a_line),
+};
+
+RTK_UNIT_MAIN(tests)

@@ -1,0 +1,107 @@
+/* tests/unit/test_out.c — the result envelope, JSON output and the markdown builder's tables. */
+#include "unit.h"
+#include "err.h"
+#include "out.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *render(const cJSON *r, enum rtk_format f, rtk_md_render_fn *fn)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_int_equal(rtk_emit(r, f, fn, out), 0);
+	fclose(out);
+	return text;
+}
+
+static void envelope_has_schema_version_and_time(void **state)
+{
+	(void)state;
+	setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+	cJSON *r = rtk_result_new("calibrate");
+	assert_non_null(r);
+	assert_string_equal(rtk_json_str(r, "schema"), "rtk.calibrate.v1");
+	assert_string_equal(rtk_json_str(r, "generated_at"), "2023-11-14T22:13:20Z");
+	assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "parameters")));
+	assert_true(strlen(rtk_json_str(r, "rtk_version")) > 0);
+	char *text = render(r, RTK_FORMAT_JSON, NULL);
+	cJSON *back = cJSON_Parse(text);
+	assert_non_null(back);
+	assert_true(cJSON_Compare(r, back, true));
+	cJSON_Delete(back);
+	cJSON_Delete(r);
+	free(text);
+	unsetenv("SOURCE_DATE_EPOCH");
+}
+
+static void render_table(const cJSON *r, struct rtk_md *md)
+{
+	(void)r;
+	rtk_md_heading(md, 2, "Title %d", 7);
+	struct rtk_md_table *t = rtk_md_table(md, "lrc", "name", "count", "mid");
+	rtk_md_cell(t, "ä|b");
+	rtk_md_cell(t, "%d", 12345);
+	rtk_md_cell(t, "x");
+	rtk_md_cell(t, "long name here");
+	rtk_md_cell(t, "1");
+	rtk_md_table_end(t); /* the short last row is padded */
+	rtk_md_bullet(md, "one");
+	rtk_md_end_list(md);
+}
+
+static void markdown_tables_align_and_escape(void **state)
+{
+	(void)state;
+	cJSON *r = cJSON_CreateObject();
+	char *text = render(r, RTK_FORMAT_MD, render_table);
+	assert_string_equal(text,
+			    "## Title 7\n\n"
+			    "| name           | count | mid |\n"
+			    "|----------------|------:|:---:|\n"
+			    "| ä\\|b           | 12345 |  x  |\n"
+			    "| long name here |     1 |     |\n"
+			    "\n"
+			    "- one\n\n");
+	free(text);
+	cJSON_Delete(r);
+}
+
+static void format_names(void **state)
+{
+	(void)state;
+	enum rtk_format f;
+	assert_int_equal(rtk_format_parse("json", &f), 0);
+	assert_int_equal(f, RTK_FORMAT_JSON);
+	assert_int_equal(rtk_format_parse("markdown", &f), 0);
+	assert_int_equal(f, RTK_FORMAT_MD);
+	assert_int_equal(rtk_format_parse("yaml", &f), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "--format takes json or md, not 'yaml'");
+}
+
+static void number_helpers(void **state)
+{
+	(void)state;
+	cJSON *o = cJSON_Parse("{\"a\": 1.5, \"b\": null, \"c\": [0.25, null], \"s\": \"x\"}");
+	assert_true(rtk_json_num(o, "a") == 1.5);
+	assert_true(isnan(rtk_json_num(o, "b")));
+	assert_true(isnan(rtk_json_num(o, "missing")));
+	assert_true(rtk_json_at(cJSON_GetObjectItem(o, "c"), 0) == 0.25);
+	assert_true(isnan(rtk_json_at(cJSON_GetObjectItem(o, "c"), 1)));
+	assert_string_equal(rtk_json_str(o, "s"), "x");
+	assert_string_equal(rtk_json_str(o, "a"), "");
+	assert_string_equal(rtk_md_num(NAN, 3), "n/a");
+	assert_string_equal(rtk_md_num(0.12345, 3), "0.123");
+	cJSON_Delete(o);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(envelope_has_schema_version_and_time),
+	cmocka_unit_test(markdown_tables_align_and_escape),
+	cmocka_unit_test(format_names),
+	cmocka_unit_test(number_helpers),
+};
+
+RTK_UNIT_MAIN(tests)
