@@ -131,6 +131,8 @@ static int add_line(struct corpus *c, const char *line, size_t len, const char *
 
 	if (rtk_jsonscan_object(line, len, f, o.group_by ? 3 : 2, &column, &what))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
+	if (f[F_CONFIDENCE].kind == RTK_JSON_NONE)
+		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", file, lineno, o.confidence_field);
 	if (f[F_CONFIDENCE].kind != RTK_JSON_NUMBER)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %s, not a number in [0, 1]", file, lineno,
 				o.confidence_field, kind_name(f[F_CONFIDENCE].kind));
@@ -139,6 +141,8 @@ static int add_line(struct corpus *c, const char *line, size_t len, const char *
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %.*s, outside [0, 1]", file, lineno,
 				o.confidence_field, (int)f[F_CONFIDENCE].raw_len, f[F_CONFIDENCE].raw);
 	if (parse_label(&f[F_LABEL], &correct)) {
+		if (f[F_LABEL].kind == RTK_JSON_NONE)
+			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", file, lineno, o.label_field);
 		if (f[F_LABEL].kind == RTK_JSON_NUMBER)
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %.*s, not true/false or 1/0", file, lineno,
 					o.label_field, (int)f[F_LABEL].raw_len, f[F_LABEL].raw);
@@ -473,7 +477,7 @@ static void md_discrimination_row(struct rtk_md_table *t, const char *label, con
 	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "accuracy"), 3));
 	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "auc"), 3));
 	rtk_md_cell(t, "%s", interval(d, "auc_ci", 3));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater"), 4));
+	rtk_md_cell(t, "%s", rtk_md_pvalue(rtk_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater")));
 	rtk_md_cell(t, "%.0f", rtk_json_num(d, "distinct_values"));
 	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "tied_pair_share"), 3));
 }

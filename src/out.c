@@ -303,6 +303,11 @@ const char *rtk_md_num(double v, int decimals)
 	return buf;
 }
 
+const char *rtk_md_pvalue(double p)
+{
+	return !isnan(p) && p < 0.0001 ? "< 0.0001" : rtk_md_num(p, 4);
+}
+
 double rtk_json_num(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);

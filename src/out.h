@@ -46,6 +46,8 @@ void rtk_md_table_end(struct rtk_md_table *t);
 
 /* Formats a double for people: "n/a" for NaN, else printf("%.*f"). Uses a small ring of buffers. */
 const char *rtk_md_num(double v, int decimals);
+/* A p-value for people: "< 0.0001" rather than a row of zeros, "n/a" for NaN. */
+const char *rtk_md_pvalue(double p);
 
 /*
  * Writes result to out as JSON, or as markdown via render (which reads only the result). Returns 0

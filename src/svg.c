@@ -34,7 +34,7 @@ static void axes(FILE *out, double x0, const char *title, const char *xlabel, co
 
 static void reliability(FILE *out, const struct stats_calibration *cal, double x0)
 {
-	axes(out, x0, "Reliability", "mean confidence in bin", "accuracy");
+	axes(out, x0, "Reliability", "confidence (bars: accuracy per bin; dots: at the bin's mean confidence)", "accuracy");
 	for (unsigned i = 0; i < cal->bins; i++) {
 		const struct stats_bin *b = &cal->bin[i];
 		double left = px(x0, b->lo) + 1, width = (b->hi - b->lo) * PANEL - 2;
@@ -72,6 +72,8 @@ static void roc_curve(FILE *out, const struct stats_roc_point *roc, size_t n, do
 		if (roc[i].threshold >= high) {
 			fprintf(out, "<circle cx=\"%g\" cy=\"%g\" r=\"5\" fill=\"none\" stroke=\"#333\">"
 				"<title>confidence &gt;= %g</title></circle>\n", px(x0, roc[i].fpr), py(roc[i].tpr), high);
+			fprintf(out, "<text x=\"%g\" y=\"%g\">confidence &#8805; %g</text>\n", px(x0, roc[i].fpr) + 8,
+				py(roc[i].tpr) - 8, high);
 			break;
 		}
 	}

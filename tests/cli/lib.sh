@@ -63,3 +63,27 @@ finish() {
 	echo "$TESTS_PASSED passed, $TESTS_FAILED failed"
 	[ "$TESTS_FAILED" -eq 0 ]
 }
+
+# conforms NAME JSON_FILE APPLET: the file validates against schemas/rtk.APPLET.v1.schema.json (draft
+# 2020-12, formats asserted). Until rtk has its own validator this uses Debian's python3-jsonschema.
+conforms() {
+	local name=$1 file=$2 schema="$RTK_SRCDIR/schemas/rtk.$3.v1.schema.json" out
+	if out=$(/usr/bin/python3 - "$schema" "$file" 2>&1 <<'PY'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+instance = json.load(open(sys.argv[2]))
+v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+errors = sorted(v.iter_errors(instance), key=lambda e: list(e.absolute_path))
+for e in errors[:5]:
+    print("/" + "/".join(map(str, e.absolute_path)) + ": " + e.message)
+sys.exit(1 if errors else 0)
+PY
+	); then pass "$name"; else fail "$name" "$out"; fi
+}
+
+# rows CONFIDENCE CORRECT COUNT: COUNT corpus lines with that confidence and label.
+rows() {
+	local i
+	for ((i = 0; i < $3; i++)); do printf '{"confidence":%s,"correct":%s}\n' "$1" "$2"; done
+}

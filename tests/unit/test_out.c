@@ -94,6 +94,9 @@ static void number_helpers(void **state)
 	assert_string_equal(rtk_json_str(o, "a"), "");
 	assert_string_equal(rtk_md_num(NAN, 3), "n/a");
 	assert_string_equal(rtk_md_num(0.12345, 3), "0.123");
+	assert_string_equal(rtk_md_pvalue(0.00009), "< 0.0001");
+	assert_string_equal(rtk_md_pvalue(0.0001), "0.0001");
+	assert_string_equal(rtk_md_pvalue(NAN), "n/a");
 	cJSON_Delete(o);
 }
 

@@ -1,0 +1,71 @@
+# bench/lib.sh — helpers shared by the benchmark scripts (sourced, not run): peers, machine details, medians.
+# shellcheck shell=bash
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$BENCH_DIR/.." && pwd)
+OUT="$BENCH_DIR/out"
+mkdir -p "$OUT"
+
+# The binary under test: $RTK, default ./rtk at the repo top.
+RTK=${RTK:-$TOP/rtk}
+case $RTK in /*) ;; *) RTK="$PWD/$RTK" ;; esac
+if [ ! -x "$RTK" ]; then
+	echo "bench: no rtk binary at $RTK: build it (./bootstrap) or set RTK=/path/to/rtk" >&2
+	exit 1
+fi
+
+# The source tree the binary was built from (its git work tree), for the commit and for rebuilds.
+RTK_SRC=$(git -C "$(dirname "$RTK")" rev-parse --show-toplevel 2>/dev/null || echo "$TOP")
+
+LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# Debian's python3 (has python3-sklearn); a pyenv or venv python3 earlier on PATH does not.
+PY=/usr/bin/python3
+
+# need_pkgs PKG... — install the Debian packages that are missing (as root), or print the command.
+need_pkgs() {
+	local missing="" p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" = 0 ]; then
+		echo "bench: installing$missing" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
+	else
+		echo "bench: missing Debian packages; run:" >&2
+		echo "  sudo apt-get install -y$missing" >&2
+		exit 1
+	fi
+}
+
+# machine_info — the machine details RESULTS.md records, as a markdown list.
+machine_info() {
+	local cpu mem hv cfg
+	cpu=$(awk -F': *' '/^model name/ && !n { n = $2 } /^cpu family/ && !f { f = $2 } /^model\t/ && !m { m = $2 }
+		/^cpu MHz/ && !h { h = $2 } END { printf "%s (family %s model %s, %.0f MHz)", n, f, m, h }' /proc/cpuinfo)
+	hv=$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor: *//p')
+	mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	echo "- CPU: $cpu, nproc $(nproc)${hv:+, virtual machine ($hv)}"
+	echo "- memory: $mem"
+	echo "- kernel: $(uname -srm)"
+	echo "- compiler: $(cc --version | head -1)"
+	echo "- rtk: $("$RTK" --version 2>&1 | head -1), $RTK, built from $RTK_SRC at commit $(git -C "$RTK_SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$RTK_SRC" diff --quiet HEAD -- src applets 2>/dev/null || echo ' (src or applets modified)')"
+	if [ -f "$RTK_SRC/Makefile" ]; then
+		cfg=$(sed -n "s/^ac_cs_config='\(.*\)'$/\1/p" "$RTK_SRC/config.status" 2>/dev/null || true)
+		echo "- rtk build: CFLAGS \`$(sed -n 's/^CFLAGS = //p' "$RTK_SRC/Makefile")\`, configure options: ${cfg:-none}"
+	fi
+	echo "- load average (1, 5, 15 min) when the script started: $LOAD_AT_START; other work on the machine adds noise"
+	echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+}
+
+# median NUM... — the median of the numbers given (mean of the middle two for an even count).
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# max NUM... — the largest.
+max() {
+	printf '%s\n' "$@" | sort -g | tail -1
+}
