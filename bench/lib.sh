@@ -3,7 +3,8 @@
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$BENCH_DIR/.." && pwd)
-OUT="$BENCH_DIR/out"
+# Generated data and results: bench/out/ (git-ignored), or $BENCH_OUT.
+OUT=${BENCH_OUT:-$BENCH_DIR/out}
 mkdir -p "$OUT"
 
 # The binary under test: $RTK, default ./rtk at the repo top.

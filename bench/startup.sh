@@ -3,13 +3,15 @@
 #
 # Usage: bench/startup.sh            (RTK=/path/to/rtk to measure another binary; default ./rtk at the repo top)
 #   RTK_EAGER=/path/to/rtk           use this --disable-lazy-libs build instead of cloning and building one
-#   RUNS=1000 WARMUP=100             hyperfine runs and warm-up runs per command
-# Writes bench/out/startup/{hyperfine.json,hyperfine.md,results.md}; results.md is the table for RESULTS.md.
+#   ROUNDS=5 RUNS=200 WARMUP=20      hyperfine rounds, and runs and warm-up runs per command in each round
+# Writes bench/out/startup/: round-N.{json,md} (hyperfine's exports), hyperfine.json (pooled statistics)
+# and results.md, the table for RESULTS.md.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-RUNS=${RUNS:-1000}
-WARMUP=${WARMUP:-100}
+ROUNDS=${ROUNDS:-5}
+RUNS=${RUNS:-200}
+WARMUP=${WARMUP:-20}
 RSS_RUNS=${RSS_RUNS:-5}
 LIBS="libgit2 libcjson yaml-0.1 libpcre2-8 libcurl"
 D="$OUT/startup"
@@ -63,12 +65,21 @@ NAMES=(hello hello-rtklibs hello-all "rtk --version" "rtk calibrate --help" "rtk
 CMDS=("$D/hello" "$D/hello-rtklibs" "$D/hello-all" "$RTK --version" "$RTK calibrate --help" "$EAGER --version")
 BINS=("$D/hello" "$D/hello-rtklibs" "$D/hello-all" "$RTK" "$RTK" "$EAGER")
 
-HF_ARGS=(-N --warmup "$WARMUP" --runs "$RUNS" --export-json "$D/hyperfine.json" --export-markdown "$D/hyperfine.md")
+# ROUNDS rounds of hyperfine over all the commands, pooled: other work on the machine then drifts over
+# every command alike instead of over whichever one was running at the time.
+HF_ARGS=(-N --warmup "$WARMUP" --runs "$RUNS")
 for i in "${!CMDS[@]}"; do HF_ARGS+=(-n "${NAMES[$i]}" "${CMDS[$i]}"); done
-HF_CMD=(hyperfine "${HF_ARGS[@]}")
-HF_SHOWN=$(printf '%q ' "${HF_CMD[@]}")
-echo "+ $HF_SHOWN" >&2
-"${HF_CMD[@]}" >&2
+HF_SHOWN=$(printf '%q ' hyperfine "${HF_ARGS[@]}")
+rm -f "$D"/round-*.json "$D"/round-*.md
+for ((r = 1; r <= ROUNDS; r++)); do
+	echo "+ $HF_SHOWN--export-json $D/round-$r.json --export-markdown $D/round-$r.md   # round $r of $ROUNDS" >&2
+	hyperfine "${HF_ARGS[@]}" --export-json "$D/round-$r.json" --export-markdown "$D/round-$r.md" >&2
+done
+# Pooled over the rounds, per command: every run's wall time (s).
+jq -s '[range(0; .[0].results | length) as $i | [.[].results[$i].times[]] | sort
+	| { n: length, min: .[0], median: (if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end),
+	    mean: (add / length) } as $s | $s + { stddev: ((map((. - $s.mean) * (. - $s.mean)) | add) / ($s.n - 1) | sqrt) }]' \
+	"$D"/round-*.json > "$D/hyperfine.json"
 
 # Peak RSS: the median over RSS_RUNS runs of GNU time's %M (KiB).
 rss_of() {
@@ -81,12 +92,12 @@ rss_of() {
 	median "${r[@]}"
 }
 
-base=$(jq '.results[0].median' "$D/hyperfine.json")
+base=$(jq '.[0].median' "$D/hyperfine.json")
 {
 	echo "Machine:"
 	echo
 	machine_info
-	echo "- hyperfine: $(hyperfine --version | sed 's/^hyperfine //'), $RUNS runs after $WARMUP warm-up runs per command, \`-N\` (no shell)"
+	echo "- hyperfine: $(hyperfine --version | sed 's/^hyperfine //'), \`-N\` (no shell), $ROUNDS rounds of $RUNS runs (after $WARMUP warm-up runs) per command, pooled: $((ROUNDS * RUNS)) runs each"
 	echo "- rtk(eager): $EAGER_HOW"
 	echo
 	echo "Commands:"
@@ -95,7 +106,7 @@ base=$(jq '.results[0].median' "$D/hyperfine.json")
 	echo "$HELLO_CMD"
 	echo "$HELLO_RTKLIBS_CMD   # the libraries rtk's own ELF header names"
 	echo "$HELLO_ALL_CMD"
-	echo "$HF_SHOWN"
+	echo "$HF_SHOWN--export-json round-N.json --export-markdown round-N.md   # N = 1..$ROUNDS"
 	echo "/usr/bin/time -o FILE -f '%M' COMMAND > /dev/null   # peak RSS: $RSS_RUNS runs each, median"
 	echo "ldd BINARY | wc -l                                   # shared objects, counting the vDSO and the loader"
 	echo '```'
@@ -103,16 +114,16 @@ base=$(jq '.results[0].median' "$D/hyperfine.json")
 	echo "| command | median (ms) | mean ± σ (ms) | min (ms) | × hello (median) | × hello (min) | peak RSS (KiB) | ldd objects |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	for i in "${!CMDS[@]}"; do
-		read -r med mean sd min < <(jq -r ".results[$i] | [.median, .mean, .stddev, .min] | map(. * 1000) | @tsv" "$D/hyperfine.json")
-		ratio=$(jq -r ".results[$i].median / $base" "$D/hyperfine.json")
-		ratio_min=$(jq -r ".results[$i].min / .results[0].min" "$D/hyperfine.json")
+		read -r med mean sd min < <(jq -r ".[$i] | [.median, .mean, .stddev, .min] | map(. * 1000) | @tsv" "$D/hyperfine.json")
+		ratio=$(jq -r ".[$i].median / $base" "$D/hyperfine.json")
+		ratio_min=$(jq -r ".[$i].min / .[0].min" "$D/hyperfine.json")
 		printf '| `%s` | %.3f | %.3f ± %.3f | %.3f | %.2f | %.2f | %s | %s |\n' "${NAMES[$i]}" "$med" "$mean" "$sd" "$min" "$ratio" "$ratio_min" \
 			"$(rss_of "${CMDS[$i]}")" "$(ldd "${BINS[$i]}" | wc -l)"
 	done
 	echo
 	echo "Target: \`rtk --version\` and \`rtk calibrate --help\` within 1.5× of hello (median):"
 	for i in 3 4; do
-		ratio=$(jq -r ".results[$i].median / $base" "$D/hyperfine.json")
+		ratio=$(jq -r ".[$i].median / $base" "$D/hyperfine.json")
 		printf -- '- `%s`: %.2f× — %s\n' "${NAMES[$i]}" "$ratio" "$(awk -v r="$ratio" 'BEGIN { print (r <= 1.5 ? "met" : "MISSED") }')"
 	done
 	echo

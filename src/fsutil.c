@@ -1,7 +1,4 @@
 /* src/fsutil.c — atomic whole-file replacement and flock-guarded appends, for cron jobs that overlap. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1   /* getrandom */
-#endif
 #include "fsutil.h"
 #include "err.h"
 

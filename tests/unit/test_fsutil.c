@@ -1,7 +1,4 @@
 /* tests/unit/test_fsutil.c — atomic replacement and locked appends, with real files and real processes. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1   /* nftw */
-#endif
 #include "unit.h"
 
 #include "err.h"

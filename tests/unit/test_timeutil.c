@@ -1,7 +1,4 @@
 /* tests/unit/test_timeutil.c — ISO 8601 times and durations, checked against known epochs and glibc. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1   /* timegm */
-#endif
 #include "unit.h"
 
 #include "err.h"

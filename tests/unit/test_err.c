@@ -1,0 +1,94 @@
+/* tests/unit/test_err.c — failure reasons, exit codes that must never change, and warnings. */
+#include "unit.h"
+#include "err.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void exit_codes_are_fixed(void **state)
+{
+	(void)state;
+	/* Scripts depend on these numbers: this test is the "never renumber" rule made executable. */
+	assert_int_equal(RTK_EXIT_OK, 0);
+	assert_int_equal(RTK_EXIT_FAILURE, 1);
+	assert_int_equal(RTK_EXIT_USAGE, 2);
+	assert_int_equal(RTK_EXIT_KILL, 3);
+	assert_int_equal(RTK_EXIT_SANDBOX_ESCAPE, 98);
+	assert_int_equal(RTK_EXIT_SECRET_LEAK, 99);
+	assert_int_equal(RTK_EXIT_UNKNOWN_APPLET, 127);
+}
+
+static void fail_records_and_returns_the_code(void **state)
+{
+	(void)state;
+	rtk_error_clear();
+	assert_string_equal(rtk_error_message(), "");
+	assert_int_equal(rtk_fail(RTK_EXIT_USAGE, "%s:%d: bad", "f.jsonl", 7), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "f.jsonl:7: bad");
+	assert_int_equal(rtk_fail_errno(RTK_EXIT_FAILURE, ENOENT, "%s", "x"), RTK_EXIT_FAILURE);
+	assert_string_equal(rtk_error_message(), "x: No such file or directory");
+	rtk_error_clear();
+	assert_string_equal(rtk_error_message(), "");
+}
+
+static void long_messages_are_cut_not_overrun(void **state)
+{
+	(void)state;
+	char big[3000];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	rtk_fail(RTK_EXIT_FAILURE, "%s", big);
+	assert_int_equal(strlen(rtk_error_message()), 1023);
+	rtk_fail_errno(RTK_EXIT_FAILURE, EIO, "%s", big);
+	assert_int_equal(strlen(rtk_error_message()), 1023);
+}
+
+static char *capture_stderr(void (*fn)(void))
+{
+	char path[] = "/tmp/rtk-err-XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	static char buf[512];
+	fflush(stderr);
+	dup2(fd, 2);
+	fn();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+	return buf;
+}
+
+static void warn_before_dispatch(void)
+{
+	rtk_set_progname(NULL);
+	rtk_warn("%d things", 3);
+}
+
+static void warn_in_an_applet(void)
+{
+	rtk_set_progname("calibrate");
+	rtk_warn("skipped %s", "x");
+}
+
+static void warnings_name_the_applet(void **state)
+{
+	(void)state;
+	assert_string_equal(capture_stderr(warn_before_dispatch), "rtk: warning: 3 things\n");
+	assert_string_equal(capture_stderr(warn_in_an_applet), "rtk calibrate: warning: skipped x\n");
+	assert_string_equal(rtk_progname(), "calibrate");
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(exit_codes_are_fixed),
+	cmocka_unit_test(fail_records_and_returns_the_code),
+	cmocka_unit_test(long_messages_are_cut_not_overrun),
+	cmocka_unit_test(warnings_name_the_applet),
+};
+
+RTK_UNIT_MAIN(tests)
