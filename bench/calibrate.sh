@@ -67,6 +67,7 @@ timed() {
 	printf -v "${key}_s" '%s' "$(median "${s[@]}")"
 	printf -v "${key}_rss" '%s' "$(max "${m[@]}")"
 	printf -v "${key}_rss_all" '%s' "${m[*]}"
+	printf -v "${key}_t_all" '%s' "${e[*]}"
 }
 
 cat "$CORPUS" "$PREFIX" > /dev/null
@@ -124,6 +125,7 @@ thr() { awk -v n="$1" -v t="$2" -v b="$3" 'BEGIN { printf "%.1f M rows/s, %.0f M
 	echo "| \`calibrate_peer.py\` (json + scikit-learn) | $ROWS | $py_t | $py_u / $py_s | $(thr "$ROWS" "$py_t" "$CORPUS_BYTES") | $py_rss |"
 	echo
 	echo "- speed-up, Python median / rtk median: **${speedup}×** (target ≥ 20×: $(awk -v s="$speedup" 'BEGIN { print (s >= 20 ? "met" : "MISSED") }')); in CPU time (user + sys): ${cpu_speedup}×"
+	echo "- elapsed of each run (s): rtk $rtk_t_all; --group-by $grp_t_all; prefix $pre_t_all; Python $py_t_all"
 	echo "- memory against rows: rtk peak RSS $pre_rss KiB on $PREFIX_ROWS rows (runs: $pre_rss_all), $rtk_rss KiB on $ROWS rows (runs: $rtk_rss_all)"
 	echo "- AUC: rtk $rtk_auc, scikit-learn $py_auc, |difference| $auc_diff: $auc_ok (tolerance 1e-9); rows: rtk $rtk_rows, Python $py_rows: $rows_ok"
 } > "$D/results.md"

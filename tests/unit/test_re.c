@@ -1,0 +1,82 @@
+/* tests/unit/test_re.c — the PCRE2 wrapper: flags, match spans, NUL bytes, bad patterns. */
+#include "unit.h"
+#include "err.h"
+#include "re.h"
+
+#include <string.h>
+
+static void search_reports_the_span(void **state)
+{
+	(void)state;
+	struct rtk_re *re;
+	size_t a, b;
+	assert_int_equal(rtk_re_compile(&re, "sk-[A-Za-z0-9]{4,}", 0, NULL), 0);
+	const char *s = "key=sk-abcd1234 and sk-xy";
+	assert_int_equal(rtk_re_search(re, s, strlen(s), 0, &a, &b), 1);
+	assert_int_equal(a, 4);
+	assert_int_equal(b, 15);
+	/* From an offset past the first match, the short second one does not qualify. */
+	assert_int_equal(rtk_re_search(re, s, strlen(s), b, &a, &b), 0);
+	rtk_re_free(re);
+}
+
+static void flags_change_meaning(void **state)
+{
+	(void)state;
+	struct rtk_re *plain, *caseless, *multi, *utf;
+	assert_int_equal(rtk_re_compile(&plain, "^auth", 0, NULL), 0);
+	assert_int_equal(rtk_re_compile(&caseless, "^auth", RTK_RE_CASELESS, NULL), 0);
+	assert_int_equal(rtk_re_compile(&multi, "^auth", RTK_RE_MULTILINE, NULL), 0);
+	assert_int_equal(rtk_re_compile(&utf, "^\\w{3}$", RTK_RE_UTF, NULL), 0);
+	assert_false(rtk_re_matches(plain, "AUTH/x", 6));
+	assert_true(rtk_re_matches(caseless, "AUTH/x", 6));
+	assert_false(rtk_re_matches(plain, "x\nauth", 6));
+	assert_true(rtk_re_matches(multi, "x\nauth", 6));
+	/* In UTF mode "é" is one character and a word character. */
+	assert_true(rtk_re_matches(utf, "caf\xc3\xa9", 5) == false);
+	assert_true(rtk_re_matches(utf, "f\xc3\xa9x", 4));
+	rtk_re_free(plain);
+	rtk_re_free(caseless);
+	rtk_re_free(multi);
+	rtk_re_free(utf);
+}
+
+static void subjects_may_hold_nul(void **state)
+{
+	(void)state;
+	struct rtk_re *re;
+	assert_int_equal(rtk_re_compile(&re, "b\\x00c", 0, NULL), 0);
+	assert_true(rtk_re_matches(re, "ab\0cd", 5));
+	assert_false(rtk_re_matches(re, "ab\0cd", 2));
+	rtk_re_free(re);
+}
+
+static void bad_patterns_are_named(void **state)
+{
+	(void)state;
+	struct rtk_re *re = (struct rtk_re *)1;
+	assert_int_equal(rtk_re_compile(&re, "a(b", 0, "rule auth"), RTK_EXIT_USAGE);
+	assert_null(re);
+	assert_non_null(strstr(rtk_error_message(), "rule auth: bad regular expression 'a(b': "));
+	assert_non_null(strstr(rtk_error_message(), "at offset 3"));
+}
+
+static void bad_utf8_subject_is_an_error_not_a_match(void **state)
+{
+	(void)state;
+	struct rtk_re *re;
+	assert_int_equal(rtk_re_compile(&re, "x", RTK_RE_UTF, NULL), 0);
+	assert_int_equal(rtk_re_search(re, "\xff x", 3, 0, NULL, NULL), -1);
+	assert_non_null(strstr(rtk_error_message(), "regular expression search failed"));
+	rtk_re_free(re);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(search_reports_the_span),
+	cmocka_unit_test(flags_change_meaning),
+	cmocka_unit_test(subjects_may_hold_nul),
+	cmocka_unit_test(bad_patterns_are_named),
+	cmocka_unit_test(bad_utf8_subject_is_an_error_not_a_match),
+};
+
+RTK_UNIT_MAIN(tests)

@@ -1,0 +1,109 @@
+/* tests/unit/test_yamlx.c — YAML to cJSON: core-schema scalars, structure, aliases, and errors with positions. */
+#include "unit.h"
+#include "err.h"
+#include "yamlx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *load_compact(const char *yaml)
+{
+	cJSON *v;
+	int rc = rtk_yaml_load(yaml, strlen(yaml), "t.yaml", &v);
+	if (rc)
+		return strdup(rtk_error_message());
+	char *s = cJSON_PrintUnformatted(v);
+	cJSON_Delete(v);
+	return s;
+}
+
+#define assert_yaml(yaml, json)                       \
+	do {                                          \
+		char *got_ = load_compact(yaml);      \
+		assert_string_equal(got_, json);      \
+		free(got_);                           \
+	} while (0)
+
+static void scalars_follow_the_core_schema(void **state)
+{
+	(void)state;
+	assert_yaml("a: ~\nb: null\nc: NULL\nd:\n", "{\"a\":null,\"b\":null,\"c\":null,\"d\":null}");
+	assert_yaml("[true, True, FALSE, yes, no, on]", "[true,true,false,\"yes\",\"no\",\"on\"]");
+	assert_yaml("[1, -2, 0o17, 0x1F, 1.5, -.5, 1e3, +7]", "[1,-2,15,31,1.5,-0.5,1000,7]");
+	assert_yaml("[.inf, .nan, 1.2.3, 0x, 12abc, '1', \"true\"]",
+		    "[\".inf\",\".nan\",\"1.2.3\",\"0x\",\"12abc\",\"1\",\"true\"]");
+	assert_yaml("v: !!str 123", "{\"v\":\"123\"}");
+	assert_yaml("s: \"caf\\u00e9\"", "{\"s\":\"café\"}");
+}
+
+static void structure_and_order_are_kept(void **state)
+{
+	(void)state;
+	assert_yaml("z: 1\na:\n  - x: [1, 2]\n  - {y: b}\nm: |\n  two\n  lines\n",
+		    "{\"z\":1,\"a\":[{\"x\":[1,2]},{\"y\":\"b\"}],\"m\":\"two\\nlines\\n\"}");
+	assert_yaml("", "null");
+	assert_yaml("# only a comment\n", "null");
+	assert_yaml("{\"json\": [1, {\"is\": \"yaml\"}]}", "{\"json\":[1,{\"is\":\"yaml\"}]}");
+}
+
+static void aliases_expand(void **state)
+{
+	(void)state;
+	assert_yaml("base: &b {k: 1}\nuse: *b\nlist: [&s x, *s]",
+		    "{\"base\":{\"k\":1},\"use\":{\"k\":1},\"list\":[\"x\",\"x\"]}");
+}
+
+static void errors_have_positions(void **state)
+{
+	(void)state;
+	assert_yaml("a: 1\na: 2\n", "t.yaml:2:1: duplicate key");
+	assert_yaml("a: [1, 2\n", "t.yaml:2:1: did not find expected ',' or ']' while parsing a flow sequence");
+	assert_yaml("x: *nope\n", "t.yaml:1:4: an alias names no anchor");
+	assert_yaml("? [1]\n: v\n", "t.yaml:1:3: a mapping key must be a plain string");
+	assert_yaml("a: &x [*x]\n", "t.yaml:1:8: an alias refers to the node that contains it");
+}
+
+static void alias_bombs_stop(void **state)
+{
+	(void)state;
+	/* Nine levels of ten-fold aliases would be 10^9 nodes. */
+	char yaml[2048];
+	int n = snprintf(yaml, sizeof(yaml), "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (int i = 1; i < 9; i++)
+		n += snprintf(yaml + n, sizeof(yaml) - (size_t)n, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
+			      i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	char *got = load_compact(yaml);
+	assert_non_null(strstr(got, "document too large"));
+	free(got);
+}
+
+static void files_are_named(void **state)
+{
+	(void)state;
+	cJSON *v;
+	assert_int_equal(rtk_yaml_load_file("/nonexistent/r.yaml", &v), RTK_EXIT_FAILURE);
+	assert_string_equal(rtk_error_message(), "/nonexistent/r.yaml: No such file or directory");
+	char path[] = "/tmp/rtk-yaml-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("ok: [1]\n", f);
+	fclose(f);
+	assert_int_equal(rtk_yaml_load_file(path, &v), 0);
+	assert_true(cJSON_IsArray(cJSON_GetObjectItem(v, "ok")));
+	cJSON_Delete(v);
+	unlink(path);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(scalars_follow_the_core_schema),
+	cmocka_unit_test(structure_and_order_are_kept),
+	cmocka_unit_test(aliases_expand),
+	cmocka_unit_test(errors_have_positions),
+	cmocka_unit_test(alias_bombs_stop),
+	cmocka_unit_test(files_are_named),
+};
+
+RTK_UNIT_MAIN(tests)
