@@ -1,0 +1,356 @@
+/* src/schema_format.c — JSON Schema `format` checks (RFC 3339, 5321, 1123, 4291, 3986, 4122, 6901, ECMA-262). */
+#include "schema.h"
+#include "ecmare.h"
+#include "re.h"
+#include "uri.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static int num(const char *s, size_t n)
+{
+	int v = 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+static bool leap(int y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* RFC 3339 full-date. */
+static bool is_date(const char *s, size_t n)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (n != 10 || s[4] != '-' || s[7] != '-' || !digits(s, 4) || !digits(s + 5, 2) || !digits(s + 8, 2))
+		return false;
+	int y = num(s, 4), m = num(s + 5, 2), d = num(s + 8, 2);
+	if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
+		return false;
+	return !(m == 2 && d == 29 && !leap(y));
+}
+
+/* RFC 3339 full-time: HH:MM:SS[.frac](Z|+HH:MM); a leap second only at 23:59:60 UTC. */
+static bool is_time(const char *s, size_t n)
+{
+	if (n < 9 || s[2] != ':' || s[5] != ':' || !digits(s, 2) || !digits(s + 3, 2) || !digits(s + 6, 2))
+		return false;
+	int h = num(s, 2), mi = num(s + 3, 2), se = num(s + 6, 2);
+	size_t i = 8;
+	if (i < n && s[i] == '.') {
+		size_t start = ++i;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+		if (i == start)
+			return false;
+	}
+	if (i >= n)
+		return false;
+	int off = 0;
+	if (s[i] == 'Z' || s[i] == 'z') {
+		i++;
+	} else if (s[i] == '+' || s[i] == '-') {
+		if (n - i != 6 || s[i + 3] != ':' || !digits(s + i + 1, 2) || !digits(s + i + 4, 2))
+			return false;
+		int oh = num(s + i + 1, 2), om = num(s + i + 4, 2);
+		if (oh > 23 || om > 59)
+			return false;
+		off = (oh * 60 + om) * (s[i] == '+' ? 1 : -1);
+		i += 6;
+	} else {
+		return false;
+	}
+	if (i != n || h > 23 || mi > 59 || se > 60)
+		return false;
+	if (se == 60) {
+		int utc = ((h * 60 + mi - off) % 1440 + 1440) % 1440;
+		return utc == 23 * 60 + 59;
+	}
+	return true;
+}
+
+static bool is_date_time(const char *s, size_t n)
+{
+	return n > 11 && (s[10] == 'T' || s[10] == 't') && is_date(s, 10) && is_time(s + 11, n - 11);
+}
+
+/* ISO 8601 duration as RFC 3339 appendix A: P[nY][nM][nD][T[nH][nM][nS]] or PnW. */
+static bool is_duration(const char *s, size_t n)
+{
+	if (n < 2 || s[0] != 'P')
+		return false;
+	const char *order = "YMDTHMS";
+	size_t i = 1, pos = 0;
+	bool in_time = false, any = false, time_any = false;
+	if (n > 2 && s[n - 1] == 'W')
+		return digits(s + 1, n - 2);
+	while (i < n) {
+		if (s[i] == 'T') {
+			if (in_time)
+				return false;
+			in_time = true;
+			pos = 4;
+			i++;
+			continue;
+		}
+		size_t start = i;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+		if (i == start || i == n)
+			return false;
+		const char *p = strchr(order + pos, s[i]);
+		if (!p || s[i] == 'T')
+			return false;
+		size_t at = (size_t)(p - order);
+		if ((in_time && at < 4) || (!in_time && at > 3))
+			return false;
+		pos = at + 1;
+		any = true;
+		time_any |= in_time;
+		i++;
+	}
+	return any && (!in_time || time_any);
+}
+
+/* RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens, 63 bytes each. */
+static bool is_hostname(const char *s, size_t n)
+{
+	if (n == 0 || n > 253 + (s[n - 1] == '.'))
+		return false;
+	if (s[n - 1] == '.')
+		n--;
+	size_t label = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || s[i] == '.') {
+			if (label == 0 || label > 63 || s[i - 1] == '-' || s[i - label] == '-')
+				return false;
+			/* "xn--" labels must at least not have hyphens in 3rd and 4th place otherwise */
+			if (label >= 4 && s[i - label + 2] == '-' && s[i - label + 3] == '-' &&
+			    strncasecmp(s + i - label, "xn", 2))
+				return false;
+			label = 0;
+		} else if (isalnum((unsigned char)s[i]) || s[i] == '-') {
+			label++;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool is_ipv4(const char *s, size_t n)
+{
+	int parts = 0;
+	size_t i = 0;
+	while (i < n) {
+		size_t start = i;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+		size_t len = i - start;
+		if (len == 0 || len > 3 || (len > 1 && s[start] == '0') || num(s + start, len) > 255)
+			return false;
+		parts++;
+		if (i < n && (s[i] != '.' || ++i == n))
+			return false;
+	}
+	return parts == 4;
+}
+
+static bool is_ipv6(const char *s, size_t n)
+{
+	char buf[64];
+	unsigned char out[16];
+	if (n >= sizeof(buf) || memchr(s, '%', n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) && s[i] != ':' && s[i] != '.')
+			return false;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return inet_pton(AF_INET6, buf, out) == 1;
+}
+
+/* RFC 5321 Mailbox, without the quoted-string or IP-literal exotica beyond the basics. */
+static bool is_email(const char *s, size_t n)
+{
+	const char *at = NULL;
+	for (size_t i = n; i-- > 0;)
+		if (s[i] == '@') {
+			at = s + i;
+			break;
+		}
+	if (!at || at == s || at == s + n - 1)
+		return false;
+	size_t local = (size_t)(at - s), dom = n - local - 1;
+	const char *d = at + 1;
+	if (s[0] == '"') {
+		if (local < 2 || s[local - 1] != '"')
+			return false;
+	} else {
+		if (s[0] == '.' || s[local - 1] == '.')
+			return false;
+		for (size_t i = 0; i < local; i++)
+			if ((s[i] == '.' && s[i + 1] == '.') ||
+			    !(isalnum((unsigned char)s[i]) || strchr("!#$%&'*+-/=?^_`{|}~.", s[i])) || !s[i])
+				return false;
+	}
+	if (d[0] == '[' && d[dom - 1] == ']') {
+		if (dom > 7 && !strncmp(d + 1, "IPv6:", 5))
+			return is_ipv6(d + 6, dom - 7);
+		return is_ipv4(d + 1, dom - 2);
+	}
+	return is_hostname(d, dom);
+}
+
+static bool is_uuid(const char *s, size_t n)
+{
+	if (n != 36)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+		if (dash ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return false;
+	}
+	return true;
+}
+
+static bool is_json_pointer(const char *s, size_t n)
+{
+	if (n && s[0] != '/')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '~' && (i + 1 >= n || (s[i + 1] != '0' && s[i + 1] != '1')))
+			return false;
+	return true;
+}
+
+static bool is_relative_json_pointer(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i == 0 || (i > 1 && s[0] == '0'))
+		return false;
+	if (i < n && s[i] == '#')
+		return i + 1 == n;
+	return is_json_pointer(s + i, n - i);
+}
+
+/* RFC 3986 characters: unreserved, reserved, and %XX escapes; nothing else (no spaces, no non-ASCII). */
+static bool uri_chars(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '%') {
+			if (i + 2 >= n + 0 || !isxdigit((unsigned char)s[i + 1]) || !isxdigit((unsigned char)s[i + 2]))
+				return false;
+			i += 2;
+		} else if (!(isalnum(ch) || strchr("-._~:/?#[]@!$&'()*+,;=", ch)) || !ch) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool is_uri_reference(const char *s, size_t n)
+{
+	if (!uri_chars(s, n))
+		return false;
+	/* '#' only once; '[' ']' only in the authority (an IPv6 literal). */
+	const char *hash = memchr(s, '#', n);
+	if (hash && memchr(hash + 1, '#', n - (size_t)(hash - s) - 1))
+		return false;
+	const char *auth = NULL;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] == '/' && s[i + 1] == '/') {
+			auth = s + i + 2;
+			break;
+		}
+	for (size_t i = 0; i < n; i++)
+		if ((s[i] == '[' || s[i] == ']') && !auth)
+			return false;
+	return true;
+}
+
+static bool is_uri(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (n == 0 || !isalpha((unsigned char)s[0]))
+		return false;
+	while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+		i++;
+	if (i == n || s[i] != ':')
+		return false;
+	if (!is_uri_reference(s, n))
+		return false;
+	/* An authority's userinfo/host must not hold '[' unless it is an IP literal; host:port digits. */
+	if (n > i + 2 && s[i + 1] == '/' && s[i + 2] == '/') {
+		const char *a = s + i + 3, *end = s + n;
+		size_t alen = strcspn(a, "/?#");
+		if (a + alen > end)
+			alen = (size_t)(end - a);
+		const char *at = memchr(a, '@', alen), *host = at ? at + 1 : a;
+		size_t hlen = alen - (size_t)(host - a);
+		if (hlen && host[0] == '[') {
+			const char *close = memchr(host, ']', hlen);
+			if (!close)
+				return false;
+			const char *port = close + 1;
+			if (port < host + hlen && (*port != ':' || !digits(port + 1, (size_t)(host + hlen - port - 1))))
+				return false;
+		} else {
+			const char *colon = memchr(host, ':', hlen);
+			if (colon && !digits(colon + 1, (size_t)(host + hlen - colon - 1)))
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool is_regex(const char *s, size_t n)
+{
+	char *pcre = ecmare_to_pcre(s, n);
+	struct rtk_re *re = NULL;
+	bool ok = pcre && !rtk_re_compile(&re, pcre, RTK_RE_UTF_ASCII, NULL);
+	free(pcre);
+	rtk_re_free(re);
+	/* ECMA with the u flag has no \Z, \a, \e: PCRE takes them, so look for them by hand. */
+	for (size_t i = 0; ok && i + 1 < n; i++)
+		if (s[i] == '\\') {
+			if (strchr("aAeZz", s[i + 1]))
+				ok = false;
+			i++;
+		}
+	return ok;
+}
+
+bool schema_format_check(const char *name, const char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		bool (*check)(const char *, size_t);
+	} formats[] = {
+		{ "date-time", is_date_time }, { "date", is_date }, { "time", is_time }, { "duration", is_duration },
+		{ "email", is_email }, { "hostname", is_hostname }, { "ipv4", is_ipv4 }, { "ipv6", is_ipv6 },
+		{ "uri", is_uri }, { "uri-reference", is_uri_reference }, { "uuid", is_uuid },
+		{ "json-pointer", is_json_pointer }, { "relative-json-pointer", is_relative_json_pointer },
+		{ "regex", is_regex },
+	};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(name, formats[i].name))
+			return !memchr(s, 0, n) && formats[i].check(s, n);
+	return true; /* an unknown format only annotates */
+}
