@@ -176,6 +176,7 @@ struct node {
 	const char *pattern_source;
 	const char *format;
 	bool assert_format;
+	const char *content_encoding, *content_media_type; /* draft-07 asserts them; 2020-12 only annotates */
 
 	struct node_list prefix_items;
 	struct node *items, *contains, *unevaluated_items;
@@ -361,7 +362,7 @@ static const char *const array_keywords[] = { "allOf", "anyOf", "oneOf", "prefix
 
 static bool keyword_in_draft(const char *kw, int draft)
 {
-	static const char *const only7[] = { "additionalItems", "dependencies", "definitions", NULL };
+	static const char *const only7[] = { "additionalItems", "definitions", NULL };
 	static const char *const only2020[] = { "$defs", "prefixItems", "dependentSchemas", "unevaluatedProperties",
 						"unevaluatedItems", NULL };
 	const char *const *list = draft == SCHEMA_DRAFT_7 ? only2020 : only7;
@@ -780,10 +781,16 @@ static int fill_node(struct schema *s, struct node *n)
 		n->unique_items = k && k->kind == RTK_JSON_TRUE;
 		if ((n->required = jv_get(v, "required")) && n->required->kind != RTK_JSON_ARRAY)
 			return bad_keyword(n, "required", "an array of strings");
-		const struct jv *dr = jv_get(v, n->draft == SCHEMA_DRAFT_7 ? "dependencies" : "dependentRequired");
-		if (dr && dr->kind == RTK_JSON_OBJECT) {
-			if (!(n->dependent_required = calloc(dr->len + 1, sizeof(*n->dependent_required))))
-				return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		/* 2020-12 still honours draft-07's "dependencies" (its array members), as most validators do. */
+		const struct jv *dr = jv_get(v, "dependentRequired"), *old = jv_get(v, "dependencies");
+		size_t total = (dr && dr->kind == RTK_JSON_OBJECT ? dr->len : 0) + (old && old->kind == RTK_JSON_OBJECT ? old->len : 0);
+		if (n->draft == SCHEMA_DRAFT_7)
+			dr = NULL;
+		if (total && !(n->dependent_required = calloc(total + 1, sizeof(*n->dependent_required))))
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		for (int pass = 0; pass < 2; pass++, dr = old) {
+			if (!dr || dr->kind != RTK_JSON_OBJECT)
+				continue;
 			for (size_t i = 0; i < dr->len; i++) {
 				const struct jv_member *m = &dr->u.members[i];
 				if (m->value.kind != RTK_JSON_ARRAY)
@@ -807,6 +814,10 @@ static int fill_node(struct schema *s, struct node *n)
 		}
 	}
 	n->format = jv_get_string(v, "format");
+	if (n->draft == SCHEMA_DRAFT_7) {
+		n->content_encoding = jv_get_string(v, "contentEncoding");
+		n->content_media_type = jv_get_string(v, "contentMediaType");
+	}
 	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & VOC_FORMAT_ASSERTION);
 	if (!applicator)
 		return 0;
@@ -840,7 +851,9 @@ static int fill_node(struct schema *s, struct node *n)
 	if ((k = jv_get(v, "properties")) && (rc = fill_map(s, n, k, "properties", &n->properties, &n->nproperties)))
 		return rc;
 	k = jv_get(v, n->draft == SCHEMA_DRAFT_7 ? "dependencies" : "dependentSchemas");
-	n->dependencies_keyword = n->draft == SCHEMA_DRAFT_7 ? "dependencies" : "dependentSchemas";
+	if (!k && n->draft == SCHEMA_DRAFT_2020_12)
+		k = jv_get(v, "dependencies");
+	n->dependencies_keyword = k == jv_get(v, "dependencies") ? "dependencies" : "dependentSchemas";
 	if (k && (rc = fill_map(s, n, k, n->dependencies_keyword, &n->dependent_schemas, &n->ndependent_schemas)))
 		return rc;
 	if ((k = jv_get(v, "patternProperties"))) {
@@ -1262,6 +1275,56 @@ static bool v_branches(struct vctx *c, const struct node *n, const struct jv *in
 		}                            \
 	} while (0)
 
+/* Standard base64 (RFC 4648) of in[0..n) into out (n bytes at least); its length, or -1 when malformed. */
+static long base64_decode(const char *in, size_t n, char *out)
+{
+	unsigned bits = 0, nbits = 0;
+	long o = 0;
+	size_t pad = 0;
+	if (n % 4)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *p, *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		if (in[i] == '=') {
+			pad++;
+			continue;
+		}
+		if (pad || !in[i] || !(p = strchr(alphabet, in[i])))
+			return -1;
+		bits = bits << 6 | (unsigned)(p - alphabet);
+		nbits += 6;
+		if (nbits >= 8) {
+			nbits -= 8;
+			out[o++] = (char)(bits >> nbits);
+		}
+	}
+	return pad > 2 ? -1 : o;
+}
+
+/* draft-07's contentEncoding (base64) and contentMediaType (application/json). */
+static bool content_ok(const struct node *n, const struct jv *inst)
+{
+	const char *text = inst->u.str;
+	size_t len = inst->len;
+	char *decoded = NULL;
+	bool ok = true;
+	if (n->content_encoding && !strcmp(n->content_encoding, "base64")) {
+		long got = (decoded = malloc(len + 1)) ? base64_decode(inst->u.str, len, decoded) : -1;
+		if (got < 0)
+			ok = false;
+		text = decoded, len = got < 0 ? 0 : (size_t)got;
+	}
+	if (ok && n->content_media_type && !strcmp(n->content_media_type, "application/json")) {
+		struct jv_doc *doc;
+		size_t line, col;
+		const char *what;
+		ok = !jv_parse(text, len, &doc, &line, &col, &what);
+		jv_doc_free(ok ? doc : NULL);
+	}
+	free(decoded);
+	return ok;
+}
+
 static bool v_numbers(struct vctx *c, const struct node *n, const struct jv *inst)
 {
 	bool ok = true;
@@ -1311,6 +1374,13 @@ static bool v_string(struct vctx *c, const struct node *n, const struct jv *inst
 		char text[64];
 		value_text(inst, text, sizeof(text));
 		add_error(c, n, inst, "format", "%s is not a valid %s", text, n->format);
+		CHECK(false);
+	}
+	if ((n->content_encoding || n->content_media_type) && !content_ok(n, inst)) {
+		add_error(c, n, inst, n->content_encoding ? "contentEncoding" : "contentMediaType",
+			  "is not %s%s%s", n->content_encoding ? n->content_encoding : "",
+			  n->content_encoding && n->content_media_type ? "-encoded " : "",
+			  n->content_media_type ? n->content_media_type : "");
 		CHECK(false);
 	}
 	return ok;

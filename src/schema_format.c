@@ -1,6 +1,7 @@
 /* src/schema_format.c — JSON Schema `format` checks (RFC 3339, 5321, 1123, 4291, 3986, 4122, 6901, ECMA-262). */
 #include "schema.h"
 #include "ecmare.h"
+#include "err.h"
 #include "re.h"
 #include "uri.h"
 
@@ -87,51 +88,51 @@ static bool is_date_time(const char *s, size_t n)
 	return n > 11 && (s[10] == 'T' || s[10] == 't') && is_date(s, 10) && is_time(s + 11, n - 11);
 }
 
-/* ISO 8601 duration as RFC 3339 appendix A: P[nY][nM][nD][T[nH][nM][nS]] or PnW. */
+/*
+ * RFC 3339 appendix A duration: P, then a run of consecutive date units (Y M D, e.g. Y then M, never Y
+ * then D), then optionally T and a run of consecutive time units (H M S); or PnW alone.
+ */
 static bool is_duration(const char *s, size_t n)
 {
-	if (n < 2 || s[0] != 'P')
+	static const char date_units[] = "YMD", time_units[] = "HMS";
+	size_t i = 1;
+	if (n < 3 || s[0] != 'P')
 		return false;
-	const char *order = "YMDTHMS";
-	size_t i = 1, pos = 0;
-	bool in_time = false, any = false, time_any = false;
-	if (n > 2 && s[n - 1] == 'W')
+	if (s[n - 1] == 'W')
 		return digits(s + 1, n - 2);
-	while (i < n) {
-		if (s[i] == 'T') {
-			if (in_time)
+	for (int part = 0; part < 2; part++) {
+		const char *units = part ? time_units : date_units;
+		int last = -1, count = 0;
+		if (part == 1) {
+			if (i == n)
+				return true;
+			if (s[i++] != 'T')
 				return false;
-			in_time = true;
-			pos = 4;
-			i++;
-			continue;
 		}
-		size_t start = i;
-		while (i < n && isdigit((unsigned char)s[i]))
+		while (i < n && s[i] != 'T') {
+			size_t start = i;
+			while (i < n && isdigit((unsigned char)s[i]))
+				i++;
+			const char *u = i < n && i > start ? strchr(units, s[i]) : NULL;
+			if (!u || !*u || (last >= 0 && u - units != last + 1))
+				return false;
+			last = (int)(u - units);
+			count++;
 			i++;
-		if (i == start || i == n)
+		}
+		if (!count && (part == 1 || i == n || s[i] != 'T'))
 			return false;
-		const char *p = strchr(order + pos, s[i]);
-		if (!p || s[i] == 'T')
-			return false;
-		size_t at = (size_t)(p - order);
-		if ((in_time && at < 4) || (!in_time && at > 3))
-			return false;
-		pos = at + 1;
-		any = true;
-		time_any |= in_time;
-		i++;
+		if (!count && part == 0 && i < n && s[i] == 'T')
+			continue;
 	}
-	return any && (!in_time || time_any);
+	return i == n;
 }
 
 /* RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens, 63 bytes each. */
 static bool is_hostname(const char *s, size_t n)
 {
-	if (n == 0 || n > 253 + (s[n - 1] == '.'))
+	if (n == 0 || n > 253)
 		return false;
-	if (s[n - 1] == '.')
-		n--;
 	size_t label = 0;
 	for (size_t i = 0; i <= n; i++) {
 		if (i == n || s[i] == '.') {
@@ -180,6 +181,10 @@ static bool is_ipv6(const char *s, size_t n)
 			return false;
 	memcpy(buf, s, n);
 	buf[n] = 0;
+	/* glibc takes "::ffff:01.2.3.4"; RFC 4291's embedded IPv4 has no leading zeros. */
+	const char *colon = strrchr(buf, ':');
+	if (colon && strchr(colon, '.') && !is_ipv4(colon + 1, strlen(colon + 1)))
+		return false;
 	return inet_pton(AF_INET6, buf, out) == 1;
 }
 
@@ -249,75 +254,115 @@ static bool is_relative_json_pointer(const char *s, size_t n)
 	return is_json_pointer(s + i, n - i);
 }
 
-/* RFC 3986 characters: unreserved, reserved, and %XX escapes; nothing else (no spaces, no non-ASCII). */
-static bool uri_chars(const char *s, size_t n)
+static bool is_unreserved_or_sub_delim(unsigned char ch)
+{
+	return isalnum(ch) || strchr("-._~!$&'()*+,;=", ch);
+}
+
+/* RFC 3986 pchar-style text: allowed bytes, plus %XX escapes. */
+static bool uri_text(const char *s, size_t n, const char *extra)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		if (ch == '%') {
-			if (i + 2 >= n + 0 || !isxdigit((unsigned char)s[i + 1]) || !isxdigit((unsigned char)s[i + 2]))
+			if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) || !isxdigit((unsigned char)s[i + 2]))
 				return false;
 			i += 2;
-		} else if (!(isalnum(ch) || strchr("-._~:/?#[]@!$&'()*+,;=", ch)) || !ch) {
+		} else if (!ch || !(is_unreserved_or_sub_delim(ch) || strchr(extra, ch))) {
 			return false;
 		}
 	}
+	return true;
+}
+
+/* authority = [ userinfo "@" ] host [ ":" port ] */
+static bool uri_authority(const char *a, size_t n)
+{
+	const char *at = memchr(a, '@', n);
+	if (at) {
+		if (!uri_text(a, (size_t)(at - a), ":"))
+			return false;
+		n -= (size_t)(at - a) + 1;
+		a = at + 1;
+	}
+	const char *port = NULL;
+	size_t hlen = n;
+	if (n && a[0] == '[') {
+		const char *close = memchr(a, ']', n);
+		if (!close || !is_ipv6(a + 1, (size_t)(close - a - 1)))
+			return false;
+		hlen = (size_t)(close - a) + 1;
+		if (hlen < n) {
+			if (a[hlen] != ':')
+				return false;
+			port = a + hlen + 1;
+		}
+	} else {
+		const char *colon = memchr(a, ':', n);
+		if (colon) {
+			hlen = (size_t)(colon - a);
+			port = colon + 1;
+		}
+		if (!uri_text(a, hlen, ""))
+			return false;
+	}
+	return !port || digits(port, (size_t)(a + n - port));
+}
+
+/* RFC 3986 URI-reference; with need_scheme, an absolute URI (fragment allowed). */
+static bool uri_parse(const char *s, size_t n, bool need_scheme)
+{
+	size_t i = 0;
+	bool scheme = false;
+	if (n && isalpha((unsigned char)s[0])) {
+		while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+			i++;
+		scheme = i < n && s[i] == ':';
+		i = scheme ? i + 1 : 0;
+	}
+	if (need_scheme && !scheme)
+		return false;
+	bool authority = n - i >= 2 && s[i] == '/' && s[i + 1] == '/';
+	if (authority) {
+		size_t start = i + 2, end = start;
+		while (end < n && !strchr("/?#", s[end]))
+			end++;
+		if (!uri_authority(s + start, end - start))
+			return false;
+		i = end;
+	}
+	size_t path = i;
+	while (i < n && s[i] != '?' && s[i] != '#')
+		i++;
+	if (!uri_text(s + path, i - path, ":@/"))
+		return false;
+	if (!scheme && !authority) {
+		/* A relative path's first segment cannot hold ':' (it would read as a scheme). */
+		const char *slash = memchr(s + path, '/', i - path);
+		size_t first = slash ? (size_t)(slash - s - path) : i - path;
+		if (memchr(s + path, ':', first))
+			return false;
+	}
+	if (i < n && s[i] == '?') {
+		size_t q = ++i;
+		while (i < n && s[i] != '#')
+			i++;
+		if (!uri_text(s + q, i - q, ":@/?"))
+			return false;
+	}
+	if (i < n && s[i] == '#' && !uri_text(s + i + 1, n - i - 1, ":@/?"))
+		return false;
 	return true;
 }
 
 static bool is_uri_reference(const char *s, size_t n)
 {
-	if (!uri_chars(s, n))
-		return false;
-	/* '#' only once; '[' ']' only in the authority (an IPv6 literal). */
-	const char *hash = memchr(s, '#', n);
-	if (hash && memchr(hash + 1, '#', n - (size_t)(hash - s) - 1))
-		return false;
-	const char *auth = NULL;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (s[i] == '/' && s[i + 1] == '/') {
-			auth = s + i + 2;
-			break;
-		}
-	for (size_t i = 0; i < n; i++)
-		if ((s[i] == '[' || s[i] == ']') && !auth)
-			return false;
-	return true;
+	return uri_parse(s, n, false);
 }
 
 static bool is_uri(const char *s, size_t n)
 {
-	size_t i = 0;
-	if (n == 0 || !isalpha((unsigned char)s[0]))
-		return false;
-	while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
-		i++;
-	if (i == n || s[i] != ':')
-		return false;
-	if (!is_uri_reference(s, n))
-		return false;
-	/* An authority's userinfo/host must not hold '[' unless it is an IP literal; host:port digits. */
-	if (n > i + 2 && s[i + 1] == '/' && s[i + 2] == '/') {
-		const char *a = s + i + 3, *end = s + n;
-		size_t alen = strcspn(a, "/?#");
-		if (a + alen > end)
-			alen = (size_t)(end - a);
-		const char *at = memchr(a, '@', alen), *host = at ? at + 1 : a;
-		size_t hlen = alen - (size_t)(host - a);
-		if (hlen && host[0] == '[') {
-			const char *close = memchr(host, ']', hlen);
-			if (!close)
-				return false;
-			const char *port = close + 1;
-			if (port < host + hlen && (*port != ':' || !digits(port + 1, (size_t)(host + hlen - port - 1))))
-				return false;
-		} else {
-			const char *colon = memchr(host, ':', hlen);
-			if (colon && !digits(colon + 1, (size_t)(host + hlen - colon - 1)))
-				return false;
-		}
-	}
-	return true;
+	return uri_parse(s, n, true);
 }
 
 static bool is_regex(const char *s, size_t n)
@@ -325,15 +370,26 @@ static bool is_regex(const char *s, size_t n)
 	char *pcre = ecmare_to_pcre(s, n);
 	struct rtk_re *re = NULL;
 	bool ok = pcre && !rtk_re_compile(&re, pcre, RTK_RE_UTF_ASCII, NULL);
+	/* ECMA (ES2018) allows variable-width lookbehind; PCRE2 before 10.43 refuses it, but the syntax is valid. */
+	if (!ok && pcre && strstr(rtk_error_message(), "lookbehind assertion is not fixed length"))
+		ok = true;
 	free(pcre);
 	rtk_re_free(re);
-	/* ECMA with the u flag has no \Z, \a, \e: PCRE takes them, so look for them by hand. */
-	for (size_t i = 0; ok && i + 1 < n; i++)
+	/*
+	 * ECMA with the u flag has no \Z, \a, \e, no (?P<name>), (?P=name), (?#...) or inline flags
+	 * (?i): PCRE takes them all, so look for them by hand. Its groups are (?: (?= (?! (?<= (?<! (?<name>.
+	 */
+	for (size_t i = 0; ok && i + 1 < n; i++) {
 		if (s[i] == '\\') {
 			if (strchr("aAeZz", s[i + 1]))
 				ok = false;
 			i++;
+		} else if (s[i] == '(' && s[i + 1] == '?') {
+			const char *g = s + i + 2;
+			size_t left = n - i - 2;
+			ok = left && (strchr(":=!", *g) || (left >= 2 && g[0] == '<' && (g[1] == '=' || g[1] == '!' || isalpha((unsigned char)g[1]) || g[1] == '_' || g[1] == '$')));
 		}
+	}
 	return ok;
 }
 
@@ -351,6 +407,7 @@ bool schema_format_check(const char *name, const char *s, size_t n)
 	};
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(name, formats[i].name))
-			return !memchr(s, 0, n) && formats[i].check(s, n);
+			/* A NUL is fine inside a JSON Pointer's reference token, nowhere else. */
+			return (!memchr(s, 0, n) || strstr(name, "json-pointer")) && formats[i].check(s, n);
 	return true; /* an unknown format only annotates */
 }
