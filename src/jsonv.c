@@ -79,14 +79,16 @@ static void skip_space(struct parser *ps)
 /* A string token at ps->p (known valid): its decoded bytes copied into the arena. */
 static const char *parse_string(struct parser *ps, size_t *out_len)
 {
-	const char *start = ps->p, *q = ps->p + 1;
-	bool escaped = false;
-	while (*q != '"') {
-		if (*q == '\\') {
-			escaped = true;
+	const char *start = ps->p, *q = memchr(ps->p + 1, '"', (size_t)(ps->end - ps->p - 1));
+	/* The text is valid JSON, so the first quote ends the string unless a backslash comes before it. */
+	bool escaped = memchr(start + 1, '\\', (size_t)(q - start - 1)) != NULL;
+	if (escaped) {
+		q = start + 1;
+		while (*q != '"') {
+			if (*q == '\\')
+				q++;
 			q++;
 		}
-		q++;
 	}
 	ps->p = q + 1;
 	if (!escaped) {

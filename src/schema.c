@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1006,7 +1007,14 @@ struct vctx {
 	const struct schema *s;
 	bool collect, all_branches;
 	struct schema_errors *errs;
-	struct strbuf ipath, kpath;
+	/* Where we are, as segments: rendered into JSON Pointers only when an error is recorded. */
+	struct path_segment {
+		const char *keyword; /* keyword path only; NULL in the instance path */
+		const char *name;    /* a member name, or NULL for an index */
+		size_t len;
+		long index;          /* -1: none */
+	} *ipath, *kpath;
+	size_t nipath, nkpath, ipath_cap, kpath_cap;
 	unsigned idepth;
 	const struct resource *scope[MAX_SCOPE]; /* the dynamic scope, outermost first */
 	size_t nscope;
@@ -1019,6 +1027,23 @@ struct vctx {
 
 static void add_error(struct vctx *c, const struct node *n, const struct jv *inst, const char *kw, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+static char *render_path(const struct path_segment *seg, size_t n, const char *last_keyword)
+{
+	struct strbuf b = { 0 };
+	sb_put(&b, "", 0);
+	for (size_t i = 0; i < n; i++) {
+		if (seg[i].keyword)
+			sb_pointer_token(&b, seg[i].keyword, strlen(seg[i].keyword));
+		if (seg[i].name)
+			sb_pointer_token(&b, seg[i].name, seg[i].len);
+		else if (seg[i].index >= 0)
+			sb_printf(&b, "/%ld", seg[i].index);
+	}
+	if (last_keyword && *last_keyword)
+		sb_pointer_token(&b, last_keyword, strlen(last_keyword));
+	return b.s;
+}
+
 static void add_error(struct vctx *c, const struct node *n, const struct jv *inst, const char *kw, const char *fmt, ...)
 {
 	if (!c->collect)
@@ -1038,54 +1063,54 @@ static void add_error(struct vctx *c, const struct node *n, const struct jv *ins
 	if (vasprintf(&e->message, fmt, ap) < 0)
 		e->message = NULL;
 	va_end(ap);
-	e->instance_location = strdup(c->ipath.s ? c->ipath.s : "");
-	e->keyword_location = str_printf("%s%s%s", c->kpath.s ? c->kpath.s : "", *kw ? "/" : "", kw);
+	e->instance_location = render_path(c->ipath, c->nipath, NULL);
+	e->keyword_location = render_path(c->kpath, c->nkpath, kw);
 	e->absolute_keyword_location = str_printf("%s%s%s", n->location, *kw ? "/" : "", kw);
 	e->instance = inst;
 	e->depth = c->idepth;
 }
 
+static size_t push_segment(struct path_segment **stack, size_t *n, size_t *cap, const char *kw, const char *name,
+			   size_t len, long index)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 32;
+		struct path_segment *p = realloc(*stack, ncap * sizeof(*p));
+		if (!p)
+			abort(); /* a few hundred bytes: nothing sensible to do without them */
+		*stack = p;
+		*cap = ncap;
+	}
+	(*stack)[*n] = (struct path_segment){ kw, name, len, index };
+	return (*n)++;
+}
+
 static size_t kpush(struct vctx *c, const char *kw, const char *name, size_t len, long index)
 {
-	size_t mark = c->kpath.len;
 	if (!c->collect)
-		return mark;
-	sb_pointer_token(&c->kpath, kw, strlen(kw));
-	if (name)
-		sb_pointer_token(&c->kpath, name, len);
-	else if (index >= 0)
-		sb_printf(&c->kpath, "/%ld", index);
-	return mark;
+		return c->nkpath;
+	return push_segment(&c->kpath, &c->nkpath, &c->kpath_cap, kw, name, len, index);
 }
 
 static void kpop(struct vctx *c, size_t mark)
 {
-	if (c->kpath.s) {
-		c->kpath.len = mark;
-		c->kpath.s[mark] = 0;
-	}
+	if (c->collect)
+		c->nkpath = mark;
 }
 
 static size_t ipush(struct vctx *c, const char *name, size_t len, long index)
 {
-	size_t mark = c->ipath.len;
 	c->idepth++;
 	if (!c->collect)
-		return mark;
-	if (name)
-		sb_pointer_token(&c->ipath, name, len);
-	else
-		sb_printf(&c->ipath, "/%ld", index);
-	return mark;
+		return c->nipath;
+	return push_segment(&c->ipath, &c->nipath, &c->ipath_cap, NULL, name, len, index);
 }
 
 static void ipop(struct vctx *c, size_t mark)
 {
 	c->idepth--;
-	if (c->ipath.s) {
-		c->ipath.len = mark;
-		c->ipath.s[mark] = 0;
-	}
+	if (c->collect)
+		c->nipath = mark;
 }
 
 static bool v_node(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev);
@@ -1486,7 +1511,8 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 		const struct jv_member *m = &inst->u.members[i];
 		bool matched = false;
 		for (size_t p = 0; p < n->nproperties; p++)
-			if (n->properties[p].len == m->key_len && !memcmp(n->properties[p].name, m->key, m->key_len)) {
+			if (n->properties[p].len == m->key_len && (!m->key_len || n->properties[p].name[0] == m->key[0]) &&
+			    !memcmp(n->properties[p].name, m->key, m->key_len)) {
 				matched = true;
 				CHECK(v_child(c, n->properties[p].node, &m->value, "properties", m->key, m->key_len, -1, m->key,
 					      m->key_len, -1));
@@ -1694,12 +1720,23 @@ static bool v_node(struct vctx *c, const struct node *n, const struct jv *inst, 
 	return ok;
 }
 
+/* The fixed-size stacks are used only up to their counts, so only the head is cleared. */
+static struct vctx *vctx_new(const struct schema *s)
+{
+	struct vctx *c = malloc(sizeof(*c));
+	if (c) {
+		memset(c, 0, offsetof(struct vctx, scope));
+		c->s = s;
+		c->nscope = c->nrefs = 0;
+	}
+	return c;
+}
+
 bool schema_is_valid(const struct schema *s, const struct jv *instance)
 {
-	struct vctx *c = calloc(1, sizeof(*c));
+	struct vctx *c = vctx_new(s);
 	if (!c)
 		return false;
-	c->s = s;
 	bool ok = v_node(c, s->root, instance, NULL);
 	free(c);
 	return ok;
@@ -1707,18 +1744,15 @@ bool schema_is_valid(const struct schema *s, const struct jv *instance)
 
 bool schema_validate(const struct schema *s, const struct jv *instance, bool all_branches, struct schema_errors *errors)
 {
-	struct vctx *c = calloc(1, sizeof(*c));
+	struct vctx *c = vctx_new(s);
 	if (!c)
 		return false;
-	c->s = s;
 	c->collect = true;
 	c->all_branches = all_branches;
 	c->errs = errors;
-	sb_put(&c->ipath, "", 0);
-	sb_put(&c->kpath, "", 0);
 	bool ok = v_node(c, s->root, instance, NULL);
-	free(c->ipath.s);
-	free(c->kpath.s);
+	free(c->ipath);
+	free(c->kpath);
 	free(c);
 	return ok;
 }
