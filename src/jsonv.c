@@ -163,7 +163,8 @@ static int parse_container(struct parser *ps, struct jv *v, bool object)
 		struct jv_member *members = arena_alloc(ps->doc, n * sizeof(*members) + 1);
 		if (!members)
 			return -1;
-		memcpy(members, ps->doc->stack + base, n * sizeof(*members));
+		if (n) /* an empty object has no stack yet: memcpy wants a pointer even for 0 bytes */
+			memcpy(members, ps->doc->stack + base, n * sizeof(*members));
 		v->u.members = members;
 	} else {
 		struct jv *items = arena_alloc(ps->doc, n * sizeof(*items) + 1);
