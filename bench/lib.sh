@@ -61,6 +61,17 @@ machine_info() {
 	echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
 }
 
+# psi_total — microseconds some runnable task has waited for a CPU since boot (/proc/pressure/cpu), 0 if
+# the kernel has no PSI. Its growth over a run says how much other work competed with the run.
+psi_total() {
+	awk -F'total=' '/^some/ { print $2; found = 1 } END { if (!found) print 0 }' /proc/pressure/cpu 2>/dev/null || echo 0
+}
+
+# psi_share T0 T1 SECONDS — the share (%) of SECONDS some task waited for a CPU, from two psi_total readings.
+psi_share() {
+	awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { printf "%.0f%%", s > 0 ? (b - a) / 1e6 / s * 100 : 0 }'
+}
+
 # median NUM... — the median of the numbers given (mean of the middle two for an even count).
 median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

@@ -25,24 +25,17 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	strcpy(f->dir, "/tmp/rtk-test-jsonl.XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (unit_mkdtemp(f->dir, "jsonl"))
 		return -1;
 	snprintf(f->path, sizeof(f->path), "%s/input.jsonl", f->dir);
 	*state = f;
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	int rc = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	int rc = unit_remove_tree(f->dir);
 
 	free(f);
 	return rc;
