@@ -69,7 +69,7 @@ psi_total() {
 
 # psi_share T0 T1 SECONDS — the share (%) of SECONDS some task waited for a CPU, from two psi_total readings.
 psi_share() {
-	awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { printf "%.0f%%", s > 0 ? (b - a) / 1e6 / s * 100 : 0 }'
+	awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { printf "%.0f%%", (s > 0 ? (b - a) / 1e6 / s * 100 : 0) }'
 }
 
 # median NUM... — the median of the numbers given (mean of the middle two for an even count).
