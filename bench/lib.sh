@@ -21,6 +21,7 @@ RTK_SRC=$(git -C "$(dirname "$RTK")" rev-parse --show-toplevel 2>/dev/null || ec
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # Debian's python3 (has python3-sklearn); a pyenv or venv python3 earlier on PATH does not.
+# shellcheck disable=SC2034 # used by the scripts that source this
 PY=/usr/bin/python3
 
 # need_pkgs PKG... — install the Debian packages that are missing (as root), or print the command.
@@ -33,6 +34,7 @@ need_pkgs() {
 	if [ "$(id -u)" = 0 ]; then
 		echo "bench: installing$missing" >&2
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		# shellcheck disable=SC2086 # one word a package
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
 	else
 		echo "bench: missing Debian packages; run:" >&2
