@@ -83,6 +83,11 @@ testing "format annotates by default, asserts with --assert-format" \
 	"echo '{\"format\":\"date-time\"}' > s.json; $V --schema s.json input; echo \$?; $V --assert-format --schema s.json input; echo \$?" \
 	"0\ninput:1: /: \"2026-13-01T00:00:00Z\" is not a valid date-time (at /format)\n1\n" "\"2026-13-01T00:00:00Z\"\n"
 
+# Every schema rtk ships is itself a valid draft 2020-12 schema, checked against the bundled metaschema.
+for f in "$RTK_SRCDIR"/schemas/*.schema.json; do
+	check "$(basename "$f") is a valid 2020-12 schema" "$RTK" validate --schema "$RTK_SRCDIR/schemas/meta/draft2020-12/schema.json" "$f"
+done
+
 # --- semantics people get wrong ------------------------------------------------------------------
 schema_case() { # NAME SCHEMA INSTANCES(jsonl) EXPECTED-exit-codes-per-line
 	local name=$1 schema=$2 lines=$3 want=$4
