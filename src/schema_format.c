@@ -220,6 +220,35 @@ static bool is_email(const char *s, size_t n)
 	return is_hostname(d, dom);
 }
 
+/* RFC 6531: an e-mail address whose local part and domain may hold UTF-8 beyond ASCII. */
+static bool is_idn_email(const char *s, size_t n)
+{
+	const char *at = NULL;
+	for (size_t i = n; i-- > 0;)
+		if (s[i] == '@') {
+			at = s + i;
+			break;
+		}
+	if (!at || at == s || at == s + n - 1)
+		return false;
+	for (const char *p = s; p < at; p++)
+		if (!(isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || strchr("!#$%&'*+-/=?^_`{|}~.\"", *p)) || !*p)
+			return false;
+	size_t label = 0;
+	for (const char *p = at + 1; p <= s + n; p++) {
+		if (p == s + n || *p == '.') {
+			if (!label)
+				return false;
+			label = 0;
+		} else if (isalnum((unsigned char)*p) || *p == '-' || (unsigned char)*p >= 0x80) {
+			label++;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool is_uuid(const char *s, size_t n)
 {
 	if (n != 36)
@@ -259,6 +288,9 @@ static bool is_unreserved_or_sub_delim(unsigned char ch)
 	return isalnum(ch) || strchr("-._~!$&'()*+,;=", ch);
 }
 
+/* Set while checking an IRI (RFC 3987): UTF-8 beyond ASCII is then allowed where URI text is. */
+static bool iri_mode;
+
 /* RFC 3986 pchar-style text: allowed bytes, plus %XX escapes. */
 static bool uri_text(const char *s, size_t n, const char *extra)
 {
@@ -268,7 +300,7 @@ static bool uri_text(const char *s, size_t n, const char *extra)
 			if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) || !isxdigit((unsigned char)s[i + 2]))
 				return false;
 			i += 2;
-		} else if (!ch || !(is_unreserved_or_sub_delim(ch) || strchr(extra, ch))) {
+		} else if (!ch || !(is_unreserved_or_sub_delim(ch) || strchr(extra, ch) || (iri_mode && ch >= 0x80))) {
 			return false;
 		}
 	}
@@ -289,8 +321,23 @@ static bool uri_authority(const char *a, size_t n)
 	size_t hlen = n;
 	if (n && a[0] == '[') {
 		const char *close = memchr(a, ']', n);
-		if (!close || !is_ipv6(a + 1, (size_t)(close - a - 1)))
+		if (!close)
 			return false;
+		size_t inner = (size_t)(close - a - 1);
+		if (inner > 1 && (a[1] == 'v' || a[1] == 'V')) {
+			/* IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) */
+			const char *dot = memchr(a + 2, '.', inner - 1);
+			if (!dot || dot == a + 2 || dot == close - 1)
+				return false;
+			for (const char *p = a + 2; p < dot; p++)
+				if (!isxdigit((unsigned char)*p))
+					return false;
+			for (const char *p = dot + 1; p < close; p++)
+				if (!is_unreserved_or_sub_delim((unsigned char)*p) && *p != ':')
+					return false;
+		} else if (!is_ipv6(a + 1, inner)) {
+			return false;
+		}
 		hlen = (size_t)(close - a) + 1;
 		if (hlen < n) {
 			if (a[hlen] != ':')
@@ -365,6 +412,88 @@ static bool is_uri(const char *s, size_t n)
 	return uri_parse(s, n, true);
 }
 
+static bool is_iri(const char *s, size_t n)
+{
+	iri_mode = true;
+	bool ok = uri_parse(s, n, true);
+	iri_mode = false;
+	return ok;
+}
+
+static bool is_iri_reference(const char *s, size_t n)
+{
+	iri_mode = true;
+	bool ok = uri_parse(s, n, false);
+	iri_mode = false;
+	return ok;
+}
+
+static bool pct_encoded(const char *s, size_t n, size_t i)
+{
+	return s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2]);
+}
+
+/* RFC 6570 level 4 syntax: literals, and {op varname[:len|*],...} expressions. */
+static bool is_uri_template(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '{') {
+			i++;
+			if (i < n && strchr("+#./;?&", s[i]) && s[i])
+				i++;
+			for (;;) {
+				/* varname = varchar *( ["."] varchar ), varchar = ALPHA / DIGIT / "_" / pct-encoded */
+				bool any = false, dot = false;
+				while (i < n) {
+					if (isalnum((unsigned char)s[i]) || s[i] == '_') {
+						i++;
+					} else if (pct_encoded(s, n, i)) {
+						i += 3;
+					} else if (s[i] == '.' && any && !dot) {
+						dot = true;
+						i++;
+						continue;
+					} else {
+						break;
+					}
+					any = true;
+					dot = false;
+				}
+				if (!any || dot || i >= n)
+					return false;
+				if (s[i] == '*') {
+					i++;
+				} else if (s[i] == ':') {
+					size_t start = ++i;
+					while (i < n && isdigit((unsigned char)s[i]))
+						i++;
+					if (i == start || i - start > 4 || s[start] == '0')
+						return false;
+				}
+				if (i < n && s[i] == ',') {
+					i++;
+					continue;
+				}
+				if (i < n && s[i] == '}')
+					break;
+				return false;
+			}
+			i++;
+		} else if (ch == '%') {
+			if (!pct_encoded(s, n, i))
+				return false;
+			i += 3;
+		} else if (ch <= 0x20 || ch == 0x7f || strchr("\"<>\\^`|}", ch)) {
+			return false;
+		} else {
+			i++;
+		}
+	}
+	return true;
+}
+
 static bool is_regex(const char *s, size_t n)
 {
 	char *pcre = ecmare_to_pcre(s, n);
@@ -402,6 +531,7 @@ bool schema_format_check(const char *name, const char *s, size_t n)
 		{ "date-time", is_date_time }, { "date", is_date }, { "time", is_time }, { "duration", is_duration },
 		{ "email", is_email }, { "hostname", is_hostname }, { "ipv4", is_ipv4 }, { "ipv6", is_ipv6 },
 		{ "uri", is_uri }, { "uri-reference", is_uri_reference }, { "uuid", is_uuid },
+		{ "idn-email", is_idn_email }, { "iri", is_iri }, { "iri-reference", is_iri_reference }, { "uri-template", is_uri_template },
 		{ "json-pointer", is_json_pointer }, { "relative-json-pointer", is_relative_json_pointer },
 		{ "regex", is_regex },
 	};

@@ -141,6 +141,12 @@ static void formats_assert_only_when_asked(void **state)
 	assert_true(schema_format_check("uuid", "2eb8aa08-aa98-11ea-b4aa-73b441d16380", 36));
 	assert_false(schema_format_check("json-pointer", "/a~2", 4));
 	assert_true(schema_format_check("made-up", "anything", 8));
+	assert_true(schema_format_check("uri-template", "/x/{term:1}/{+path*}", 20));
+	assert_false(schema_format_check("uri-template", "{v:01}", 6));
+	assert_true(schema_format_check("iri", "http://\xc6\x92\xc3\xb8\xc3\xb8.com/", 16));
+	assert_false(schema_format_check("uri", "http://\xc6\x92\xc3\xb8\xc3\xb8.com/", 16));
+	assert_false(schema_format_check("uri-reference", "1:b", 3)); /* would read as a scheme */
+	assert_false(schema_format_check("ipv6", "::ffff:01.2.3.4", 15));
 }
 
 static const struct CMUnitTest tests[] = {
