@@ -651,16 +651,19 @@ static const cJSON *api_error(const cJSON *body)
 	return cJSON_IsObject(e) || cJSON_IsString(e) ? e : NULL;
 }
 
-static void describe_api_error(const cJSON *e, long status, char *why, size_t size)
+static void describe_api_error(const cJSON *e, long status, int attempts, char *why, size_t size)
 {
+	int n;
 	const char *msg = cJSON_IsString(e) ? e->valuestring : rtk_json_str(e, "message");
 	const char *code = rtk_json_str(e, "status");
 	char *clean = clean_line(*msg ? msg : "no message");
 	if (status != 200)
-		snprintf(why, size, "HTTP %ld: API error%s%s%s: %s", status, *code ? " (" : "", code, *code ? ")" : "",
-			 clean ? clean : "");
+		n = snprintf(why, size, "HTTP %ld: API error%s%s%s: %s", status, *code ? " (" : "", code, *code ? ")" : "",
+			     clean ? clean : "");
 	else
-		snprintf(why, size, "API error%s%s%s: %s", *code ? " (" : "", code, *code ? ")" : "", clean ? clean : "");
+		n = snprintf(why, size, "API error%s%s%s: %s", *code ? " (" : "", code, *code ? ")" : "", clean ? clean : "");
+	if (attempts > 1 && n >= 0 && (size_t)n < size)
+		snprintf(why + n, size - (size_t)n, " (after %d attempts)", attempts);
 	free(clean);
 }
 
@@ -729,7 +732,7 @@ static cJSON *interpret(const struct rtk_http_response *resp, char *why, size_t 
 	}
 	body = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
 	if ((e = api_error(body))) {
-		describe_api_error(e, resp->status, why, size);
+		describe_api_error(e, resp->status, resp->attempts, why, size);
 		cJSON_Delete(body);
 		return NULL;
 	}
@@ -1012,14 +1015,11 @@ static int send_all(struct run *r)
 /* Skipped and invalid traces need no request but still finish: routing for none, a spool move for both. */
 static void finish_unsent(struct run *r)
 {
-	char when[RTK_TIME_BUFSZ];
-	now_text(when);
 	for (size_t i = 0; i < r->n; i++) {
 		struct item *it = &r->items[i];
 		if (it->invalid && !o.dry_run) {
 			it->verdict = failed_verdict();
 			it->routed_to = cJSON_CreateArray();
-			(void)when;
 		}
 		if ((it->skipped || it->invalid) && it->spool_path && !o.dry_run)
 			spool_finish(r, it);
@@ -1235,9 +1235,12 @@ static int reflect_run(int argc, char **argv, const struct rtk_ctx *ctx)
 		rc = rtk_fail(r.io_rc, "%s", r.io_error);
 		goto out;
 	}
+	/* Each failure is in the output; the exit code tells cron that something failed. */
+	size_t failed = 0;
 	for (size_t i = 0; i < r.n; i++)
-		if (r.items[i].error)
-			rc = RTK_EXIT_FAILURE; /* each is in the output; the exit code tells cron something failed */
+		failed += r.items[i].error != NULL;
+	if (failed)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "%zu of %zu traces could not be reflected on", failed, r.n);
 out:
 	for (size_t i = 0; i < r.n; i++) {
 		struct item *it = &r.items[i];
