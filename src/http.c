@@ -145,6 +145,11 @@ static int transfer_prepare(struct transfer *t, const struct rtk_http_request *r
 			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
 		t->headers = grown;
 	}
+	/* No "Expect: 100-continue" round trip before a POST body of more than 1 KiB: our bodies are small. */
+	struct curl_slist *grown = curl_slist_append(t->headers, "Expect:");
+	if (!grown)
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	t->headers = grown;
 	curl_easy_setopt(t->easy, CURLOPT_URL, req->url);
 	curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
