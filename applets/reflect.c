@@ -1129,12 +1129,14 @@ static void reflect_render_md(const cJSON *result, struct rtk_md *md)
 	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(result, "summary"), *it, *f;
 
 	rtk_md_heading(md, 1, "Reflections");
-	rtk_md_para(md, "%.0f traces: %.0f reflected (%.0f ERROR, %.0f PREFERENCE, %.0f NONE), %.0f failed, %.0f skipped, "
+	rtk_md_para(md, "%.0f trace%s: %.0f reflected (%.0f ERROR, %.0f PREFERENCE, %.0f NONE), %.0f failed, %.0f skipped, "
 		    "%.0f invalid. Model `%s` at %s.",
-		    rtk_json_num(sum, "traces"), rtk_json_num(sum, "reflected"), rtk_json_num(sum, "error"),
+		    rtk_json_num(sum, "traces"), rtk_json_num(sum, "traces") == 1 ? "" : "s", rtk_json_num(sum, "reflected"), rtk_json_num(sum, "error"),
 		    rtk_json_num(sum, "preference"), rtk_json_num(sum, "none"), rtk_json_num(sum, "failed"),
 		    rtk_json_num(sum, "skipped"), rtk_json_num(sum, "invalid"), rtk_json_str(p, "model_id"),
 		    rtk_json_str(p, "base_url"));
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "dry_run")))
+		rtk_md_para(md, "Dry run: nothing was sent and nothing written; the requests follow, the key masked.");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(result, "results")) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "verdict");
 		const char *status = rtk_json_str(it, "status");
@@ -1160,7 +1162,6 @@ static void reflect_render_md(const cJSON *result, struct rtk_md *md)
 			rtk_md_bullet(md, "moved to: %s", rtk_json_str(it, "moved_to"));
 		if (!strcmp(status, "dry_run")) {
 			char *req = cJSON_Print(cJSON_GetObjectItemCaseSensitive(it, "request"));
-			rtk_md_end_list(md);
 			rtk_md_para(md, "```json\n%s\n```", req ? req : "");
 			cJSON_free(req);
 		}
