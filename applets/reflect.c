@@ -87,6 +87,7 @@ struct run {
 	struct settings *s;
 	struct item *items;
 	size_t n, cap;
+	size_t *sent;              /* request index -> item index */
 	int io_rc;                 /* the first routing or spool I/O failure */
 	char io_error[512];
 };
@@ -931,19 +932,9 @@ static void now_text(char buf[RTK_TIME_BUFSZ])
 static void on_answer(size_t index, struct rtk_http_response *resp, void *user)
 {
 	struct run *r = user;
-	struct item *it = NULL;
+	struct item *it = &r->items[r->sent[index]];
 	char why[512] = "", when[RTK_TIME_BUFSZ];
 
-	for (size_t i = 0, k = 0; i < r->n; i++) {
-		if (r->items[i].skipped || r->items[i].invalid)
-			continue;
-		if (k++ == index) {
-			it = &r->items[i];
-			break;
-		}
-	}
-	if (!it)
-		return;
 	it->attempts = resp->attempts;
 	it->http_status = resp->status;
 	it->elapsed_s = resp->elapsed_s;
@@ -980,14 +971,19 @@ static int send_all(struct run *r)
 	int rc = 0;
 	const char *headers[3] = { "Content-Type: application/json", NULL, NULL };
 	struct rtk_http_request *reqs = calloc(r->n + 1, sizeof(*reqs));
+	size_t *sent = r->sent = calloc(r->n + 1, sizeof(*sent));
 	struct rtk_http_options opt = { .jobs = (int)o.jobs, .timeout_s = o.timeout, .retries = (int)o.retries,
 					.backoff_s = 1, .max_body = MAX_RESPONSE_BODY };
 
-	if (!reqs)
+	if (!reqs || !sent) {
+		free(reqs);
 		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	}
 	if (s->api_key && !o.dry_run) {
 		if (asprintf(&auth, "Authorization: Bearer %s", s->api_key) < 0) {
 			free(reqs);
+			free(sent);
+			r->sent = NULL;
 			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
 		}
 		headers[1] = auth;
@@ -1000,6 +996,7 @@ static int send_all(struct run *r)
 			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
 			break;
 		}
+		sent[n] = i;
 		reqs[n++] = (struct rtk_http_request){ s->url, headers, it->request_body, strlen(it->request_body) };
 	}
 	if (!rc && n && !o.dry_run)
@@ -1009,6 +1006,8 @@ static int send_all(struct run *r)
 		free(auth);
 	}
 	free(reqs);
+	free(sent);
+	r->sent = NULL;
 	return rc;
 }
 
