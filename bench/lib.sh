@@ -21,6 +21,7 @@ RTK_SRC=$(git -C "$(dirname "$RTK")" rev-parse --show-toplevel 2>/dev/null || ec
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # Debian's python3 (has python3-sklearn); a pyenv or venv python3 earlier on PATH does not.
+# shellcheck disable=SC2034 # used by the scripts that source this
 PY=/usr/bin/python3
 
 # need_pkgs PKG... — install the Debian packages that are missing (as root), or print the command.
@@ -33,6 +34,7 @@ need_pkgs() {
 	if [ "$(id -u)" = 0 ]; then
 		echo "bench: installing$missing" >&2
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		# shellcheck disable=SC2086 # one word a package
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
 	else
 		echo "bench: missing Debian packages; run:" >&2
@@ -59,6 +61,17 @@ machine_info() {
 	fi
 	echo "- load average (1, 5, 15 min) when the script started: $LOAD_AT_START; other work on the machine adds noise"
 	echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+}
+
+# psi_total — microseconds some runnable task has waited for a CPU since boot (/proc/pressure/cpu), 0 if
+# the kernel has no PSI. Its growth over a run says how much other work competed with the run.
+psi_total() {
+	awk -F'total=' '/^some/ { print $2; found = 1 } END { if (!found) print 0 }' /proc/pressure/cpu 2>/dev/null || echo 0
+}
+
+# psi_share T0 T1 SECONDS — the share (%) of SECONDS some task waited for a CPU, from two psi_total readings.
+psi_share() {
+	awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { printf "%.0f%%", (s > 0 ? (b - a) / 1e6 / s * 100 : 0) }'
 }
 
 # median NUM... — the median of the numbers given (mean of the middle two for an even count).

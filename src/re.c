@@ -24,6 +24,8 @@ int rtk_re_compile(struct rtk_re **out, const char *pattern, unsigned flags, con
 		options |= PCRE2_CASELESS;
 	if (flags & RTK_RE_UTF)
 		options |= PCRE2_UTF | PCRE2_UCP;
+	if (flags & RTK_RE_UTF_ASCII)
+		options |= PCRE2_UTF;
 	if (flags & RTK_RE_MULTILINE)
 		options |= PCRE2_MULTILINE;
 	if (!(re = calloc(1, sizeof(*re))))
