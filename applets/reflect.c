@@ -954,7 +954,9 @@ static cJSON *dry_run_request(const struct settings *s, const char *body)
 {
 	cJSON *req = cJSON_CreateObject(), *headers;
 	cJSON_AddStringToObject(req, "method", "POST");
-	cJSON_AddStringToObject(req, "url", s->url);
+	char *shown_url = rtk_secrets_redact(s->secrets, s->url, strlen(s->url), NULL, NULL);
+	cJSON_AddStringToObject(req, "url", shown_url ? shown_url : "");
+	free(shown_url);
 	headers = cJSON_AddObjectToObject(req, "headers");
 	cJSON_AddStringToObject(headers, "Content-Type", "application/json");
 	if (s->api_key)
@@ -1078,7 +1080,10 @@ static cJSON *result_json(const struct run *r, const char *mode, const char *inp
 	cJSON_AddStringToObject(p, "input", input);
 	cJSON_AddStringToObject(p, "model", s->model_alias);
 	cJSON_AddStringToObject(p, "model_id", s->model_id);
-	cJSON_AddStringToObject(p, "base_url", s->base_url);
+	/* A base URL may carry a credential (?key=...): it is shown redacted, like anything else. */
+	char *shown_url = rtk_secrets_redact(s->secrets, s->base_url, strlen(s->base_url), NULL, NULL);
+	cJSON_AddStringToObject(p, "base_url", shown_url ? shown_url : "");
+	free(shown_url);
 	cJSON_AddStringToObject(p, "lang", o.lang);
 	cJSON_AddStringToObject(p, "workspace", o.workspace);
 	cJSON_AddNumberToObject(p, "jobs", (double)o.jobs);

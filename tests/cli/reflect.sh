@@ -79,6 +79,16 @@ testing "GEMINI_API_KEY is the fallback key, --api-key-file comes first" \
 	"RTK_LLM_API_KEY= GEMINI_API_KEY=gem-key-1 $RTK reflect --workspace ws input >/dev/null; grep -F 'ID: k1.mode=none\\n' '$REQUESTS' | tail -1 | jq -r .authorization; echo file-key-2 > kf; $RTK reflect --api-key-file kf --workspace ws2 input >/dev/null; grep -F 'ID: k1.mode=none\\n' '$REQUESTS' | tail -1 | jq -r .authorization" \
 	"Bearer gem-key-1\nBearer file-key-2\n" "$(trace k1.mode=none)\n"
 
+testing "--secrets adds patterns; a credential in the base URL is shown redacted" \
+	"printf 'extra_patterns:\n  - {name: ticket, regex: \"INTERNAL-[0-9]+\"}\n' > s.yaml; $RTK reflect --secrets s.yaml --base-url 'http://127.0.0.1:$PORT/v1?key=abc' --dry-run --json input | jq -r '.parameters.base_url, (.results[0].request.body.messages[1].content | split(\"\n\")[1])'" \
+	"http://127.0.0.1:$PORT/v1?key=[REDACTED:url_credential]\n用户消息: see [REDACTED:ticket] [REDACTED:openai_key]\n" \
+	'{"task_id": "sx", "user_message": "see INTERNAL-4711 sk-abcdefghijklmnop1234", "system_response": "r"}\n'
+testing "a bad config file is named with its line" "printf 'llm: [\n' > bad.yaml; $RTK reflect --config bad.yaml input 2>&1 | sed 's/:[0-9]*: .*/: .../'; echo \${PIPESTATUS[0]}" \
+	"rtk reflect: bad.yaml:2: ...\n2\n" "$(trace x)\n"
+testing "a bad secret pattern is named" "printf 'patterns:\n  - {name: broken, regex: \"a(\"}\n' > s.yaml; $RTK reflect --secrets s.yaml input 2>&1 | cut -c1-60; echo \${PIPESTATUS[0]}" \
+	"rtk reflect: s.yaml: secret pattern broken: bad regular expr\n2\n" "$(trace x)\n"
+check "the sample trace conforms to trace.v1" "$RTK" validate --schema "$RTK_SRCDIR/schemas/trace.v1.schema.json" "$RTK_SRCDIR/data/samples/trace.json"
+
 # --- --dry-run prints the request, the key masked, and sends nothing -----------------------------------
 scratch
 D=$SCRATCH
