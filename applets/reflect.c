@@ -17,10 +17,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,35 +114,51 @@ static const char *first_env(const char *const *names)
 	return NULL;
 }
 
-static char *read_small_file(const char *path, size_t *len)
+/* All of what fd holds from where it stands, NUL-terminated; NULL with errno set on failure. */
+static char *read_fd(int fd, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	char *text = NULL;
 	size_t cap = 0, got = 0;
 
-	if (!f)
-		return NULL;
 	for (;;) {
 		if (got + 4096 + 1 > cap) {
 			char *grown = realloc(text, cap = (got + 4096 + 1) * 2);
-			if (!grown)
-				break;
+			if (!grown) {
+				free(text);
+				errno = ENOMEM;
+				return NULL;
+			}
 			text = grown;
 		}
-		size_t n = fread(text + got, 1, cap - got - 1, f);
-		got += n;
+		ssize_t n = read(fd, text + got, cap - got - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+			free(text);
+			errno = err;
+			return NULL;
+		}
 		if (n == 0)
 			break;
+		got += (size_t)n;
 	}
-	if (ferror(f) || !text) {
-		free(text);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
 	text[got] = '\0';
 	if (len)
 		*len = got;
+	return text;
+}
+
+static char *read_small_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	char *text;
+	if (fd < 0)
+		return NULL;
+	text = read_fd(fd, len);
+	err = errno;
+	close(fd);
+	errno = err;
 	return text;
 }
 
@@ -337,7 +355,7 @@ static int read_single(struct run *r, const char *path)
 	int rc;
 
 	if (!strcmp(path, "-")) {
-		text = read_small_file("/dev/stdin", &len);
+		text = read_fd(STDIN_FILENO, &len);
 		path = "<stdin>";
 	} else {
 		text = read_small_file(path, &len);
@@ -385,10 +403,11 @@ static int spool_claim(const char *path)
 	struct stat held, now;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -1;      /* errno tells a file gone (ENOENT) from too many open (EMFILE) */
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &held) != 0 || stat(path, &now) != 0 ||
 	    held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
 		close(fd);
+		errno = 0;
 		return -1;
 	}
 	return fd;
@@ -425,6 +444,10 @@ static int read_spool(struct run *r, const char *dir)
 	closedir(d);
 	if (names)
 		qsort(names, n, sizeof(*names), by_name);
+	struct rlimit files;
+	size_t claimed = 0, max_claims = SIZE_MAX, reserve = 64 + 2 * (size_t)o.jobs;
+	if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
+		max_claims = files.rlim_cur > 2 * reserve ? files.rlim_cur - reserve : files.rlim_cur / 4;
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *path = NULL, *text;
 		size_t len;
@@ -438,9 +461,21 @@ static int read_spool(struct run *r, const char *dir)
 		}
 		if ((fd = spool_claim(path)) < 0) {
 			free(path);
+			if (errno == EMFILE || errno == ENFILE) {
+				rtk_warn("%s: %zu files left for the next run: too many open files", dir, n - i);
+				break;
+			}
 			continue;
 		}
-		text = read_small_file(path, &len);
+		if (++claimed > max_claims) {
+			/* Each claim holds a descriptor until its file is moved; sockets and appends need some too. */
+			close(fd);
+			free(path);
+			rtk_warn("%s: %zu files left for the next run (at most %zu a run with this open-file limit)", dir,
+				 n - i, max_claims);
+			break;
+		}
+		text = read_fd(fd, &len);
 		int bad = !text ? rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path) : parse_trace(text, len, path, &t);
 		free(text);
 		if ((rc = add_item(r, path, t, &it))) {

@@ -196,8 +196,27 @@ trace sp1.mode=preference.lesson=spool > spool/a.json
 testing "a trace already reflected is skipped and lands in done/ beside the first" \
 	"jq -c '.results[] | [.status, .moved_to]' '$D/again.json'; ls '$D/spool/done'" \
 	'["skipped","spool/done/a-1.json"]\na-1.json\na.json\n'
+testing "claims stop short of the open-file limit; the rest waits in the spool" \
+	"mkdir spool; for i in \$(seq 30); do echo '{\"task_id\":\"L'\$i'\",\"user_message\":\"u\",\"system_response\":\"r\"}' > spool/t\$i.json; done; (ulimit -n 20; $RTK reflect --dry-run --json --spool spool 2>&1 >out.json); jq -c .summary.traces out.json; ls spool | wc -l" \
+	"rtk reflect: warning: spool: 25 files left for the next run (at most 5 a run with this open-file limit)\n5\n30\n"
 testing "an empty spool is fine" "mkdir spool; $RTK reflect --json --spool spool | jq -c .summary.traces; echo \${PIPESTATUS[0]}" "0\n0\n"
 testing "a missing spool folder is an error" "$RTK reflect --spool nope 2>&1; echo \$?" "rtk reflect: nope: No such file or directory\n1\n"
+cd - >/dev/null
+
+# --- three spool runs at once share the files: each trace handled exactly once -----------------------------------
+scratch
+D=$SCRATCH
+cd "$D"
+mkdir spool
+for i in $(seq 40); do trace "cs$i.mode=none.delay=0.05" > "spool/t$i.json"; done
+pids=()
+for p in 1 2 3; do "$RTK" reflect --json --jobs 2 --spool spool > "out$p.json" & pids+=($!); done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+check "overlapping spool runs succeed" test $status -eq 0
+check "every spool file is in done/ once" test "$(ls spool/done | wc -l)" -eq 40
+check "each trace was reflected on by one run only" test "$(jq -r .task_id workspace/memory/user/reflections.jsonl | sort -u | wc -l) $(wc -l < workspace/memory/user/reflections.jsonl)" = "40 40"
+check "the runs' results add up to 40" test "$(jq -s 'map(.summary.reflected) | add' out1.json out2.json out3.json)" -eq 40
 cd - >/dev/null
 
 # --- bad input ----------------------------------------------------------------------------------------------------
