@@ -17,10 +17,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,6 +89,7 @@ struct run {
 	struct settings *s;
 	struct item *items;
 	size_t n, cap;
+	size_t *sent;              /* request index -> item index */
 	int io_rc;                 /* the first routing or spool I/O failure */
 	char io_error[512];
 };
@@ -111,35 +114,51 @@ static const char *first_env(const char *const *names)
 	return NULL;
 }
 
-static char *read_small_file(const char *path, size_t *len)
+/* All of what fd holds from where it stands, NUL-terminated; NULL with errno set on failure. */
+static char *read_fd(int fd, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	char *text = NULL;
 	size_t cap = 0, got = 0;
 
-	if (!f)
-		return NULL;
 	for (;;) {
 		if (got + 4096 + 1 > cap) {
 			char *grown = realloc(text, cap = (got + 4096 + 1) * 2);
-			if (!grown)
-				break;
+			if (!grown) {
+				free(text);
+				errno = ENOMEM;
+				return NULL;
+			}
 			text = grown;
 		}
-		size_t n = fread(text + got, 1, cap - got - 1, f);
-		got += n;
+		ssize_t n = read(fd, text + got, cap - got - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+			free(text);
+			errno = err;
+			return NULL;
+		}
 		if (n == 0)
 			break;
+		got += (size_t)n;
 	}
-	if (ferror(f) || !text) {
-		free(text);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
 	text[got] = '\0';
 	if (len)
 		*len = got;
+	return text;
+}
+
+static char *read_small_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	char *text;
+	if (fd < 0)
+		return NULL;
+	text = read_fd(fd, len);
+	err = errno;
+	close(fd);
+	errno = err;
 	return text;
 }
 
@@ -336,7 +355,7 @@ static int read_single(struct run *r, const char *path)
 	int rc;
 
 	if (!strcmp(path, "-")) {
-		text = read_small_file("/dev/stdin", &len);
+		text = read_fd(STDIN_FILENO, &len);
 		path = "<stdin>";
 	} else {
 		text = read_small_file(path, &len);
@@ -384,10 +403,11 @@ static int spool_claim(const char *path)
 	struct stat held, now;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -1;      /* errno tells a file gone (ENOENT) from too many open (EMFILE) */
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &held) != 0 || stat(path, &now) != 0 ||
 	    held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
 		close(fd);
+		errno = 0;
 		return -1;
 	}
 	return fd;
@@ -424,6 +444,10 @@ static int read_spool(struct run *r, const char *dir)
 	closedir(d);
 	if (names)
 		qsort(names, n, sizeof(*names), by_name);
+	struct rlimit files;
+	size_t claimed = 0, max_claims = SIZE_MAX, reserve = 64 + 2 * (size_t)o.jobs;
+	if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
+		max_claims = files.rlim_cur > 2 * reserve ? files.rlim_cur - reserve : files.rlim_cur / 4;
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *path = NULL, *text;
 		size_t len;
@@ -437,9 +461,21 @@ static int read_spool(struct run *r, const char *dir)
 		}
 		if ((fd = spool_claim(path)) < 0) {
 			free(path);
+			if (errno == EMFILE || errno == ENFILE) {
+				rtk_warn("%s: %zu files left for the next run: too many open files", dir, n - i);
+				break;
+			}
 			continue;
 		}
-		text = read_small_file(path, &len);
+		if (++claimed > max_claims) {
+			/* Each claim holds a descriptor until its file is moved; sockets and appends need some too. */
+			close(fd);
+			free(path);
+			rtk_warn("%s: %zu files left for the next run (at most %zu a run with this open-file limit)", dir,
+				 n - i, max_claims);
+			break;
+		}
+		text = read_fd(fd, &len);
 		int bad = !text ? rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path) : parse_trace(text, len, path, &t);
 		free(text);
 		if ((rc = add_item(r, path, t, &it))) {
@@ -931,19 +967,9 @@ static void now_text(char buf[RTK_TIME_BUFSZ])
 static void on_answer(size_t index, struct rtk_http_response *resp, void *user)
 {
 	struct run *r = user;
-	struct item *it = NULL;
+	struct item *it = &r->items[r->sent[index]];
 	char why[512] = "", when[RTK_TIME_BUFSZ];
 
-	for (size_t i = 0, k = 0; i < r->n; i++) {
-		if (r->items[i].skipped || r->items[i].invalid)
-			continue;
-		if (k++ == index) {
-			it = &r->items[i];
-			break;
-		}
-	}
-	if (!it)
-		return;
 	it->attempts = resp->attempts;
 	it->http_status = resp->status;
 	it->elapsed_s = resp->elapsed_s;
@@ -963,7 +989,9 @@ static cJSON *dry_run_request(const struct settings *s, const char *body)
 {
 	cJSON *req = cJSON_CreateObject(), *headers;
 	cJSON_AddStringToObject(req, "method", "POST");
-	cJSON_AddStringToObject(req, "url", s->url);
+	char *shown_url = rtk_secrets_redact(s->secrets, s->url, strlen(s->url), NULL, NULL);
+	cJSON_AddStringToObject(req, "url", shown_url ? shown_url : "");
+	free(shown_url);
 	headers = cJSON_AddObjectToObject(req, "headers");
 	cJSON_AddStringToObject(headers, "Content-Type", "application/json");
 	if (s->api_key)
@@ -980,14 +1008,19 @@ static int send_all(struct run *r)
 	int rc = 0;
 	const char *headers[3] = { "Content-Type: application/json", NULL, NULL };
 	struct rtk_http_request *reqs = calloc(r->n + 1, sizeof(*reqs));
+	size_t *sent = r->sent = calloc(r->n + 1, sizeof(*sent));
 	struct rtk_http_options opt = { .jobs = (int)o.jobs, .timeout_s = o.timeout, .retries = (int)o.retries,
 					.backoff_s = 1, .max_body = MAX_RESPONSE_BODY };
 
-	if (!reqs)
+	if (!reqs || !sent) {
+		free(reqs);
 		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	}
 	if (s->api_key && !o.dry_run) {
 		if (asprintf(&auth, "Authorization: Bearer %s", s->api_key) < 0) {
 			free(reqs);
+			free(sent);
+			r->sent = NULL;
 			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
 		}
 		headers[1] = auth;
@@ -1000,6 +1033,7 @@ static int send_all(struct run *r)
 			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
 			break;
 		}
+		sent[n] = i;
 		reqs[n++] = (struct rtk_http_request){ s->url, headers, it->request_body, strlen(it->request_body) };
 	}
 	if (!rc && n && !o.dry_run)
@@ -1009,6 +1043,8 @@ static int send_all(struct run *r)
 		free(auth);
 	}
 	free(reqs);
+	free(sent);
+	r->sent = NULL;
 	return rc;
 }
 
@@ -1079,7 +1115,10 @@ static cJSON *result_json(const struct run *r, const char *mode, const char *inp
 	cJSON_AddStringToObject(p, "input", input);
 	cJSON_AddStringToObject(p, "model", s->model_alias);
 	cJSON_AddStringToObject(p, "model_id", s->model_id);
-	cJSON_AddStringToObject(p, "base_url", s->base_url);
+	/* A base URL may carry a credential (?key=...): it is shown redacted, like anything else. */
+	char *shown_url = rtk_secrets_redact(s->secrets, s->base_url, strlen(s->base_url), NULL, NULL);
+	cJSON_AddStringToObject(p, "base_url", shown_url ? shown_url : "");
+	free(shown_url);
 	cJSON_AddStringToObject(p, "lang", o.lang);
 	cJSON_AddStringToObject(p, "workspace", o.workspace);
 	cJSON_AddNumberToObject(p, "jobs", (double)o.jobs);

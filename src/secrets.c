@@ -33,43 +33,54 @@ void rtk_secrets_free(struct rtk_secrets *s)
 	free(s);
 }
 
+/* Compiles each {"name", "regex"} of list onto the end of s->patterns (sized by the caller). */
+static int compile_list(struct rtk_secrets *s, const cJSON *list, const char *source)
+{
+	const cJSON *p;
+	cJSON_ArrayForEach(p, list) {
+		const char *name = rtk_json_str(p, "name"), *regex = rtk_json_str(p, "regex");
+		struct secret_pattern *sp = &s->patterns[s->n];
+		char what[160];
+		int rc;
+
+		if (!*name || !*regex)
+			return rtk_fail(RTK_EXIT_USAGE, "%s: pattern %zu needs a \"name\" and a \"regex\"", source, s->n + 1);
+		snprintf(what, sizeof(what), "%s: secret pattern %s", source, name);
+		if ((rc = rtk_re_compile(&sp->re, regex, 0, what)))
+			return rc;
+		if (!(sp->name = strdup(name))) {
+			rtk_re_free(sp->re);
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		}
+		s->n++;
+	}
+	return 0;
+}
+
 int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secrets **out)
 {
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(rules, "patterns");
+	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(rules, "extra_patterns");
 	const cJSON *repl = cJSON_GetObjectItemCaseSensitive(rules, "replacement");
-	const cJSON *p;
 	struct rtk_secrets *s;
 	int rc = 0;
 
 	*out = NULL;
 	if (!cJSON_IsArray(list))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"patterns\" must be a list", source);
+	if (extra && !cJSON_IsArray(extra))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: \"extra_patterns\" must be a list", source);
 	if (repl && !cJSON_IsString(repl))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"replacement\" must be a string", source);
-	if (!(s = calloc(1, sizeof(*s))) ||
-	    !(s->patterns = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*s->patterns))) ||
+	size_t total = (size_t)cJSON_GetArraySize(list) + (size_t)cJSON_GetArraySize(extra);
+	if (!(s = calloc(1, sizeof(*s))) || !(s->patterns = calloc(total + 1, sizeof(*s->patterns))) ||
 	    !(s->replacement = strdup(repl ? repl->valuestring : "[REDACTED:{name}]"))) {
 		rtk_secrets_free(s);
 		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
 	}
-	cJSON_ArrayForEach(p, list) {
-		const char *name = rtk_json_str(p, "name"), *regex = rtk_json_str(p, "regex");
-		char what[160];
-		if (!*name || !*regex) {
-			rc = rtk_fail(RTK_EXIT_USAGE, "%s: pattern %zu needs a \"name\" and a \"regex\"", source, s->n + 1);
-			break;
-		}
-		snprintf(what, sizeof(what), "%s: secret pattern %s", source, name);
-		struct secret_pattern *sp = &s->patterns[s->n];
-		if ((rc = rtk_re_compile(&sp->re, regex, 0, what)))
-			break;
-		if (!(sp->name = strdup(name))) {
-			rtk_re_free(sp->re);
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-			break;
-		}
-		s->n++;
-	}
+	/* "patterns" first, then "extra_patterns": an override adds to the shipped list with the latter. */
+	if (!(rc = compile_list(s, list, source)) && extra)
+		rc = compile_list(s, extra, source);
 	if (rc) {
 		rtk_secrets_free(s);
 		return rc;

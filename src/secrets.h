@@ -18,8 +18,9 @@ struct rtk_secrets;
 int rtk_secrets_load(const char *override_path, struct rtk_secrets **out, char sha256[65]);
 
 /*
- * Compiles rules already loaded: {"replacement": "[REDACTED:{name}]", "patterns": [{"name", "regex"}]}.
- * source names where they came from in messages.
+ * Compiles rules already loaded: {"replacement": "[REDACTED:{name}]", "patterns": [{"name", "regex"}],
+ * "extra_patterns": [...]}. An override file's "patterns" replaces the shipped list (lists are not
+ * merged); its "extra_patterns" are added after it. source names where they came from in messages.
  */
 int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secrets **out);
 

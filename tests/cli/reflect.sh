@@ -79,6 +79,16 @@ testing "GEMINI_API_KEY is the fallback key, --api-key-file comes first" \
 	"RTK_LLM_API_KEY= GEMINI_API_KEY=gem-key-1 $RTK reflect --workspace ws input >/dev/null; grep -F 'ID: k1.mode=none\\n' '$REQUESTS' | tail -1 | jq -r .authorization; echo file-key-2 > kf; $RTK reflect --api-key-file kf --workspace ws2 input >/dev/null; grep -F 'ID: k1.mode=none\\n' '$REQUESTS' | tail -1 | jq -r .authorization" \
 	"Bearer gem-key-1\nBearer file-key-2\n" "$(trace k1.mode=none)\n"
 
+testing "--secrets adds patterns; a credential in the base URL is shown redacted" \
+	"printf 'extra_patterns:\n  - {name: ticket, regex: \"INTERNAL-[0-9]+\"}\n' > s.yaml; $RTK reflect --secrets s.yaml --base-url 'http://127.0.0.1:$PORT/v1?key=abc' --dry-run --json input | jq -r '.parameters.base_url, (.results[0].request.body.messages[1].content | split(\"\n\")[1])'" \
+	"http://127.0.0.1:$PORT/v1?key=[REDACTED:url_credential]\n用户消息: see [REDACTED:ticket] [REDACTED:openai_key]\n" \
+	'{"task_id": "sx", "user_message": "see INTERNAL-4711 sk-abcdefghijklmnop1234", "system_response": "r"}\n'
+testing "a bad config file is named with its line" "printf 'llm: [\n' > bad.yaml; $RTK reflect --config bad.yaml input 2>&1 | sed 's/:[0-9]*: .*/: .../'; echo \${PIPESTATUS[0]}" \
+	"rtk reflect: bad.yaml:2: ...\n2\n" "$(trace x)\n"
+testing "a bad secret pattern is named" "printf 'patterns:\n  - {name: broken, regex: \"a(\"}\n' > s.yaml; $RTK reflect --secrets s.yaml input 2>&1 | cut -c1-60; echo \${PIPESTATUS[0]}" \
+	"rtk reflect: s.yaml: secret pattern broken: bad regular expr\n2\n" "$(trace x)\n"
+check "the sample trace conforms to trace.v1" "$RTK" validate --schema "$RTK_SRCDIR/schemas/trace.v1.schema.json" "$RTK_SRCDIR/data/samples/trace.json"
+
 # --- --dry-run prints the request, the key masked, and sends nothing -----------------------------------
 scratch
 D=$SCRATCH
@@ -186,8 +196,27 @@ trace sp1.mode=preference.lesson=spool > spool/a.json
 testing "a trace already reflected is skipped and lands in done/ beside the first" \
 	"jq -c '.results[] | [.status, .moved_to]' '$D/again.json'; ls '$D/spool/done'" \
 	'["skipped","spool/done/a-1.json"]\na-1.json\na.json\n'
+testing "claims stop short of the open-file limit; the rest waits in the spool" \
+	"mkdir spool; for i in \$(seq 30); do echo '{\"task_id\":\"L'\$i'\",\"user_message\":\"u\",\"system_response\":\"r\"}' > spool/t\$i.json; done; (ulimit -n 20; $RTK reflect --dry-run --json --spool spool 2>&1 >out.json); jq -c .summary.traces out.json; ls spool | wc -l" \
+	"rtk reflect: warning: spool: 25 files left for the next run (at most 5 a run with this open-file limit)\n5\n30\n"
 testing "an empty spool is fine" "mkdir spool; $RTK reflect --json --spool spool | jq -c .summary.traces; echo \${PIPESTATUS[0]}" "0\n0\n"
 testing "a missing spool folder is an error" "$RTK reflect --spool nope 2>&1; echo \$?" "rtk reflect: nope: No such file or directory\n1\n"
+cd - >/dev/null
+
+# --- three spool runs at once share the files: each trace handled exactly once -----------------------------------
+scratch
+D=$SCRATCH
+cd "$D"
+mkdir spool
+for i in $(seq 40); do trace "cs$i.mode=none.delay=0.05" > "spool/t$i.json"; done
+pids=()
+for p in 1 2 3; do "$RTK" reflect --json --jobs 2 --spool spool > "out$p.json" & pids+=($!); done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+check "overlapping spool runs succeed" test $status -eq 0
+check "every spool file is in done/ once" test "$(ls spool/done | wc -l)" -eq 40
+check "each trace was reflected on by one run only" test "$(jq -r .task_id workspace/memory/user/reflections.jsonl | sort -u | wc -l) $(wc -l < workspace/memory/user/reflections.jsonl)" = "40 40"
+check "the runs' results add up to 40" test "$(jq -s 'map(.summary.reflected) | add' out1.json out2.json out3.json)" -eq 40
 cd - >/dev/null
 
 # --- bad input ----------------------------------------------------------------------------------------------------

@@ -76,6 +76,19 @@ static void first_listed_pattern_wins_at_one_place(void **state)
 	rtk_secrets_free(s);
 }
 
+static void extra_patterns_add_to_the_list(void **state)
+{
+	(void)state;
+	cJSON *rules;
+	struct rtk_secrets *s;
+	const char *y = "patterns:\n  - {name: a, regex: 'aaa'}\nextra_patterns:\n  - {name: b, regex: 'bbb'}\n";
+	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
+	assert_int_equal(rtk_secrets_compile(rules, "t", &s), 0);
+	expect(s, "aaa bbb", "[REDACTED:a] [REDACTED:b]", 2);
+	cJSON_Delete(rules);
+	rtk_secrets_free(s);
+}
+
 static void bad_rules_are_named(void **state)
 {
 	(void)state;
@@ -96,6 +109,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(shipped_patterns_catch_each_kind),
 	cmocka_unit_test(ordinary_text_is_left_alone),
 	cmocka_unit_test(first_listed_pattern_wins_at_one_place),
+	cmocka_unit_test(extra_patterns_add_to_the_list),
 	cmocka_unit_test(bad_rules_are_named),
 };
 
