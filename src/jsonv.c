@@ -206,7 +206,8 @@ static int parse_value(struct parser *ps, struct jv *v)
 		return 0;
 	default: {
 		const char *start = ps->p;
-		while (ps->p < ps->end && strchr("+-0123456789.eE", *ps->p) && *ps->p)
+		while (ps->p < ps->end && ((*ps->p >= '0' && *ps->p <= '9') || *ps->p == '-' || *ps->p == '+' ||
+					   *ps->p == '.' || *ps->p == 'e' || *ps->p == 'E'))
 			ps->p++;
 		v->kind = RTK_JSON_NUMBER;
 		/* Beyond a double's range (1e999) is still a number, just an infinite one. */
@@ -311,7 +312,7 @@ const struct jv *jv_getn(const struct jv *obj, const char *key, size_t key_len)
 		return NULL;
 	for (size_t i = 0; i < obj->len; i++) {
 		const struct jv_member *m = &obj->u.members[i];
-		if (m->key_len == key_len && !memcmp(m->key, key, key_len))
+		if (m->key_len == key_len && (!key_len || m->key[0] == key[0]) && !memcmp(m->key, key, key_len))
 			return &m->value;
 	}
 	return NULL;
