@@ -1,6 +1,7 @@
 /* src/jsonv.c — builds a jv tree from text that rtk_jsonscan_value has already found to be strict JSON. */
 #include "jsonv.h"
 #include "err.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <math.h>
@@ -251,40 +252,23 @@ int jv_parse(const char *text, size_t len, struct jv_doc **out, size_t *err_line
 int jv_load_file(const char *path, struct jv_doc **out)
 {
 	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
 	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	char *text = NULL;
-	size_t cap = 0, len = 0, line, column;
+	char *text;
+	size_t len, line, column;
 	const char *what;
 	*out = NULL;
 	if (!f)
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	for (;;) {
-		if (len == cap) {
-			char *p = realloc(text, cap = cap ? cap * 2 : 65536);
-			if (!p) {
-				free(text);
-				if (!is_stdin)
-					fclose(f);
-				return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-			}
-			text = p;
-		}
-		size_t got = fread(text + len, 1, cap - len, f);
-		len += got;
-		if (!got)
-			break;
-	}
-	bool failed = ferror(f);
+	int rc = rtk_read_all(f, name, &text, &len);
 	if (!is_stdin)
 		fclose(f);
-	if (failed) {
-		free(text);
-		return rtk_fail(RTK_EXIT_FAILURE, "%s: read error", is_stdin ? "<stdin>" : path);
-	}
-	int rc = jv_parse(text, len, out, &line, &column, &what);
+	if (rc)
+		return rc;
+	rc = jv_parse(text, len, out, &line, &column, &what);
 	free(text);
 	if (rc == RTK_EXIT_USAGE)
-		rc = rtk_fail(rc, "%s:%zu: not valid JSON (column %zu): %s", is_stdin ? "<stdin>" : path, line, column, what);
+		rc = rtk_fail(rc, "%s:%zu: not valid JSON (column %zu): %s", name, line, column, what);
 	return rc;
 }
 
