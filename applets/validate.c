@@ -98,7 +98,7 @@ static int schema_for(struct run *r, const struct jv *inst, const char *where, s
 
 static const char *location_text(const char *loc)
 {
-	return *loc ? loc : "/";
+	return loc && *loc ? loc : "/";
 }
 
 static cJSON *error_json(const struct schema_error *e)
