@@ -332,12 +332,6 @@ static cJSON *envelope(const struct run *r, int argc, char **argv)
 	return res;
 }
 
-static void render_md(const cJSON *result, struct rtk_md *md)
-{
-	(void)result;
-	(void)md; /* lines mode prints as it goes; --json is the only envelope */
-}
-
 static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 {
 	static char *stdin_only[] = { "-", NULL };
@@ -376,7 +370,7 @@ static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 		}
 		cJSON_AddItemToObject(res, "errors", r.results);
 		r.results = NULL;
-		rc = rtk_emit(res, RTK_FORMAT_JSON, render_md, ctx->out);
+		rc = rtk_emit(res, RTK_FORMAT_JSON, NULL, ctx->out); /* the default output is the error lines, printed as found */
 		cJSON_Delete(res);
 	}
 out:
