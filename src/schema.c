@@ -703,22 +703,12 @@ static int fill_refs(struct schema *s, struct node *n)
 	return 0;
 }
 
-static int fill_node(struct schema *s, struct node *n)
+/* The validation vocabulary: type, const, enum, bounds, lengths, pattern, counts, required. */
+static int fill_validation(struct node *n)
 {
 	const struct jv *v = n->src, *k;
 	int rc;
-	n->filled = true;
-	n->min_length = n->max_length = n->min_items = n->max_items = -1;
-	n->min_properties = n->max_properties = n->min_contains = n->max_contains = -1;
-	if (n->boolean >= 0)
-		return 0;
-	if ((rc = fill_refs(s, n)))
-		return rc;
-	if (n->draft == SCHEMA_DRAFT_7 && n->ref)
-		return 0;
-	bool validation = n->vocab & VOC_VALIDATION, applicator = n->vocab & VOC_APPLICATOR;
-
-	if (validation && (k = jv_get(v, "type"))) {
+	if ((k = jv_get(v, "type"))) {
 		if (k->kind == RTK_JSON_ARRAY) {
 			for (size_t i = 0; i < k->len; i++)
 				n->types |= type_bit(&k->u.items[i]);
@@ -728,7 +718,7 @@ static int fill_node(struct schema *s, struct node *n)
 		if (!n->types)
 			return bad_keyword(n, "type", "a type name or an array of them");
 	}
-	if (validation) {
+	{
 		n->const_value = jv_get(v, "const");
 		if ((n->enum_values = jv_get(v, "enum")) && n->enum_values->kind != RTK_JSON_ARRAY)
 			return bad_keyword(n, "enum", "an array");
@@ -785,15 +775,14 @@ static int fill_node(struct schema *s, struct node *n)
 			n->pattern_source = k->u.str;
 		}
 	}
-	n->format = jv_get_string(v, "format");
-	if (n->draft == SCHEMA_DRAFT_7) {
-		n->content_encoding = jv_get_string(v, "contentEncoding");
-		n->content_media_type = jv_get_string(v, "contentMediaType");
-	}
-	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & VOC_FORMAT_ASSERTION);
-	if (!applicator)
-		return 0;
+	return 0;
+}
 
+/* The applicator vocabulary: every keyword that applies subschemas, linked to their nodes. */
+static int fill_applicators(struct schema *s, struct node *n)
+{
+	const struct jv *v = n->src, *k;
+	int rc;
 	if ((rc = fill_child(s, n, "additionalProperties", &n->additional_properties)) ||
 	    (rc = fill_child(s, n, "propertyNames", &n->property_names)) ||
 	    (rc = fill_child(s, n, "contains", &n->contains)) || (rc = fill_child(s, n, "not", &n->not_schema)) ||
@@ -849,6 +838,32 @@ static int fill_node(struct schema *s, struct node *n)
 		}
 	}
 	return 0;
+}
+
+static int fill_node(struct schema *s, struct node *n)
+{
+	const struct jv *v = n->src;
+	int rc;
+	n->filled = true;
+	n->min_length = n->max_length = n->min_items = n->max_items = -1;
+	n->min_properties = n->max_properties = n->min_contains = n->max_contains = -1;
+	if (n->boolean >= 0)
+		return 0;
+	if ((rc = fill_refs(s, n)))
+		return rc;
+	if (n->draft == SCHEMA_DRAFT_7 && n->ref)
+		return 0;
+	bool validation = n->vocab & VOC_VALIDATION, applicator = n->vocab & VOC_APPLICATOR;
+
+	if (validation && (rc = fill_validation(n)))
+		return rc;
+	n->format = jv_get_string(v, "format");
+	if (n->draft == SCHEMA_DRAFT_7) {
+		n->content_encoding = jv_get_string(v, "contentEncoding");
+		n->content_media_type = jv_get_string(v, "contentMediaType");
+	}
+	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & VOC_FORMAT_ASSERTION);
+	return applicator ? fill_applicators(s, n) : 0;
 }
 
 /*
