@@ -3,6 +3,7 @@
 #include "applet.h"
 #include "datadir.h"
 #include "err.h"
+#include "fsutil.h"
 #include "jsonl.h"
 #include "jsonv.h"
 #include "schema.h"
@@ -97,7 +98,7 @@ static int schema_for(struct run *r, const struct jv *inst, const char *where, s
 
 static const char *location_text(const char *loc)
 {
-	return *loc ? loc : "/";
+	return loc && *loc ? loc : "/";
 }
 
 static cJSON *error_json(const struct schema_error *e)
@@ -197,6 +198,52 @@ static bool is_jsonl_name(const char *path)
 	return (n > 6 && !strcmp(path + n - 6, ".jsonl")) || (n > 7 && !strcmp(path + n - 7, ".ndjson"));
 }
 
+/* One JSONL line; RTK_EXIT_USAGE naming FILE:LINE when it is not JSON. */
+static int check_line(struct run *r, const char *name, long lineno, const char *line, size_t len)
+{
+	struct jv_doc *doc;
+	size_t eline, col;
+	const char *what;
+	int rc = jv_parse(line, len, &doc, &eline, &col, &what);
+	if (rc == RTK_EXIT_USAGE)
+		return rtk_fail(rc, "%s:%ld: not valid JSON (column %zu): %s", name, lineno, col, what);
+	if (rc)
+		return rc;
+	rc = check_instance(r, jv_root(doc), name, lineno, true);
+	jv_doc_free(doc);
+	return rc;
+}
+
+/* stdin: one JSON document (`jq . x.json | rtk validate`), or JSON Lines when it is not one. */
+static int check_stdin(struct run *r)
+{
+	char *text;
+	size_t len, eline, col;
+	const char *what;
+	struct jv_doc *doc;
+	int rc = rtk_read_all(stdin, "<stdin>", &text, &len);
+	if (rc)
+		return rc;
+	if (!jv_parse(text, len, &doc, &eline, &col, &what)) {
+		rc = check_instance(r, jv_root(doc), "<stdin>", 1, false);
+		jv_doc_free(doc);
+		free(text);
+		return rc;
+	}
+	long lineno = 0;
+	for (char *p = text, *end = text + len; !rc && p < end; lineno++) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *stop = nl ? nl : end;
+		size_t n = (size_t)(stop - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (strspn(p, " \t\r") < n) /* blank lines are skipped, as rtk_jsonl does */
+			rc = check_line(r, "<stdin>", lineno + 1, p, n);
+		p = stop + 1;
+	}
+	free(text);
+	return rc;
+}
+
 static int check_jsonl(struct run *r, const char *path)
 {
 	struct rtk_jsonl *in;
@@ -205,21 +252,8 @@ static int check_jsonl(struct run *r, const char *path)
 	int rc = rtk_jsonl_open(&in, path);
 	if (rc)
 		return rc;
-	while (!rc && rtk_jsonl_next_line(in, &line, &len)) {
-		struct jv_doc *doc;
-		size_t eline, col;
-		const char *what;
-		long lineno = rtk_jsonl_lineno(in);
-		rc = jv_parse(line, len, &doc, &eline, &col, &what);
-		if (rc == RTK_EXIT_USAGE) {
-			rc = rtk_fail(rc, "%s:%ld: not valid JSON (column %zu): %s", rtk_jsonl_name(in), lineno, col, what);
-			break;
-		}
-		if (rc)
-			break;
-		rc = check_instance(r, jv_root(doc), rtk_jsonl_name(in), lineno, true);
-		jv_doc_free(doc);
-	}
+	while (!rc && rtk_jsonl_next_line(in, &line, &len))
+		rc = check_line(r, rtk_jsonl_name(in), rtk_jsonl_lineno(in), line, len);
 	if (!rc && rtk_jsonl_status(in))
 		rc = rtk_jsonl_status(in);
 	rtk_jsonl_close(in);
@@ -227,13 +261,15 @@ static int check_jsonl(struct run *r, const char *path)
 }
 
 /*
- * A .json file is one document; .jsonl, .ndjson and stdin hold one instance a line. Any other name
- * is one document when it parses as one, else JSON Lines (whose errors then name the line).
+ * A .json file is one document; .jsonl and .ndjson hold one instance a line. stdin and any other
+ * name are one document when they parse as one, else JSON Lines (whose errors then name the line).
  */
 static int check_file(struct run *r, const char *path)
 {
 	size_t n = strlen(path);
-	if (is_jsonl_name(path) || !strcmp(path, "-"))
+	if (!strcmp(path, "-"))
+		return check_stdin(r);
+	if (is_jsonl_name(path))
 		return check_jsonl(r, path);
 	struct jv_doc *doc;
 	int rc = jv_load_file(path, &doc);
@@ -296,12 +332,6 @@ static cJSON *envelope(const struct run *r, int argc, char **argv)
 	return res;
 }
 
-static void render_md(const cJSON *result, struct rtk_md *md)
-{
-	(void)result;
-	(void)md; /* lines mode prints as it goes; --json is the only envelope */
-}
-
 static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 {
 	static char *stdin_only[] = { "-", NULL };
@@ -340,7 +370,7 @@ static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 		}
 		cJSON_AddItemToObject(res, "errors", r.results);
 		r.results = NULL;
-		rc = rtk_emit(res, RTK_FORMAT_JSON, render_md, ctx->out);
+		rc = rtk_emit(res, RTK_FORMAT_JSON, NULL, ctx->out); /* the default output is the error lines, printed as found */
 		cJSON_Delete(res);
 	}
 out:

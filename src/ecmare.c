@@ -1,5 +1,6 @@
 /* src/ecmare.c — rewrites an ECMA-262 pattern as PCRE2 so `pattern` means what JSON Schema says it means. */
 #include "ecmare.h"
+#include "strbuf.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -9,36 +10,6 @@
 
 /* ECMA-262 WhiteSpace and LineTerminator code points, as the inside of a class. */
 #define ECMA_SPACE "\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}"
-
-struct buf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *p = realloc(b->s, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-static void puts_(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
 
 static int hexval(int c)
 {
@@ -89,11 +60,11 @@ static void property_name(const char *name, size_t len, char *out, size_t size)
 }
 
 /* \p{...} / \P{...}: ECMA's property spellings to PCRE's. p points at 'p' or 'P'; returns bytes used. */
-static size_t translate_property(struct buf *b, const char *p, const char *end)
+static size_t translate_property(struct rtk_strbuf *b, const char *p, const char *end)
 {
 	const char *close = p + 2 <= end && p[1] == '{' ? memchr(p + 2, '}', (size_t)(end - p - 2)) : NULL;
 	if (!close) {
-		put(b, p, 1); /* not a property: an identity escape of the letter */
+		rtk_strbuf_put(b, p, 1); /* not a property: an identity escape of the letter */
 		return 1;
 	}
 	const char *name = p + 2, *eq = memchr(name, '=', (size_t)(close - name));
@@ -108,14 +79,14 @@ static size_t translate_property(struct buf *b, const char *p, const char *end)
 		property_name(name, (size_t)(close - name), prop, sizeof(prop));
 		snprintf(out, sizeof(out), "\\%c{%s}", p[0], prop);
 	}
-	puts_(b, out);
+	rtk_strbuf_puts(b, out);
 	return (size_t)(close - p) + 1;
 }
 
 /*
  * One escape at p (just after the backslash). in_class: inside [...]. Returns bytes consumed.
  */
-static size_t translate_escape(struct buf *b, const char *p, const char *end, bool in_class)
+static size_t translate_escape(struct rtk_strbuf *b, const char *p, const char *end, bool in_class)
 {
 	char tmp[64];
 	switch (*p) {
@@ -123,40 +94,40 @@ static size_t translate_escape(struct buf *b, const char *p, const char *end, bo
 	case 't': case 'n': case 'r': case 'f': case 'v':
 	case 'k':
 		if (*p == 'v') {
-			puts_(b, "\\x{0B}");
+			rtk_strbuf_puts(b, "\\x{0B}");
 			return 1;
 		}
-		put(b, p - 1, 2);
+		rtk_strbuf_put(b, p - 1, 2);
 		return 1;
 	case 'b':
-		puts_(b, in_class ? "\\x{08}" : "\\b");
+		rtk_strbuf_puts(b, in_class ? "\\x{08}" : "\\b");
 		return 1;
 	case 's':
-		puts_(b, in_class ? ECMA_SPACE : "[" ECMA_SPACE "]");
+		rtk_strbuf_puts(b, in_class ? ECMA_SPACE : "[" ECMA_SPACE "]");
 		return 1;
 	case 'S':
 		/* Inside a class a negated set cannot be spelt out; PCRE's \S is the nearest there. */
-		puts_(b, in_class ? "\\S" : "[^" ECMA_SPACE "]");
+		rtk_strbuf_puts(b, in_class ? "\\S" : "[^" ECMA_SPACE "]");
 		return 1;
 	case 'c':
 		if (p + 1 < end && isalpha((unsigned char)p[1])) {
 			snprintf(tmp, sizeof(tmp), "\\x{%02X}", (unsigned char)p[1] % 32);
-			puts_(b, tmp);
+			rtk_strbuf_puts(b, tmp);
 			return 2;
 		}
-		puts_(b, "\\\\c");
+		rtk_strbuf_puts(b, "\\\\c");
 		return 1;
 	case '0':
-		puts_(b, "\\x{00}");
+		rtk_strbuf_puts(b, "\\x{00}");
 		return 1;
 	case 'x': {
 		long v = hex_n(p + 1, end, 2);
 		if (v < 0) {
-			puts_(b, "x");
+			rtk_strbuf_puts(b, "x");
 			return 1;
 		}
 		snprintf(tmp, sizeof(tmp), "\\x{%lX}", v);
-		puts_(b, tmp);
+		rtk_strbuf_puts(b, tmp);
 		return 3;
 	}
 	case 'u': {
@@ -164,14 +135,14 @@ static size_t translate_escape(struct buf *b, const char *p, const char *end, bo
 			const char *close = memchr(p + 2, '}', (size_t)(end - p - 2));
 			if (close) {
 				snprintf(tmp, sizeof(tmp), "\\x{%.*s}", (int)(close - p - 2), p + 2);
-				puts_(b, tmp);
+				rtk_strbuf_puts(b, tmp);
 				return (size_t)(close - p) + 1;
 			}
 		}
 		long v = hex_n(p + 1, end, 4);
 		size_t used = 5;
 		if (v < 0) {
-			puts_(b, "u");
+			rtk_strbuf_puts(b, "u");
 			return 1;
 		}
 		if (v >= 0xD800 && v <= 0xDBFF && p + 10 < end + 0 + 1 && p[5] == '\\' && p[6] == 'u') {
@@ -182,32 +153,32 @@ static size_t translate_escape(struct buf *b, const char *p, const char *end, bo
 			}
 		}
 		snprintf(tmp, sizeof(tmp), "\\x{%lX}", v);
-		puts_(b, tmp);
+		rtk_strbuf_puts(b, tmp);
 		return used;
 	}
 	case 'p': case 'P':
 		return translate_property(b, p, end);
 	default:
 		if (isdigit((unsigned char)*p)) { /* a backreference */
-			put(b, p - 1, 2);
+			rtk_strbuf_put(b, p - 1, 2);
 			return 1;
 		}
 		if (isalpha((unsigned char)*p)) { /* ECMA's identity escape: the letter itself (\a is not BEL) */
-			put(b, p, 1);
+			rtk_strbuf_put(b, p, 1);
 			return 1;
 		}
 		/* Punctuation: escaped in PCRE too, which never hurts. */
-		put(b, p - 1, 2);
+		rtk_strbuf_put(b, p - 1, 2);
 		return 1;
 	}
 }
 
 char *ecmare_to_pcre(const char *src, size_t len)
 {
-	struct buf b = { 0 };
+	struct rtk_strbuf b = { 0 };
 	const char *p = src, *end = src + len;
 	bool in_class = false;
-	puts_(&b, "");
+	rtk_strbuf_puts(&b, "");
 	while (p < end) {
 		char c = *p;
 		if (c == '\\' && p + 1 < end) {
@@ -218,45 +189,41 @@ char *ecmare_to_pcre(const char *src, size_t len)
 			if (c == ']')
 				in_class = false;
 			if (c == '[')
-				puts_(&b, "\\[");
+				rtk_strbuf_puts(&b, "\\[");
 			else
-				put(&b, p, 1);
+				rtk_strbuf_put(&b, p, 1);
 			p++;
 			continue;
 		}
 		switch (c) {
 		case '[':
 			if (p + 1 < end && p[1] == ']') {
-				puts_(&b, "(?!)");
+				rtk_strbuf_puts(&b, "(?!)");
 				p += 2;
 			} else if (p + 2 < end && p[1] == '^' && p[2] == ']') {
-				puts_(&b, "(?s:.)");
+				rtk_strbuf_puts(&b, "(?s:.)");
 				p += 3;
 			} else {
 				in_class = true;
-				put(&b, p, 1);
+				rtk_strbuf_put(&b, p, 1);
 				p++;
 				if (p < end && *p == '^')
-					put(&b, p++, 1);
+					rtk_strbuf_put(&b, p++, 1);
 				/* ']' first in a class ends it in ECMA (empty class handled above), so escape nothing here. */
 			}
 			break;
 		case '.':
-			puts_(&b, "[^\\n\\r\\x{2028}\\x{2029}]");
+			rtk_strbuf_puts(&b, "[^\\n\\r\\x{2028}\\x{2029}]");
 			p++;
 			break;
 		case '$':
-			puts_(&b, "\\z");
+			rtk_strbuf_puts(&b, "\\z");
 			p++;
 			break;
 		default:
-			put(&b, p, 1);
+			rtk_strbuf_put(&b, p, 1);
 			p++;
 		}
 	}
-	if (b.oom) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return rtk_strbuf_take(&b);
 }

@@ -304,3 +304,31 @@ int rtk_mkdir_p(const char *path, mode_t mode)
 	free(partial);
 	return err ? RTK_EXIT_FAILURE : 0;
 }
+
+int rtk_read_all(FILE *f, const char *name, char **text, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	for (;;) {
+		if (cap - n < 2) {
+			char *p = realloc(buf, cap = cap ? cap * 2 : 65536);
+			if (!p) {
+				free(buf);
+				return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			}
+			buf = p;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (!got)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: read error", name);
+	}
+	buf[n] = 0;
+	*text = buf;
+	*len = n;
+	return 0;
+}

@@ -50,4 +50,10 @@ int rtk_append_locked_once(const char *path, const void *data, size_t len, const
 /* Creates path and any missing parents with mode (less umask); existing folders are fine. */
 int rtk_mkdir_p(const char *path, mode_t mode);
 
+/*
+ * Reads f to its end into a malloc'd buffer (*text, with a '\0' after *len bytes; the text may
+ * hold NULs of its own). 0, or RTK_EXIT_FAILURE with "NAME: read error" / "out of memory" recorded.
+ */
+int rtk_read_all(FILE *f, const char *name, char **text, size_t *len);
+
 #endif

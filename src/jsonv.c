@@ -1,6 +1,7 @@
 /* src/jsonv.c — builds a jv tree from text that rtk_jsonscan_value has already found to be strict JSON. */
 #include "jsonv.h"
 #include "err.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <math.h>
@@ -206,7 +207,8 @@ static int parse_value(struct parser *ps, struct jv *v)
 		return 0;
 	default: {
 		const char *start = ps->p;
-		while (ps->p < ps->end && strchr("+-0123456789.eE", *ps->p) && *ps->p)
+		while (ps->p < ps->end && ((*ps->p >= '0' && *ps->p <= '9') || *ps->p == '-' || *ps->p == '+' ||
+					   *ps->p == '.' || *ps->p == 'e' || *ps->p == 'E'))
 			ps->p++;
 		v->kind = RTK_JSON_NUMBER;
 		/* Beyond a double's range (1e999) is still a number, just an infinite one. */
@@ -250,40 +252,23 @@ int jv_parse(const char *text, size_t len, struct jv_doc **out, size_t *err_line
 int jv_load_file(const char *path, struct jv_doc **out)
 {
 	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
 	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	char *text = NULL;
-	size_t cap = 0, len = 0, line, column;
+	char *text;
+	size_t len, line, column;
 	const char *what;
 	*out = NULL;
 	if (!f)
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	for (;;) {
-		if (len == cap) {
-			char *p = realloc(text, cap = cap ? cap * 2 : 65536);
-			if (!p) {
-				free(text);
-				if (!is_stdin)
-					fclose(f);
-				return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-			}
-			text = p;
-		}
-		size_t got = fread(text + len, 1, cap - len, f);
-		len += got;
-		if (!got)
-			break;
-	}
-	bool failed = ferror(f);
+	int rc = rtk_read_all(f, name, &text, &len);
 	if (!is_stdin)
 		fclose(f);
-	if (failed) {
-		free(text);
-		return rtk_fail(RTK_EXIT_FAILURE, "%s: read error", is_stdin ? "<stdin>" : path);
-	}
-	int rc = jv_parse(text, len, out, &line, &column, &what);
+	if (rc)
+		return rc;
+	rc = jv_parse(text, len, out, &line, &column, &what);
 	free(text);
 	if (rc == RTK_EXIT_USAGE)
-		rc = rtk_fail(rc, "%s:%zu: not valid JSON (column %zu): %s", is_stdin ? "<stdin>" : path, line, column, what);
+		rc = rtk_fail(rc, "%s:%zu: not valid JSON (column %zu): %s", name, line, column, what);
 	return rc;
 }
 
@@ -311,7 +296,7 @@ const struct jv *jv_getn(const struct jv *obj, const char *key, size_t key_len)
 		return NULL;
 	for (size_t i = 0; i < obj->len; i++) {
 		const struct jv_member *m = &obj->u.members[i];
-		if (m->key_len == key_len && !memcmp(m->key, key, key_len))
+		if (m->key_len == key_len && (!key_len || m->key[0] == key[0]) && !memcmp(m->key, key, key_len))
 			return &m->value;
 	}
 	return NULL;

@@ -4,6 +4,7 @@
 #include "ecmare.h"
 #include "err.h"
 #include "re.h"
+#include "strbuf.h"
 #include "strmap.h"
 #include "uri.h"
 
@@ -221,50 +222,19 @@ struct schema {
 
 /* ----- small helpers ----- */
 
-struct strbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_put(struct strbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2 + 64;
-		char *p = realloc(b->s, cap);
-		if (!p)
-			abort(); /* a few hundred bytes of path: no sane recovery, and no half-written error */
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-static void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct strbuf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	sb_put(b, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
 /* Appends "/" and a JSON Pointer token (~ and / escaped; NUL bytes kept as \u0000-free "%00"). */
-static void sb_pointer_token(struct strbuf *b, const char *s, size_t n)
+static void sb_pointer_token(struct rtk_strbuf *b, const char *s, size_t n)
 {
-	sb_put(b, "/", 1);
+	rtk_strbuf_put(b, "/", 1);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '~')
-			sb_put(b, "~0", 2);
+			rtk_strbuf_put(b, "~0", 2);
 		else if (s[i] == '/')
-			sb_put(b, "~1", 2);
+			rtk_strbuf_put(b, "~1", 2);
 		else if (s[i] == 0)
-			sb_put(b, "%00", 3);
+			rtk_strbuf_put(b, "%00", 3);
 		else
-			sb_put(b, s + i, 1);
+			rtk_strbuf_put(b, s + i, 1);
 	}
 }
 
@@ -335,10 +305,10 @@ oom:
 
 static unsigned vocab_of(struct schema *s, const char *metaschema);
 
-static void walk(struct schema *s, const struct jv *v, struct resource *res, struct strbuf *ptr, int draft,
+static void walk(struct schema *s, const struct jv *v, struct resource *res, struct rtk_strbuf *ptr, int draft,
 		 unsigned vocab);
 
-static void walk_child(struct schema *s, const struct jv *v, struct resource *res, struct strbuf *ptr,
+static void walk_child(struct schema *s, const struct jv *v, struct resource *res, struct rtk_strbuf *ptr,
 		       int draft, unsigned vocab, const char *kw, const char *name, size_t name_len, long index)
 {
 	size_t mark = ptr->len;
@@ -346,10 +316,9 @@ static void walk_child(struct schema *s, const struct jv *v, struct resource *re
 	if (name)
 		sb_pointer_token(ptr, name, name_len);
 	else if (index >= 0)
-		sb_printf(ptr, "/%ld", index);
+		rtk_strbuf_printf(ptr, "/%ld", index);
 	walk(s, v, res, ptr, draft, vocab);
-	ptr->len = mark;
-	ptr->s[mark] = 0;
+	rtk_strbuf_truncate(ptr, mark);
 }
 
 /* The keywords whose values are schemas, maps of schemas, or arrays of schemas, per draft. */
@@ -400,13 +369,13 @@ static struct node *node_new(struct schema *s, const struct jv *v, struct resour
 	return n;
 }
 
-static void walk(struct schema *s, const struct jv *v, struct resource *res, struct strbuf *ptr, int draft,
+static void walk(struct schema *s, const struct jv *v, struct resource *res, struct rtk_strbuf *ptr, int draft,
 		 unsigned vocab)
 {
 	if ((v->kind != RTK_JSON_OBJECT && v->kind != RTK_JSON_TRUE && v->kind != RTK_JSON_FALSE) || node_of(s, v) ||
 	    s->oom || !res)
 		return;
-	struct strbuf own = { 0 };
+	struct rtk_strbuf own = { 0 };
 	if (v->kind == RTK_JSON_OBJECT) {
 		const char *meta = jv_get_string(v, "$schema");
 		const char *id = jv_get_string(v, "$id");
@@ -428,10 +397,12 @@ static void walk(struct schema *s, const struct jv *v, struct resource *res, str
 			free(bare);
 			if (!res)
 				return;
-			sb_put(&own, "", 0);
+			rtk_strbuf_put(&own, "", 0);
 			ptr = &own;
 		}
 	}
+	if (ptr->failed)
+		s->oom = true;
 	struct node *n = node_new(s, v, res, ptr->s ? ptr->s : "", draft, vocab);
 	if (!n)
 		goto out;
@@ -488,7 +459,7 @@ static void walk(struct schema *s, const struct jv *v, struct resource *res, str
 			walk_child(s, &c->u.items[i], res, ptr, draft, vocab, *kw, NULL, 0, (long)i);
 	}
 out:
-	free(own.s);
+	rtk_strbuf_free(&own);
 }
 
 /* Loads (walks) the registry document named uri, if there is one and it is not loaded yet. */
@@ -500,10 +471,10 @@ static bool load_document(struct schema *s, const char *uri, int draft)
 	if (!root)
 		return false;
 	struct resource *res = resource_new(s, uri, root);
-	struct strbuf ptr = { 0 };
-	sb_put(&ptr, "", 0);
+	struct rtk_strbuf ptr = { 0 };
+	rtk_strbuf_put(&ptr, "", 0);
 	walk(s, root, res, &ptr, draft, VOC_ALL);
-	free(ptr.s);
+	rtk_strbuf_free(&ptr);
 	return true;
 }
 
@@ -596,11 +567,11 @@ static struct node *resolve(struct schema *s, const char *uri, int draft)
 		const struct jv *target = root ? follow_pointer(root, frag) : NULL;
 		if (target && !(n = node_of(s, target))) {
 			/* A pointer into a place no keyword walks (an unknown keyword): a schema all the same. */
-			struct strbuf ptr = { 0 };
-			sb_put(&ptr, frag, strlen(frag));
+			struct rtk_strbuf ptr = { 0 };
+			rtk_strbuf_put(&ptr, frag, strlen(frag));
 			struct node *owner = node_of(s, root);
 			walk(s, target, res, &ptr, owner ? owner->draft : draft, owner ? owner->vocab : VOC_ALL);
-			free(ptr.s);
+			rtk_strbuf_free(&ptr);
 			n = node_of(s, target);
 		}
 	}
@@ -732,22 +703,12 @@ static int fill_refs(struct schema *s, struct node *n)
 	return 0;
 }
 
-static int fill_node(struct schema *s, struct node *n)
+/* The validation vocabulary: type, const, enum, bounds, lengths, pattern, counts, required. */
+static int fill_validation(struct node *n)
 {
 	const struct jv *v = n->src, *k;
 	int rc;
-	n->filled = true;
-	n->min_length = n->max_length = n->min_items = n->max_items = -1;
-	n->min_properties = n->max_properties = n->min_contains = n->max_contains = -1;
-	if (n->boolean >= 0)
-		return 0;
-	if ((rc = fill_refs(s, n)))
-		return rc;
-	if (n->draft == SCHEMA_DRAFT_7 && n->ref)
-		return 0;
-	bool validation = n->vocab & VOC_VALIDATION, applicator = n->vocab & VOC_APPLICATOR;
-
-	if (validation && (k = jv_get(v, "type"))) {
+	if ((k = jv_get(v, "type"))) {
 		if (k->kind == RTK_JSON_ARRAY) {
 			for (size_t i = 0; i < k->len; i++)
 				n->types |= type_bit(&k->u.items[i]);
@@ -757,7 +718,7 @@ static int fill_node(struct schema *s, struct node *n)
 		if (!n->types)
 			return bad_keyword(n, "type", "a type name or an array of them");
 	}
-	if (validation) {
+	{
 		n->const_value = jv_get(v, "const");
 		if ((n->enum_values = jv_get(v, "enum")) && n->enum_values->kind != RTK_JSON_ARRAY)
 			return bad_keyword(n, "enum", "an array");
@@ -814,15 +775,14 @@ static int fill_node(struct schema *s, struct node *n)
 			n->pattern_source = k->u.str;
 		}
 	}
-	n->format = jv_get_string(v, "format");
-	if (n->draft == SCHEMA_DRAFT_7) {
-		n->content_encoding = jv_get_string(v, "contentEncoding");
-		n->content_media_type = jv_get_string(v, "contentMediaType");
-	}
-	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & VOC_FORMAT_ASSERTION);
-	if (!applicator)
-		return 0;
+	return 0;
+}
 
+/* The applicator vocabulary: every keyword that applies subschemas, linked to their nodes. */
+static int fill_applicators(struct schema *s, struct node *n)
+{
+	const struct jv *v = n->src, *k;
+	int rc;
 	if ((rc = fill_child(s, n, "additionalProperties", &n->additional_properties)) ||
 	    (rc = fill_child(s, n, "propertyNames", &n->property_names)) ||
 	    (rc = fill_child(s, n, "contains", &n->contains)) || (rc = fill_child(s, n, "not", &n->not_schema)) ||
@@ -880,6 +840,32 @@ static int fill_node(struct schema *s, struct node *n)
 	return 0;
 }
 
+static int fill_node(struct schema *s, struct node *n)
+{
+	const struct jv *v = n->src;
+	int rc;
+	n->filled = true;
+	n->min_length = n->max_length = n->min_items = n->max_items = -1;
+	n->min_properties = n->max_properties = n->min_contains = n->max_contains = -1;
+	if (n->boolean >= 0)
+		return 0;
+	if ((rc = fill_refs(s, n)))
+		return rc;
+	if (n->draft == SCHEMA_DRAFT_7 && n->ref)
+		return 0;
+	bool validation = n->vocab & VOC_VALIDATION, applicator = n->vocab & VOC_APPLICATOR;
+
+	if (validation && (rc = fill_validation(n)))
+		return rc;
+	n->format = jv_get_string(v, "format");
+	if (n->draft == SCHEMA_DRAFT_7) {
+		n->content_encoding = jv_get_string(v, "contentEncoding");
+		n->content_media_type = jv_get_string(v, "contentMediaType");
+	}
+	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & VOC_FORMAT_ASSERTION);
+	return applicator ? fill_applicators(s, n) : 0;
+}
+
 /*
  * A chain of $refs that comes back to where it started never reaches a keyword that could stop it:
  * whatever the instance, following it would not end. Such a schema is unusable.
@@ -925,8 +911,8 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 		return rtk_fail(RTK_EXIT_USAGE, "a schema must be an object or a boolean");
 	}
 	int d = draft != SCHEMA_DRAFT_AUTO ? (int)draft : draft_of(jv_get_string(root, "$schema"), SCHEMA_DRAFT_2020_12);
-	struct strbuf ptr = { 0 };
-	sb_put(&ptr, "", 0);
+	struct rtk_strbuf ptr = { 0 };
+	rtk_strbuf_put(&ptr, "", 0);
 	struct resource *res = resource_new(s, uri ? uri : "", root);
 	unsigned vocab = VOC_ALL;
 	const char *meta = jv_get_string(root, "$schema");
@@ -955,7 +941,7 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 		if (!rc)
 			rc = find_reference_loop(s);
 	}
-	free(ptr.s);
+	rtk_strbuf_free(&ptr);
 	if (rc) {
 		schema_free(s);
 		return rc;
@@ -1029,19 +1015,18 @@ static void add_error(struct vctx *c, const struct node *n, const struct jv *ins
 	__attribute__((format(printf, 5, 6)));
 static char *render_path(const struct path_segment *seg, size_t n, const char *last_keyword)
 {
-	struct strbuf b = { 0 };
-	sb_put(&b, "", 0);
+	struct rtk_strbuf b = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		if (seg[i].keyword)
 			sb_pointer_token(&b, seg[i].keyword, strlen(seg[i].keyword));
 		if (seg[i].name)
 			sb_pointer_token(&b, seg[i].name, seg[i].len);
 		else if (seg[i].index >= 0)
-			sb_printf(&b, "/%ld", seg[i].index);
+			rtk_strbuf_printf(&b, "/%ld", seg[i].index);
 	}
 	if (last_keyword && *last_keyword)
 		sb_pointer_token(&b, last_keyword, strlen(last_keyword));
-	return b.s;
+	return rtk_strbuf_take(&b); /* NULL only when out of memory: the location is then left out */
 }
 
 static void add_error(struct vctx *c, const struct node *n, const struct jv *inst, const char *kw, const char *fmt, ...)
@@ -1629,15 +1614,15 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct jv *in
 		for (size_t i = 0; !found && i < n->enum_values->len; i++)
 			found = jv_equal(&n->enum_values->u.items[i], inst);
 		if (!found) {
-			struct strbuf list = { 0 };
+			struct rtk_strbuf list = { 0 };
 			for (size_t i = 0; i < n->enum_values->len && i < 12; i++) {
 				value_text(&n->enum_values->u.items[i], a, sizeof(a));
-				sb_printf(&list, "%s%s", i ? ", " : "", a);
+				rtk_strbuf_printf(&list, "%s%s", i ? ", " : "", a);
 			}
 			value_text(inst, b, sizeof(b));
 			add_error(c, n, inst, "enum", "is %s, not one of %s%s", b, list.s ? list.s : "(nothing)",
 				  n->enum_values->len > 12 ? ", ..." : "");
-			free(list.s);
+			rtk_strbuf_free(&list);
 			CHECK(false);
 		}
 	}

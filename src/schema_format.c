@@ -288,11 +288,8 @@ static bool is_unreserved_or_sub_delim(unsigned char ch)
 	return isalnum(ch) || strchr("-._~!$&'()*+,;=", ch);
 }
 
-/* Set while checking an IRI (RFC 3987): UTF-8 beyond ASCII is then allowed where URI text is. */
-static bool iri_mode;
-
-/* RFC 3986 pchar-style text: allowed bytes, plus %XX escapes. */
-static bool uri_text(const char *s, size_t n, const char *extra)
+/* RFC 3986 pchar-style text: allowed bytes, plus %XX escapes; an IRI (RFC 3987) also takes UTF-8 beyond ASCII. */
+static bool uri_text(const char *s, size_t n, const char *extra, bool iri)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
@@ -300,7 +297,7 @@ static bool uri_text(const char *s, size_t n, const char *extra)
 			if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) || !isxdigit((unsigned char)s[i + 2]))
 				return false;
 			i += 2;
-		} else if (!ch || !(is_unreserved_or_sub_delim(ch) || strchr(extra, ch) || (iri_mode && ch >= 0x80))) {
+		} else if (!ch || !(is_unreserved_or_sub_delim(ch) || strchr(extra, ch) || (iri && ch >= 0x80))) {
 			return false;
 		}
 	}
@@ -308,11 +305,11 @@ static bool uri_text(const char *s, size_t n, const char *extra)
 }
 
 /* authority = [ userinfo "@" ] host [ ":" port ] */
-static bool uri_authority(const char *a, size_t n)
+static bool uri_authority(const char *a, size_t n, bool iri)
 {
 	const char *at = memchr(a, '@', n);
 	if (at) {
-		if (!uri_text(a, (size_t)(at - a), ":"))
+		if (!uri_text(a, (size_t)(at - a), ":", iri))
 			return false;
 		n -= (size_t)(at - a) + 1;
 		a = at + 1;
@@ -350,14 +347,14 @@ static bool uri_authority(const char *a, size_t n)
 			hlen = (size_t)(colon - a);
 			port = colon + 1;
 		}
-		if (!uri_text(a, hlen, ""))
+		if (!uri_text(a, hlen, "", iri))
 			return false;
 	}
 	return !port || digits(port, (size_t)(a + n - port));
 }
 
 /* RFC 3986 URI-reference; with need_scheme, an absolute URI (fragment allowed). */
-static bool uri_parse(const char *s, size_t n, bool need_scheme)
+static bool uri_parse(const char *s, size_t n, bool need_scheme, bool iri)
 {
 	size_t i = 0;
 	bool scheme = false;
@@ -374,14 +371,14 @@ static bool uri_parse(const char *s, size_t n, bool need_scheme)
 		size_t start = i + 2, end = start;
 		while (end < n && !strchr("/?#", s[end]))
 			end++;
-		if (!uri_authority(s + start, end - start))
+		if (!uri_authority(s + start, end - start, iri))
 			return false;
 		i = end;
 	}
 	size_t path = i;
 	while (i < n && s[i] != '?' && s[i] != '#')
 		i++;
-	if (!uri_text(s + path, i - path, ":@/"))
+	if (!uri_text(s + path, i - path, ":@/", iri))
 		return false;
 	if (!scheme && !authority) {
 		/* A relative path's first segment cannot hold ':' (it would read as a scheme). */
@@ -394,38 +391,32 @@ static bool uri_parse(const char *s, size_t n, bool need_scheme)
 		size_t q = ++i;
 		while (i < n && s[i] != '#')
 			i++;
-		if (!uri_text(s + q, i - q, ":@/?"))
+		if (!uri_text(s + q, i - q, ":@/?", iri))
 			return false;
 	}
-	if (i < n && s[i] == '#' && !uri_text(s + i + 1, n - i - 1, ":@/?"))
+	if (i < n && s[i] == '#' && !uri_text(s + i + 1, n - i - 1, ":@/?", iri))
 		return false;
 	return true;
 }
 
 static bool is_uri_reference(const char *s, size_t n)
 {
-	return uri_parse(s, n, false);
+	return uri_parse(s, n, false, false);
 }
 
 static bool is_uri(const char *s, size_t n)
 {
-	return uri_parse(s, n, true);
+	return uri_parse(s, n, true, false);
 }
 
 static bool is_iri(const char *s, size_t n)
 {
-	iri_mode = true;
-	bool ok = uri_parse(s, n, true);
-	iri_mode = false;
-	return ok;
+	return uri_parse(s, n, true, true);
 }
 
 static bool is_iri_reference(const char *s, size_t n)
 {
-	iri_mode = true;
-	bool ok = uri_parse(s, n, false);
-	iri_mode = false;
-	return ok;
+	return uri_parse(s, n, false, true);
 }
 
 static bool pct_encoded(const char *s, size_t n, size_t i)

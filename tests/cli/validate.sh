@@ -39,6 +39,9 @@ testing "JSONL: each invalid line named, valid ones silent" \
 	"r.jsonl:2: /confidence: 2 is greater than the maximum 1 (at /properties/confidence/maximum)\nr.jsonl:5: /agent: expected string, got number (at /properties/agent/type)\n1\n"
 testing "stdin is JSON Lines named <stdin>" "$V; echo \$?" \
 	"<stdin>:2: /confidence: 2 is greater than the maximum 1 (at /properties/confidence/maximum)\n1\n" "" "$ok\n$(printf '%s' "$ok" | sed 's/0.8/2/')\n"
+testing "stdin may be one pretty-printed document" \
+	"printf '%s\n' '$ok' | jq . | sed 's/\"rtk\"/false/' | $V; echo \$?" \
+	"<stdin>:6: /repo: expected string, got boolean (at /properties/repo/type)\n1\n"
 testing "a JSON document: the line of the failing value" \
 	"printf '%s\n' '$ok' | jq . | sed 's/\"rtk\"/false/' > r.json; $V r.json" \
 	"r.json:6: /repo: expected string, got boolean (at /properties/repo/type)\n"

@@ -598,6 +598,26 @@ static void mkdir_p_nested_existing_and_in_the_way(void **state)
 	umask(saved);
 }
 
+/* rtk_read_all takes a whole stream, NUL bytes and all, past its first buffer. */
+static void read_all_takes_the_whole_stream(void **state)
+{
+	(void)state;
+	size_t big = 200000, len;
+	char *text;
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	for (size_t i = 0; i < big; i++)
+		fputc(i % 7 ? 'x' : '\0', f);
+	rewind(f);
+	assert_int_equal(rtk_read_all(f, "tmp", &text, &len), 0);
+	assert_int_equal(len, big);
+	assert_int_equal(text[0], 0);
+	assert_int_equal(text[1], 'x');
+	assert_int_equal(text[len], 0);
+	free(text);
+	fclose(f);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -614,6 +634,7 @@ static const struct CMUnitTest tests[] = {
 	TEST(append_waits_for_the_lock),
 	TEST(concurrent_replacements_are_never_seen_half_done),
 	TEST(mkdir_p_nested_existing_and_in_the_way),
+	TEST(read_all_takes_the_whole_stream),
 };
 
 RTK_UNIT_MAIN(tests)
