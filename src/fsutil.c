@@ -250,3 +250,57 @@ int rtk_mkdir_p(const char *path, mode_t mode)
 	free(partial);
 	return err ? RTK_EXIT_FAILURE : 0;
 }
+
+int rtk_read_file(const char *path, char **text, size_t *len)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 65536, used = 0;
+	char *buf;
+	struct stat st;
+
+	*text = NULL;
+	*len = 0;
+	if (fd < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return rtk_fail_errno(RTK_EXIT_FAILURE, EISDIR, "%s", path);
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	if (!(buf = malloc(cap)))
+		goto oom;
+	for (;;) {
+		if (cap - used < 2) {
+			char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+			if (!bigger)
+				goto oom;
+			buf = bigger, cap *= 2;
+		}
+		ssize_t n = read(fd, buf + used, cap - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+			free(buf);
+			if (!is_stdin)
+				close(fd);
+			return rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path);
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	if (!is_stdin)
+		close(fd);
+	buf[used] = '\0';
+	*text = buf;
+	*len = used;
+	return 0;
+oom:
+	free(buf);
+	if (!is_stdin)
+		close(fd);
+	return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
+}

@@ -38,6 +38,12 @@ int rtk_write_file_atomic(const char *path, const void *data, size_t len);
  */
 int rtk_append_locked(const char *path, const void *data, size_t len);
 
+/*
+ * Reads the whole file at path ("-": standard input) into *text, malloc'd and NUL-terminated (the
+ * file may hold NULs of its own: *len is authoritative). 0, or RTK_EXIT_FAILURE naming path.
+ */
+int rtk_read_file(const char *path, char **text, size_t *len);
+
 /* Creates path and any missing parents with mode (less umask); existing folders are fine. */
 int rtk_mkdir_p(const char *path, mode_t mode);
 
