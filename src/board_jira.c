@@ -192,6 +192,9 @@ static int jira_issue(struct jira *j, const cJSON *issue, struct board_loc loc)
 				reopened = true;
 			}
 		}
+		/* A status and a resolution change in one history are one reopen. */
+		if (reopened && nreopen && reopen[nreopen - 1].at == changes[i].at)
+			reopened = false;
 		if (reopened && first_completion != INT64_MAX && nreopen < sizeof(reopen) / sizeof(reopen[0]))
 			reopen[nreopen++] = (struct board_signal_in){ .task = key, .task_len = strlen(key),
 				.at = changes[i].at, .kind = BOARD_REOPENED, .evidence = key, .via = "jira changelog" };
