@@ -15,15 +15,16 @@
 #define RULES_FILE "data/rules/board-history.yaml"
 
 static struct board_history_opts {
-	const char *from, *timeline, *within, *as_of, *config, *emit_native, *emit_outcomes;
+	const char *from, *timeline, *dir, *within, *as_of, *config, *emit_native, *emit_outcomes;
 	double kill_below;
 	long min_tasks;
 	bool skip_invalid, fail_on_kill;
-} o = { .from = "native", .kill_below = NAN, .min_tasks = -1 };
+} o = { .from = "native", .dir = "data", .kill_below = NAN, .min_tasks = -1 };
 
 static const struct rtk_option options[] = {
-	RTK_OPT_STRING(0, "from", &o.from, "KIND", "input format: native (default), gh-issues or jira"),
+	RTK_OPT_STRING(0, "from", &o.from, "KIND", "input format: native (default), gh-issues, jira or git-data"),
 	RTK_OPT_STRING(0, "timeline", &o.timeline, "FILE", "gh-issues: issue timeline events as JSONL (reopens, references)"),
+	RTK_OPT_STRING(0, "dir", &o.dir, "FOLDER", "git-data: the folder of task files in the repository (default data)"),
 	RTK_OPT_STRING(0, "within", &o.within, "DUR", "a signal counts up to DUR after completion (default 30d)"),
 	RTK_OPT_STRING(0, "as-of", &o.as_of, "TIME", "the time of the report: ISO 8601 or now (default: latest in the data)"),
 	RTK_OPT_DOUBLE(0, "kill-below", &o.kill_below, "P", "KILL when the base rate's upper bound is below P (default 0.20)"),
@@ -93,6 +94,12 @@ static int import(struct board *b, const cJSON *rules, int argc, char **argv)
 			rc = board_import_native(b, argv[i], o.skip_invalid);
 		return rc;
 	}
+	if (!strcmp(o.from, "git-data")) {
+		if (argc > 1)
+			return rtk_fail(RTK_EXIT_USAGE, "--from git-data reads one repository, not %d", argc);
+		return board_import_git_data(b, argc ? argv[0] : ".", o.dir,
+					     cJSON_GetObjectItemCaseSensitive(rules, "git_data"), o.skip_invalid);
+	}
 	if (argc != 1)
 		return rtk_fail(RTK_EXIT_USAGE, "--from %s reads one export file, not %d", o.from, argc);
 	if (!strcmp(o.from, "gh-issues"))
@@ -103,8 +110,8 @@ static int import(struct board *b, const cJSON *rules, int argc, char **argv)
 
 static int check_options(void)
 {
-	if (strcmp(o.from, "native") && strcmp(o.from, "gh-issues") && strcmp(o.from, "jira"))
-		return rtk_fail(RTK_EXIT_USAGE, "--from must be native, gh-issues or jira, not '%s'", o.from);
+	if (strcmp(o.from, "native") && strcmp(o.from, "gh-issues") && strcmp(o.from, "jira") && strcmp(o.from, "git-data"))
+		return rtk_fail(RTK_EXIT_USAGE, "--from must be native, gh-issues, jira or git-data, not '%s'", o.from);
 	if (o.timeline && strcmp(o.from, "gh-issues"))
 		return rtk_fail(RTK_EXIT_USAGE, "--timeline goes with --from gh-issues");
 	if (!isnan(o.kill_below) && !(o.kill_below >= 0 && o.kill_below <= 1))
@@ -137,10 +144,14 @@ static void parameters_json(cJSON *p, int argc, char **argv, int64_t within, con
 	for (int i = 0; files && i < argc; i++)
 		cJSON_AddItemToArray(files, cJSON_CreateString(argv[i]));
 	cJSON_AddStringToObject(p, "from", o.from);
+	if (!argc)
+		cJSON_AddItemToArray(files, cJSON_CreateString("."));
 	if (o.timeline)
 		cJSON_AddStringToObject(p, "timeline", o.timeline);
 	else
 		cJSON_AddNullToObject(p, "timeline");
+	if (!strcmp(o.from, "git-data"))
+		cJSON_AddStringToObject(p, "dir", o.dir);
 	cJSON_AddNumberToObject(p, "within_seconds", (double)within);
 	cJSON_AddStringToObject(p, "as_of_from", as_of_how);
 	cJSON_AddBoolToObject(p, "skip_invalid", o.skip_invalid);
@@ -262,7 +273,7 @@ static int board_history_run(int argc, char **argv, const struct rtk_ctx *ctx)
 
 	if ((rc = check_options()) || (rc = load_rules(&rules, sha)) || (rc = read_rule(rules, &rule, &within)))
 		goto out;
-	if (argc == 0)
+	if (argc == 0 && strcmp(o.from, "git-data"))
 		argc = 1, argv = stdin_only;
 	if (!(b = board_new(within))) {
 		rc = RTK_EXIT_FAILURE;
@@ -310,8 +321,8 @@ const struct rtk_applet rtk_applet_board_history = {
 	.name = "board-history",
 	.summary = "share of completed tasks that ever get an outcome signal, and a verdict",
 	.usage = { "board-history [OPTIONS] [FILE.jsonl...]",
-		   "board-history --from gh-issues [--timeline EVENTS.jsonl] [OPTIONS] ISSUES.json",
-		   "board-history --from jira [OPTIONS] SEARCH.json", NULL },
+		   "board-history --from gh-issues|jira [--timeline EVENTS.jsonl] [OPTIONS] EXPORT.json",
+		   "board-history --from git-data [--dir FOLDER] [OPTIONS] [REPOSITORY]", NULL },
 	.options = options,
 	.run = board_history_run,
 };

@@ -28,6 +28,15 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 /* Jira search results (`/rest/api/2/search?expand=changelog`), one JSON document. */
 int board_import_jira(struct board *b, const char *path, const cJSON *rules, bool skip_invalid);
 
+/*
+ * Task files under folder (YAML, JSON, or markdown with YAML front matter, each with an id and a
+ * status) through the history of the repository at repo_path: the commit where a status first
+ * becomes closed is the completion, a later open status is reopened, a revert of the completing
+ * commit ("This reverts commit SHA") is reverted. rules is the "git_data" member of the rule file.
+ */
+int board_import_git_data(struct board *b, const char *repo_path, const char *folder, const cJSON *rules,
+			  bool skip_invalid);
+
 /* ----- shared by the importers ----- */
 
 /* Parses an ISO 8601 time; RTK_EXIT_USAGE "FILE:LINE: "NAME": invalid time ..." otherwise. */

@@ -3,6 +3,7 @@
 #include "gitx.h"
 #include "err.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,5 +284,99 @@ int gitx_blob_hunks(git_repository *repo, const git_oid *old_blob, const git_oid
 out:
 	git_blob_free(a);
 	git_blob_free(b);
+	return rc;
+}
+
+/* HEAD's first-parent chain, newest first, as malloc'd ids. */
+static int first_parent_chain(git_repository *repo, git_oid **out, size_t *n)
+{
+	git_commit *c = NULL;
+	size_t count = 0, cap = 0;
+	git_oid *ids = NULL;
+	int rc = gitx_resolve_commit(repo, "HEAD", &c);
+
+	while (!rc && c) {
+		if (count == cap) {
+			git_oid *bigger = realloc(ids, (cap = cap ? cap * 2 : 256) * sizeof(*ids));
+			if (!bigger) {
+				rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+				break;
+			}
+			ids = bigger;
+		}
+		ids[count++] = *git_commit_id(c);
+		git_commit *parent = NULL;
+		if (git_commit_parentcount(c) > 0 && git_commit_lookup(&parent, repo, git_commit_parent_id(c, 0)) < 0)
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_git2_error());
+		git_commit_free(c);
+		c = parent;
+	}
+	if (rc) {
+		free(ids);
+		return rc;
+	}
+	*out = ids, *n = count;
+	return 0;
+}
+
+static bool under(const char *path, const char *folder, size_t folder_len)
+{
+	return folder_len == 0 || (!strncmp(path, folder, folder_len) && path[folder_len] == '/');
+}
+
+int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_version_fn *fn, void *arg)
+{
+	git_oid *chain = NULL;
+	size_t n = 0, folder_len = strlen(folder);
+	int rc;
+
+	while (folder_len && folder[folder_len - 1] == '/')
+		folder_len--;
+	if ((rc = first_parent_chain(repo, &chain, &n)))
+		return rc;
+	for (size_t i = n; i-- > 0 && !rc;) {
+		git_commit *c = NULL;
+		struct gitx_paths paths = { 0 };
+		char hex[41];
+		if (git_commit_lookup(&c, repo, &chain[i]) < 0) {
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+			break;
+		}
+		const git_oid *parent_tree = NULL;
+		git_commit *parent = NULL;
+		if (i + 1 < n) {
+			if (git_commit_lookup(&parent, repo, &chain[i + 1]) < 0)
+				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+			else
+				parent_tree = git_commit_tree_id(parent);
+		}
+		if (!rc)
+			rc = gitx_tree_changed_paths(repo, parent_tree, git_commit_tree_id(c), &paths);
+		gitx_oid_hex(git_commit_id(c), hex);
+		for (size_t p = 0; !rc && p < paths.n; p++) {
+			git_oid blob_id;
+			git_blob *blob = NULL;
+			struct gitx_file_version v = {
+				.commit = hex, .time = (int64_t)git_commit_time(c), .message = git_commit_message(c),
+				.path = paths.v[p],
+			};
+			if (!under(paths.v[p], folder, folder_len))
+				continue;
+			if (gitx_blob_at(repo, git_commit_tree_id(c), paths.v[p], &blob_id) == 0) {
+				if (git_blob_lookup(&blob, repo, &blob_id) < 0) {
+					rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read %s at %s: %s", paths.v[p], hex, rtk_git2_error());
+					break;
+				}
+				v.content = git_blob_rawcontent(blob);
+				v.len = (size_t)git_blob_rawsize(blob);
+			}
+			rc = fn(&v, arg);
+			git_blob_free(blob);
+		}
+		gitx_paths_free(&paths);
+		git_commit_free(parent);
+		git_commit_free(c);
+	}
+	free(chain);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "linetrack.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Opens the repository holding path (NULL: the current directory), searching parent directories as
@@ -56,5 +57,25 @@ int gitx_blob_at(git_repository *repo, const git_oid *tree_id, const char *path,
 
 /* Lowercase hex of an id into buf (41 bytes). */
 char *gitx_oid_hex(const git_oid *id, char buf[41]);
+
+/* One version of one file, as gitx_folder_history hands it over; everything is valid during the call only. */
+struct gitx_file_version {
+	const char *commit;   /* lowercase hex */
+	int64_t time;         /* committer time, seconds since the epoch */
+	const char *message;  /* the whole commit message */
+	const char *path;     /* from the repository's top */
+	const char *content;  /* NULL when the commit deletes the file */
+	size_t len;
+};
+typedef int gitx_file_version_fn(const struct gitx_file_version *v, void *arg);
+
+/*
+ * The history of the files under folder ("data" or "data/"; "" for everything), oldest first along
+ * HEAD's first parents: for each commit, fn gets every file under folder that it adds, changes or
+ * deletes against its first parent (the root commit against the empty tree), in tree order. A
+ * non-zero return from fn stops the walk and is returned. 0, RTK_EXIT_USAGE (unborn HEAD) or
+ * RTK_EXIT_FAILURE.
+ */
+int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_version_fn *fn, void *arg);
 
 #endif

@@ -64,6 +64,33 @@ testing "jira: not search results" "$RTK board-history --from jira input 2>&1; e
 testing "jira: invalid JSON names line and column" "$RTK board-history --from jira input 2>&1; echo \$?" \
 	"$E:2: not valid JSON (column 11): expected a value\n2\n" '{"issues":\n [{"key": }]}\n'
 
+# --- git-data: task files done -> open -> done, a revert, in a real repository ---------------------
+GD="$SCRATCH_ROOT/gitdata"
+bash "$FX/../board-git-repo.sh" "$GD" >/dev/null
+gd="$RTK board-history --json --from git-data"
+testing "git-data: tasks by completion; other files and folders ignored" \
+	"$gd $GD | jq -c .tasks" '{"read":4,"completed":3,"not_planned":1,"duplicate":0,"window_open":1,"eligible":2}\n'
+testing "git-data: anchored at the first done; back to open is reopened; a revert of the completing commit is reverted" \
+	"$gd $GD --emit-native n.jsonl >/dev/null; jq -r '[.type, .id // .task, .completed_at // .at, .kind // .completion] | join(\" \")' n.jsonl" \
+	"task T-1 2026-01-03T00:00:01Z completed\nsignal T-1 2026-01-07T00:00:05Z reopened\ntask T-2 2026-01-04T00:00:02Z completed\nsignal T-2 2026-01-06T00:00:04Z reverted\ntask T-3 2026-01-05T00:00:03Z not_planned\ntask T-5 2026-02-10T00:00:07Z completed\n"
+testing "git-data: the completing commit is a ref, the revert is the evidence" \
+	"cd $GD && $gd --emit-native \$OLDPWD/n.jsonl >/dev/null && cd \$OLDPWD && jq -r 'select(.task == \"T-2\") | .evidence' n.jsonl | cut -c1-7; git -C $GD log --format=%h -1 --grep=Revert" \
+	"$(git -C "$GD" log --format=%h -1 --grep=Revert)\n$(git -C "$GD" log --format=%h -1 --grep=Revert)\n"
+testing "git-data: --dir names another folder" "$gd --dir src $GD | jq -c '[.tasks.read, .by_source[0].source]'" '[1,"git-data:src"]\n'
+testing "git-data: a task file that cannot be parsed is named path@commit:line" \
+	"cp -r $GD r && cd r && printf 'id: T-7\\nstatus: [open\\n' > data/tasks/T-7.yaml && git add -A && git -c user.name=a -c user.email=a@b commit -qm bad && $RTK board-history --from git-data 2>&1 | sed 's/@[0-9a-f]*/@SHA/'; echo \${PIPESTATUS[0]}" \
+	"rtk board-history: data/tasks/T-7.yaml@SHA:3:1: did not find expected ',' or ']' while parsing a flow sequence\n2\n"
+testing "git-data: a task file without an id" \
+	"cp -r $GD r && cd r && printf 'status: done\\n' > data/tasks/T-8.yaml && git add -A && git -c user.name=a -c user.email=a@b commit -qm bad && $RTK board-history --from git-data 2>&1 | sed 's/@[0-9a-f]*/@SHA/'; echo \${PIPESTATUS[0]}" \
+	"rtk board-history: data/tasks/T-8.yaml@SHA: no \"id\" (a string or a number)\n2\n"
+testing "git-data: --skip-invalid counts bad task files" \
+	"cp -r $GD r && cd r && printf 'status: done\\n' > data/tasks/T-8.yaml && git add -A && git -c user.name=a -c user.email=a@b commit -qm bad && $RTK board-history --json --skip-invalid --from git-data | jq -c '[.input.skipped_invalid, .tasks.read]'" \
+	"[1,4]\n"
+testing "git-data: not a repository exits 2" "mkdir plain; $RTK board-history --from git-data plain 2>&1; echo \$?" \
+	"rtk board-history: not a git repository: plain\n2\n"
+$gd "$GD" > "$SCRATCH_ROOT/gd.json"
+conforms "git-data output conforms to rtk.board-history.v1" "$SCRATCH_ROOT/gd.json" board-history
+
 # --- native: the window, at its boundaries -------------------------------------------------------
 testing "a task completed exactly --within before as-of is eligible; a second later is still open" \
 	"bh --json input | jq -c '[.tasks.eligible, .tasks.window_open]'" "[1,1]\n" \
@@ -134,7 +161,7 @@ testing "markdown leads with the verdict" "bh $SCRATCH_ROOT/some.jsonl | sed -n 
 # --- bad input: FILE:LINE and exit 2, or counted with --skip-invalid ------------------------------
 t1=$(task a 2026-01-01)
 testing "unknown format" "$RTK board-history --from trello input 2>&1; echo \$?" \
-	"rtk board-history: --from must be native, gh-issues or jira, not 'trello'\n2\n" "$t1\n"
+	"rtk board-history: --from must be native, gh-issues, jira or git-data, not 'trello'\n2\n" "$t1\n"
 testing "not JSON" "bh input 2>&1; echo \$?" "$E:2: not a valid JSON object: expected a member name (column 2)\n2\n" "$t1\n{bad\n"
 testing "unknown record type" "bh input 2>&1; echo \$?" "$E:1: unknown record type \"issue\", not \"task\" or \"signal\"\n2\n" '{"type":"issue"}\n'
 testing "task without id" "bh input 2>&1; echo \$?" "$E:1: no \"id\" member\n2\n" '{"type":"task","completed_at":"2026-01-01"}\n'
