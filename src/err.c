@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static char message[1024];
+/* Per thread: parallel readers each record their own failure. */
+static _Thread_local char message[1024];
 static const char *progname;
 
 /* Formats into a scratch buffer first, so that a reason may quote the previous one (rtk_error_message()). */

@@ -29,19 +29,11 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	strcpy(f->dir, "/tmp/rtk-test-fsutil.XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (unit_mkdtemp(f->dir, "fsutil"))
 		return -1;
 	snprintf(f->path, sizeof(f->path), "%s/out.txt", f->dir);
 	*state = f;
 	return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	chmod(path, 0700);      /* a test may have left a folder read-only */
-	return remove(path);
 }
 
 static int teardown(void **state)
@@ -49,8 +41,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	int rc;
 
-	chmod(f->dir, 0700);
-	rc = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rc = unit_remove_tree(f->dir);
 	free(f);
 	return rc;
 }
