@@ -47,6 +47,7 @@ timed nosig "$RTK_RUNS" /dev/null "$RTK" board-history --json "$NOSIG"
 timed fewer "$RTK_RUNS" /dev/null "$RTK" board-history --json "$FEWER"
 
 speedup=$(awk -v j="$jq_t" -v r="$rtk_t" 'BEGIN { printf "%.1f", j / r }')
+cpu_speedup=$(awk -v ju="$jq_u" -v js="$jq_s" -v ru="$rtk_u" -v rs="$rtk_s" 'BEGIN { printf "%.1f", (ju + js) / (ru + rs) }')
 mb=$(awk -v b="$(stat -c %s "$MAIN")" 'BEGIN { printf "%.0f", b / 1e6 }')
 lines() { wc -l < "$1" | tr -d ' '; }
 {
@@ -75,7 +76,7 @@ lines() { wc -l < "$1" | tr -d ' '; }
 	echo "| \`rtk board-history --json\` | $TASKS tasks, 0 signals | $nosig_t | $nosig_u / $nosig_s | $nosig_rss |"
 	echo "| \`rtk board-history --json\` | $((TASKS / 4)) tasks, $(jq -n "$TASKS / 4 * $PER_TASK * 4") signals | $fewer_t | $fewer_u / $fewer_s | $fewer_rss |"
 	echo
-	echo "rtk is **${speedup}×** faster than one \`jq -c .\` pass over the same file (target: at least 3×)."
-	echo "Elapsed runs: rtk $rtk_t_all; jq $jq_t_all. Load average at the start: $LOAD_AT_START."
+	echo "rtk is **${speedup}×** faster than one \`jq -c .\` pass over the same file by median elapsed time, ${cpu_speedup}× by CPU time (user + sys) (target: at least 3×)."
+	echo "Elapsed runs: rtk $rtk_t_all; jq $jq_t_all. CPU pressure during each run: rtk $rtk_psi_all; jq $jq_psi_all. Load average at the start: $LOAD_AT_START."
 } > "$D/results.md"
 cat "$D/results.md"
