@@ -17,6 +17,7 @@ struct issue_history {
 	cJSON *events;             /* the events that become signals: {kind, at, evidence} */
 	cJSON *commits;            /* commit ids that referenced or closed it */
 	struct board_loc loc;      /* where its first event is, for "unknown issue" errors */
+	bool matched;              /* an issue of the list has this number */
 };
 
 struct timeline {
@@ -237,7 +238,7 @@ static int gh_issue(struct board *b, const cJSON *issue, struct timeline *tl, bo
 		if (tl->issues[i].number == (long)number->valuedouble)
 			h = &tl->issues[i];
 	if (h)
-		h->number = -h->number - 1; /* matched: see the unknown-issue check */
+		h->matched = true;
 	if (repo_of(url, repo, sizeof(repo))) {
 		snprintf(id, sizeof(id), "%s#%.0f", repo, number->valuedouble);
 		snprintf(source, sizeof(source), "github:%s", repo);
@@ -320,7 +321,7 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 			goto out;
 	}
 	for (i = 0; i < tl.n; i++) {
-		if (tl.issues[i].number < 0)
+		if (tl.issues[i].matched)
 			continue;
 		rc = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: events for issue #%ld, which is not in %s", tl.issues[i].loc.file,
 			      tl.issues[i].loc.line, tl.issues[i].number, name);
