@@ -431,9 +431,16 @@ static int commit_patch_id(struct history *h, struct commit *c, bool inverse, gi
 		*out = inverse ? c->inverse_pid : c->pid;
 		return 0;
 	}
+	/* Limited to the commit's own paths: libgit2 then skips the rest of the trees, which is most of the cost. */
+	git_diff_options opts;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	if ((rc = load_files(h, c)))
+		return rc;
+	opts.pathspec.strings = c->files.v, opts.pathspec.count = c->files.n;
+	opts.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH;
 	if ((c->nparents && !p) || git_tree_lookup(&t, h->repo, &c->tree) < 0 ||
 	    (p && git_tree_lookup(&pt, h->repo, &p->tree) < 0) ||
-	    git_diff_tree_to_tree(&diff, h->repo, inverse ? t : pt, inverse ? pt : t, NULL) < 0 ||
+	    git_diff_tree_to_tree(&diff, h->repo, inverse ? t : pt, inverse ? pt : t, &opts) < 0 ||
 	    git_diff_patchid(out, diff, NULL) < 0)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot compute a patch id: %s", rtk_git2_error());
 	git_diff_free(diff);
@@ -1625,6 +1632,7 @@ static int git_history_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	if ((rc = riskfloor_load(&h.risk, NULL)) || (rc = gitx_open(&h.repo, o.repo)) || (rc = refuse_shallow(h.repo)) ||
 	    (rc = gitx_resolve_commit(h.repo, o.rev, &tip)))
 		goto out;
+	rtk_git2_tune_for_history();
 	tip_id = *git_commit_id(tip);
 	if ((rc = parse_window(git_commit_time(tip), &h.since, &h.until)))
 		goto out;
