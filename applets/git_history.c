@@ -628,8 +628,10 @@ static int revert_share(struct history *h, struct commit *r, struct commit *x, d
 	*share = NAN;
 	if ((rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added)) || (rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, &removed)))
 		goto out;
-	qsort(added.v, added.n, sizeof(*added.v), cmp_u64);
-	qsort(removed.v, removed.n, sizeof(*removed.v), cmp_u64);
+	if (added.n > 1) /* qsort's array may not be NULL, even when empty */
+		qsort(added.v, added.n, sizeof(*added.v), cmp_u64);
+	if (removed.n > 1)
+		qsort(removed.v, removed.n, sizeof(*removed.v), cmp_u64);
 	while (i < added.n && j < removed.n) {
 		if (added.v[i] == removed.v[j])
 			matched++, i++, j++;
@@ -1095,7 +1097,8 @@ static int detect_fix(struct history *h, struct failures *fs, struct commit *fx)
 
 	if ((rc = blame_fix(h, fx, &b, &weak)))
 		goto out;
-	qsort(b.v, b.n, sizeof(*b.v), by_lines_desc);
+	if (b.n > 1)
+		qsort(b.v, b.n, sizeof(*b.v), by_lines_desc);
 	if (trailers_foreach(fx->message, strlen(fx->message), fixes_trailer, &truth) < 0) {
 		rc = oom();
 		goto out;
