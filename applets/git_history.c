@@ -431,9 +431,16 @@ static int commit_patch_id(struct history *h, struct commit *c, bool inverse, gi
 		*out = inverse ? c->inverse_pid : c->pid;
 		return 0;
 	}
+	/* Limited to the commit's own paths: libgit2 then skips the rest of the trees, which is most of the cost. */
+	git_diff_options opts;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	if ((rc = load_files(h, c)))
+		return rc;
+	opts.pathspec.strings = c->files.v, opts.pathspec.count = c->files.n;
+	opts.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH;
 	if ((c->nparents && !p) || git_tree_lookup(&t, h->repo, &c->tree) < 0 ||
 	    (p && git_tree_lookup(&pt, h->repo, &p->tree) < 0) ||
-	    git_diff_tree_to_tree(&diff, h->repo, inverse ? t : pt, inverse ? pt : t, NULL) < 0 ||
+	    git_diff_tree_to_tree(&diff, h->repo, inverse ? t : pt, inverse ? pt : t, &opts) < 0 ||
 	    git_diff_patchid(out, diff, NULL) < 0)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot compute a patch id: %s", rtk_git2_error());
 	git_diff_free(diff);
@@ -621,8 +628,10 @@ static int revert_share(struct history *h, struct commit *r, struct commit *x, d
 	*share = NAN;
 	if ((rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added)) || (rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, &removed)))
 		goto out;
-	qsort(added.v, added.n, sizeof(*added.v), cmp_u64);
-	qsort(removed.v, removed.n, sizeof(*removed.v), cmp_u64);
+	if (added.n > 1) /* qsort's array may not be NULL, even when empty */
+		qsort(added.v, added.n, sizeof(*added.v), cmp_u64);
+	if (removed.n > 1)
+		qsort(removed.v, removed.n, sizeof(*removed.v), cmp_u64);
 	while (i < added.n && j < removed.n) {
 		if (added.v[i] == removed.v[j])
 			matched++, i++, j++;
@@ -1088,7 +1097,8 @@ static int detect_fix(struct history *h, struct failures *fs, struct commit *fx)
 
 	if ((rc = blame_fix(h, fx, &b, &weak)))
 		goto out;
-	qsort(b.v, b.n, sizeof(*b.v), by_lines_desc);
+	if (b.n > 1)
+		qsort(b.v, b.n, sizeof(*b.v), by_lines_desc);
 	if (trailers_foreach(fx->message, strlen(fx->message), fixes_trailer, &truth) < 0) {
 		rc = oom();
 		goto out;
@@ -1625,6 +1635,7 @@ static int git_history_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	if ((rc = riskfloor_load(&h.risk, NULL)) || (rc = gitx_open(&h.repo, o.repo)) || (rc = refuse_shallow(h.repo)) ||
 	    (rc = gitx_resolve_commit(h.repo, o.rev, &tip)))
 		goto out;
+	rtk_git2_tune_for_history();
 	tip_id = *git_commit_id(tip);
 	if ((rc = parse_window(git_commit_time(tip), &h.since, &h.until)))
 		goto out;
