@@ -4,6 +4,7 @@
 # Usage: bench/calibrate.sh          (RTK=/path/to/rtk to measure another binary; default ./rtk at the repo top)
 #   ROWS=10000000 PREFIX_ROWS=1000000 SEED=42   corpus size, the prefix for the memory check, generator seed
 #   RTK_RUNS=5 PY_RUNS=3                        timed runs (the median is reported)
+#   PROFILE=1                                   also profile rtk with callgrind on a PROFILE_ROWS (200000)-row prefix
 # The corpus goes to bench/out/calibrate/ (about 480 MB) and is reused while it has the right line count.
 # Writes bench/out/calibrate/results.md, the table for RESULTS.md.
 set -euo pipefail
@@ -14,10 +15,13 @@ PREFIX_ROWS=${PREFIX_ROWS:-1000000}
 SEED=${SEED:-42}
 RTK_RUNS=${RTK_RUNS:-5}
 PY_RUNS=${PY_RUNS:-3}
+PROFILE=${PROFILE:-0}
+PROFILE_ROWS=${PROFILE_ROWS:-200000}
 D="$OUT/calibrate"
 mkdir -p "$D"
 
 need_pkgs time jq build-essential python3 python3-numpy python3-sklearn
+[ "$PROFILE" = 1 ] && need_pkgs valgrind
 
 # --- the corpus ----------------------------------------------------------------------------------------
 GEN_CMD="cc -O2 -o $D/calibrate_gen $BENCH_DIR/calibrate_gen.c"
@@ -63,6 +67,26 @@ py_rows=$(awk '$1 == "rows" { print $2 }' "$D/peer.out")
 py_auc=$(awk '$1 == "auc" { print $2 }' "$D/peer.out")
 SKLEARN=$("$PY" -c 'import sklearn, numpy, sys; print(f"Python {sys.version.split()[0]}, scikit-learn {sklearn.__version__}, NumPy {numpy.__version__}")')
 
+# --- optional: where rtk's time goes --------------------------------------------------------------------
+PROFILE_CMD=""
+if [ "$PROFILE" = 1 ]; then
+	head -n "$PROFILE_ROWS" "$CORPUS" > "$D/profile.jsonl"
+	PROFILE_CMD="valgrind --tool=callgrind --callgrind-out-file=$D/callgrind.out $RTK calibrate --json $D/profile.jsonl > /dev/null"
+	echo "+ $PROFILE_CMD" >&2
+	valgrind --tool=callgrind --callgrind-out-file="$D/callgrind.out" "$RTK" calibrate --json "$D/profile.jsonl" > /dev/null 2> "$D/callgrind.log"
+	callgrind_annotate "$D/callgrind.out" > "$D/callgrind-self.txt"
+	callgrind_annotate --inclusive=yes "$D/callgrind.out" > "$D/callgrind-inclusive.txt"
+fi
+# profile_table FILE — the top functions of a callgrind_annotate listing, with instructions a row.
+profile_table() {
+	awk -v rows="$PROFILE_ROWS" '/file:function/ { on = 1; next } on && /^-+$/ { next } on && /^ *$/ { exit }
+		on && n < 12 && match($0, /^ *[0-9,]+ +\( *[0-9.]+%\) +/) {
+			head = substr($0, 1, RLENGTH); fn = substr($0, RLENGTH + 1); sub(/ \[.*$/, "", fn); sub(/^.*\//, "", fn)
+			if (fn ~ /^\?\?\?:|below main|libc_start|^main\.c:main$/ || seen[fn]++) next
+			ir = head; sub(/ *\(.*/, "", ir); gsub(/[ ,]/, "", ir); pct = head; sub(/^[^(]*\( */, "", pct); sub(/\).*/, "", pct)
+			printf "%14s %7s %6.0f/row  %s\n", ir, pct, ir / rows, fn; n++ }' "$1"
+}
+
 auc_diff=$(awk -v a="$rtk_auc" -v b="$py_auc" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.3g", d }')
 auc_ok=$(awk -v a="$rtk_auc" -v b="$py_auc" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1e-9 ? "agree" : "DISAGREE") }')
 rows_ok=$([ "$rtk_rows" = "$ROWS" ] && [ "$py_rows" = "$ROWS" ] && echo agree || echo DISAGREE)
@@ -86,10 +110,10 @@ thr() { awk -v n="$1" -v t="$2" -v b="$3" 'BEGIN { printf "%.1f M rows/s, %.0f M
 	echo "# each timed run: elapsed = \$EPOCHREALTIME after - before; user, sys and peak RSS from GNU time"
 	echo "$GEN_CMD"
 	echo "$D/calibrate_gen $ROWS $SEED > CORPUS; head -n $PREFIX_ROWS CORPUS > PREFIX"
-	echo "/usr/bin/time -f '%U %S %M' $RTK calibrate --json CORPUS > /dev/null                   # x$RTK_RUNS"
-	echo "/usr/bin/time -f '%U %S %M' $RTK calibrate --json --group-by agent CORPUS > /dev/null  # x$RTK_RUNS"
-	echo "/usr/bin/time -f '%U %S %M' $RTK calibrate --json PREFIX > /dev/null                   # x$RTK_RUNS"
-	echo "/usr/bin/time -f '%U %S %M' $PY bench/calibrate_peer.py CORPUS                         # x$PY_RUNS"
+	echo "/usr/bin/time -o TIMEFILE -f '%U %S %M' $RTK calibrate --json CORPUS > /dev/null                   # x$RTK_RUNS"
+	echo "/usr/bin/time -o TIMEFILE -f '%U %S %M' $RTK calibrate --json --group-by agent CORPUS > /dev/null  # x$RTK_RUNS"
+	echo "/usr/bin/time -o TIMEFILE -f '%U %S %M' $RTK calibrate --json PREFIX > /dev/null                   # x$RTK_RUNS"
+	echo "/usr/bin/time -o TIMEFILE -f '%U %S %M' $PY bench/calibrate_peer.py CORPUS                         # x$PY_RUNS"
 	echo '```'
 	echo
 	echo "| command | rows | median elapsed (s) | median user / sys (s) | throughput | peak RSS (KiB, largest of the runs) |"
@@ -101,8 +125,22 @@ thr() { awk -v n="$1" -v t="$2" -v b="$3" 'BEGIN { printf "%.1f M rows/s, %.0f M
 	echo
 	echo "- speed-up, Python median / rtk median: **${speedup}×** (target ≥ 20×: $(awk -v s="$speedup" 'BEGIN { print (s >= 20 ? "met" : "MISSED") }')); in CPU time (user + sys): ${cpu_speedup}×"
 	echo "- elapsed of each run (s): rtk $rtk_t_all; --group-by $grp_t_all; prefix $pre_t_all; Python $py_t_all"
+	echo "- CPU pressure during each run (share of the time some runnable task waited for a CPU, /proc/pressure/cpu;"
+	echo "  near 0% on a quiet machine): rtk $rtk_psi_all; --group-by $grp_psi_all; prefix $pre_psi_all; Python $py_psi_all"
 	echo "- memory against rows: rtk peak RSS $pre_rss KiB on $PREFIX_ROWS rows (runs: $pre_rss_all), $rtk_rss KiB on $ROWS rows (runs: $rtk_rss_all)"
 	echo "- AUC: rtk $rtk_auc, scikit-learn $py_auc, |difference| $auc_diff: $auc_ok (tolerance 1e-9); rows: rtk $rtk_rows, Python $py_rows: $rows_ok"
+	if [ "$PROFILE" = 1 ]; then
+		echo
+		echo "Profile of rtk, $PROFILE_ROWS-row prefix: \`$PROFILE_CMD\`, then \`callgrind_annotate\` (self cost) and"
+		echo "\`callgrind_annotate --inclusive=yes\` (with callees); Ir = instructions executed:"
+		echo
+		echo '```'
+		echo "self:"
+		profile_table "$D/callgrind-self.txt"
+		echo "inclusive:"
+		profile_table "$D/callgrind-inclusive.txt"
+		echo '```'
+	fi
 } > "$D/results.md"
 cat "$D/results.md"
 [ "$auc_ok" = agree ] && [ "$rows_ok" = agree ] || { echo "calibrate: rtk and scikit-learn DISAGREE" >&2; exit 1; }

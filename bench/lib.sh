@@ -21,6 +21,7 @@ RTK_SRC=$(git -C "$(dirname "$RTK")" rev-parse --show-toplevel 2>/dev/null || ec
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # Debian's python3 (has python3-sklearn); a pyenv or venv python3 earlier on PATH does not.
+# shellcheck disable=SC2034 # used by the scripts that source this
 PY=/usr/bin/python3
 
 # need_pkgs PKG... — install the Debian packages that are missing (as root), or print the command.
@@ -33,6 +34,7 @@ need_pkgs() {
 	if [ "$(id -u)" = 0 ]; then
 		echo "bench: installing$missing" >&2
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		# shellcheck disable=SC2086 # one word a package
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
 	else
 		echo "bench: missing Debian packages; run:" >&2
@@ -61,6 +63,17 @@ machine_info() {
 	echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
 }
 
+# psi_total — microseconds some runnable task has waited for a CPU since boot (/proc/pressure/cpu), 0 if
+# the kernel has no PSI. Its growth over a run says how much other work competed with the run.
+psi_total() {
+	awk -F'total=' '/^some/ { print $2; found = 1 } END { if (!found) print 0 }' /proc/pressure/cpu 2>/dev/null || echo 0
+}
+
+# psi_share T0 T1 SECONDS — the share (%) of SECONDS some task waited for a CPU, from two psi_total readings.
+psi_share() {
+	awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { printf "%.0f%%", (s > 0 ? (b - a) / 1e6 / s * 100 : 0) }'
+}
+
 # median NUM... — the median of the numbers given (mean of the middle two for an even count).
 median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -75,17 +88,19 @@ max() {
 # (the caller reads its inputs once first, so every run reads from the page cache); GNU time's file goes to $D. Sets KEY_t (median elapsed s),
 # elapsed from bash's $EPOCHREALTIME around each run (GNU time's %e has only 10 ms), KEY_u and KEY_s (median user and system s), KEY_rss (largest peak RSS, KiB), KEY_rss_all (each run's).
 timed() {
-	local key=$1 runs=$2 out=$3 i e=() u=() s=() m=() t0 t1 et ut st mt
+	local key=$1 runs=$2 out=$3 i e=() u=() s=() m=() w=() t0 t1 p0 p1 et ut st mt
 	shift 3
 	echo "+ $* > $out   # x$runs" >&2
 	for ((i = 0; i < runs; i++)); do
+		p0=$(psi_total)
 		t0=$EPOCHREALTIME
 		/usr/bin/time -o "$D/time.tmp" -f '%U %S %M' "$@" > "$out"
 		t1=$EPOCHREALTIME
+		p1=$(psi_total)
 		et=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 		read -r ut st mt < <(tail -1 "$D/time.tmp")
-		e+=("$et") u+=("$ut") s+=("$st") m+=("$mt")
-		echo "  run $((i + 1)): ${et}s elapsed, ${ut}s user, ${st}s sys, ${mt} KiB" >&2
+		e+=("$et") u+=("$ut") s+=("$st") m+=("$mt") w+=("$(psi_share "$p0" "$p1" "$et")")
+		echo "  run $((i + 1)): ${et}s elapsed, ${ut}s user, ${st}s sys, ${mt} KiB, CPU pressure ${w[-1]}" >&2
 	done
 	printf -v "${key}_t" '%s' "$(median "${e[@]}")"
 	printf -v "${key}_u" '%s' "$(median "${u[@]}")"
@@ -93,4 +108,5 @@ timed() {
 	printf -v "${key}_rss" '%s' "$(max "${m[@]}")"
 	printf -v "${key}_rss_all" '%s' "${m[*]}"
 	printf -v "${key}_t_all" '%s' "${e[*]}"
+	printf -v "${key}_psi_all" '%s' "${w[*]}"
 }

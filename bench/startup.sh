@@ -71,10 +71,12 @@ HF_ARGS=(-N --warmup "$WARMUP" --runs "$RUNS")
 for i in "${!CMDS[@]}"; do HF_ARGS+=(-n "${NAMES[$i]}" "${CMDS[$i]}"); done
 HF_SHOWN=$(printf '%q ' hyperfine "${HF_ARGS[@]}")
 rm -f "$D"/round-*.json "$D"/round-*.md
+psi0=$(psi_total) hf0=$EPOCHREALTIME
 for ((r = 1; r <= ROUNDS; r++)); do
 	echo "+ $HF_SHOWN--export-json $D/round-$r.json --export-markdown $D/round-$r.md   # round $r of $ROUNDS" >&2
 	hyperfine "${HF_ARGS[@]}" --export-json "$D/round-$r.json" --export-markdown "$D/round-$r.md" >&2
 done
+psi1=$(psi_total) hf1=$EPOCHREALTIME
 # Pooled over the rounds, per command: every run's wall time (s).
 jq -s '[range(0; .[0].results | length) as $i | [.[].results[$i].times[]] | sort
 	| { n: length, min: .[0], median: (if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end),
@@ -99,6 +101,7 @@ base=$(jq '.[0].median' "$D/hyperfine.json")
 	machine_info
 	echo "- hyperfine: $(hyperfine --version | sed 's/^hyperfine //'), \`-N\` (no shell), $ROUNDS rounds of $RUNS runs (after $WARMUP warm-up runs) per command, pooled: $((ROUNDS * RUNS)) runs each"
 	echo "- rtk(eager): $EAGER_HOW"
+	echo "- CPU pressure during the hyperfine rounds: $(psi_share "$psi0" "$psi1" "$(awk -v a="$hf0" -v b="$hf1" 'BEGIN { print b - a }')") of the time some runnable task waited for a CPU (/proc/pressure/cpu; near 0% on a quiet machine)"
 	echo
 	echo "Commands:"
 	echo

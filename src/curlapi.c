@@ -68,13 +68,7 @@ CURLcode(curl_easy_getinfo)(CURL *handle, CURLINFO info, ...)
 
 static int load_symbols(void)
 {
-	enum { N = sizeof(curl_names) / sizeof(*curl_names) };
-	void *slots[N];
-	_Static_assert(sizeof(slots) == sizeof(curl), "one pointer per listed function");
-	int rc = rtk_lazylib_load(&curl_lib, curl_names, slots, N);
-	if (!rc)
-		memcpy(&curl, slots, sizeof(curl)); /* memcpy: object and function pointers may not alias */
-	return rc;
+	return rtk_lazylib_load(&curl_lib, curl_names, sizeof(curl_names) / sizeof(*curl_names), &curl, sizeof(curl));
 }
 #else
 static int load_symbols(void)

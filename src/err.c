@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static char message[1024];
+/* Per thread: parallel readers each record their own failure. */
+static _Thread_local char message[1024];
 static const char *progname;
 
 static void record(const char *fmt, va_list ap, int errnum)

@@ -28,13 +28,7 @@ RTK_GIT2_API(STUB, STUB_VOID)
 
 static int load_symbols(void)
 {
-	enum { N = sizeof(git2_names) / sizeof(*git2_names) };
-	void *slots[N];
-	_Static_assert(sizeof(slots) == sizeof(git2), "one pointer per listed function");
-	int rc = rtk_lazylib_load(&git2_lib, git2_names, slots, N);
-	if (!rc)
-		memcpy(&git2, slots, sizeof(git2)); /* memcpy: object and function pointers may not alias */
-	return rc;
+	return rtk_lazylib_load(&git2_lib, git2_names, sizeof(git2_names) / sizeof(*git2_names), &git2, sizeof(git2));
 }
 #else
 static int load_symbols(void)

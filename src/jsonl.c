@@ -26,6 +26,7 @@ struct rtk_jsonl {
 	size_t start;           /* the first byte not yet handed out */
 	size_t scanned;         /* [start, scanned) is known to hold no '\n' */
 	size_t filled;          /* [start, filled) has been read; filled < cap leaves room for a NUL */
+	off_t left;             /* bytes of the range still to read; -1 reads to end of file */
 };
 
 int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
@@ -56,8 +57,79 @@ int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
 		rtk_jsonl_close(r);
 		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
 	}
+	r->left = -1;
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	*out = r;
+	return 0;
+}
+
+int rtk_jsonl_open_range(struct rtk_jsonl **out, const char *path, off_t start, off_t end)
+{
+	int rc = rtk_jsonl_open(out, path);
+	if (rc)
+		return rc;
+	if (lseek((*out)->fd, start, SEEK_SET) < 0) {
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+		rtk_jsonl_close(*out);
+		*out = NULL;
+		return rc;
+	}
+	(*out)->left = end - start;
+	return 0;
+}
+
+/* The offset just past the first '\n' at or after from, or the size when there is none. */
+static int next_line_start(int fd, off_t from, off_t size, off_t *at)
+{
+	char buf[65536];
+	while (from < size) {
+		ssize_t n = pread(fd, buf, sizeof(buf), from);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		char *nl = memchr(buf, '\n', (size_t)n);
+		if (nl) {
+			*at = from + (nl - buf) + 1;
+			return 0;
+		}
+		from += n;
+	}
+	*at = size;
+	return 0;
+}
+
+int rtk_jsonl_split(const char *path, int max_parts, off_t min_size, off_t bounds[], int *parts)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	*parts = 1;
+	bounds[0] = 0;
+	bounds[1] = 0;
+	if (!strcmp(path, "-"))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < min_size || max_parts < 2) {
+		bounds[1] = S_ISREG(st.st_mode) ? st.st_size : 0;
+		close(fd);
+		return 0;
+	}
+	/* Each cut moves forward to the next line start; cuts that meet collapse, so parts never overlap. */
+	int n = 0;
+	for (int i = 1; i < max_parts && !err; i++) {
+		off_t at, cut = st.st_size / max_parts * i;
+		/* From the byte before the cut: a cut just after a '\n' is already a line start. */
+		err = next_line_start(fd, cut > 0 ? cut - 1 : 0, st.st_size, &at);
+		if (!err && at > bounds[n] && at < st.st_size)
+			bounds[++n] = at;
+	}
+	close(fd);
+	if (err)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path);
+	bounds[++n] = st.st_size;
+	*parts = n;
 	return 0;
 }
 
@@ -82,8 +154,11 @@ static bool fill(struct rtk_jsonl *r)
 		r->buf = bigger;
 		r->cap *= 2;
 	}
+	size_t room = r->cap - 1 - r->filled;
+	if (r->left >= 0 && (off_t)room > r->left)
+		room = (size_t)r->left;
 	do
-		n = read(r->fd, r->buf + r->filled, r->cap - 1 - r->filled);
+		n = room ? read(r->fd, r->buf + r->filled, room) : 0;
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		r->status = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", r->name);
@@ -91,6 +166,8 @@ static bool fill(struct rtk_jsonl *r)
 	}
 	if (n == 0)
 		r->at_eof = true;
+	if (r->left >= 0)
+		r->left -= n;
 	r->filled += (size_t)n;
 	return true;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 
@@ -14,6 +15,20 @@ struct rtk_jsonl;
  * rtk_jsonl_close). 0, or RTK_EXIT_FAILURE with a message naming the file.
  */
 int rtk_jsonl_open(struct rtk_jsonl **out, const char *path);
+
+/*
+ * Like rtk_jsonl_open, for the bytes [start, end) of a regular file only, so several readers can
+ * share one file. start must be where a line begins (0, or just after a '\n'); line numbers count
+ * from the range's start. See rtk_jsonl_split.
+ */
+int rtk_jsonl_open_range(struct rtk_jsonl **out, const char *path, off_t start, off_t end);
+
+/*
+ * Cuts path into at most max_parts ranges of about equal size that each start at a line, for
+ * rtk_jsonl_open_range: bounds[0] = 0, bounds[*parts] = the size. One part when path is not a
+ * regular file ("-", a pipe) or smaller than min_size. bounds holds max_parts + 1 entries.
+ */
+int rtk_jsonl_split(const char *path, int max_parts, off_t min_size, off_t bounds[], int *parts);
 
 /*
  * The next line that is not blank (blank: nothing but spaces, tabs and a '\r'), without its "\n" or

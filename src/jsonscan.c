@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -610,12 +611,18 @@ static bool parse_simple_number(const unsigned char *p, const unsigned char *end
 }
 
 /* strtod in the "C" locale, so a program that called setlocale still reads "0.5" as a half. */
+static locale_t c_locale;
+
+static void make_c_locale(void)
+{
+	c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
 static double strtod_c_locale(const char *text, char **end)
 {
-	static locale_t c_locale;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (!c_locale)
-		c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	pthread_once(&once, make_c_locale); /* readers may run on several threads at once */
 	return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
 }
 

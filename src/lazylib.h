@@ -14,10 +14,11 @@ struct rtk_lazylib {
 };
 
 /*
- * dlopen()s lib and resolves names[i] into slots[i]. Returns 0, or RTK_EXIT_FAILURE with a
- * message naming the library and the package to install. Calling it again is cheap.
+ * dlopen()s lib and resolves names[0..n) into api, a struct of exactly n function pointers in
+ * the same order (api_size is its sizeof, checked). Returns 0, or RTK_EXIT_FAILURE with a message
+ * naming the library and the package to install; api is untouched then. Calling it again is cheap.
  */
-int rtk_lazylib_load(struct rtk_lazylib *lib, const char *const names[], void **slots, size_t n);
+int rtk_lazylib_load(struct rtk_lazylib *lib, const char *const names[], size_t n, void *api, size_t api_size);
 
 /* For a forwarding stub reached before its library was loaded: a bug in rtk, so abort loudly. */
 _Noreturn void rtk_lazylib_not_loaded(const char *function);

@@ -9,6 +9,7 @@ enum {
 	RTK_RE_CASELESS = 1 << 0,
 	RTK_RE_UTF = 1 << 1,       /* pattern and subjects are UTF-8; code points, not bytes */
 	RTK_RE_MULTILINE = 1 << 2, /* ^ and $ at every line */
+	RTK_RE_UTF_ASCII = 1 << 3, /* UTF-8 code points, but \d \w \s \b stay ASCII (as ECMA-262 wants) */
 };
 
 struct rtk_re;

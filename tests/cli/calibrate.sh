@@ -129,6 +129,31 @@ testing "bad input leaves no SVG behind" "$RTK calibrate --svg out.svg input 2>/
 testing "an SVG path in a missing folder fails with exit 1 and no output" \
 	"$RTK calibrate --svg no/such/out.svg input 2>/dev/null; echo \$?" "1\n" "$ok\n"
 
+# --- large files are read in parallel shares; the result must not depend on how they are cut ---
+# RTK_TEST_SHARES forces the split that files over 8 MiB a core get, on small files and any machine.
+{ for i in $(seq 1 40); do rows 0.$((i % 9 + 1)) $((i % 3 == 0)) 7; echo; rows 0.95 true $((i % 4)); done; } > "$SCRATCH_ROOT/shares.jsonl"
+sed 's/"correct":1/"correct":true/; s/"correct":0/"correct":false/' "$SCRATCH_ROOT/shares.jsonl" > "$SCRATCH_ROOT/s.jsonl"
+one=$(RTK_TEST_SHARES=1 "$RTK" calibrate --json --group-by correct "$SCRATCH_ROOT/s.jsonl")
+for n in 2 3 7 8; do
+	check "$n shares give the same result as one" \
+		test "$(RTK_TEST_SHARES=$n "$RTK" calibrate --json --group-by correct "$SCRATCH_ROOT/s.jsonl")" = "$one"
+done
+lines=$(wc -l < "$SCRATCH_ROOT/s.jsonl")
+{ cat "$SCRATCH_ROOT/s.jsonl"; echo '{"confidence":0.5,"correct":"late"}'; } > "$SCRATCH_ROOT/late.jsonl"
+testing "a bad line in the last share is named by its line in the file" \
+	"RTK_TEST_SHARES=4 $RTK calibrate $SCRATCH_ROOT/late.jsonl 2>&1 >/dev/null" \
+	"rtk calibrate: $SCRATCH_ROOT/late.jsonl:$((lines + 1)): \"correct\" is a string, not true/false or 1/0\n"
+{ head -n 100 "$SCRATCH_ROOT/s.jsonl"; echo '{bad'; tail -n +101 "$SCRATCH_ROOT/s.jsonl"; echo '{"confidence":0.5,"correct":"late"}'; } > "$SCRATCH_ROOT/two.jsonl"
+testing "with two bad lines in different shares the first is named" \
+	"RTK_TEST_SHARES=4 $RTK calibrate $SCRATCH_ROOT/two.jsonl 2>&1 >/dev/null" \
+	"rtk calibrate: $SCRATCH_ROOT/two.jsonl:101: not a valid JSON object: expected a member name (column 2)\n"
+testing "--skip-invalid over shares: every bad line counted, the first one named" \
+	"RTK_TEST_SHARES=4 $RTK calibrate --json --skip-invalid $SCRATCH_ROOT/two.jsonl | jq -c '[.input.skipped_invalid, .input.first_skipped]'" \
+	"[2,\"$SCRATCH_ROOT/two.jsonl:101: not a valid JSON object: expected a member name (column 2)\"]\n"
+check "--skip-invalid over shares counts the same rows as one share" test \
+	"$(RTK_TEST_SHARES=5 "$RTK" calibrate --json --skip-invalid "$SCRATCH_ROOT/two.jsonl" | jq .overall)" = \
+	"$(RTK_TEST_SHARES=1 "$RTK" calibrate --json --skip-invalid "$SCRATCH_ROOT/two.jsonl" | jq .overall)"
+
 # --- the output contract ------------------------------------------------------------------------
 "$RTK" calibrate --json --group-by agent "$sample" > "$SCRATCH_ROOT/sample.json"
 conforms "sample output conforms to rtk.calibrate.v1" "$SCRATCH_ROOT/sample.json" calibrate

@@ -65,21 +65,14 @@ finish() {
 }
 
 # conforms NAME JSON_FILE APPLET: the file validates against schemas/rtk.APPLET.v1.schema.json (draft
-# 2020-12, formats asserted). Until rtk has its own validator this uses Debian's python3-jsonschema.
+# 2020-12, formats asserted), checked by rtk's own validator so no output can drift from its contract.
 conforms() {
 	local name=$1 file=$2 schema="$RTK_SRCDIR/schemas/rtk.$3.v1.schema.json" out
-	if out=$(/usr/bin/python3 - "$schema" "$file" 2>&1 <<'PY'
-import json, sys
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-instance = json.load(open(sys.argv[2]))
-v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-errors = sorted(v.iter_errors(instance), key=lambda e: list(e.absolute_path))
-for e in errors[:5]:
-    print("/" + "/".join(map(str, e.absolute_path)) + ": " + e.message)
-sys.exit(1 if errors else 0)
-PY
-	); then pass "$name"; else fail "$name" "$out"; fi
+	if out=$("$RTK" validate --assert-format --all --schema "$schema" "$file" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "$out"
+	fi
 }
 
 # rows CONFIDENCE CORRECT COUNT: COUNT corpus lines with that confidence and label.

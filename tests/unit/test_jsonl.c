@@ -25,24 +25,17 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	strcpy(f->dir, "/tmp/rtk-test-jsonl.XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (unit_mkdtemp(f->dir, "jsonl"))
 		return -1;
 	snprintf(f->path, sizeof(f->path), "%s/input.jsonl", f->dir);
 	*state = f;
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	int rc = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	int rc = unit_remove_tree(f->dir);
 
 	free(f);
 	return rc;
@@ -452,6 +445,68 @@ static void next_rejects_nul_inside_a_line(void **state)
 	rtk_jsonl_close(r);
 }
 
+/* Every line of the file, read through the ranges of a split into parts, in order, numbered from 1. */
+static void read_through_split(const char *path, int max_parts, char *out, size_t size, int *parts)
+{
+	off_t bounds[9];
+	long base = 0;
+	size_t used = 0;
+
+	assert_int_equal(rtk_jsonl_split(path, max_parts, 0, bounds, parts), 0);
+	out[0] = '\0';
+	for (int i = 0; i < *parts; i++) {
+		struct rtk_jsonl *r;
+		const char *line;
+		size_t len;
+		assert_true(bounds[i] < bounds[i + 1]);
+		assert_int_equal(rtk_jsonl_open_range(&r, path, bounds[i], bounds[i + 1]), 0);
+		while (rtk_jsonl_next_line(r, &line, &len))
+			used += (size_t)snprintf(out + used, size - used, "%ld:%s|", base + rtk_jsonl_lineno(r), line);
+		assert_int_equal(rtk_jsonl_status(r), 0);
+		base += rtk_jsonl_lineno(r);
+		rtk_jsonl_close(r);
+	}
+}
+
+static void split_ranges_hold_whole_lines(void **state)
+{
+	struct fixture *f = *state;
+	static const char text[] = "{\"a\":1}\n\n{\"b\":22}\r\n   \n{\"c\":333}\n{\"d\":4444}\n{\"e\":5}";
+	char whole[512], split[512];
+	int parts;
+
+	write_file(f->path, text, sizeof(text) - 1);
+	read_through_split(f->path, 1, whole, sizeof(whole), &parts);
+	assert_int_equal(parts, 1);
+	assert_string_equal(whole, "1:{\"a\":1}|3:{\"b\":22}|5:{\"c\":333}|6:{\"d\":4444}|7:{\"e\":5}|");
+	/* However it is cut, the same lines come out with the same numbers, and no part is empty. */
+	for (int n = 2; n <= 8; n++) {
+		read_through_split(f->path, n, split, sizeof(split), &parts);
+		assert_string_equal(split, whole);
+		assert_true(parts >= 2 && parts <= n);
+	}
+}
+
+static void split_keeps_pipes_and_small_files_whole(void **state)
+{
+	struct fixture *f = *state;
+	off_t bounds[5];
+	int parts;
+
+	write_file(f->path, "{}\n{}\n{}\n", 9);
+	assert_int_equal(rtk_jsonl_split(f->path, 4, 10, bounds, &parts), 0);
+	assert_int_equal(parts, 1);
+	assert_int_equal(bounds[1], 9);
+	assert_int_equal(rtk_jsonl_split("-", 4, 0, bounds, &parts), 0);
+	assert_int_equal(parts, 1);
+	/* One long line cannot be cut at all. */
+	write_file(f->path, "{\"x\":\"0123456789012345678901234567890123456789\"}", 48);
+	assert_int_equal(rtk_jsonl_split(f->path, 4, 0, bounds, &parts), 0);
+	assert_int_equal(parts, 1);
+	assert_int_equal(rtk_jsonl_split("/nonexistent/x.jsonl", 2, 0, bounds, &parts), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), "/nonexistent/x.jsonl"));
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -467,6 +522,8 @@ static const struct CMUnitTest tests[] = {
 	TEST(next_parses_each_line),
 	TEST(next_reports_file_line_and_column),
 	TEST(next_rejects_nul_inside_a_line),
+	TEST(split_ranges_hold_whole_lines),
+	TEST(split_keeps_pipes_and_small_files_whole),
 };
 
 RTK_UNIT_MAIN(tests)

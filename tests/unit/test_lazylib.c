@@ -131,16 +131,16 @@ static void missing_library_names_the_package(void **state)
 #ifdef RTK_LAZY_LIBS
 	struct rtk_lazylib lib = { "libnothing", "libnothing-rtk-test.so.9", "libnothing9", NULL, 0 };
 	static const char *const names[] = { "nothing_at_all" };
-	void *slot = NULL;
+	struct { void (*nothing_at_all)(void); } api = { NULL };
 	rtk_error_clear();
-	assert_int_equal(rtk_lazylib_load(&lib, names, &slot, 1), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_lazylib_load(&lib, names, 1, &api, sizeof(api)), RTK_EXIT_FAILURE);
 	assert_non_null(strstr(rtk_error_message(), "cannot load libnothing"));
 	assert_non_null(strstr(rtk_error_message(), "install the Debian package libnothing9"));
 	/* The failure is remembered rather than retried on every call. */
 	rtk_error_clear();
-	assert_int_equal(rtk_lazylib_load(&lib, names, &slot, 1), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_lazylib_load(&lib, names, 1, &api, sizeof(api)), RTK_EXIT_FAILURE);
 	assert_non_null(strstr(rtk_error_message(), "libnothing9"));
-	assert_null(slot);
+	assert_null(api.nothing_at_all);
 #else
 	/* Linked directly: there is no loader to fail; the libraries are the binary's own. */
 	assert_int_equal(rtk_git2_load(), 0);

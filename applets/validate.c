@@ -1,0 +1,392 @@
+/* applets/validate.c — JSON Schema validation (draft 2020-12 and draft-07) of JSON and JSONL instances. */
+#include "config.h"
+#include "applet.h"
+#include "datadir.h"
+#include "err.h"
+#include "fsutil.h"
+#include "jsonl.h"
+#include "jsonv.h"
+#include "schema.h"
+#include "strmap.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct validate_opts {
+	const char *schema, *draft, *ref_dir, *output;
+	bool assert_format, all;
+} o;
+
+static const struct rtk_option options[] = {
+	RTK_OPT_STRING(0, "schema", &o.schema, "FILE", "validate against FILE (default: the shipped schema each instance names in \"schema\")"),
+	RTK_OPT_STRING(0, "draft", &o.draft, "D", "2020-12 or 7, overriding the schema's $schema (default 2020-12)"),
+	RTK_OPT_STRING(0, "ref-dir", &o.ref_dir, "DIR", "resolve remote $refs from the *.json files below DIR, by their $id"),
+	RTK_OPT_BOOL(0, "assert-format", &o.assert_format, "make \"format\" fail invalid values instead of only annotating"),
+	RTK_OPT_BOOL(0, "all", &o.all, "print every error, not only the most useful one"),
+	RTK_OPT_STRING(0, "output", &o.output, "FMT", "one JSON line per instance in the 2020-12 output format flag, basic or detailed"),
+	RTK_OPT_END(),
+};
+
+enum output_mode { OUT_LINES, OUT_FLAG, OUT_BASIC, OUT_DETAILED, OUT_ENVELOPE };
+
+struct run {
+	struct schema_registry *reg;
+	struct schema *given;          /* --schema, compiled once */
+	struct rtk_strmap *by_name;    /* shipped schema name -> struct schema * */
+	enum schema_draft draft;
+	unsigned flags;
+	enum output_mode mode;
+	FILE *out;
+	cJSON *results;                /* --json: the invalid instances */
+	unsigned long instances, invalid;
+};
+
+/* Compiles the schema in path; the document goes to the registry, which outlives the schema. */
+static int compile_file(struct run *r, const char *path, struct schema **out)
+{
+	struct jv_doc *doc;
+	int rc = jv_load_file(path, &doc);
+	if (rc)
+		return RTK_EXIT_USAGE; /* a schema that cannot be read is as unusable as one that is not JSON */
+	const struct jv *root = jv_root(doc);
+	char *uri = NULL, *abs = realpath(path, NULL);
+	if (abs && asprintf(&uri, "file://%s", abs) < 0)
+		uri = NULL;
+	free(abs);
+	if ((rc = schema_registry_add(r->reg, uri, doc))) {
+		free(uri);
+		return rc;
+	}
+	/* Its errors name the schema by URI (file://PATH when it has no $id), so they need no prefix. */
+	rc = schema_compile(out, r->reg, root, uri, r->draft, r->flags);
+	free(uri);
+	return rc;
+}
+
+/* The shipped schema an instance names in its "schema" member. */
+static int schema_for(struct run *r, const struct jv *inst, const char *where, struct schema **out)
+{
+	const char *name = jv_get_string(inst, "schema");
+	if (!name)
+		return rtk_fail(RTK_EXIT_USAGE, "%s: no --schema given and the instance names none in \"schema\"", where);
+	if ((*out = rtk_strmap_get(r->by_name, name, strlen(name))))
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			return rtk_fail(RTK_EXIT_USAGE, "%s: \"schema\": \"%s\" is not a schema name", where, name);
+	char rel[300], *path;
+	snprintf(rel, sizeof(rel), "schemas/%s.schema.json", name);
+	if (!(path = rtk_data_path(rel)))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		free(path);
+		return rtk_fail(RTK_EXIT_USAGE, "%s: rtk ships no schema named \"%s\"", where, name);
+	}
+	fclose(f);
+	int rc = compile_file(r, path, out);
+	free(path);
+	if (!rc && rtk_strmap_put(r->by_name, name, strlen(name), *out)) {
+		schema_free(*out);
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	}
+	return rc;
+}
+
+static const char *location_text(const char *loc)
+{
+	return loc && *loc ? loc : "/";
+}
+
+static cJSON *error_json(const struct schema_error *e)
+{
+	cJSON *j = cJSON_CreateObject();
+	if (j) {
+		cJSON_AddStringToObject(j, "keywordLocation", e->keyword_location ? e->keyword_location : "");
+		cJSON_AddStringToObject(j, "absoluteKeywordLocation", e->absolute_keyword_location ? e->absolute_keyword_location : "");
+		cJSON_AddStringToObject(j, "instanceLocation", e->instance_location ? e->instance_location : "");
+		cJSON_AddStringToObject(j, "error", e->message ? e->message : "");
+	}
+	return j;
+}
+
+/* A summary error of anyOf/oneOf is left out of "detailed" when the chosen branch's own errors follow it. */
+static bool is_summary(const struct schema_errors *errs, size_t i)
+{
+	const char *k = errs->e[i].keyword_location;
+	size_t n = k ? strlen(k) : 0;
+	return (n >= 6 && !strcmp(k + n - 6, "/anyOf")) || (n >= 6 && !strcmp(k + n - 6, "/oneOf"));
+}
+
+static void print_json_line(struct run *r, cJSON *j)
+{
+	char *text = j ? cJSON_PrintUnformatted(j) : NULL;
+	if (text) {
+		fprintf(r->out, "%s\n", text);
+		cJSON_free(text);
+	}
+	cJSON_Delete(j);
+}
+
+static void report(struct run *r, const char *file, long line, bool jsonl, const struct schema_errors *errs)
+{
+	if (r->mode == OUT_BASIC || r->mode == OUT_DETAILED) {
+		cJSON *j = cJSON_CreateObject(), *list;
+		cJSON_AddBoolToObject(j, "valid", false);
+		if (r->mode == OUT_DETAILED) {
+			cJSON_AddStringToObject(j, "keywordLocation", "");
+			cJSON_AddStringToObject(j, "instanceLocation", "");
+		}
+		list = cJSON_AddArrayToObject(j, "errors");
+		for (size_t i = 0; i < errs->n; i++)
+			if (r->mode == OUT_BASIC || !is_summary(errs, i) || errs->n == 1)
+				cJSON_AddItemToArray(list, error_json(&errs->e[i]));
+		print_json_line(r, j);
+		return;
+	}
+	if (r->mode == OUT_FLAG) {
+		fprintf(r->out, "{\"valid\":false}\n");
+		return;
+	}
+	size_t best = schema_errors_best(errs);
+	for (size_t i = 0; i < errs->n; i++) {
+		if (!o.all && i != best)
+			continue;
+		const struct schema_error *e = &errs->e[i];
+		long at = jsonl ? line : (long)(e->instance ? e->instance->line : 1);
+		if (r->mode == OUT_ENVELOPE) {
+			cJSON *j = error_json(e);
+			cJSON_AddStringToObject(j, "file", file);
+			cJSON_AddNumberToObject(j, "line", (double)at);
+			cJSON_AddItemToArray(r->results, j);
+		} else {
+			fprintf(r->out, "%s:%ld: %s: %s (at %s)\n", file, at, location_text(e->instance_location),
+				e->message ? e->message : "", e->keyword_location && *e->keyword_location ? e->keyword_location : "/");
+		}
+	}
+}
+
+/* One instance: 0 when checked (an invalid one is reported and counted), else RTK_EXIT_USAGE: no usable schema. */
+static int check_instance(struct run *r, const struct jv *inst, const char *file, long line, bool jsonl)
+{
+	struct schema *s = r->given;
+	char where[512];
+	int rc;
+	r->instances++;
+	snprintf(where, sizeof(where), "%s:%ld", file, jsonl ? line : (long)inst->line);
+	if (!s && (rc = schema_for(r, inst, where, &s)))
+		return rc;
+	if (schema_is_valid(s, inst)) {
+		if (r->mode == OUT_FLAG || r->mode == OUT_BASIC || r->mode == OUT_DETAILED)
+			fprintf(r->out, "{\"valid\":true}\n");
+		return 0;
+	}
+	struct schema_errors errs = { 0 };
+	schema_validate(s, inst, o.all, &errs);
+	r->invalid++;
+	report(r, file, line, jsonl, &errs);
+	schema_errors_clear(&errs);
+	return 0;
+}
+
+static bool is_jsonl_name(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 6 && !strcmp(path + n - 6, ".jsonl")) || (n > 7 && !strcmp(path + n - 7, ".ndjson"));
+}
+
+/* One JSONL line; RTK_EXIT_USAGE naming FILE:LINE when it is not JSON. */
+static int check_line(struct run *r, const char *name, long lineno, const char *line, size_t len)
+{
+	struct jv_doc *doc;
+	size_t eline, col;
+	const char *what;
+	int rc = jv_parse(line, len, &doc, &eline, &col, &what);
+	if (rc == RTK_EXIT_USAGE)
+		return rtk_fail(rc, "%s:%ld: not valid JSON (column %zu): %s", name, lineno, col, what);
+	if (rc)
+		return rc;
+	rc = check_instance(r, jv_root(doc), name, lineno, true);
+	jv_doc_free(doc);
+	return rc;
+}
+
+/* stdin: one JSON document (`jq . x.json | rtk validate`), or JSON Lines when it is not one. */
+static int check_stdin(struct run *r)
+{
+	char *text;
+	size_t len, eline, col;
+	const char *what;
+	struct jv_doc *doc;
+	int rc = rtk_read_all(stdin, "<stdin>", &text, &len);
+	if (rc)
+		return rc;
+	if (!jv_parse(text, len, &doc, &eline, &col, &what)) {
+		rc = check_instance(r, jv_root(doc), "<stdin>", 1, false);
+		jv_doc_free(doc);
+		free(text);
+		return rc;
+	}
+	long lineno = 0;
+	for (char *p = text, *end = text + len; !rc && p < end; lineno++) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *stop = nl ? nl : end;
+		size_t n = (size_t)(stop - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (strspn(p, " \t\r") < n) /* blank lines are skipped, as rtk_jsonl does */
+			rc = check_line(r, "<stdin>", lineno + 1, p, n);
+		p = stop + 1;
+	}
+	free(text);
+	return rc;
+}
+
+static int check_jsonl(struct run *r, const char *path)
+{
+	struct rtk_jsonl *in;
+	const char *line;
+	size_t len;
+	int rc = rtk_jsonl_open(&in, path);
+	if (rc)
+		return rc;
+	while (!rc && rtk_jsonl_next_line(in, &line, &len))
+		rc = check_line(r, rtk_jsonl_name(in), rtk_jsonl_lineno(in), line, len);
+	if (!rc && rtk_jsonl_status(in))
+		rc = rtk_jsonl_status(in);
+	rtk_jsonl_close(in);
+	return rc;
+}
+
+/*
+ * A .json file is one document; .jsonl and .ndjson hold one instance a line. stdin and any other
+ * name are one document when they parse as one, else JSON Lines (whose errors then name the line).
+ */
+static int check_file(struct run *r, const char *path)
+{
+	size_t n = strlen(path);
+	if (!strcmp(path, "-"))
+		return check_stdin(r);
+	if (is_jsonl_name(path))
+		return check_jsonl(r, path);
+	struct jv_doc *doc;
+	int rc = jv_load_file(path, &doc);
+	if (rc == RTK_EXIT_USAGE && !(n > 5 && !strcmp(path + n - 5, ".json"))) {
+		rtk_error_clear();
+		return check_jsonl(r, path);
+	}
+	if (rc)
+		return rc;
+	rc = check_instance(r, jv_root(doc), path, 1, false);
+	jv_doc_free(doc);
+	return rc;
+}
+
+static int parse_options(struct run *r)
+{
+	r->mode = OUT_LINES;
+	if (o.output) {
+		if (!strcmp(o.output, "flag"))
+			r->mode = OUT_FLAG;
+		else if (!strcmp(o.output, "basic"))
+			r->mode = OUT_BASIC;
+		else if (!strcmp(o.output, "detailed"))
+			r->mode = OUT_DETAILED;
+		else
+			return rtk_fail(RTK_EXIT_USAGE, "--output must be flag, basic or detailed");
+	}
+	r->draft = SCHEMA_DRAFT_AUTO;
+	if (o.draft) {
+		if (!strcmp(o.draft, "2020-12") || !strcmp(o.draft, "draft2020-12"))
+			r->draft = SCHEMA_DRAFT_2020_12;
+		else if (!strcmp(o.draft, "7") || !strcmp(o.draft, "07") || !strcmp(o.draft, "draft-07") || !strcmp(o.draft, "draft7"))
+			r->draft = SCHEMA_DRAFT_7;
+		else
+			return rtk_fail(RTK_EXIT_USAGE, "--draft must be 2020-12 or 7");
+	}
+	r->flags = o.assert_format ? SCHEMA_ASSERT_FORMAT : 0;
+	return 0;
+}
+
+static cJSON *envelope(const struct run *r, int argc, char **argv)
+{
+	cJSON *res = rtk_result_new("validate"), *p, *files;
+	if (!res)
+		return NULL;
+	p = cJSON_GetObjectItemCaseSensitive(res, "parameters");
+	files = cJSON_AddArrayToObject(p, "files");
+	for (int i = 0; i < argc; i++)
+		cJSON_AddItemToArray(files, cJSON_CreateString(argv[i]));
+	if (o.schema)
+		cJSON_AddStringToObject(p, "schema", o.schema);
+	else
+		cJSON_AddNullToObject(p, "schema");
+	cJSON_AddStringToObject(p, "draft", r->draft == SCHEMA_DRAFT_7 ? "7" : r->draft == SCHEMA_DRAFT_2020_12 ? "2020-12" : "auto");
+	cJSON_AddBoolToObject(p, "assert_format", o.assert_format);
+	cJSON_AddBoolToObject(p, "all", o.all);
+	cJSON_AddNumberToObject(res, "instances", (double)r->instances);
+	cJSON_AddNumberToObject(res, "valid", (double)(r->instances - r->invalid));
+	cJSON_AddNumberToObject(res, "invalid", (double)r->invalid);
+	return res;
+}
+
+static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
+{
+	static char *stdin_only[] = { "-", NULL };
+	struct run r = { .out = ctx->out };
+	int rc;
+	if ((rc = parse_options(&r)))
+		return rc;
+	if (ctx->format == RTK_FORMAT_JSON) {
+		if (o.output)
+			return rtk_fail(RTK_EXIT_USAGE, "--output and --json are two different outputs: pick one");
+		r.mode = OUT_ENVELOPE;
+		if (!(r.results = cJSON_CreateArray()))
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	}
+	if (argc == 0)
+		argc = 1, argv = stdin_only;
+	if (!(r.reg = schema_registry_new()) || !(r.by_name = rtk_strmap_new())) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		goto out;
+	}
+	if ((rc = schema_registry_add_bundled(r.reg)))
+		goto out;
+	if (o.ref_dir && (rc = schema_registry_add_dir(r.reg, o.ref_dir)))
+		goto out;
+	if (o.schema && (rc = compile_file(&r, o.schema, &r.given)))
+		goto out;
+	for (int i = 0; i < argc; i++) {
+		if ((rc = check_file(&r, argv[i])))
+			break;
+	}
+	if (!rc && r.mode == OUT_ENVELOPE) {
+		cJSON *res = envelope(&r, argc, argv);
+		if (!res) {
+			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			goto out;
+		}
+		cJSON_AddItemToObject(res, "errors", r.results);
+		r.results = NULL;
+		rc = rtk_emit(res, RTK_FORMAT_JSON, NULL, ctx->out); /* the default output is the error lines, printed as found */
+		cJSON_Delete(res);
+	}
+out:
+	cJSON_Delete(r.results);
+	for (size_t i = 0; r.by_name && i < rtk_strmap_count(r.by_name); i++)
+		schema_free(rtk_strmap_value_at(r.by_name, i));
+	rtk_strmap_free(r.by_name);
+	schema_free(r.given);
+	schema_registry_free(r.reg);
+	return rc ? rc : r.invalid ? RTK_EXIT_FAILURE : 0;
+}
+
+const struct rtk_applet rtk_applet_validate = {
+	.name = "validate",
+	.summary = "check JSON and JSONL against a JSON Schema (draft 2020-12 or draft-07)",
+	.usage = { "validate [OPTIONS] [--schema FILE] [INSTANCE.json | INSTANCE.jsonl | -]...", NULL },
+	.options = options,
+	.run = validate_run,
+};

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# tests/cli/validate.sh — rtk validate: reflection.v1, exit codes, error choice, output formats, semantics people get wrong.
+. "$RTK_SRCDIR/tests/cli/lib.sh"
+
+V="$RTK validate"
+ok='{"schema":"reflection.v1","task_ref":"T-1","agent":"claude","session_id":"s1","repo":"rtk","timestamp":"2026-11-22T05:00:00Z","confidence":0.8,"most_likely_wrong":{"surface":"auth","description":"token refresh"},"known_not_in_diff":null,"risk":{"needs_review":true,"score":0.7,"surface":"auth","reason":"src/auth/ touched"},"files_changed":["src/auth/token.c"],"provenance":{"source":"stop-hook","reflection_attempt":1,"degraded":false,"reflection_mode":"solo"}}'
+# the record with one substitution: reflection 's/FROM/TO/'
+reflection() { printf '%s\n' "$ok" | sed "$1"; }
+export ok
+export -f reflection
+
+# --- reflection.v1, found through the record's own "schema" member --------------------------------
+testing "a valid reflection: silent, exit 0" "$V input; echo \$?" "0\n" "$ok\n"
+testing "self-reports may all be null" \
+	"reflection 's/\"confidence\":0.8/\"confidence\":null/; s/\"most_likely_wrong\":{[^}]*}/\"most_likely_wrong\":null/' > r.jsonl; $V r.jsonl; echo \$?" "0\n"
+testing "1.0 is an integer" "reflection 's/\"reflection_attempt\":1/\"reflection_attempt\":1.0/' > r.jsonl; $V r.jsonl; echo \$?" "0\n"
+testing "1.5 is not" "reflection 's/\"reflection_attempt\":1/\"reflection_attempt\":1.5/' > r.jsonl; $V r.jsonl; echo \$?" \
+	"r.jsonl:1: /provenance/reflection_attempt: expected integer, got number (at /properties/provenance/properties/reflection_attempt/type)\n1\n"
+testing "reflection_attempt 0 is below the minimum" "reflection 's/\"reflection_attempt\":1/\"reflection_attempt\":0/' > r.jsonl; $V r.jsonl" \
+	"r.jsonl:1: /provenance/reflection_attempt: 0 is less than the minimum 1 (at /properties/provenance/properties/reflection_attempt/minimum)\n"
+testing "confidence above 1" "reflection 's/0.8/1.2/' > r.jsonl; $V r.jsonl" \
+	"r.jsonl:1: /confidence: 1.2 is greater than the maximum 1 (at /properties/confidence/maximum)\n"
+testing "a missing required member" "reflection 's/\"repo\":\"rtk\",//' > r.jsonl; $V r.jsonl" \
+	"r.jsonl:1: /: missing required property \"repo\" (at /required)\n"
+testing "no other properties, at any level" "reflection 's/\"degraded\":false/\"degraded\":false,\"extra\":1/' > r.jsonl; $V r.jsonl" \
+	"r.jsonl:1: /provenance/extra: property \"extra\" is not allowed (at /properties/provenance/additionalProperties)\n"
+testing "source must be stop-hook" "reflection 's/stop-hook/cron/' > r.jsonl; $V r.jsonl" \
+	"r.jsonl:1: /provenance/source: is \"cron\", expected \"stop-hook\" (at /properties/provenance/properties/source/const)\n"
+testing "oneOf: the branch that got furthest, not one error per branch" \
+	"reflection 's/\"surface\":\"auth\",\"description\"/\"surface\":\"security\",\"description\"/' > r.jsonl; $V r.jsonl" \
+	"r.jsonl:1: /most_likely_wrong/surface: is \"security\", not one of \"auth\", \"data\", \"infra\", \"ui\", \"build\", \"test\", \"docs\", \"none\" (at /properties/most_likely_wrong/oneOf/1/properties/surface/\$ref/enum)\n"
+testing "--all lists every error, summaries included" \
+	"reflection 's/\"surface\":\"auth\",\"description\"/\"surface\":\"x\",\"description\"/; s/\"degraded\":false/\"degraded\":0/' > r.jsonl; $V --all r.jsonl | cut -d' ' -f2" \
+	"/most_likely_wrong:\n/most_likely_wrong/surface:\n/most_likely_wrong:\n/provenance/degraded:\n"
+testing "0 is not false" "reflection 's/\"degraded\":false/\"degraded\":0/' > r.jsonl; $V r.jsonl" \
+	"r.jsonl:1: /provenance/degraded: expected boolean, got number (at /properties/provenance/properties/degraded/type)\n"
+testing "JSONL: each invalid line named, valid ones silent" \
+	"{ echo '$ok'; reflection 's/0.8/2/'; echo; echo '$ok'; reflection 's/\"agent\":\"claude\"/\"agent\":7/'; } > r.jsonl; $V r.jsonl; echo \$?" \
+	"r.jsonl:2: /confidence: 2 is greater than the maximum 1 (at /properties/confidence/maximum)\nr.jsonl:5: /agent: expected string, got number (at /properties/agent/type)\n1\n"
+testing "stdin is JSON Lines named <stdin>" "$V; echo \$?" \
+	"<stdin>:2: /confidence: 2 is greater than the maximum 1 (at /properties/confidence/maximum)\n1\n" "" "$ok\n$(printf '%s' "$ok" | sed 's/0.8/2/')\n"
+testing "stdin may be one pretty-printed document" \
+	"printf '%s\n' '$ok' | jq . | sed 's/\"rtk\"/false/' | $V; echo \$?" \
+	"<stdin>:6: /repo: expected string, got boolean (at /properties/repo/type)\n1\n"
+testing "a JSON document: the line of the failing value" \
+	"printf '%s\n' '$ok' | jq . | sed 's/\"rtk\"/false/' > r.json; $V r.json" \
+	"r.json:6: /repo: expected string, got boolean (at /properties/repo/type)\n"
+
+# --- exit 2: unusable schema or unparsable instance ---------------------------------------------
+testing "an instance that is not JSON: file:line, exit 2" "$V input 2>&1; echo \$?" \
+	"rtk validate: input:2: not valid JSON (column 2): expected a member name\n2\n" "$ok\n{bad\n"
+testing "no schema named and no --schema" "$V input 2>&1; echo \$?" \
+	"rtk validate: input:1: no --schema given and the instance names none in \"schema\"\n2\n" "{\"a\":1}\n"
+testing "a schema name rtk does not ship" "$V input 2>&1; echo \$?" \
+	"rtk validate: input:1: rtk ships no schema named \"nope.v9\"\n2\n" "{\"schema\":\"nope.v9\"}\n"
+testing "a schema name cannot walk out of schemas/" "$V input 2>&1; echo \$?" \
+	"rtk validate: input:1: \"schema\": \"../x\" is not a schema name\n2\n" "{\"schema\":\"../x\"}\n"
+testing "a schema that is not JSON" "echo '{\"type\":' > s.json; $V --schema s.json input 2>&1; echo \$?" \
+	"rtk validate: s.json:2: not valid JSON (column 1): expected a value\n2\n" "{}\n"
+testing "a bad regular expression" "echo '{\"pattern\":\"(a\"}' > s.json; $V --schema s.json input 2>&1 | sed 's/file:[^#]*#/SCHEMA#/'; echo \${PIPESTATUS[0]}" \
+	"rtk validate: schema SCHEMA#: pattern: bad regular expression '(a': missing closing parenthesis at offset 2\n2\n" "\"x\"\n"
+testing "a reference that does not resolve is never fetched" \
+	"echo '{\"\$ref\":\"https://example.com/s.json\"}' > s.json; $V --schema s.json input 2>&1 | grep -c 'never fetches'; echo \${PIPESTATUS[0]}" "1\n2\n" "{}\n"
+testing "a \$ref loop is found when compiling" \
+	"echo '{\"\$defs\":{\"a\":{\"\$ref\":\"#/\$defs/b\"},\"b\":{\"\$ref\":\"#/\$defs/a\"}},\"\$ref\":\"#/\$defs/a\"}' > s.json; $V --schema s.json input 2>&1 | grep -o 'reference loop'; echo \${PIPESTATUS[0]}" \
+	"reference loop\n2\n" "{}\n"
+testing "a missing instance file is an I/O error: exit 1" "echo {} > s.json; $V --schema s.json nope.json 2>&1; echo \$?" \
+	"rtk validate: nope.json: No such file or directory\n1\n"
+testing "bad --draft" "$V --draft 4 input 2>&1; echo \$?" "rtk validate: --draft must be 2020-12 or 7\n2\n" "{}\n"
+testing "bad --output" "$V --output verbose input 2>&1; echo \$?" "rtk validate: --output must be flag, basic or detailed\n2\n" "{}\n"
+
+# --- --schema, drafts, registry -----------------------------------------------------------------
+testing "draft-07 by \$schema: items array, additionalItems" \
+	"echo '{\"\$schema\":\"http://json-schema.org/draft-07/schema#\",\"items\":[{\"type\":\"string\"}],\"additionalItems\":false}' > s.json; $V --schema s.json input" \
+	"input:2: /1: item 1 is not allowed (only 1) (at /additionalItems)\n" "[\"a\"]\n[\"a\",1]\n"
+testing "--draft 7 makes \$ref override its siblings" \
+	"echo '{\"\$defs\":{\"s\":{\"type\":\"string\"}},\"\$ref\":\"#/\$defs/s\",\"maxLength\":1}' > s.json; $V --schema s.json input; echo \$?; $V --draft 7 --schema s.json input; echo \$?" \
+	"input:1: /: is 2 characters long, longer than 1 (at /maxLength)\n1\n0\n" "\"ab\"\n"
+testing "--ref-dir resolves a remote \$ref by \$id, offline" \
+	"mkdir refs; echo '{\"\$id\":\"https://example.com/pos.json\",\"minimum\":0}' > refs/pos.json; echo '{\"\$ref\":\"https://example.com/pos.json\"}' > s.json; $V --ref-dir refs --schema s.json input" \
+	"input:2: /: -1 is less than the minimum 0 (at /\$ref/minimum)\n" "1\n-1\n"
+testing "the bundled metaschema checks a schema" \
+	"echo '{\"\$ref\":\"https://json-schema.org/draft/2020-12/schema\"}' > meta.json; $V --schema meta.json input | cut -d' ' -f2-3" \
+	"/type: is\n" "{\"type\":\"strin\"}\n{\"type\":\"string\"}\n"
+testing "format annotates by default, asserts with --assert-format" \
+	"echo '{\"format\":\"date-time\"}' > s.json; $V --schema s.json input; echo \$?; $V --assert-format --schema s.json input; echo \$?" \
+	"0\ninput:1: /: \"2026-13-01T00:00:00Z\" is not a valid date-time (at /format)\n1\n" "\"2026-13-01T00:00:00Z\"\n"
+
+# Every schema rtk ships is itself a valid draft 2020-12 schema, checked against the bundled metaschema.
+for f in "$RTK_SRCDIR"/schemas/*.schema.json; do
+	check "$(basename "$f") is a valid 2020-12 schema" "$RTK" validate --schema "$RTK_SRCDIR/schemas/meta/draft2020-12/schema.json" "$f"
+done
+
+# --- semantics people get wrong ------------------------------------------------------------------
+schema_case() { # NAME SCHEMA INSTANCES(jsonl) EXPECTED-exit-codes-per-line
+	local name=$1 schema=$2 lines=$3 want=$4
+	testing "$name" "echo '$schema' > s.json; while IFS= read -r l; do printf '%s\n' \"\$l\" | $V --schema s.json >/dev/null; printf '%s' \$?; done < input; echo" "$want\n" "$lines"
+}
+schema_case "string length counts code points" '{"maxLength":2}' '"\\u00e9\\u00e9"\n"caf\\u00e9"\n"\\ud83d\\ude00\\ud83d\\ude00"\n' "010"
+schema_case "1 == 1.0 in enum, but 0 != false and 1 != true" '{"enum":[1,0]}' '1.0\nfalse\ntrue\n0\n' "0110"
+schema_case "object equality ignores key order" '{"const":{"a":1,"b":[1,2]}}' '{"b":[1,2.0],"a":1}\n{"a":1,"b":[2,1]}\n' "01"
+schema_case "strings with NUL are compared whole" '{"const":"a\u0000b"}' '"a\\u0000b"\n"a"\n"a\\u0000c"\n' "011"
+schema_case "property names are case-sensitive" '{"properties":{"Name":false}}' '{"name":1}\n{"Name":1}\n' "01"
+schema_case "keys with NUL are distinct keys" '{"required":["a\u0000b"]}' '{"a\\u0000b":1}\n{"a":1}\n' "01"
+schema_case "pattern: \$ only at the very end" '{"pattern":"^abc$"}' '"abc"\n"abc\\n"\n' "01"
+schema_case "pattern searches, it does not match whole" '{"pattern":"b+"}' '"abbbc"\n"ac"\n' "01"
+schema_case "pattern: \\d and \\w are ASCII" '{"pattern":"^\\d\\w$"}' '"1a"\n"\\u07c0a"\n"1\\u00e9"\n' "011"
+schema_case "pattern: \\s is ECMA whitespace (U+FEFF, U+2029)" '{"pattern":"^\\s$"}' '"\\ufeff"\n"\\u2029"\n"x"\n' "001"
+schema_case "pattern: \\p{Letter}" '{"pattern":"^\\p{Letter}+$"}' '"\\u00e9t\\u00e9"\n"1"\n' "01"
+schema_case "unevaluatedProperties sees through allOf" '{"allOf":[{"properties":{"a":true}}],"unevaluatedProperties":false}' '{"a":1}\n{"a":1,"b":2}\n' "01"
+schema_case "\$dynamicRef follows the dynamic scope" '{"$id":"https://x.test/root","$ref":"list","$defs":{"item":{"$dynamicAnchor":"item","type":"string"},"list":{"$id":"list","type":"array","items":{"$dynamicRef":"#item"},"$defs":{"item":{"$dynamicAnchor":"item"}}}}}' '["a"]\n[1]\n' "01"
+
+# --- output formats -------------------------------------------------------------------------------
+testing "--output flag: one line per instance" "$V --output flag input; echo \$?" "{\"valid\":true}\n{\"valid\":false}\n1\n" "$ok\n{\"schema\":\"reflection.v1\"}\n"
+testing "--output basic: the 2020-12 basic format" \
+	"reflection 's/0.8/2/' > r.jsonl; $V --output basic r.jsonl" \
+	"{\"valid\":false,\"errors\":[{\"keywordLocation\":\"/properties/confidence/maximum\",\"absoluteKeywordLocation\":\"https://rtk.invalid/schemas/reflection.v1.schema.json#/properties/confidence/maximum\",\"instanceLocation\":\"/confidence\",\"error\":\"2 is greater than the maximum 1\"}]}\n"
+testing "--output detailed leaves out the oneOf summary" \
+	"reflection 's/\"surface\":\"auth\",\"description\"/\"surface\":\"x\",\"description\"/' > r.jsonl; $V --output detailed r.jsonl | jq -c '[.errors[].instanceLocation]'" \
+	"[\"/most_likely_wrong/surface\"]\n"
+testing "--json and --output together is a usage error" "$V --json --output flag input 2>&1; echo \$?" \
+	"rtk validate: --output and --json are two different outputs: pick one\n2\n" "$ok\n"
+{ printf '%s\n' "$ok"; printf '%s\n' "$ok" | sed 's/0.8/2/'; } > "$SCRATCH_ROOT/mixed.jsonl"
+"$RTK" validate --json "$SCRATCH_ROOT/mixed.jsonl" > "$SCRATCH_ROOT/out.json"
+check "--json exits 1 with an invalid instance, counts them" test "$(jq -c '[.instances,.valid,.invalid,.errors[0].line]' "$SCRATCH_ROOT/out.json")" = "[2,1,1,2]"
+conforms "--json output conforms to rtk.validate.v1" "$SCRATCH_ROOT/out.json" validate
+# conforms itself must catch a drift: an output with a member its schema does not know fails it.
+jq '.extra = 1' "$SCRATCH_ROOT/out.json" > "$SCRATCH_ROOT/drift.json"
+check "conforms catches an output that drifted from its schema" \
+	bash -c "! '$RTK' validate --schema '$RTK_SRCDIR/schemas/rtk.validate.v1.schema.json' '$SCRATCH_ROOT/drift.json' >/dev/null"
+finish
