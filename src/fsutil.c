@@ -218,6 +218,60 @@ int rtk_append_locked(const char *path, const void *data, size_t len)
 	return err ? rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path) : 0;
 }
 
+/* Whether the file open at fd (whose lock we hold) contains key; -1 with errno on a read error. */
+static int file_contains(int fd, const void *key, size_t key_len)
+{
+	struct stat st;
+	char *text;
+	size_t got = 0;
+	int found;
+
+	if (fstat(fd, &st) != 0)
+		return -1;
+	if ((size_t)st.st_size < key_len)
+		return 0;
+	if (!(text = malloc((size_t)st.st_size)))
+		return -1;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = pread(fd, text + got, (size_t)st.st_size - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	found = memmem(text, got, key, key_len) != NULL;
+	free(text);
+	return found;
+}
+
+int rtk_append_locked_once(const char *path, const void *data, size_t len, const void *key, size_t key_len,
+			   bool *appended)
+{
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666), err = 0, found = 0;
+
+	if (appended)
+		*appended = false;
+	if (fd < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			err = errno;
+			break;
+		}
+	}
+	if (!err && (found = file_contains(fd, key, key_len)) < 0)
+		err = errno ? errno : EIO;
+	if (!err && !found) {
+		err = append_whole(fd, data, len);
+		if (!err && appended)
+			*appended = true;
+	}
+	if (close(fd) != 0 && !err && errno != EINTR)
+		err = errno;
+	return err ? rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path) : 0;
+}
+
 int rtk_mkdir_p(const char *path, mode_t mode)
 {
 	char *partial = strdup(path);

@@ -2,6 +2,7 @@
 #ifndef RTK_FSUTIL_H
 #define RTK_FSUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -37,6 +38,14 @@ int rtk_write_file_atomic(const char *path, const void *data, size_t len);
  * 0, or RTK_EXIT_FAILURE with a message naming path.
  */
 int rtk_append_locked(const char *path, const void *data, size_t len);
+
+/*
+ * rtk_append_locked, unless path already holds key[0..key_len) somewhere: the check and the
+ * append happen under one flock, so concurrent processes appending the same record write it once.
+ * *appended (when not NULL) says which happened. 0, or RTK_EXIT_FAILURE naming path.
+ */
+int rtk_append_locked_once(const char *path, const void *data, size_t len, const void *key, size_t key_len,
+			   bool *appended);
 
 /* Creates path and any missing parents with mode (less umask); existing folders are fine. */
 int rtk_mkdir_p(const char *path, mode_t mode);

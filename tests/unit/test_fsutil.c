@@ -431,6 +431,46 @@ static void concurrent_appends_keep_every_record_whole(void **state)
 	free(data);
 }
 
+/* Every child appends the same ten records, each once-only: each must end up in the file exactly once. */
+static int once_appender(int writer, const char *path)
+{
+	char record[64];
+	(void)writer;
+	for (int i = 0; i < 10; i++) {
+		int len = snprintf(record, sizeof(record), "- lesson number %d\n", i);
+		if (rtk_append_locked_once(path, record, (size_t)len, record, (size_t)len, NULL) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void append_once_writes_a_record_once_across_processes(void **state)
+{
+	struct fixture *f = *state;
+	pid_t children[WRITERS];
+	size_t len;
+	bool appended;
+	char *data;
+
+	fork_together(children, WRITERS, once_appender, f->path);
+	wait_all(children, WRITERS);
+	data = slurp(f->path, &len);
+	for (int i = 0; i < 10; i++) {
+		char want[64];
+		snprintf(want, sizeof(want), "- lesson number %d\n", i);
+		char *first = memmem(data, len, want, strlen(want));
+		assert_non_null(first);
+		assert_null(memmem(first + 1, len - (size_t)(first + 1 - data), want, strlen(want)));
+	}
+	assert_int_equal(len, 10 * strlen("- lesson number 0\n"));
+	free(data);
+	/* A record that is there is not appended again; a new one is, and says so. */
+	assert_int_equal(rtk_append_locked_once(f->path, "x\n", 2, "lesson number 3", 15, &appended), 0);
+	assert_false(appended);
+	assert_int_equal(rtk_append_locked_once(f->path, "x\n", 2, "x\n", 2, &appended), 0);
+	assert_true(appended);
+}
+
 static void on_alarm(int signo)
 {
 	(void)signo;
@@ -590,6 +630,7 @@ static const struct CMUnitTest tests[] = {
 	TEST(write_errors_surface_at_commit),
 	TEST(failed_append_leaves_no_partial_record),
 	TEST(concurrent_appends_keep_every_record_whole),
+	TEST(append_once_writes_a_record_once_across_processes),
 	TEST(append_waits_for_the_lock),
 	TEST(concurrent_replacements_are_never_seen_half_done),
 	TEST(mkdir_p_nested_existing_and_in_the_way),

@@ -1,0 +1,116 @@
+/* tests/unit/test_secrets.c — the shipped secret patterns against real-looking keys, and the scanner's rules. */
+#include "unit.h"
+#include "err.h"
+#include "secrets.h"
+#include "yamlx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct rtk_secrets *shipped(void)
+{
+	struct rtk_secrets *s;
+	char sha[65];
+	assert_int_equal(rtk_secrets_load(NULL, &s, sha), 0);
+	assert_int_equal(strlen(sha), 64);
+	return s;
+}
+
+static void expect(struct rtk_secrets *s, const char *in, const char *want, unsigned want_count)
+{
+	unsigned count;
+	size_t len;
+	char *out = rtk_secrets_redact(s, in, strlen(in), &len, &count);
+	assert_non_null(out);
+	assert_string_equal(out, want);
+	assert_int_equal(len, strlen(want));
+	assert_int_equal(count, want_count);
+	free(out);
+}
+
+static void shipped_patterns_catch_each_kind(void **state)
+{
+	(void)state;
+	struct rtk_secrets *s = shipped();
+	expect(s, "key sk-abcdefghijklmnop1234 end", "key [REDACTED:openai_key] end", 1);
+	expect(s, "sk-or-v1-0123456789abcdef0123", "[REDACTED:openrouter_key]", 1);
+	expect(s, "t=tvly-ABCDEFGHIJKLMNOPQRST", "t=[REDACTED:tavily_key]", 1);
+	expect(s, "gsk_ABCDEFGHIJKLMNOPQRSTUVWX", "[REDACTED:groq_key]", 1);
+	expect(s, "AIzaSyA1234567890abcdefghijklmnopqrstu", "[REDACTED:google_api_key]", 1);
+	expect(s, "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED:github_token]", 1);
+	expect(s, "Authorization: Bearer eyJhbGciOi.J9.abc", "Authorization: Bearer [REDACTED:bearer_token]", 1);
+	expect(s, "GET https://x.io/v1?q=1&api_key=s3cr3t&z=2 and ?token=abc#f",
+	       "GET https://x.io/v1?q=1&api_key=[REDACTED:url_credential]&z=2 and ?token=[REDACTED:url_credential]#f", 2);
+	/* Chinese text around a key is kept byte for byte. */
+	expect(s, "密钥是sk-abcdefghijklmnop1234，别泄露", "密钥是[REDACTED:openai_key]，别泄露", 1);
+	rtk_secrets_free(s);
+}
+
+static void ordinary_text_is_left_alone(void **state)
+{
+	(void)state;
+	struct rtk_secrets *s = shipped();
+	expect(s, "ask-me tasks sk-short bearer x the token economy", "ask-me tasks sk-short bearer x the token economy", 0);
+	expect(s, "", "", 0);
+	/* NUL bytes and invalid UTF-8 do not stop the scan. */
+	unsigned count;
+	size_t len;
+	char *out = rtk_secrets_redact(s, "\xff\0 sk-abcdefghijklmnop1234", 26, &len, &count);
+	assert_int_equal(count, 1);
+	assert_int_equal(len, 3 + strlen("[REDACTED:openai_key]"));
+	free(out);
+	rtk_secrets_free(s);
+}
+
+static void first_listed_pattern_wins_at_one_place(void **state)
+{
+	(void)state;
+	cJSON *rules;
+	struct rtk_secrets *s;
+	const char *y = "replacement: '<{name}>'\npatterns:\n  - {name: long, regex: 'abc+'}\n  - {name: short, regex: 'ab'}\n  - {name: later, regex: 'x+'}\n";
+	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
+	assert_int_equal(rtk_secrets_compile(rules, "t", &s), 0);
+	/* "abccc" is both, and the first-listed long one wins; the lone "ab" is only short. */
+	expect(s, "xx abccc ab", "<later> <long> <short>", 3);
+	cJSON_Delete(rules);
+	rtk_secrets_free(s);
+}
+
+static void extra_patterns_add_to_the_list(void **state)
+{
+	(void)state;
+	cJSON *rules;
+	struct rtk_secrets *s;
+	const char *y = "patterns:\n  - {name: a, regex: 'aaa'}\nextra_patterns:\n  - {name: b, regex: 'bbb'}\n";
+	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
+	assert_int_equal(rtk_secrets_compile(rules, "t", &s), 0);
+	expect(s, "aaa bbb", "[REDACTED:a] [REDACTED:b]", 2);
+	cJSON_Delete(rules);
+	rtk_secrets_free(s);
+}
+
+static void bad_rules_are_named(void **state)
+{
+	(void)state;
+	cJSON *rules;
+	struct rtk_secrets *s;
+	const char *y = "patterns:\n  - {name: broken, regex: 'a(b'}\n";
+	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
+	assert_int_equal(rtk_secrets_compile(rules, "my.yaml", &s), RTK_EXIT_USAGE);
+	assert_non_null(strstr(rtk_error_message(), "my.yaml: secret pattern broken"));
+	cJSON_Delete(rules);
+	y = "patterns: nope\n";
+	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
+	assert_int_equal(rtk_secrets_compile(rules, "my.yaml", &s), RTK_EXIT_USAGE);
+	cJSON_Delete(rules);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(shipped_patterns_catch_each_kind),
+	cmocka_unit_test(ordinary_text_is_left_alone),
+	cmocka_unit_test(first_listed_pattern_wins_at_one_place),
+	cmocka_unit_test(extra_patterns_add_to_the_list),
+	cmocka_unit_test(bad_rules_are_named),
+};
+
+RTK_UNIT_MAIN(tests)

@@ -1,0 +1,64 @@
+/* tests/unit/test_utf8.c — cutting by code points, counting, validity and repair of bad bytes. */
+#include "unit.h"
+#include "utf8.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void prefix_counts_characters_not_bytes(void **state)
+{
+	(void)state;
+	const char *zh = "中文字符abc"; /* four 3-byte characters, then ASCII */
+	size_t chars;
+	assert_int_equal(rtk_utf8_prefix(zh, strlen(zh), 2, &chars), 6);
+	assert_int_equal(chars, 2);
+	assert_int_equal(rtk_utf8_prefix(zh, strlen(zh), 5, NULL), 13);
+	/* Asking for more than there is gives the whole text. */
+	assert_int_equal(rtk_utf8_prefix(zh, strlen(zh), 500, &chars), strlen(zh));
+	assert_int_equal(chars, 7);
+	assert_int_equal(rtk_utf8_prefix(zh, strlen(zh), 0, &chars), 0);
+	/* A four-byte emoji is one character. */
+	assert_int_equal(rtk_utf8_prefix("\xf0\x9f\x98\x80x", 5, 1, NULL), 4);
+}
+
+static void prefix_never_splits_a_truncated_sequence(void **state)
+{
+	(void)state;
+	/* "中" cut short to two bytes: each stray byte counts on its own, nothing reads past len. */
+	assert_int_equal(rtk_utf8_prefix("a\xe4\xb8", 3, 2, NULL), 2);
+	assert_int_equal(rtk_utf8_count("a\xe4\xb8", 3), 3);
+	assert_int_equal(rtk_utf8_count("中文", 6), 2);
+}
+
+static void validity(void **state)
+{
+	(void)state;
+	assert_true(rtk_utf8_valid("plain", 5));
+	assert_true(rtk_utf8_valid("中文 \xf0\x9f\x98\x80", 11));
+	assert_false(rtk_utf8_valid("\xff", 1));
+	assert_false(rtk_utf8_valid("\xc0\xaf", 2));         /* overlong '/' */
+	assert_false(rtk_utf8_valid("\xed\xa0\x80", 3));     /* a surrogate */
+	assert_false(rtk_utf8_valid("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
+	assert_false(rtk_utf8_valid("\xe4\xb8", 2));         /* cut short */
+}
+
+static void repair_replaces_each_bad_byte(void **state)
+{
+	(void)state;
+	char *r = rtk_utf8_repair("ok \xff\xfe 中", 9);
+	assert_string_equal(r, "ok \xef\xbf\xbd\xef\xbf\xbd 中");
+	assert_true(rtk_utf8_valid(r, strlen(r)));
+	free(r);
+	r = rtk_utf8_repair("", 0);
+	assert_string_equal(r, "");
+	free(r);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(prefix_counts_characters_not_bytes),
+	cmocka_unit_test(prefix_never_splits_a_truncated_sequence),
+	cmocka_unit_test(validity),
+	cmocka_unit_test(repair_replaces_each_bad_byte),
+};
+
+RTK_UNIT_MAIN(tests)
