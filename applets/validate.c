@@ -221,7 +221,7 @@ static int check_stdin(struct run *r)
 	size_t len, eline, col;
 	const char *what;
 	struct jv_doc *doc;
-	int rc = rtk_read_all(stdin, "<stdin>", &text, &len);
+	int rc = rtk_read_file("-", &text, &len);
 	if (rc)
 		return rc;
 	if (!jv_parse(text, len, &doc, &eline, &col, &what)) {

@@ -49,34 +49,6 @@ else
 fi
 CORPUS_BYTES=$(stat -c %s "$CORPUS")
 
-# --- timing helper ---------------------------------------------------------------------------------------
-# timed KEY RUNS STDOUT CMD... — runs CMD RUNS times under GNU time with its standard output to STDOUT,
-# after reading the input files once so every run reads from the page cache. Sets KEY_t (median elapsed s),
-# elapsed from bash's $EPOCHREALTIME around each run (GNU time's %e has only 10 ms), KEY_u and KEY_s (median user and system s), KEY_rss (largest peak RSS, KiB), KEY_rss_all (each run's).
-timed() {
-	local key=$1 runs=$2 out=$3 i e=() u=() s=() m=() w=() t0 t1 p0 p1 et ut st mt
-	shift 3
-	echo "+ $* > $out   # x$runs" >&2
-	for ((i = 0; i < runs; i++)); do
-		p0=$(psi_total)
-		t0=$EPOCHREALTIME
-		/usr/bin/time -o "$D/time.tmp" -f '%U %S %M' "$@" > "$out"
-		t1=$EPOCHREALTIME
-		p1=$(psi_total)
-		et=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-		read -r ut st mt < <(tail -1 "$D/time.tmp")
-		e+=("$et") u+=("$ut") s+=("$st") m+=("$mt") w+=("$(psi_share "$p0" "$p1" "$et")")
-		echo "  run $((i + 1)): ${et}s elapsed, ${ut}s user, ${st}s sys, ${mt} KiB, CPU pressure ${w[-1]}" >&2
-	done
-	printf -v "${key}_t" '%s' "$(median "${e[@]}")"
-	printf -v "${key}_u" '%s' "$(median "${u[@]}")"
-	printf -v "${key}_s" '%s' "$(median "${s[@]}")"
-	printf -v "${key}_rss" '%s' "$(max "${m[@]}")"
-	printf -v "${key}_rss_all" '%s' "${m[*]}"
-	printf -v "${key}_t_all" '%s' "${e[*]}"
-	printf -v "${key}_psi_all" '%s' "${w[*]}"
-}
-
 cat "$CORPUS" "$PREFIX" > /dev/null
 
 # --- sanity check: the same AUC from both ------------------------------------------------------------------

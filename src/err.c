@@ -9,15 +9,18 @@
 static _Thread_local char message[1024];
 static const char *progname;
 
+/* Formats into a scratch buffer first, so that a reason may quote the previous one (rtk_error_message()). */
 static void record(const char *fmt, va_list ap, int errnum)
 {
-	int n = vsnprintf(message, sizeof(message), fmt, ap);
+	char scratch[sizeof(message)];
+	int n = vsnprintf(scratch, sizeof(scratch), fmt, ap);
 	if (n < 0)
 		n = 0;
-	if ((size_t)n >= sizeof(message))
-		n = sizeof(message) - 1;
+	if ((size_t)n >= sizeof(scratch))
+		n = sizeof(scratch) - 1;
 	if (errnum)
-		snprintf(message + n, sizeof(message) - (size_t)n, ": %s", strerror(errnum));
+		snprintf(scratch + n, sizeof(scratch) - (size_t)n, ": %s", strerror(errnum));
+	memcpy(message, scratch, sizeof(message));
 }
 
 int rtk_fail(int code, const char *fmt, ...)

@@ -305,30 +305,56 @@ int rtk_mkdir_p(const char *path, mode_t mode)
 	return err ? RTK_EXIT_FAILURE : 0;
 }
 
-int rtk_read_all(FILE *f, const char *name, char **text, size_t *len)
+int rtk_read_file(const char *path, char **text, size_t *len)
 {
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 65536, used = 0;
+	char *buf;
+	struct stat st;
+
+	*text = NULL;
+	*len = 0;
+	if (fd < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return rtk_fail_errno(RTK_EXIT_FAILURE, EISDIR, "%s", path);
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	if (!(buf = malloc(cap)))
+		goto oom;
 	for (;;) {
-		if (cap - n < 2) {
-			char *p = realloc(buf, cap = cap ? cap * 2 : 65536);
-			if (!p) {
-				free(buf);
-				return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-			}
-			buf = p;
+		if (cap - used < 2) {
+			char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+			if (!bigger)
+				goto oom;
+			buf = bigger, cap *= 2;
 		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (!got)
+		ssize_t n = read(fd, buf + used, cap - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+			free(buf);
+			if (!is_stdin)
+				close(fd);
+			return rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path);
+		}
+		if (n == 0)
 			break;
+		used += (size_t)n;
 	}
-	if (ferror(f)) {
-		free(buf);
-		return rtk_fail(RTK_EXIT_FAILURE, "%s: read error", name);
-	}
-	buf[n] = 0;
+	if (!is_stdin)
+		close(fd);
+	buf[used] = '\0';
 	*text = buf;
-	*len = n;
+	*len = used;
 	return 0;
+oom:
+	free(buf);
+	if (!is_stdin)
+		close(fd);
+	return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
 }

@@ -47,13 +47,14 @@ int rtk_append_locked(const char *path, const void *data, size_t len);
 int rtk_append_locked_once(const char *path, const void *data, size_t len, const void *key, size_t key_len,
 			   bool *appended);
 
+/*
+ * Reads the whole file at path ("-": standard input) into *text, malloc'd and NUL-terminated (the
+ * file may hold NULs of its own: *len is authoritative). 0, or RTK_EXIT_FAILURE naming path.
+ */
+int rtk_read_file(const char *path, char **text, size_t *len);
+
 /* Creates path and any missing parents with mode (less umask); existing folders are fine. */
 int rtk_mkdir_p(const char *path, mode_t mode);
 
-/*
- * Reads f to its end into a malloc'd buffer (*text, with a '\0' after *len bytes; the text may
- * hold NULs of its own). 0, or RTK_EXIT_FAILURE with "NAME: read error" / "out of memory" recorded.
- */
-int rtk_read_all(FILE *f, const char *name, char **text, size_t *len);
 
 #endif

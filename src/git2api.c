@@ -4,6 +4,8 @@
 #include "err.h"
 #include "lazylib.h"
 
+#include <dlfcn.h>
+#include <string.h>
 
 #ifdef RTK_LAZY_LIBS
 static struct {
@@ -47,6 +49,20 @@ int rtk_git2_load(void)
 		return rtk_fail(RTK_EXIT_FAILURE, "libgit2 failed to initialise: %s", rtk_git2_error());
 	loaded = 1;
 	return 0;
+}
+
+void rtk_git2_tune_for_history(void)
+{
+#ifdef RTK_LAZY_LIBS
+	int (*opts)(int, ...);
+	void *sym = git2_lib.handle ? dlsym(git2_lib.handle, "git_libgit2_opts") : NULL;
+	if (sym) {
+		memcpy(&opts, &sym, sizeof(opts)); /* memcpy: object and function pointers may not alias */
+		opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	}
+#else
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+#endif
 }
 
 const char *rtk_git2_error(void)

@@ -3,6 +3,8 @@
 #include "gitx.h"
 #include "err.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,5 +97,286 @@ out:
 	git_diff_free(diff);
 	git_tree_free(tree);
 	git_commit_free(commit);
+	return rc;
+}
+
+char *gitx_oid_hex(const git_oid *id, char buf[41])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < 20; i++) {
+		buf[2 * i] = digits[id->id[i] >> 4];
+		buf[2 * i + 1] = digits[id->id[i] & 15];
+	}
+	buf[40] = '\0';
+	return buf;
+}
+
+/* git's tree order: names compare as if a subtree's name ended in '/'. */
+static int tree_order(const git_tree_entry *a, const git_tree_entry *b)
+{
+	const char *na = git_tree_entry_name(a), *nb = git_tree_entry_name(b);
+	size_t la = strlen(na), lb = strlen(nb), n = la < lb ? la : lb;
+	int c = memcmp(na, nb, n);
+	if (c)
+		return c;
+	unsigned char ca = la > n ? (unsigned char)na[n] : git_tree_entry_type(a) == GIT_OBJECT_TREE ? '/' : '\0';
+	unsigned char cb = lb > n ? (unsigned char)nb[n] : git_tree_entry_type(b) == GIT_OBJECT_TREE ? '/' : '\0';
+	return (ca > cb) - (ca < cb);
+}
+
+static int push_joined(struct gitx_paths *out, const char *prefix, const char *name)
+{
+	char stack[512], *path = stack;
+	size_t lp = strlen(prefix), ln = strlen(name);
+	int rc;
+	if (lp + ln + 2 > sizeof(stack) && !(path = malloc(lp + ln + 2)))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	memcpy(path, prefix, lp);
+	memcpy(path + lp, name, ln + 1);
+	rc = gitx_paths_push(out, path);
+	if (path != stack)
+		free(path);
+	return rc;
+}
+
+static int diff_trees(git_repository *repo, const git_oid *old_id, const git_oid *new_id, const char *prefix,
+		      struct gitx_paths *out);
+
+/* One side's entry with nothing facing it: a file is one path, a subtree every file under it. */
+static int one_sided(git_repository *repo, const git_tree_entry *e, int is_old, const char *prefix,
+		     struct gitx_paths *out)
+{
+	char sub[4096];
+	if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
+		return git_tree_entry_type(e) == GIT_OBJECT_BLOB ? push_joined(out, prefix, git_tree_entry_name(e)) : 0;
+	if ((size_t)snprintf(sub, sizeof(sub), "%s%s/", prefix, git_tree_entry_name(e)) >= sizeof(sub))
+		return rtk_fail(RTK_EXIT_FAILURE, "path too long under %s", prefix);
+	return is_old ? diff_trees(repo, git_tree_entry_id(e), NULL, sub, out)
+		      : diff_trees(repo, NULL, git_tree_entry_id(e), sub, out);
+}
+
+static int diff_trees(git_repository *repo, const git_oid *old_id, const git_oid *new_id, const char *prefix,
+		      struct gitx_paths *out)
+{
+	git_tree *a = NULL, *b = NULL;
+	size_t i = 0, j = 0, na, nb;
+	char sub[4096];
+	int rc = 0;
+
+	if ((old_id && git_tree_lookup(&a, repo, old_id) < 0) || (new_id && git_tree_lookup(&b, repo, new_id) < 0)) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a tree under '%s': %s", prefix, rtk_git2_error());
+		goto out;
+	}
+	na = a ? git_tree_entrycount(a) : 0, nb = b ? git_tree_entrycount(b) : 0;
+	while (!rc && (i < na || j < nb)) {
+		const git_tree_entry *x = i < na ? git_tree_entry_byindex(a, i) : NULL;
+		const git_tree_entry *y = j < nb ? git_tree_entry_byindex(b, j) : NULL;
+		int c = !x ? 1 : !y ? -1 : tree_order(x, y);
+		if (c < 0) {
+			rc = one_sided(repo, x, 1, prefix, out), i++;
+		} else if (c > 0) {
+			rc = one_sided(repo, y, 0, prefix, out), j++;
+		} else {
+			if (memcmp(git_tree_entry_id(x)->id, git_tree_entry_id(y)->id, 20) ||
+			    git_tree_entry_filemode(x) != git_tree_entry_filemode(y)) {
+				if (git_tree_entry_type(x) == GIT_OBJECT_TREE) {
+					if ((size_t)snprintf(sub, sizeof(sub), "%s%s/", prefix, git_tree_entry_name(x)) >= sizeof(sub))
+						rc = rtk_fail(RTK_EXIT_FAILURE, "path too long under %s", prefix);
+					else
+						rc = diff_trees(repo, git_tree_entry_id(x), git_tree_entry_id(y), sub, out);
+				} else if (git_tree_entry_type(x) == GIT_OBJECT_BLOB) {
+					rc = push_joined(out, prefix, git_tree_entry_name(x));
+				}
+			}
+			i++, j++;
+		}
+	}
+out:
+	git_tree_free(a);
+	git_tree_free(b);
+	return rc;
+}
+
+int gitx_tree_changed_paths(git_repository *repo, const git_oid *old_tree, const git_oid *new_tree,
+			    struct gitx_paths *out)
+{
+	if (old_tree && new_tree && !memcmp(old_tree->id, new_tree->id, 20))
+		return 0;
+	return diff_trees(repo, old_tree, new_tree, "", out);
+}
+
+int gitx_blob_at(git_repository *repo, const git_oid *tree_id, const char *path, git_oid *out)
+{
+	git_tree *tree;
+	git_tree_entry *e;
+	int rc;
+	if (git_tree_lookup(&tree, repo, tree_id) < 0)
+		return GIT_ENOTFOUND;
+	rc = git_tree_entry_bypath(&e, tree, path);
+	git_tree_free(tree);
+	if (rc < 0)
+		return GIT_ENOTFOUND;
+	rc = git_tree_entry_type(e) == GIT_OBJECT_BLOB ? 0 : GIT_ENOTFOUND;
+	if (!rc)
+		*out = *git_tree_entry_id(e);
+	git_tree_entry_free(e);
+	return rc;
+}
+
+struct hunk_acc {
+	struct lt_hunk *v;
+	size_t n, cap;
+	int oom;
+};
+
+static int collect_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
+{
+	struct hunk_acc *acc = payload;
+	(void)d;
+	if (acc->n == acc->cap) {
+		size_t cap = acc->cap ? acc->cap * 2 : 16;
+		struct lt_hunk *v = realloc(acc->v, cap * sizeof(*v));
+		if (!v) {
+			acc->oom = 1;
+			return -1;
+		}
+		acc->v = v, acc->cap = cap;
+	}
+	acc->v[acc->n++] = (struct lt_hunk){ (uint32_t)h->old_start, (uint32_t)h->old_lines, (uint32_t)h->new_start,
+					     (uint32_t)h->new_lines };
+	return 0;
+}
+
+static uint32_t count_lines(const git_blob *b)
+{
+	const char *p = b ? git_blob_rawcontent(b) : NULL;
+	size_t n = b ? (size_t)git_blob_rawsize(b) : 0;
+	uint32_t lines = 0;
+	for (size_t i = 0; i < n; i++)
+		lines += p[i] == '\n';
+	return lines + (n && p[n - 1] != '\n');
+}
+
+int gitx_blob_hunks(git_repository *repo, const git_oid *old_blob, const git_oid *new_blob, int ignore_whitespace,
+		    struct lt_hunk **h, size_t *nh, uint32_t *old_total)
+{
+	git_blob *a = NULL, *b = NULL;
+	git_diff_options opts;
+	struct hunk_acc acc = { 0 };
+	int rc = 0;
+
+	*h = NULL, *nh = 0, *old_total = 0;
+	if ((old_blob && git_blob_lookup(&a, repo, old_blob) < 0) || (new_blob && git_blob_lookup(&b, repo, new_blob) < 0)) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", rtk_git2_error());
+		goto out;
+	}
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.context_lines = 0;
+	opts.interhunk_lines = 0;
+	opts.flags = GIT_DIFF_FORCE_TEXT | (ignore_whitespace ? GIT_DIFF_IGNORE_WHITESPACE : 0);
+	if (git_diff_blobs(a, NULL, b, NULL, &opts, NULL, NULL, collect_hunk, NULL, &acc) < 0 || acc.oom) {
+		free(acc.v);
+		rc = acc.oom ? rtk_fail(RTK_EXIT_FAILURE, "out of memory")
+			     : rtk_fail(RTK_EXIT_FAILURE, "cannot diff two blobs: %s", rtk_git2_error());
+		goto out;
+	}
+	*h = acc.v, *nh = acc.n, *old_total = count_lines(a);
+out:
+	git_blob_free(a);
+	git_blob_free(b);
+	return rc;
+}
+
+/* HEAD's first-parent chain, newest first, as malloc'd ids. */
+static int first_parent_chain(git_repository *repo, git_oid **out, size_t *n)
+{
+	git_commit *c = NULL;
+	size_t count = 0, cap = 0;
+	git_oid *ids = NULL;
+	int rc = gitx_resolve_commit(repo, "HEAD", &c);
+
+	while (!rc && c) {
+		if (count == cap) {
+			git_oid *bigger = realloc(ids, (cap = cap ? cap * 2 : 256) * sizeof(*ids));
+			if (!bigger) {
+				rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+				break;
+			}
+			ids = bigger;
+		}
+		ids[count++] = *git_commit_id(c);
+		git_commit *parent = NULL;
+		if (git_commit_parentcount(c) > 0 && git_commit_lookup(&parent, repo, git_commit_parent_id(c, 0)) < 0)
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_git2_error());
+		git_commit_free(c);
+		c = parent;
+	}
+	if (rc) {
+		free(ids);
+		return rc;
+	}
+	*out = ids, *n = count;
+	return 0;
+}
+
+static bool under(const char *path, const char *folder, size_t folder_len)
+{
+	return folder_len == 0 || (!strncmp(path, folder, folder_len) && path[folder_len] == '/');
+}
+
+int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_version_fn *fn, void *arg)
+{
+	git_oid *chain = NULL;
+	size_t n = 0, folder_len = strlen(folder);
+	int rc;
+
+	while (folder_len && folder[folder_len - 1] == '/')
+		folder_len--;
+	if ((rc = first_parent_chain(repo, &chain, &n)))
+		return rc;
+	for (size_t i = n; i-- > 0 && !rc;) {
+		git_commit *c = NULL;
+		struct gitx_paths paths = { 0 };
+		char hex[41];
+		if (git_commit_lookup(&c, repo, &chain[i]) < 0) {
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+			break;
+		}
+		const git_oid *parent_tree = NULL;
+		git_commit *parent = NULL;
+		if (i + 1 < n) {
+			if (git_commit_lookup(&parent, repo, &chain[i + 1]) < 0)
+				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+			else
+				parent_tree = git_commit_tree_id(parent);
+		}
+		if (!rc)
+			rc = gitx_tree_changed_paths(repo, parent_tree, git_commit_tree_id(c), &paths);
+		gitx_oid_hex(git_commit_id(c), hex);
+		for (size_t p = 0; !rc && p < paths.n; p++) {
+			git_oid blob_id;
+			git_blob *blob = NULL;
+			struct gitx_file_version v = {
+				.commit = hex, .time = (int64_t)git_commit_time(c), .message = git_commit_message(c),
+				.path = paths.v[p],
+			};
+			if (!under(paths.v[p], folder, folder_len))
+				continue;
+			if (gitx_blob_at(repo, git_commit_tree_id(c), paths.v[p], &blob_id) == 0) {
+				if (git_blob_lookup(&blob, repo, &blob_id) < 0) {
+					rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read %s at %s: %s", paths.v[p], hex, rtk_git2_error());
+					break;
+				}
+				v.content = git_blob_rawcontent(blob);
+				v.len = (size_t)git_blob_rawsize(blob);
+			}
+			rc = fn(&v, arg);
+			git_blob_free(blob);
+		}
+		gitx_paths_free(&paths);
+		git_commit_free(parent);
+		git_commit_free(c);
+	}
+	free(chain);
 	return rc;
 }

@@ -4,8 +4,10 @@
 #define RTK_GITX_H
 
 #include "git2api.h"
+#include "linetrack.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Opens the repository holding path (NULL: the current directory), searching parent directories as
@@ -33,5 +35,47 @@ void gitx_paths_free(struct gitx_paths *p);
  * counts as changed.
  */
 int gitx_changed_files(git_repository *repo, const char *rev, struct gitx_paths *out);
+
+/*
+ * The paths of the files that differ between two trees (old_tree NULL: the empty tree), appended to
+ * out in tree order: what `git diff-tree -r --name-only` lists, with no rename detection. Unchanged
+ * subtrees are skipped by id without being read, so the cost follows the size of the change.
+ */
+int gitx_tree_changed_paths(git_repository *repo, const git_oid *old_tree, const git_oid *new_tree,
+			    struct gitx_paths *out);
+
+/*
+ * The hunks of the zero-context diff between two blobs (NULL: an empty file), whitespace ignored
+ * when ignore_whitespace is set, into a malloc'd array (*h, *nh); *old_total gets the old blob's line
+ * count. 0, or RTK_EXIT_FAILURE.
+ */
+int gitx_blob_hunks(git_repository *repo, const git_oid *old_blob, const git_oid *new_blob, int ignore_whitespace,
+		    struct lt_hunk **h, size_t *nh, uint32_t *old_total);
+
+/* The id of the blob at path in tree tree_id; 0, or GIT_ENOTFOUND when there is none (or it is not a blob). */
+int gitx_blob_at(git_repository *repo, const git_oid *tree_id, const char *path, git_oid *out);
+
+/* Lowercase hex of an id into buf (41 bytes). */
+char *gitx_oid_hex(const git_oid *id, char buf[41]);
+
+/* One version of one file, as gitx_folder_history hands it over; everything is valid during the call only. */
+struct gitx_file_version {
+	const char *commit;   /* lowercase hex */
+	int64_t time;         /* committer time, seconds since the epoch */
+	const char *message;  /* the whole commit message */
+	const char *path;     /* from the repository's top */
+	const char *content;  /* NULL when the commit deletes the file */
+	size_t len;
+};
+typedef int gitx_file_version_fn(const struct gitx_file_version *v, void *arg);
+
+/*
+ * The history of the files under folder ("data" or "data/"; "" for everything), oldest first along
+ * HEAD's first parents: for each commit, fn gets every file under folder that it adds, changes or
+ * deletes against its first parent (the root commit against the empty tree), in tree order. A
+ * non-zero return from fn stops the walk and is returned. 0, RTK_EXIT_USAGE (unborn HEAD) or
+ * RTK_EXIT_FAILURE.
+ */
+int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_version_fn *fn, void *arg);
 
 #endif

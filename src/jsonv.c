@@ -251,18 +251,12 @@ int jv_parse(const char *text, size_t len, struct jv_doc **out, size_t *err_line
 
 int jv_load_file(const char *path, struct jv_doc **out)
 {
-	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "<stdin>" : path;
-	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	char *text;
 	size_t len, line, column;
 	const char *what;
 	*out = NULL;
-	if (!f)
-		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	int rc = rtk_read_all(f, name, &text, &len);
-	if (!is_stdin)
-		fclose(f);
+	int rc = rtk_read_file(path, &text, &len);
 	if (rc)
 		return rc;
 	rc = jv_parse(text, len, out, &line, &column, &what);

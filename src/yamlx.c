@@ -1,6 +1,7 @@
 /* src/yamlx.c — libyaml's event stream folded into cJSON values. */
 #include "yamlx.h"
 #include "err.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <math.h>
@@ -287,25 +288,13 @@ int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
 
 int rtk_yaml_load_file(const char *path, cJSON **out)
 {
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0;
+	char *text;
+	size_t len;
 	int rc;
 
 	*out = NULL;
-	if (!f)
-		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	FILE *mem = open_memstream(&text, &len);
-	char buf[65536];
-	size_t n;
-	while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, mem);
-	int read_error = ferror(f);
-	fclose(f);
-	if (!mem || fclose(mem) || read_error) {
-		free(text);
-		return rtk_fail(RTK_EXIT_FAILURE, "%s: cannot read the file", path);
-	}
+	if ((rc = rtk_read_file(path, &text, &len)))
+		return rc;
 	rc = rtk_yaml_load(text, len, path, out);
 	free(text);
 	return rc;

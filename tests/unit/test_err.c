@@ -64,6 +64,18 @@ static char *capture_stderr(void (*fn)(void))
 	return buf;
 }
 
+/* Wrapping the last reason in a new one, the usual way to add a file and line, keeps it intact. */
+static void a_reason_may_quote_the_last_one(void **state)
+{
+	(void)state;
+	rtk_fail(RTK_EXIT_USAGE, "invalid time \"%s\": %s", "2026-02-30", "no such day in that month");
+	rtk_fail(RTK_EXIT_USAGE, "input:3: %s", rtk_error_message());
+	assert_string_equal(rtk_error_message(), "input:3: invalid time \"2026-02-30\": no such day in that month");
+	rtk_fail_errno(RTK_EXIT_FAILURE, 2, "%s (again)", rtk_error_message());
+	assert_string_equal(rtk_error_message(),
+			    "input:3: invalid time \"2026-02-30\": no such day in that month (again): No such file or directory");
+}
+
 static void warn_before_dispatch(void)
 {
 	rtk_set_progname(NULL);
@@ -88,6 +100,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(exit_codes_are_fixed),
 	cmocka_unit_test(fail_records_and_returns_the_code),
 	cmocka_unit_test(long_messages_are_cut_not_overrun),
+	cmocka_unit_test(a_reason_may_quote_the_last_one),
 	cmocka_unit_test(warnings_name_the_applet),
 };
 

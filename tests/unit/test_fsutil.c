@@ -598,24 +598,33 @@ static void mkdir_p_nested_existing_and_in_the_way(void **state)
 	umask(saved);
 }
 
-/* rtk_read_all takes a whole stream, NUL bytes and all, past its first buffer. */
-static void read_all_takes_the_whole_stream(void **state)
+/* Whole files come back byte for byte, NULs and all, empty ones too; a missing one is named. */
+static void read_file_returns_every_byte(void **state)
 {
-	(void)state;
-	size_t big = 200000, len;
-	char *text;
-	FILE *f = tmpfile();
-	assert_non_null(f);
-	for (size_t i = 0; i < big; i++)
-		fputc(i % 7 ? 'x' : '\0', f);
-	rewind(f);
-	assert_int_equal(rtk_read_all(f, "tmp", &text, &len), 0);
-	assert_int_equal(len, big);
-	assert_int_equal(text[0], 0);
-	assert_int_equal(text[1], 'x');
-	assert_int_equal(text[len], 0);
+	struct fixture *f = *state;
+	char path[4200], big[200000], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/data", f->dir);
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 7 % 251);
+	assert_int_equal(rtk_write_file_atomic(path, big, sizeof(big)), 0);
+	assert_int_equal(rtk_read_file(path, &text, &len), 0);
+	assert_int_equal(len, sizeof(big));
+	assert_memory_equal(text, big, sizeof(big));
+	assert_int_equal(text[len], '\0');
 	free(text);
-	fclose(f);
+
+	assert_int_equal(rtk_write_file_atomic(path, "", 0), 0);
+	assert_int_equal(rtk_read_file(path, &text, &len), 0);
+	assert_int_equal(len, 0);
+	assert_string_equal(text, "");
+	free(text);
+
+	snprintf(path, sizeof(path), "%s/missing", f->dir);
+	assert_failure_names(rtk_read_file(path, &text, &len), path);
+	assert_null(text);
+	assert_failure_names(rtk_read_file(f->dir, &text, &len), f->dir);
 }
 
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -634,7 +643,7 @@ static const struct CMUnitTest tests[] = {
 	TEST(append_waits_for_the_lock),
 	TEST(concurrent_replacements_are_never_seen_half_done),
 	TEST(mkdir_p_nested_existing_and_in_the_way),
-	TEST(read_all_takes_the_whole_stream),
+	TEST(read_file_returns_every_byte),
 };
 
 RTK_UNIT_MAIN(tests)

@@ -1,0 +1,56 @@
+/* applets/board_history.c — P3: what share of completed tasks ever gets a machine-detectable right/wrong signal? */
+#include "config.h"
+#include "applet.h"
+#include "boardhistory.h"
+#include "err.h"
+
+#include <string.h>
+
+static struct boardhistory_opts o = BOARDHISTORY_DEFAULTS;
+static bool fail_on_kill;
+
+static const struct rtk_option options[] = {
+	RTK_OPT_STRING(0, "from", &o.from, "KIND", "input format: native (default), gh-issues, jira or git-data"),
+	RTK_OPT_STRING(0, "timeline", &o.timeline, "FILE", "gh-issues: issue timeline events as JSONL (reopens, references)"),
+	RTK_OPT_STRING(0, "dir", &o.dir, "FOLDER", "git-data: the folder of task files in the repository (default data)"),
+	RTK_OPT_STRING(0, "within", &o.within, "DUR", "a signal counts up to DUR after completion (default 30d)"),
+	RTK_OPT_STRING(0, "as-of", &o.as_of, "TIME", "the time of the report: ISO 8601 or now (default: latest in the data)"),
+	RTK_OPT_DOUBLE(0, "kill-below", &o.kill_below, "P", "KILL when the base rate's upper bound is below P (default 0.20)"),
+	RTK_OPT_INT(0, "min-tasks", &o.min_tasks, "N", "fewest eligible tasks for a verdict (default 30)"),
+	RTK_OPT_STRING(0, "config", &o.config, "FILE", "rule file merged over data/rules/board-history.yaml"),
+	RTK_OPT_STRING(0, "emit-native", &o.emit_native, "FILE", "also write the imported board as native JSONL"),
+	RTK_OPT_STRING(0, "emit-outcomes", &o.emit_outcomes, "FILE", "also write {id, correct} per task with a signal"),
+	RTK_OPT_BOOL(0, "skip-invalid", &o.skip_invalid, "skip bad records and count them instead of failing"),
+	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when the verdict is KILL"),
+	RTK_OPT_END(),
+};
+
+static void board_history_render_md(const cJSON *r, struct rtk_md *md)
+{
+	boardhistory_render_md(r, md, 1);
+}
+
+static int board_history_run(int argc, char **argv, const struct rtk_ctx *ctx)
+{
+	cJSON *result = rtk_result_new("board-history");
+	int rc;
+
+	if (!result)
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	if (!(rc = boardhistory_report(&o, argc, argv, result)) &&
+	    !(rc = rtk_emit(result, ctx->format, board_history_render_md, ctx->out)) && fail_on_kill &&
+	    !strcmp(rtk_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))
+		rc = RTK_EXIT_KILL;
+	cJSON_Delete(result);
+	return rc;
+}
+
+const struct rtk_applet rtk_applet_board_history = {
+	.name = "board-history",
+	.summary = "share of completed tasks that ever get an outcome signal, and a verdict",
+	.usage = { "board-history [OPTIONS] [FILE.jsonl...]",
+		   "board-history --from gh-issues|jira [--timeline EVENTS.jsonl] [OPTIONS] EXPORT.json",
+		   "board-history --from git-data [--dir FOLDER] [OPTIONS] [REPOSITORY]", NULL },
+	.options = options,
+	.run = board_history_run,
+};

@@ -1,0 +1,439 @@
+/* applets/phase0.c — P1, P2 and P3 from one config file: one report, three verdicts, one decision. */
+#include "config.h"
+#include "applet.h"
+#include "boardhistory.h"
+#include "calibration.h"
+#include "githistory.h"
+#include "gitx.h"
+#include "err.h"
+#include "fsutil.h"
+#include "sha256.h"
+#include "yamlx.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static bool fail_on_kill;
+
+static const struct rtk_option options[] = {
+	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when any experiment's verdict is KILL"),
+	RTK_OPT_END(),
+};
+
+/* Paths in the config are relative to the config file's folder. */
+struct config {
+	cJSON *root;
+	char *dir;
+	char **owned; /* strings made here, freed at the end */
+	size_t nowned;
+};
+
+static const char *config_path(struct config *c, const char *path)
+{
+	char *full;
+	if (path[0] == '/' || !strcmp(path, "-"))
+		return path;
+	if (asprintf(&full, "%s/%s", c->dir, path) < 0)
+		return NULL;
+	char **more = realloc(c->owned, (c->nowned + 1) * sizeof(*more));
+	if (!more) {
+		free(full);
+		return NULL;
+	}
+	c->owned = more;
+	c->owned[c->nowned++] = full;
+	return full;
+}
+
+static void config_free(struct config *c)
+{
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	free(c->dir);
+	cJSON_Delete(c->root);
+}
+
+static const cJSON *section(const struct config *c, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(c->root, name);
+}
+
+static const char *str(const cJSON *obj, const char *name)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, name));
+}
+
+static void number(const cJSON *obj, const char *name, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	if (cJSON_IsNumber(v))
+		*out = v->valuedouble;
+}
+
+static void whole(const cJSON *obj, const char *name, long *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	if (cJSON_IsNumber(v))
+		*out = (long)v->valuedouble;
+}
+
+/* A section's list of input files (a string or a list of strings), resolved; NULL when out of memory. */
+static char **input_files(struct config *c, const cJSON *sec, const char *name, int *n, const char **missing)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(sec, name), *item;
+	int count = cJSON_IsString(v) ? 1 : cJSON_GetArraySize(v);
+	char **files = calloc((size_t)count + 1, sizeof(*files));
+	struct stat st;
+	int i = 0;
+
+	*missing = NULL;
+	if (!files)
+		return NULL;
+	if (cJSON_IsString(v))
+		files[i++] = (char *)config_path(c, v->valuestring);
+	else
+		cJSON_ArrayForEach(item, v)
+			if (cJSON_IsString(item))
+				files[i++] = (char *)config_path(c, item->valuestring);
+	for (int k = 0; k < i; k++)
+		if (!files[k] || (!*missing && stat(files[k], &st) != 0))
+			*missing = files[k] ? files[k] : "";
+	*n = i;
+	return files;
+}
+
+struct experiment {
+	const char *id, *applet, *question;
+	cJSON *result;      /* the experiment's own result, or NULL when skipped */
+	char skipped[512];  /* why it was skipped */
+};
+
+static int run_calibration(struct config *c, struct experiment *e)
+{
+	const cJSON *sec = section(c, "calibration");
+	struct calibration_opts o = CALIBRATION_DEFAULTS;
+	struct calibration_corpus *corpus = NULL;
+	struct calibration_analysis overall = { 0 };
+	const char *missing;
+	char **files;
+	int n = 0, rc = 0;
+
+	if (!sec) {
+		snprintf(e->skipped, sizeof(e->skipped), "no calibration section in the config");
+		return 0;
+	}
+	if (!(files = input_files(c, sec, "corpus", &n, &missing)))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	if (!n || missing) {
+		snprintf(e->skipped, sizeof(e->skipped), n ? "corpus %s: %s" : "calibration.corpus names no file",
+			 missing, strerror(ENOENT));
+		free(files);
+		return 0;
+	}
+	o.group_by = str(sec, "group_by");
+	number(sec, "high", &o.high);
+	number(sec, "alpha", &o.alpha);
+	number(sec, "ci_level", &o.ci_level);
+	number(sec, "delta", &o.delta);
+	whole(sec, "min_per_class", &o.min_per_class);
+	whole(sec, "bins", &o.bins);
+	if ((rc = calibration_check_opts(&o)) || !(corpus = calibration_corpus_new(&o)))
+		goto out;
+	for (int i = 0; i < n && !rc; i++)
+		rc = calibration_corpus_read(corpus, files[i]);
+	if (!rc && !(e->result = rtk_result_new("calibrate")))
+		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	if (!rc)
+		rc = calibration_report(corpus, n, files, e->result, &overall);
+out:
+	if (rc == RTK_EXIT_USAGE)
+		rc = rtk_fail(RTK_EXIT_USAGE, "calibration: %s", rtk_error_message());
+	calibration_corpus_free(corpus);
+	free(overall.values);
+	free(files);
+	return rc;
+}
+
+static int run_git_history(struct config *c, struct experiment *e)
+{
+	const cJSON *sec = section(c, "git_history");
+	struct githistory_opts o = GITHISTORY_DEFAULTS;
+	struct stat st;
+	const char *s;
+	int rc;
+
+	if (!sec) {
+		snprintf(e->skipped, sizeof(e->skipped), "no git_history section in the config");
+		return 0;
+	}
+	if (!(o.repo = config_path(c, (s = str(sec, "repo")) ? s : ".")))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	if (stat(o.repo, &st) != 0) {
+		snprintf(e->skipped, sizeof(e->skipped), "repository %s: %s", o.repo, strerror(errno));
+		return 0;
+	}
+	/* A folder that is not (in) a repository, as an unpacked tarball: the input is missing too. */
+	git_repository *repo;
+	if ((rc = gitx_open(&repo, o.repo)) == RTK_EXIT_USAGE) {
+		snprintf(e->skipped, sizeof(e->skipped), "%s", rtk_error_message());
+		return 0;
+	}
+	if (rc)
+		return rc;
+	git_repository_free(repo);
+	o.window = str(sec, "window");
+	o.since = str(sec, "since");
+	o.until = str(sec, "until");
+	o.fix_window = str(sec, "fix_window");
+	if ((s = str(sec, "rev")))
+		o.rev = s;
+	if ((s = str(sec, "config")))
+		o.config = config_path(c, s);
+	if ((rc = githistory_report(&o, &e->result)) == RTK_EXIT_USAGE)
+		rc = rtk_fail(RTK_EXIT_USAGE, "git_history: %s", rtk_error_message());
+	return rc;
+}
+
+static int run_board(struct config *c, struct experiment *e)
+{
+	const cJSON *sec = section(c, "board");
+	struct boardhistory_opts o = BOARDHISTORY_DEFAULTS;
+	const char *missing, *s;
+	char **files;
+	int n = 0, rc;
+
+	if (!sec) {
+		snprintf(e->skipped, sizeof(e->skipped), "no board section in the config");
+		return 0;
+	}
+	if (!(files = input_files(c, sec, str(sec, "repo") ? "repo" : "export", &n, &missing)))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	if (!n || missing) {
+		snprintf(e->skipped, sizeof(e->skipped), n ? "board export %s: %s" : "board.export names no file",
+			 missing, strerror(ENOENT));
+		free(files);
+		return 0;
+	}
+	if ((s = str(sec, "from")))
+		o.from = s;
+	if ((s = str(sec, "timeline")))
+		o.timeline = config_path(c, s);
+	if ((s = str(sec, "dir")))
+		o.dir = s;
+	if ((s = str(sec, "config")))
+		o.config = config_path(c, s);
+	o.within = str(sec, "within");
+	o.as_of = str(sec, "as_of");
+	number(sec, "kill_below", &o.kill_below);
+	whole(sec, "min_tasks", &o.min_tasks);
+	if (!(e->result = rtk_result_new("board-history")))
+		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	else if ((rc = boardhistory_report(&o, n, files, e->result)) == RTK_EXIT_USAGE)
+		rc = rtk_fail(RTK_EXIT_USAGE, "board: %s", rtk_error_message());
+	free(files);
+	return rc;
+}
+
+/* ----- the summary ----- */
+
+static cJSON *key_figure(const char *label, double value, const cJSON *ci)
+{
+	cJSON *k = cJSON_CreateObject();
+	if (!k)
+		return NULL;
+	cJSON_AddStringToObject(k, "label", label);
+	if (isnan(value))
+		cJSON_AddNullToObject(k, "value");
+	else
+		cJSON_AddNumberToObject(k, "value", value);
+	cJSON_AddItemToObject(k, "ci", ci ? cJSON_Duplicate(ci, true) : cJSON_CreateNull());
+	return k;
+}
+
+static cJSON *summary_row(const struct experiment *e)
+{
+	cJSON *row = cJSON_CreateObject();
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->result, "verdict");
+	if (!row)
+		return NULL;
+	cJSON_AddStringToObject(row, "experiment", e->id);
+	cJSON_AddStringToObject(row, "applet", e->applet);
+	cJSON_AddStringToObject(row, "question", e->question);
+	if (!e->result) {
+		cJSON_AddStringToObject(row, "status", "SKIPPED");
+		cJSON_AddStringToObject(row, "reason", e->skipped);
+		cJSON_AddNullToObject(row, "key_figure");
+		return row;
+	}
+	cJSON_AddStringToObject(row, "status", rtk_json_str(v, "status"));
+	cJSON_AddStringToObject(row, "reason", rtk_json_str(v, "reason"));
+	if (!strcmp(e->applet, "calibrate")) {
+		const cJSON *high = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e->result, "overall"), "high");
+		cJSON_AddItemToObject(row, "key_figure", key_figure("AUC of the self-rated-high rows", rtk_json_num(high, "auc"),
+								    cJSON_GetObjectItemCaseSensitive(high, "auc_ci")));
+	} else if (!strcmp(e->applet, "git-history")) {
+		const cJSON *b3 = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e->result, "buckets"),
+								    "reflection_bucket");
+		cJSON_AddItemToObject(row, "key_figure", key_figure("share of failures only self-reflection would catch",
+								    rtk_json_num(b3, "share"),
+								    cJSON_GetObjectItemCaseSensitive(b3, "ci")));
+	} else {
+		const cJSON *base = cJSON_GetObjectItemCaseSensitive(e->result, "base_rate");
+		cJSON_AddItemToObject(row, "key_figure", key_figure("share of completed tasks with an outcome signal",
+								    rtk_json_num(base, "rate"),
+								    cJSON_GetObjectItemCaseSensitive(base, "ci")));
+	}
+	return row;
+}
+
+/* Self-reflection work is justified only if no experiment says KILL; skipped and inconclusive ones leave it open. */
+static cJSON *decision_json(const struct experiment *e, int n)
+{
+	char blocking[64] = "", open[64] = "", text[512];
+	cJSON *d = cJSON_CreateObject(), *list;
+	const char *status;
+	if (!d)
+		return NULL;
+	list = cJSON_AddArrayToObject(d, "blocking");
+	for (int i = 0; i < n; i++) {
+		const char *s = e[i].result ? rtk_json_str(cJSON_GetObjectItemCaseSensitive(e[i].result, "verdict"), "status")
+					    : "SKIPPED";
+		char *into = !strcmp(s, "KILL") ? blocking : strcmp(s, "PASS") ? open : NULL;
+		if (into)
+			snprintf(into + strlen(into), 64 - strlen(into), "%s%s", *into ? ", " : "", e[i].id);
+		if (!strcmp(s, "KILL"))
+			cJSON_AddItemToArray(list, cJSON_CreateString(e[i].id));
+	}
+	if (*blocking) {
+		status = "BLOCKED";
+		snprintf(text, sizeof(text), "Self-reflection work is not justified: %s says KILL.", blocking);
+	} else if (*open) {
+		status = "OPEN";
+		snprintf(text, sizeof(text),
+			 "Nothing says KILL, but %s gave no verdict either way (INCONCLUSIVE or skipped): the case for "
+			 "self-reflection rests on the others only.", open);
+	} else {
+		status = "JUSTIFIED";
+		snprintf(text, sizeof(text), "Every experiment passed: self-reflection work is justified.");
+	}
+	cJSON_AddStringToObject(d, "status", status);
+	cJSON_AddStringToObject(d, "text", text);
+	return d;
+}
+
+static void phase0_render_md(const cJSON *r, struct rtk_md *md)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "decision"), *row;
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(r, "experiments");
+	struct rtk_md_table *t;
+
+	rtk_md_heading(md, 1, "Phase 0: is self-reflection worth building here?");
+	rtk_md_para(md, "**Decision: %s**: %s", rtk_json_str(d, "status"), rtk_json_str(d, "text"));
+	t = rtk_md_table(md, "lllrrl", "experiment", "question", "verdict", "key figure", "95% CI", "why");
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(row, "key_figure");
+		const cJSON *ci = cJSON_GetObjectItemCaseSensitive(k, "ci");
+		rtk_md_cell(t, "%s `%s`", rtk_json_str(row, "experiment"), rtk_json_str(row, "applet"));
+		rtk_md_cell(t, "%s", rtk_json_str(row, "question"));
+		rtk_md_cell(t, "**%s**", rtk_json_str(row, "status"));
+		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(k, "value"), 3));
+		if (isnan(rtk_json_at(ci, 0)))
+			rtk_md_cell(t, "n/a");
+		else
+			rtk_md_cell(t, "%.3f – %.3f", rtk_json_at(ci, 0), rtk_json_at(ci, 1));
+		rtk_md_cell(t, "%s", rtk_json_str(row, "reason"));
+	}
+	rtk_md_table_end(t);
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(ex, rtk_json_str(row, "applet"));
+		const cJSON *res = cJSON_GetObjectItemCaseSensitive(x, "result");
+		if (!res) {
+			rtk_md_heading(md, 2, "%s `%s`: skipped", rtk_json_str(row, "experiment"), rtk_json_str(row, "applet"));
+			rtk_md_para(md, "%s.", rtk_json_str(row, "reason"));
+		} else if (!strcmp(rtk_json_str(row, "applet"), "calibrate")) {
+			calibration_render_md(res, md, 2);
+		} else if (!strcmp(rtk_json_str(row, "applet"), "git-history")) {
+			githistory_render_md(res, md, 2);
+		} else {
+			boardhistory_render_md(res, md, 2);
+		}
+	}
+}
+
+static int phase0_run(int argc, char **argv, const struct rtk_ctx *ctx)
+{
+	struct experiment e[] = {
+		{ .id = "P1", .applet = "calibrate", .question = "does self-rated confidence tell right work from wrong?" },
+		{ .id = "P2", .applet = "git-history", .question = "would only self-reflection have caught past failures?" },
+		{ .id = "P3", .applet = "board-history", .question = "do completed tasks get an observable outcome?" },
+	};
+	struct config c = { 0 };
+	cJSON *result = NULL, *summary, *experiments;
+	char *text = NULL, *copy = NULL, hex[65];
+	size_t len;
+	int rc;
+
+	if (argc != 1)
+		return rtk_fail(RTK_EXIT_USAGE, "give one config file (YAML), not %d", argc);
+	if ((rc = rtk_read_file(argv[0], &text, &len)) || (rc = rtk_yaml_load(text, len, argv[0], &c.root)))
+		goto out;
+	if (!cJSON_IsObject(c.root)) {
+		rc = rtk_fail(RTK_EXIT_USAGE, "%s: the config must be a mapping", argv[0]);
+		goto out;
+	}
+	rtk_sha256_hex(text, len, hex);
+	if (!(copy = strdup(argv[0])) || !(c.dir = strdup(dirname(copy)))) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		goto out;
+	}
+	if ((rc = run_calibration(&c, &e[0])) || (rc = run_git_history(&c, &e[1])) || (rc = run_board(&c, &e[2])))
+		goto out;
+	if (!(result = rtk_result_new("phase0"))) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		goto out;
+	}
+	cJSON *p = cJSON_GetObjectItemCaseSensitive(result, "parameters");
+	cJSON_AddStringToObject(p, "config", argv[0]);
+	cJSON_AddStringToObject(p, "config_sha256", hex);
+	summary = cJSON_AddArrayToObject(result, "summary");
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+		cJSON_AddItemToArray(summary, summary_row(&e[i]));
+	cJSON_AddItemToObject(result, "decision", decision_json(e, (int)(sizeof(e) / sizeof(e[0]))));
+	experiments = cJSON_AddObjectToObject(result, "experiments");
+	for (size_t i = 0; experiments && i < sizeof(e) / sizeof(e[0]); i++) {
+		cJSON *x = cJSON_AddObjectToObject(experiments, e[i].applet);
+		if (!x)
+			break;
+		if (e[i].result) {
+			cJSON_AddItemToObject(x, "result", e[i].result);
+			e[i].result = NULL;
+		} else {
+			cJSON_AddStringToObject(x, "skipped", e[i].skipped);
+		}
+	}
+	if ((rc = rtk_emit(result, ctx->format, phase0_render_md, ctx->out)))
+		goto out;
+	if (fail_on_kill && strcmp(rtk_json_str(cJSON_GetObjectItemCaseSensitive(result, "decision"), "status"), "BLOCKED") == 0)
+		rc = RTK_EXIT_KILL;
+out:
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+		cJSON_Delete(e[i].result);
+	cJSON_Delete(result);
+	config_free(&c);
+	free(copy);
+	free(text);
+	return rc;
+}
+
+const struct rtk_applet rtk_applet_phase0 = {
+	.name = "phase0",
+	.summary = "P1, P2 and P3 from one config: three verdicts and whether self-reflection is justified",
+	.usage = { "phase0 [OPTIONS] CONFIG.yaml", NULL },
+	.options = options,
+	.run = phase0_run,
+};

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# tests/cli/git_history.sh — rtk git-history on throwaway repositories, one per kind of failure; bad input.
+. "$RTK_SRCDIR/tests/cli/lib.sh"
+
+F="$RTK_SRCDIR/tests/fixtures"
+E="rtk git-history"
+
+# repo CASE: builds the fixture repository for CASE once and prints its path.
+repo() {
+	local dir="$SCRATCH_ROOT/repo-$1"
+	[ -d "$dir" ] || bash "$F/git-history-repo.sh" "$1" "$dir" >/dev/null 2>&1 || echo "fixture $1 failed" >&2
+	echo "$dir"
+}
+
+# gh CASE JQ: a command printing the JSON report of CASE's repository (built now), filtered by JQ.
+gh() {
+	printf "cd '%s' && %q git-history --json | jq -c %q" "$(repo "$1")" "$RTK" "$2"
+}
+
+one='[.failures[] | [.kind, .culprit.subject, .remedy.subject, .bucket, .evidence.strength, .rules]]'
+
+# --- reverts ----------------------------------------------------------------------------------------
+testing "a message revert names its culprit; the patch id agrees" "$(gh message-revert "$one")" \
+	'[["revert","feat: add the parser","Revert \\"feat: add the parser\\"",3,"strong",["revert-message","revert-patch-id"]]]\n'
+testing "a revert found only by patch id" "$(gh patch-id-revert "$one")" \
+	'[["revert","parser: spell five","parser: tidy up",3,"strong",["revert-patch-id"]]]\n'
+testing "a partial revert: 3 of the 4 added lines" \
+	"$(gh partial-revert '[.failures[] | [.culprit.subject, .partial, .evidence.reverted_share]]')" \
+	'[["feat: parse extras",true,0.75]]\n'
+testing "revert then reapply: one failure, a flap, one reapply" \
+	"$(gh revert-reapply '[.buckets.n, .failures[0].flap, .input.reapplies, .failures[0].culprit.subject]')" \
+	'[1,true,1,"feat: add the parser"]\n'
+testing "a revert of a merge blames the merge" \
+	"$(gh merge-revert '[.failures[] | [.culprit.subject, .rules]]')" \
+	"[[\"Merge branch 'feature'\",[\"revert-message\",\"revert-of-merge\",\"reversing-changes\"]]]\n"
+
+# --- fixes and their buckets --------------------------------------------------------------------------
+testing "a fix with a test: bucket 1" "$(gh fix-with-test "$one")" \
+	'[["fix","feat: compute the total","fix: the total forgot c",1,"strong",["fix-type","blame","test-path"]]]\n'
+testing "the blamed lines are named" \
+	"$(gh fix-with-test '.failures[0].evidence.blamed[0].lines')" '["src/calc.c:4"]\n'
+testing "a fix in auth without a test: bucket 2" "$(gh fix-auth '[.failures[0] | .bucket, .S, .T, .surface]')" \
+	'[2,true,false,"auth"]\n'
+testing "a plain logic fix: bucket 3" "$(gh fix-plain "$one")" \
+	'[["fix","feat: add","fix: add adds",3,"strong",["fix-type","blame"]]]\n'
+testing "an add-only fix blames its context, weakly" "$(gh fix-add-only "$one")" \
+	'[["fix","feat: check x","fix: guard x too",3,"weak",["fix-type","blame-context"]]]\n'
+testing "a whitespace-only change is looked through" \
+	"$(gh whitespace-culprit '[.failures[].culprit.subject]')" '["feat: compute the value"]\n'
+testing "a revision in .git-blame-ignore-revs is looked through" \
+	"$(gh ignore-revs '[.failures[].culprit.subject]')" '["feat: compute the value"]\n'
+testing "a culprit older than the fix window: unlinked, not counted" \
+	"$(gh old-culprit '[.buckets.n, .input.unlinked, .unlinked[0].reason]')" \
+	'[0,1,"the lines it fixes were last changed before the fix window"]\n'
+testing "--fix-window reaches it" \
+	"cd $(repo old-culprit) && $RTK git-history --json --fix-window 30d | jq -c '[.buckets.n, .failures[0].culprit.subject, .parameters.fix_window_seconds]'" \
+	'[1,"feat: compute the value",2592000]\n'
+testing "--fix-window changes the digest" \
+	"cd $(repo old-culprit) && a=\$($RTK git-history --json | jq -r .config_sha256) && b=\$($RTK git-history --json --fix-window 30d | jq -r .config_sha256) && test \$a != \$b; echo \$?" '0\n'
+
+# --- agents, ground truth ------------------------------------------------------------------------------
+testing "agent-authored culprits by trailer and by aider name" \
+	"$(gh agent-culprits '[[.failures[] | [.culprit.subject, .agent]], .by_author.agent.n, .by_author.human.n, .by_author.agent.reflection_bucket.count]')" \
+	'[[["feat: set a",true],["feat: set b",true],["feat: set c",false]],2,1,2]\n'
+testing "Fixes: trailers: blame agrees with one, cannot see the other" \
+	"$(gh fixes-trailer '[.accuracy.fixes_trailers | .remedies, .truth_links, .predicted_links, .agreeing, .precision, .recall]')" \
+	'[2,2,1,1,1,0.5]\n'
+testing "the trailer names the culprit" \
+	"$(gh fixes-trailer '[.failures[] | [.culprit.subject, (.rules | index("fixes-trailer") != null)]]')" \
+	'[["feat: x is set",true],["feat: y",true]]\n'
+testing "revert messages as ground truth for patch ids" \
+	"$(gh partial-revert '[.accuracy.revert_messages | .remedies, .agreeing, .recall]')" '[1,0,0]\n'
+
+# --- verdicts -----------------------------------------------------------------------------------------
+testing "25 fixes all caught by tests: KILL" \
+	"$(gh many-tested-fixes '[.verdict.status, .buckets.n, .buckets.ci_bucket.count, .buckets.reflection_bucket.count]')" \
+	'["KILL",25,25,0]\n'
+testing "25 plain fixes: PASS" \
+	"$(gh many-plain-fixes '[.verdict.status, .buckets.reflection_bucket.count, .table_2x2.not_T_not_S]')" \
+	'["PASS",25,25]\n'
+testing "a higher min_n in --config: INCONCLUSIVE" \
+	"cd $(repo many-plain-fixes) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.verdict.status, .verdict.thresholds.min_n]'" \
+	'["INCONCLUSIVE",30]\n' "verdict: {min_n: 30}\n"
+testing "markdown starts with the verdict" \
+	"cd $(repo many-plain-fixes) && $RTK git-history | sed -n 3p" \
+	"**Verdict: PASS**: bucket 3 (only self-reflection) holds 25 of 25, upper 95% bound 1.000 >= 0.15.\n"
+testing "an empty window: n = 0, INCONCLUSIVE" \
+	"cd $(repo fix-plain) && $RTK git-history --json --since 2020-01-01 --until 2020-02-01 | jq -c '[.verdict.status, .buckets.n, .input.commits_in_window]'" \
+	'["INCONCLUSIVE",0,0]\n'
+testing "--since and --rev bound the window" \
+	"cd $(repo fix-plain) && $RTK git-history --json --rev HEAD~1 --since 2026-01-01 | jq -c '[.buckets.n, .input.commits_in_window]'" \
+	'[0,3]\n'
+testing "--repo from elsewhere" "$RTK git-history --json --repo $(repo fix-plain) | jq .buckets.n" '1\n'
+
+# --- bad input ----------------------------------------------------------------------------------------
+testing "not a repository" "GIT_CEILING_DIRECTORIES=\$PWD/.. $RTK git-history 2>&1; echo \$?" "$E: not a git repository: .\n2\n"
+testing "an unborn HEAD" "git init -q r && $RTK git-history --repo r 2>&1; echo \$?" \
+	"$E: HEAD is unborn: the repository has no commits yet\n2\n"
+testing "a bad --rev" "$RTK git-history --repo $(repo fix-plain) --rev nope 2>&1; echo \$?" "$E: bad revision 'nope'\n2\n"
+testing "an unparsable --window" "$RTK git-history --repo $(repo fix-plain) --window 3 2>&1; echo \$?" \
+	"$E: --window: invalid duration \"3\": unknown or missing unit\n2\n"
+testing "--window with --since" "$RTK git-history --repo $(repo fix-plain) --window 9d --since 2026-01-01 2>&1; echo \$?" \
+	"$E: give --window or --since, not both\n2\n"
+testing "a bad --since" "$RTK git-history --repo $(repo fix-plain) --since yesterday 2>&1; echo \$?" \
+	"$E: --since: invalid time \"yesterday\": expected YYYY-MM-DD\n2\n"
+testing "a shallow clone says where history is cut" \
+	"git clone -q --depth 1 file://$(repo fix-plain) s && $RTK git-history --repo s 2>&1 | sed 's/at [0-9a-f]*;/at SHA;/'; echo \${PIPESTATUS[0]}" \
+	"$E: shallow clone: history is cut at SHA; run git fetch --unshallow\n2\n"
+testing "a bad rule in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: verdict.kill_upper must be a number in [0, 1]\n2\n" "verdict: {kill_upper: 2}\n"
+testing "operands are refused" "$RTK git-history somewhere 2>&1; echo \$?" \
+	"$E: unexpected argument 'somewhere' (the repository is given with --repo)\n2\n"
+
+# --- output contract ----------------------------------------------------------------------------------
+for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits; do
+	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
+	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
+done
+finish

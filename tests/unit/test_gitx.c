@@ -1,0 +1,145 @@
+/* tests/unit/test_gitx.c — repository helpers on a real throwaway repository built by a fixture script. */
+#include "unit.h"
+#include "err.h"
+#include "gitx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/rtk-gitx-XXXXXX";
+static char repo_path[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	char cmd[1024];
+	const char *src = getenv("RTK_SRCDIR") ? getenv("RTK_SRCDIR") : ".";
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(repo_path, sizeof(repo_path), "%s/repo", dir);
+	snprintf(cmd, sizeof(cmd), "bash '%s/tests/fixtures/risk-floor-repo.sh' '%s' >/dev/null 2>&1", src, repo_path);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static git_repository *open_fixture(void)
+{
+	git_repository *repo;
+	char sub[300];
+	/* From a subfolder, as git finds its repository. */
+	snprintf(sub, sizeof(sub), "%s/src/auth", repo_path);
+	assert_int_equal(gitx_open(&repo, sub), 0);
+	return repo;
+}
+
+static const char *joined(const struct gitx_paths *p)
+{
+	static char buf[512];
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->n; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? " " : "", p->v[i]);
+	return buf;
+}
+
+static void open_and_resolve(void **state)
+{
+	(void)state;
+	git_repository *repo;
+	git_commit *c;
+	char ceiling[300];
+	snprintf(ceiling, sizeof(ceiling), "%s", dir);
+	setenv("GIT_CEILING_DIRECTORIES", ceiling, 1);
+	assert_int_equal(gitx_open(&repo, dir), RTK_EXIT_USAGE);
+	assert_non_null(strstr(rtk_error_message(), "not a git repository"));
+	unsetenv("GIT_CEILING_DIRECTORIES");
+	repo = open_fixture();
+	assert_int_equal(gitx_resolve_commit(repo, "HEAD~1", &c), 0);
+	assert_string_equal(git_commit_summary(c), "initial");
+	git_commit_free(c);
+	assert_int_equal(gitx_resolve_commit(repo, "nope", &c), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "bad revision 'nope'");
+	git_repository_free(repo);
+}
+
+static void changed_files_of_the_work_tree(void **state)
+{
+	(void)state;
+	git_repository *repo = open_fixture();
+	struct gitx_paths p;
+	assert_int_equal(gitx_changed_files(repo, "HEAD", &p), 0);
+	assert_string_equal(joined(&p), "README.md src/__tests__/math.test.js src/auth/guard.ts");
+	gitx_paths_free(&p);
+	assert_int_equal(gitx_changed_files(repo, "HEAD~1", &p), 0);
+	assert_string_equal(joined(&p), "README.md src/__tests__/math.test.js src/auth/guard.ts src/math.c");
+	gitx_paths_free(&p);
+	git_repository_free(repo);
+}
+
+static void tree_changes_and_hunks(void **state)
+{
+	(void)state;
+	git_repository *repo = open_fixture();
+	git_commit *head, *first;
+	struct gitx_paths p = { 0 };
+	git_oid old_blob, new_blob;
+	struct lt_hunk *h;
+	size_t nh;
+	uint32_t total;
+	char hex[41];
+
+	assert_int_equal(gitx_resolve_commit(repo, "HEAD", &head), 0);
+	assert_int_equal(gitx_resolve_commit(repo, "HEAD~1", &first), 0);
+	assert_int_equal(gitx_tree_changed_paths(repo, git_commit_tree_id(first), git_commit_tree_id(head), &p), 0);
+	assert_string_equal(joined(&p), "src/math.c");
+	gitx_paths_free(&p);
+	/* A root commit against the empty tree: every file, in tree order. */
+	assert_int_equal(gitx_tree_changed_paths(repo, NULL, git_commit_tree_id(first), &p), 0);
+	assert_string_equal(joined(&p), ".gitignore README.md src/auth/guard.ts src/math.c");
+	gitx_paths_free(&p);
+	assert_int_equal(gitx_tree_changed_paths(repo, git_commit_tree_id(head), git_commit_tree_id(head), &p), 0);
+	assert_int_equal(p.n, 0);
+
+	assert_int_equal(gitx_blob_at(repo, git_commit_tree_id(first), "src/math.c", &old_blob), 0);
+	assert_int_equal(gitx_blob_at(repo, git_commit_tree_id(head), "src/math.c", &new_blob), 0);
+	assert_int_equal(gitx_blob_at(repo, git_commit_tree_id(head), "src", &new_blob), GIT_ENOTFOUND);
+	assert_int_equal(gitx_blob_at(repo, git_commit_tree_id(head), "src/math.c", &new_blob), 0);
+	assert_int_equal(gitx_blob_hunks(repo, &old_blob, &new_blob, 1, &h, &nh, &total), 0);
+	assert_int_equal(nh, 1);
+	assert_int_equal(h[0].old_start, 1);
+	assert_int_equal(h[0].old_lines, 1);
+	assert_int_equal(h[0].new_lines, 1);
+	assert_int_equal(total, 1);
+	free(h);
+	/* Against no blob at all, the whole file is one added hunk. */
+	assert_int_equal(gitx_blob_hunks(repo, NULL, &new_blob, 0, &h, &nh, &total), 0);
+	assert_int_equal(nh, 1);
+	assert_int_equal(h[0].old_lines, 0);
+	assert_int_equal(total, 0);
+	free(h);
+	assert_int_equal(strlen(gitx_oid_hex(git_commit_id(head), hex)), 40);
+	git_commit_free(head);
+	git_commit_free(first);
+	git_repository_free(repo);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(open_and_resolve),
+	cmocka_unit_test(changed_files_of_the_work_tree),
+	cmocka_unit_test(tree_changes_and_hunks),
+};
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests_name(__FILE__, tests, setup, teardown);
+}
