@@ -187,6 +187,7 @@ struct node {
 	bool unique_items;
 
 	struct named_node *properties, *dependent_schemas;
+	int *required_property; /* per "required" name: its index in properties, or -1 */
 	size_t nproperties, ndependent_schemas;
 	struct pattern_node *pattern_properties;
 	size_t npattern_properties;
@@ -225,17 +226,17 @@ struct schema {
 /* Appends "/" and a JSON Pointer token (~ and / escaped; NUL bytes kept as \u0000-free "%00"). */
 static void sb_pointer_token(struct rtk_strbuf *b, const char *s, size_t n)
 {
+	size_t plain = 0;
 	rtk_strbuf_put(b, "/", 1);
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '~')
-			rtk_strbuf_put(b, "~0", 2);
-		else if (s[i] == '/')
-			rtk_strbuf_put(b, "~1", 2);
-		else if (s[i] == 0)
-			rtk_strbuf_put(b, "%00", 3);
-		else
-			rtk_strbuf_put(b, s + i, 1);
+		const char *escape = s[i] == '~' ? "~0" : s[i] == '/' ? "~1" : s[i] == 0 ? "%00" : NULL;
+		if (!escape)
+			continue;
+		rtk_strbuf_put(b, s + plain, i - plain); /* the run of plain bytes before it, in one go */
+		rtk_strbuf_puts(b, escape);
+		plain = i + 1;
 	}
+	rtk_strbuf_put(b, s + plain, n - plain);
 }
 
 static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -840,6 +841,26 @@ static int fill_applicators(struct schema *s, struct node *n)
 	return 0;
 }
 
+/*
+ * A required name that is also in "properties" is checked against the members the properties loop
+ * has already matched, instead of searching the instance again for each name.
+ */
+static int link_required(struct node *n)
+{
+	if (!n->required || !n->nproperties || n->nproperties > 64)
+		return 0;
+	if (!(n->required_property = malloc((n->required->len + 1) * sizeof(*n->required_property))))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < n->required->len; i++) {
+		const struct jv *name = &n->required->u.items[i];
+		n->required_property[i] = -1;
+		for (size_t p = 0; name->kind == RTK_JSON_STRING && p < n->nproperties; p++)
+			if (n->properties[p].len == name->len && !memcmp(n->properties[p].name, name->u.str, name->len))
+				n->required_property[i] = (int)p;
+	}
+	return 0;
+}
+
 static int fill_node(struct schema *s, struct node *n)
 {
 	const struct jv *v = n->src;
@@ -863,7 +884,9 @@ static int fill_node(struct schema *s, struct node *n)
 		n->content_media_type = jv_get_string(v, "contentMediaType");
 	}
 	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & VOC_FORMAT_ASSERTION);
-	return applicator ? fill_applicators(s, n) : 0;
+	if (applicator && (rc = fill_applicators(s, n)))
+		return rc;
+	return link_required(n);
 }
 
 /*
@@ -965,6 +988,7 @@ void schema_free(struct schema *s)
 		free(n->properties);
 		free(n->dependent_schemas);
 		free(n->dependent_required);
+		free(n->required_property);
 		for (size_t j = 0; j < n->npattern_properties; j++)
 			rtk_re_free(n->pattern_properties[j].re);
 		free(n->pattern_properties);
@@ -1013,6 +1037,18 @@ struct vctx {
 
 static void add_error(struct vctx *c, const struct node *n, const struct jv *inst, const char *kw, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* "/" and a decimal index, without printf (error paths are rendered for every error). */
+static void put_index(struct rtk_strbuf *b, long index)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	*--p = 0;
+	do
+		*--p = (char)('0' + index % 10);
+	while ((index /= 10) > 0);
+	*--p = '/';
+	rtk_strbuf_puts(b, p);
+}
+
 static char *render_path(const struct path_segment *seg, size_t n, const char *last_keyword)
 {
 	struct rtk_strbuf b = { 0 };
@@ -1022,7 +1058,7 @@ static char *render_path(const struct path_segment *seg, size_t n, const char *l
 		if (seg[i].name)
 			sb_pointer_token(&b, seg[i].name, seg[i].len);
 		else if (seg[i].index >= 0)
-			rtk_strbuf_printf(&b, "/%ld", seg[i].index);
+			put_index(&b, seg[i].index);
 	}
 	if (last_keyword && *last_keyword)
 		sb_pointer_token(&b, last_keyword, strlen(last_keyword));
@@ -1472,13 +1508,6 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 		add_error(c, n, inst, "maxProperties", "has %zu properties, more than %ld", len, n->max_properties);
 		CHECK(false);
 	}
-	for (size_t i = 0; n->required && i < n->required->len; i++) {
-		const struct jv *name = &n->required->u.items[i];
-		if (name->kind == RTK_JSON_STRING && !jv_getn(inst, name->u.str, name->len)) {
-			add_error(c, n, inst, "required", "missing required property \"%s\"", name->u.str);
-			CHECK(false);
-		}
-	}
 	for (size_t i = 0; i < n->ndependent_required; i++) {
 		if (!jv_getn(inst, n->dependent_required[i].name, n->dependent_required[i].len))
 			continue;
@@ -1492,6 +1521,9 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 				CHECK(false);
 			}
 	}
+	uint8_t seen[64]; /* which of "properties" the instance has, when link_required set it up */
+	if (n->required_property)
+		memset(seen, 0, n->nproperties);
 	for (size_t i = 0; i < len; i++) {
 		const struct jv_member *m = &inst->u.members[i];
 		bool matched = false;
@@ -1499,6 +1531,8 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 			if (n->properties[p].len == m->key_len && (!m->key_len || n->properties[p].name[0] == m->key[0]) &&
 			    !memcmp(n->properties[p].name, m->key, m->key_len)) {
 				matched = true;
+				if (n->required_property)
+					seen[p] = 1;
 				CHECK(v_child(c, n->properties[p].node, &m->value, "properties", m->key, m->key_len, -1, m->key,
 					      m->key_len, -1));
 				break;
@@ -1524,6 +1558,14 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 		}
 		if (matched && ev)
 			ev[i] = 1;
+	}
+	for (size_t i = 0; n->required && i < n->required->len; i++) {
+		const struct jv *name = &n->required->u.items[i];
+		int p = n->required_property ? n->required_property[i] : -1;
+		if (name->kind == RTK_JSON_STRING && !(p >= 0 ? seen[p] : jv_getn(inst, name->u.str, name->len) != NULL)) {
+			add_error(c, n, inst, "required", "missing required property \"%s\"", name->u.str);
+			CHECK(false);
+		}
 	}
 	if (n->property_names)
 		for (size_t i = 0; i < len; i++) {

@@ -43,6 +43,17 @@ void rtk_strbuf_puts(struct rtk_strbuf *b, const char *s)
 void rtk_strbuf_printf(struct rtk_strbuf *b, const char *fmt, ...)
 {
 	va_list ap;
+	/* Usually it fits in the room there is: then one vsnprintf is enough. */
+	if (!b->failed && b->cap - b->len > 1) {
+		va_start(ap, fmt);
+		int fit = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (fit >= 0 && (size_t)fit < b->cap - b->len) {
+			b->len += (size_t)fit;
+			return;
+		}
+		b->s[b->len] = 0;
+	}
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
