@@ -172,6 +172,8 @@ static int take_lock(const char *dir)
 	if (fd < 0) {
 		int err = errno;
 		if (err == EEXIST) {
+			/* Said, so that a lock a killed capture left behind can be found and removed. */
+			say("%s exists: another capture is running (remove it if none is); nothing recorded", lock_path);
 			lock_path[0] = '\0'; /* not ours: never remove it */
 			return -1;
 		}

@@ -103,8 +103,8 @@ testing "a session id with slashes, spaces and a newline" \
 
 # --- the sentinel ---------------------------------------------------------------------------------------
 testing "an existing lock: nothing written, the lock left alone" \
-	"mkdir out && echo other > out/.capture.lock; $hook REFLECTION_MODE=solo REFLECTION_INPUT=none 2>&1; ls -A out; cat out/.capture.lock" \
-	"rc=0\n.capture.lock\nother\n" "" "{\"session_id\":\"s1\",\"cwd\":\"$R\"}"
+	"mkdir out && echo other > out/.capture.lock; $hook REFLECTION_MODE=solo REFLECTION_INPUT=none 2>err; ls -A out; cat out/.capture.lock; sed \"s|\$PWD/||\" err" \
+	"rc=0\n.capture.lock\nother\nrtk capture: out/.capture.lock exists: another capture is running (remove it if none is); nothing recorded\n" "" "{\"session_id\":\"s1\",\"cwd\":\"$R\"}"
 testing "a self-report that is a FIFO is not waited on: degraded" \
 	"mkfifo fifo; $hook REFLECTION_MODE=solo REFLECTION_INPUT=fifo 2>&1; jq -c .provenance.degraded $rec; ls -A out" \
 	"rtk capture: fifo is not a regular file: recorded as degraded\nrc=0\ntrue\ns1-$STAMP.reflection.json\n" "" \
