@@ -1,6 +1,7 @@
 /* src/board.c — the P3 accumulator: tasks by id, signals folded into them, and the base-rate report. */
 #include "board.h"
 #include "err.h"
+#include "out.h"
 #include "stats.h"
 #include "strmap.h"
 #include "timeutil.h"
@@ -359,23 +360,6 @@ int board_finish(struct board *b, bool skip_invalid)
 
 /* ----- the report ----- */
 
-static void add_number(cJSON *obj, const char *name, double v)
-{
-	if (isnan(v))
-		cJSON_AddNullToObject(obj, name);
-	else
-		cJSON_AddNumberToObject(obj, name, v);
-}
-
-static void add_interval(cJSON *obj, const char *name, double lo, double hi)
-{
-	cJSON *a = cJSON_AddArrayToObject(obj, name);
-	if (a) {
-		cJSON_AddItemToArray(a, isnan(lo) ? cJSON_CreateNull() : cJSON_CreateNumber(lo));
-		cJSON_AddItemToArray(a, isnan(hi) ? cJSON_CreateNull() : cJSON_CreateNumber(hi));
-	}
-}
-
 static cJSON *rate_json(uint64_t k, uint64_t n, double level)
 {
 	double lo, hi;
@@ -385,8 +369,8 @@ static cJSON *rate_json(uint64_t k, uint64_t n, double level)
 	stats_wilson(k, n, level, &lo, &hi);
 	cJSON_AddNumberToObject(r, "tasks", (double)k);
 	cJSON_AddNumberToObject(r, "of", (double)n);
-	add_number(r, "rate", n ? (double)k / (double)n : NAN);
-	add_interval(r, "ci", lo, hi);
+	rtk_json_add_number(r, "rate", n ? (double)k / (double)n : NAN);
+	rtk_json_add_interval(r, "ci", lo, hi);
 	return r;
 }
 
@@ -527,7 +511,7 @@ cJSON *board_report_json(const struct board *b, int64_t as_of, const struct boar
 		cJSON_AddStringToObject(row, "kind", kind_names[k]);
 		cJSON_AddStringToObject(row, "polarity", board_kind_negative(k) ? "neg" : "pos");
 		cJSON_AddNumberToObject(row, "tasks", (double)by_kind[k]);
-		add_number(row, "share", eligible_n ? (double)by_kind[k] / (double)eligible_n : NAN);
+		rtk_json_add_number(row, "share", eligible_n ? (double)by_kind[k] / (double)eligible_n : NAN);
 		cJSON_AddItemToArray(list, row);
 	}
 	list = cJSON_AddArrayToObject(r, "by_source");

@@ -147,35 +147,32 @@ static int timeline_event(struct timeline *tl, const cJSON *ev, const cJSON *rul
 	return 0;
 }
 
+struct timeline_reader {
+	struct timeline *tl;
+	const cJSON *rules;
+};
+
+static int timeline_line(void *ctx, const char *line, size_t len, struct board_loc loc)
+{
+	struct timeline_reader *t = ctx;
+	const char *what;
+	size_t column;
+	cJSON *ev;
+	int rc;
+
+	if (rtk_jsonscan_value(line, len, &column, &what))
+		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu): %s", loc.file, loc.line, column, what);
+	if (!(ev = cJSON_ParseWithLength(line, len)))
+		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON", loc.file, loc.line);
+	rc = timeline_event(t->tl, ev, t->rules, loc);
+	cJSON_Delete(ev);
+	return rc;
+}
+
 static int read_timeline(struct timeline *tl, const char *path, const cJSON *rules, struct board *b, bool skip_invalid)
 {
-	struct rtk_jsonl *r;
-	const char *line, *what;
-	size_t len, column;
-	int rc = rtk_jsonl_open(&r, path);
-	if (rc)
-		return rc;
-	while (rtk_jsonl_next_line(r, &line, &len)) {
-		struct board_loc loc = { rtk_jsonl_name(r), rtk_jsonl_lineno(r) };
-		cJSON *ev = NULL;
-		if (rtk_jsonscan_value(line, len, &column, &what))
-			rc = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu): %s", loc.file, loc.line, column, what);
-		else if (!(ev = cJSON_ParseWithLength(line, len)))
-			rc = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON", loc.file, loc.line);
-		else
-			rc = timeline_event(tl, ev, rules, loc);
-		cJSON_Delete(ev);
-		if (rc == RTK_EXIT_USAGE && skip_invalid) {
-			board_note_skipped(b, rtk_error_message());
-			rc = 0;
-		}
-		if (rc)
-			break;
-	}
-	if (!rc)
-		rc = rtk_jsonl_status(r);
-	rtk_jsonl_close(r);
-	return rc;
+	struct timeline_reader t = { tl, rules };
+	return board_each_line(b, path, skip_invalid, timeline_line, &t);
 }
 
 /* "https://github.com/OWNER/REPO/issues/7" -> "OWNER/REPO" in repo; false when url is not like that. */

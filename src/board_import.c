@@ -226,8 +226,9 @@ static int native_signal(struct board *b, struct rtk_jsonscan_field *f, struct b
 	return board_add_signal(b, &s, loc);
 }
 
-static int native_line(struct board *b, const char *line, size_t len, struct board_loc loc)
+static int native_line(void *ctx, const char *line, size_t len, struct board_loc loc)
 {
+	struct board *b = ctx;
 	struct rtk_jsonscan_field f[F_COUNT];
 	char *owned[6] = { 0 };
 	const char *what;
@@ -256,7 +257,7 @@ static int native_line(struct board *b, const char *line, size_t len, struct boa
 	return rc;
 }
 
-int board_import_native(struct board *b, const char *path, bool skip_invalid)
+int board_each_line(struct board *b, const char *path, bool skip_invalid, board_line_fn *each_line, void *ctx)
 {
 	struct rtk_jsonl *r;
 	const char *line;
@@ -267,7 +268,7 @@ int board_import_native(struct board *b, const char *path, bool skip_invalid)
 		return rc;
 	while (rtk_jsonl_next_line(r, &line, &len)) {
 		struct board_loc loc = { rtk_jsonl_name(r), rtk_jsonl_lineno(r) };
-		rc = native_line(b, line, len, loc);
+		rc = each_line(ctx, line, len, loc);
 		if (rc == RTK_EXIT_USAGE && skip_invalid) {
 			board_note_skipped(b, rtk_error_message());
 			rc = 0;
@@ -279,6 +280,11 @@ int board_import_native(struct board *b, const char *path, bool skip_invalid)
 		rc = rtk_jsonl_status(r);
 	rtk_jsonl_close(r);
 	return rc;
+}
+
+int board_import_native(struct board *b, const char *path, bool skip_invalid)
+{
+	return board_each_line(b, path, skip_invalid, native_line, b);
 }
 
 int board_load_json(const char *path, char **text, cJSON **root)

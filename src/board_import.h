@@ -39,6 +39,14 @@ int board_import_git_data(struct board *b, const char *repo_path, const char *fo
 
 /* ----- shared by the importers ----- */
 
+/*
+ * Calls each_line for every non-blank line of the JSONL file at path, with its FILE:LINE. A line
+ * it fails with RTK_EXIT_USAGE is, with skip_invalid, counted in b and passed over; any other
+ * failure stops the reading.
+ */
+typedef int board_line_fn(void *ctx, const char *line, size_t len, struct board_loc loc);
+int board_each_line(struct board *b, const char *path, bool skip_invalid, board_line_fn *each_line, void *ctx);
+
 /* Parses an ISO 8601 time; RTK_EXIT_USAGE "FILE:LINE: "NAME": invalid time ..." otherwise. */
 int board_parse_time(const char *text, size_t len, int64_t *out, const char *name, struct board_loc loc);
 

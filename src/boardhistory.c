@@ -202,26 +202,13 @@ out:
 
 /* ----- markdown, read back from the result ----- */
 
-static const char *interval(const cJSON *obj)
-{
-	static char buf[2][64];
-	static unsigned next;
-	char *b = buf[next++ % 2];
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "ci");
-	double lo = rtk_json_at(a, 0), hi = rtk_json_at(a, 1);
-	if (isnan(lo))
-		return "n/a";
-	snprintf(b, sizeof(buf[0]), "%.3f – %.3f", lo, hi);
-	return b;
-}
-
 static void md_rate_row(struct rtk_md_table *t, const char *label, const cJSON *rate)
 {
 	rtk_md_cell(t, "%s", label);
 	rtk_md_cell(t, "%.0f", rtk_json_num(rate, "tasks"));
 	rtk_md_cell(t, "%.0f", rtk_json_num(rate, "of"));
 	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(rate, "rate"), 3));
-	rtk_md_cell(t, "%s", interval(rate));
+	rtk_md_cell(t, "%s", rtk_md_interval(rate, "ci", 3));
 }
 
 void boardhistory_render_md(const cJSON *r, struct rtk_md *md, int level)
@@ -269,7 +256,7 @@ void boardhistory_render_md(const cJSON *r, struct rtk_md *md, int level)
 		rtk_md_cell(t, "%.0f", rtk_json_num(row, "tasks"));
 		rtk_md_cell(t, "%.0f", rtk_json_num(row, "negative"));
 		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(row, "rate"), 3));
-		rtk_md_cell(t, "%s", interval(row));
+		rtk_md_cell(t, "%s", rtk_md_interval(row, "ci", 3));
 	}
 	rtk_md_table_end(t);
 

@@ -303,25 +303,6 @@ int calibration_corpus_read(struct calibration_corpus *c, const char *path)
 
 /* ----- analysis: counts in, result JSON out ----- */
 
-static cJSON *add_interval(cJSON *obj, const char *name, double lo, double hi)
-{
-	cJSON *a = cJSON_AddArrayToObject(obj, name);
-	if (a) {
-		cJSON_AddItemToArray(a, isnan(lo) ? cJSON_CreateNull() : cJSON_CreateNumber(lo));
-		cJSON_AddItemToArray(a, isnan(hi) ? cJSON_CreateNull() : cJSON_CreateNumber(hi));
-	}
-	return a;
-}
-
-/* NaN has no JSON form: it is written as null, and schemas allow null exactly where NaN can occur. */
-static void add_number(cJSON *obj, const char *name, double v)
-{
-	if (isnan(v))
-		cJSON_AddNullToObject(obj, name);
-	else
-		cJSON_AddNumberToObject(obj, name, v);
-}
-
 static cJSON *discrimination_json(const struct stats_discrimination *d, const struct calibration_opts *o)
 {
 	double lo, hi, elo, ehi;
@@ -333,19 +314,19 @@ static cJSON *discrimination_json(const struct stats_discrimination *d, const st
 	cJSON_AddNumberToObject(j, "n", (double)d->n);
 	cJSON_AddNumberToObject(j, "n_correct", (double)d->n_pos);
 	cJSON_AddNumberToObject(j, "n_wrong", (double)d->n_neg);
-	add_number(j, "accuracy", d->n ? (double)d->n_pos / (double)d->n : NAN);
-	add_number(j, "auc", d->auc_available ? d->auc : NAN);
-	add_number(j, "auc_se", d->se_available ? d->delong_se : NAN);
-	add_interval(j, "auc_ci", lo, hi);
-	add_interval(j, "auc_equivalence_ci", elo, ehi);
+	rtk_json_add_number(j, "accuracy", d->n ? (double)d->n_pos / (double)d->n : NAN);
+	rtk_json_add_number(j, "auc", d->auc_available ? d->auc : NAN);
+	rtk_json_add_number(j, "auc_se", d->se_available ? d->delong_se : NAN);
+	rtk_json_add_interval(j, "auc_ci", lo, hi);
+	rtk_json_add_interval(j, "auc_equivalence_ci", elo, ehi);
 	mw = cJSON_AddObjectToObject(j, "mann_whitney");
 	if (mw) {
-		add_number(mw, "u", d->mw_available ? d->mw_u : NAN);
-		add_number(mw, "z", d->mw_available ? d->mw_z : NAN);
-		add_number(mw, "p_greater", d->mw_available ? d->mw_p : NAN);
+		rtk_json_add_number(mw, "u", d->mw_available ? d->mw_u : NAN);
+		rtk_json_add_number(mw, "z", d->mw_available ? d->mw_z : NAN);
+		rtk_json_add_number(mw, "p_greater", d->mw_available ? d->mw_p : NAN);
 	}
 	cJSON_AddNumberToObject(j, "distinct_values", (double)d->distinct);
-	add_number(j, "tied_pair_share", d->auc_available ? d->tied_pair_share : NAN);
+	rtk_json_add_number(j, "tied_pair_share", d->auc_available ? d->tied_pair_share : NAN);
 	return j;
 }
 
@@ -358,13 +339,13 @@ static cJSON *lift_json(const struct stats_discrimination *all, const struct sta
 	cJSON *j = cJSON_CreateObject();
 	if (!j)
 		return NULL;
-	add_number(j, "p_correct", p_all);
+	rtk_json_add_number(j, "p_correct", p_all);
 	stats_wilson(all->n_pos, all->n, o->ci_level, &lo, &hi);
-	add_interval(j, "p_correct_ci", lo, hi);
-	add_number(j, "p_correct_high", p_high);
+	rtk_json_add_interval(j, "p_correct_ci", lo, hi);
+	rtk_json_add_number(j, "p_correct_high", p_high);
 	stats_wilson(high->n_pos, high->n, o->ci_level, &lo, &hi);
-	add_interval(j, "p_correct_high_ci", lo, hi);
-	add_number(j, "lift", p_all > 0 ? p_high / p_all : NAN);
+	rtk_json_add_interval(j, "p_correct_high_ci", lo, hi);
+	rtk_json_add_number(j, "lift", p_all > 0 ? p_high / p_all : NAN);
 	return j;
 }
 
@@ -373,17 +354,17 @@ static cJSON *calibration_json(const struct stats_calibration *cal)
 	cJSON *j = cJSON_CreateObject(), *bins;
 	if (!j)
 		return NULL;
-	add_number(j, "brier", cal->brier);
-	add_number(j, "reliability", cal->reliability);
-	add_number(j, "resolution", cal->resolution);
-	add_number(j, "uncertainty", cal->uncertainty);
-	add_number(j, "ece_equal_width", cal->ece_width);
-	add_number(j, "ece_equal_count", cal->ece_mass);
-	add_number(j, "mce", cal->mce);
-	add_number(j, "log_loss", cal->log_loss);
-	add_number(j, "mean_confidence", cal->mean_confidence);
-	add_number(j, "accuracy", cal->accuracy);
-	add_number(j, "overconfidence", cal->overconfidence);
+	rtk_json_add_number(j, "brier", cal->brier);
+	rtk_json_add_number(j, "reliability", cal->reliability);
+	rtk_json_add_number(j, "resolution", cal->resolution);
+	rtk_json_add_number(j, "uncertainty", cal->uncertainty);
+	rtk_json_add_number(j, "ece_equal_width", cal->ece_width);
+	rtk_json_add_number(j, "ece_equal_count", cal->ece_mass);
+	rtk_json_add_number(j, "mce", cal->mce);
+	rtk_json_add_number(j, "log_loss", cal->log_loss);
+	rtk_json_add_number(j, "mean_confidence", cal->mean_confidence);
+	rtk_json_add_number(j, "accuracy", cal->accuracy);
+	rtk_json_add_number(j, "overconfidence", cal->overconfidence);
 	bins = cJSON_AddArrayToObject(j, "reliability_table");
 	for (unsigned i = 0; bins && i < cal->bins; i++) {
 		const struct stats_bin *b = &cal->bin[i];
@@ -395,9 +376,9 @@ static cJSON *calibration_json(const struct stats_calibration *cal)
 		cJSON_AddNumberToObject(row, "n", (double)b->n);
 		cJSON_AddNumberToObject(row, "n_correct", (double)b->n_correct);
 		cJSON_AddBoolToObject(row, "empty", b->empty);
-		add_number(row, "mean_confidence", b->mean_confidence);
-		add_number(row, "accuracy", b->accuracy);
-		add_interval(row, "accuracy_ci", b->acc_lo, b->acc_hi);
+		rtk_json_add_number(row, "mean_confidence", b->mean_confidence);
+		rtk_json_add_number(row, "accuracy", b->accuracy);
+		rtk_json_add_interval(row, "accuracy_ci", b->acc_lo, b->acc_hi);
 		cJSON_AddItemToArray(bins, row);
 	}
 	return j;
@@ -605,19 +586,6 @@ int calibration_report(const struct calibration_corpus *c, int nfiles, char **fi
 
 /* ----- markdown: read back from the result, so both formats say the same ----- */
 
-static const char *interval(const cJSON *obj, const char *name, int decimals)
-{
-	static char buf[4][64];
-	static unsigned next;
-	char *b = buf[next++ % 4];
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, name);
-	double lo = rtk_json_at(a, 0), hi = rtk_json_at(a, 1);
-	if (isnan(lo))
-		return "n/a";
-	snprintf(b, sizeof(buf[0]), "%.*f – %.*f", decimals, lo, decimals, hi);
-	return b;
-}
-
 static void md_discrimination_row(struct rtk_md_table *t, const char *label, const cJSON *d)
 {
 	rtk_md_cell(t, "%s", label);
@@ -626,7 +594,7 @@ static void md_discrimination_row(struct rtk_md_table *t, const char *label, con
 	rtk_md_cell(t, "%.0f", rtk_json_num(d, "n_wrong"));
 	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "accuracy"), 3));
 	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "auc"), 3));
-	rtk_md_cell(t, "%s", interval(d, "auc_ci", 3));
+	rtk_md_cell(t, "%s", rtk_md_interval(d, "auc_ci", 3));
 	rtk_md_cell(t, "%s", rtk_md_pvalue(rtk_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater")));
 	rtk_md_cell(t, "%.0f", rtk_json_num(d, "distinct_values"));
 	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "tied_pair_share"), 3));
@@ -648,8 +616,8 @@ static void md_section(struct rtk_md *md, const cJSON *s, int level, double high
 	md_discrimination_row(t, label, cJSON_GetObjectItemCaseSensitive(s, "high"));
 	rtk_md_table_end(t);
 	rtk_md_para(md, "Lift: P(right | high) = %s (%s) against P(right) = %s (%s): **%s×**.",
-		    rtk_md_num(rtk_json_num(lift, "p_correct_high"), 3), interval(lift, "p_correct_high_ci", 3),
-		    rtk_md_num(rtk_json_num(lift, "p_correct"), 3), interval(lift, "p_correct_ci", 3),
+		    rtk_md_num(rtk_json_num(lift, "p_correct_high"), 3), rtk_md_interval(lift, "p_correct_high_ci", 3),
+		    rtk_md_num(rtk_json_num(lift, "p_correct"), 3), rtk_md_interval(lift, "p_correct_ci", 3),
 		    rtk_md_num(rtk_json_num(lift, "lift"), 2));
 
 	rtk_md_heading(md, level, "Calibration");
@@ -675,7 +643,7 @@ static void md_section(struct rtk_md *md, const cJSON *s, int level, double high
 		rtk_md_cell(t, "%.0f", rtk_json_num(bin, "n_correct"));
 		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(bin, "mean_confidence"), 3));
 		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(bin, "accuracy"), 3));
-		rtk_md_cell(t, "%s", interval(bin, "accuracy_ci", 3));
+		rtk_md_cell(t, "%s", rtk_md_interval(bin, "accuracy_ci", 3));
 		rtk_md_cell(t, "%s", empty ? "empty" : "");
 	}
 	rtk_md_table_end(t);

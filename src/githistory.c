@@ -1207,9 +1207,7 @@ static cJSON *share_json(size_t k, size_t n, double level)
 	else
 		cJSON_AddNullToObject(j, "share");
 	stats_wilson(k, n, level, &lo, &hi);
-	cJSON *ci = cJSON_AddArrayToObject(j, "ci");
-	cJSON_AddItemToArray(ci, isnan(lo) ? cJSON_CreateNull() : cJSON_CreateNumber(lo));
-	cJSON_AddItemToArray(ci, isnan(hi) ? cJSON_CreateNull() : cJSON_CreateNumber(hi));
+	rtk_json_add_interval(j, "ci", lo, hi);
 	return j;
 }
 
@@ -1322,19 +1320,6 @@ static cJSON *failure_json(struct failure *f)
 
 /* ----- markdown: read back from the result ----- */
 
-static const char *ci_text(const cJSON *share)
-{
-	static char buf[4][48];
-	static unsigned next;
-	char *b = buf[next++ % 4];
-	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(share, "ci");
-	double lo = rtk_json_at(ci, 0), hi = rtk_json_at(ci, 1);
-	if (isnan(lo))
-		return "n/a";
-	snprintf(b, sizeof(buf[0]), "%.3f – %.3f", lo, hi);
-	return b;
-}
-
 static void md_bucket_rows(struct rtk_md_table *t, const char *who, const cJSON *b)
 {
 	static const char *const keys[] = { "ci_bucket", "review_bucket", "reflection_bucket" };
@@ -1347,7 +1332,7 @@ static void md_bucket_rows(struct rtk_md_table *t, const char *who, const cJSON 
 		rtk_md_cell(t, "%s", names[i]);
 		rtk_md_cell(t, "%.0f", rtk_json_num(s, "count"));
 		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(s, "share"), 3));
-		rtk_md_cell(t, "%s", ci_text(s));
+		rtk_md_cell(t, "%s", rtk_md_interval(s, "ci", 3));
 	}
 }
 

@@ -303,6 +303,36 @@ const char *rtk_md_num(double v, int decimals)
 	return buf;
 }
 
+void rtk_json_add_number(cJSON *obj, const char *name, double v)
+{
+	if (isnan(v))
+		cJSON_AddNullToObject(obj, name);
+	else
+		cJSON_AddNumberToObject(obj, name, v);
+}
+
+void rtk_json_add_interval(cJSON *obj, const char *name, double lo, double hi)
+{
+	cJSON *a = cJSON_AddArrayToObject(obj, name);
+	if (a) {
+		cJSON_AddItemToArray(a, isnan(lo) ? cJSON_CreateNull() : cJSON_CreateNumber(lo));
+		cJSON_AddItemToArray(a, isnan(hi) ? cJSON_CreateNull() : cJSON_CreateNumber(hi));
+	}
+}
+
+const char *rtk_md_interval(const cJSON *obj, const char *name, int decimals)
+{
+	static char ring[8][96];
+	static unsigned next;
+	char *buf = ring[next++ % 8];
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, name);
+	double lo = rtk_json_at(a, 0), hi = rtk_json_at(a, 1);
+	if (isnan(lo) || isnan(hi))
+		return "n/a";
+	snprintf(buf, sizeof(ring[0]), "%.*f – %.*f", decimals, lo, decimals, hi);
+	return buf;
+}
+
 const char *rtk_md_pvalue(double p)
 {
 	return !isnan(p) && p < 0.0001 ? "< 0.0001" : rtk_md_num(p, 4);

@@ -56,6 +56,16 @@ const char *rtk_md_pvalue(double p);
 typedef void rtk_md_render_fn(const cJSON *result, struct rtk_md *md);
 int rtk_emit(const cJSON *result, enum rtk_format format, rtk_md_render_fn *render, FILE *out);
 
+/*
+ * NaN has no JSON form: these write null where a statistic is undefined, and the schemas allow
+ * null exactly there. An interval is the array [lo, hi].
+ */
+void rtk_json_add_number(cJSON *obj, const char *name, double v);
+void rtk_json_add_interval(cJSON *obj, const char *name, double lo, double hi);
+
+/* The interval obj.name ([lo, hi]) for people: "0.123 – 0.456", or "n/a". Uses a small ring of buffers. */
+const char *rtk_md_interval(const cJSON *obj, const char *name, int decimals);
+
 /* Number lookup helpers for renderers: NaN when the member is missing or not a number (e.g. null). */
 double rtk_json_num(const cJSON *obj, const char *name);
 const char *rtk_json_str(const cJSON *obj, const char *name); /* "" when missing */

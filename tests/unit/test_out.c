@@ -100,7 +100,29 @@ static void number_helpers(void **state)
 	cJSON_Delete(o);
 }
 
+static void undefined_statistics_are_null(void **state)
+{
+	(void)state;
+	cJSON *o = cJSON_CreateObject();
+	rtk_json_add_number(o, "a", 0.25);
+	rtk_json_add_number(o, "b", NAN);
+	rtk_json_add_interval(o, "ci", 0.1, 0.3456);
+	rtk_json_add_interval(o, "none", NAN, NAN);
+	char *text = cJSON_PrintUnformatted(o);
+	assert_string_equal(text, "{\"a\":0.25,\"b\":null,\"ci\":[0.1,0.3456],\"none\":[null,null]}");
+	free(text);
+	assert_string_equal(rtk_md_interval(o, "ci", 2), "0.10 – 0.35");
+	assert_string_equal(rtk_md_interval(o, "none", 2), "n/a");
+	assert_string_equal(rtk_md_interval(o, "missing", 2), "n/a");
+	/* Several intervals in one printf each keep their own buffer. */
+	char line[64];
+	snprintf(line, sizeof(line), "%s | %s", rtk_md_interval(o, "ci", 1), rtk_md_interval(o, "ci", 3));
+	assert_string_equal(line, "0.1 – 0.3 | 0.100 – 0.346");
+	cJSON_Delete(o);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(undefined_statistics_are_null),
 	cmocka_unit_test(envelope_has_schema_version_and_time),
 	cmocka_unit_test(markdown_tables_align_and_escape),
 	cmocka_unit_test(format_names),
