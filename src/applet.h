@@ -16,6 +16,9 @@ struct rtk_applet {
 	const char *summary;        /* one line, for --list and --help */
 	const char *usage[4];       /* "calibrate [OPTIONS] [FILE.jsonl...]", NULL-terminated */
 	const struct rtk_option *options;
+	/* A hook whose caller reads any non-zero exit as "block": every exit, bad options included,
+	 * is 0 (the message still goes to stderr). */
+	bool always_exit_zero;
 	/* argv holds the operands only (options are parsed away); argv[argc] is NULL. */
 	int (*run)(int argc, char **argv, const struct rtk_ctx *ctx);
 };

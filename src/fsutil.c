@@ -358,3 +358,23 @@ oom:
 		close(fd);
 	return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
 }
+
+char *rtk_safe_file_name(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n > max)
+		n = max;
+	char *out = malloc(n ? n + 1 : 2);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+			    c == '_' || (c == '.' && i > 0);
+		out[i] = keep ? (char)c : '_';
+	}
+	if (!n)
+		out[n++] = '_';
+	out[n] = '\0';
+	return out;
+}

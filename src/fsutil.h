@@ -53,6 +53,14 @@ int rtk_append_locked_once(const char *path, const void *data, size_t len, const
  */
 int rtk_read_file(const char *path, char **text, size_t *len);
 
+/*
+ * s made safe as one file-name component, malloc'd: bytes outside [A-Za-z0-9._-] become '_', a
+ * leading '.' becomes '_' (no ".", "..", or hidden file), at most max bytes are kept; an empty s
+ * gives "_". So "../../x" is "_._.._x" and can never leave the folder it is joined to. NULL only
+ * when out of memory.
+ */
+char *rtk_safe_file_name(const char *s, size_t max);
+
 /* Creates path and any missing parents with mode (less umask); existing folders are fine. */
 int rtk_mkdir_p(const char *path, mode_t mode);
 

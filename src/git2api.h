@@ -64,7 +64,11 @@
 	X(size_t, git_tree_entrycount, (const git_tree *tree), (tree)) \
 	X(const char *, git_tree_entry_name, (const git_tree_entry *entry), (entry)) \
 	X(git_object_t, git_tree_entry_type, (const git_tree_entry *entry), (entry)) \
-	X(git_filemode_t, git_tree_entry_filemode, (const git_tree_entry *entry), (entry))
+	X(git_filemode_t, git_tree_entry_filemode, (const git_tree_entry *entry), (entry)) \
+	X(int, git_reference_lookup, (git_reference **out, git_repository *repo, const char *name), (out, repo, name)) \
+	X(const char *, git_reference_symbolic_target, (const git_reference *ref), (ref)) \
+	X(const git_oid *, git_reference_target, (const git_reference *ref), (ref)) \
+	XV(void, git_reference_free, (git_reference *ref), (ref))
 
 /* Loads libgit2 (once) and initialises it. 0, or RTK_EXIT_FAILURE naming the package to install. */
 int rtk_git2_load(void);

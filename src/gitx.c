@@ -38,6 +38,32 @@ int gitx_resolve_commit(git_repository *repo, const char *rev, git_commit **out)
 	return 0;
 }
 
+int gitx_head_name(git_repository *repo, char **out)
+{
+	git_reference *head;
+	const char *target;
+	char hex[41];
+
+	*out = NULL;
+	if (git_reference_lookup(&head, repo, "HEAD") < 0)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read HEAD: %s", rtk_git2_error());
+	/* A symbolic HEAD names its branch even when the branch has no commit yet (an unborn HEAD). */
+	if ((target = git_reference_symbolic_target(head))) {
+		if (!strncmp(target, "refs/heads/", 11))
+			target += 11;
+		*out = strdup(target);
+	} else if (git_reference_target(head)) {
+		gitx_oid_hex(git_reference_target(head), hex);
+		hex[12] = '\0';
+		*out = strdup(hex);
+	} else {
+		git_reference_free(head);
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read HEAD: it names nothing");
+	}
+	git_reference_free(head);
+	return *out ? 0 : rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+}
+
 int gitx_paths_push(struct gitx_paths *p, const char *s)
 {
 	if (p->n == p->cap) {

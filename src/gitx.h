@@ -20,6 +20,12 @@ int gitx_open(git_repository **out, const char *path);
  * "HEAD is unborn: the repository has no commits yet"). */
 int gitx_resolve_commit(git_repository *repo, const char *rev, git_commit **out);
 
+/*
+ * What HEAD names, malloc'd into *out: the branch ("main", also when it has no commits yet), or for a
+ * detached HEAD the first 12 hex digits of its commit. 0, or RTK_EXIT_FAILURE.
+ */
+int gitx_head_name(git_repository *repo, char **out);
+
 /* A list of malloc'd strings. */
 struct gitx_paths {
 	char **v;

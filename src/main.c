@@ -80,13 +80,13 @@ static int run_applet(const struct rtk_applet *a, int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "rtk %s: %s\nTry 'rtk %s --help' for more information.\n", a->name,
 			rtk_error_message(), a->name);
-		return rc;
+		return a->always_exit_zero ? 0 : rc;
 	}
 	rtk_error_clear();
 	rc = a->run(argc, argv, &ctx);
 	if (rc && rtk_error_message()[0])
 		fprintf(stderr, "rtk %s: %s\n", a->name, rtk_error_message());
-	return rc;
+	return a->always_exit_zero ? 0 : rc;
 }
 
 /* rtk --install [-s] DIR: a link per applet, hard by default as with busybox, symbolic with -s. */

@@ -65,10 +65,11 @@ finish() {
 }
 
 # conforms NAME JSON_FILE APPLET: the file validates against schemas/rtk.APPLET.v1.schema.json (draft
-# 2020-12, formats asserted), checked by rtk's own validator so no output can drift from its contract.
+# 2020-12, formats asserted; $refs between shipped schemas resolved), checked by rtk's own validator so
+# no output can drift from its contract.
 conforms() {
 	local name=$1 file=$2 schema="$RTK_SRCDIR/schemas/rtk.$3.v1.schema.json" out
-	if out=$("$RTK" validate --assert-format --all --schema "$schema" "$file" 2>&1); then
+	if out=$("$RTK" validate --assert-format --all --ref-dir "$RTK_SRCDIR/schemas" --schema "$schema" "$file" 2>&1); then
 		pass "$name"
 	else
 		fail "$name" "$out"

@@ -627,6 +627,26 @@ static void read_file_returns_every_byte(void **state)
 	assert_failure_names(rtk_read_file(f->dir, &text, &len), f->dir);
 }
 
+static void assert_safe_name(const char *in, size_t max, const char *want)
+{
+	char *got = rtk_safe_file_name(in, max);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void safe_file_name_never_leaves_its_folder(void **state)
+{
+	(void)state;
+	assert_safe_name("../../x", 64, "_._.._x");
+	assert_safe_name("..", 64, "_.");
+	assert_safe_name(".hidden", 64, "_hidden");
+	assert_safe_name("abc-DEF_1.2", 64, "abc-DEF_1.2");
+	assert_safe_name("a/b\\c d\n\xc3\xa9", 64, "a_b_c_d___");
+	assert_safe_name("", 64, "_");
+	assert_safe_name("abcdef", 3, "abc");
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -644,6 +664,7 @@ static const struct CMUnitTest tests[] = {
 	TEST(concurrent_replacements_are_never_seen_half_done),
 	TEST(mkdir_p_nested_existing_and_in_the_way),
 	TEST(read_file_returns_every_byte),
+	cmocka_unit_test(safe_file_name_never_leaves_its_folder),
 };
 
 RTK_UNIT_MAIN(tests)

@@ -84,6 +84,46 @@ static void changed_files_of_the_work_tree(void **state)
 	git_repository_free(repo);
 }
 
+static void head_name_is_the_branch_or_a_short_sha(void **state)
+{
+	(void)state;
+	git_repository *repo = open_fixture();
+	char *name, cmd[600];
+	assert_int_equal(gitx_head_name(repo, &name), 0);
+	assert_string_equal(name, "main");
+	free(name);
+	git_repository_free(repo);
+
+	/* Detached: the commit's first 12 hex digits, as git rev-parse prints them. */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git -c advice.detachedHead=false checkout -q --detach HEAD~1 2>/dev/null"
+		 " && git rev-parse --short=12 HEAD > '%s/short'", repo_path, dir);
+	assert_int_equal(system(cmd), 0);
+	char want[64] = "", path[300];
+	snprintf(path, sizeof(path), "%s/short", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(want, sizeof(want), f));
+	fclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	repo = open_fixture();
+	assert_int_equal(gitx_head_name(repo, &name), 0);
+	assert_string_equal(name, want);
+	free(name);
+	git_repository_free(repo);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git checkout -q main 2>/dev/null", repo_path);
+	assert_int_equal(system(cmd), 0);
+
+	/* Unborn: the branch HEAD will create. */
+	snprintf(cmd, sizeof(cmd), "git init -q -b trunk '%s/empty'", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	assert_int_equal(gitx_open(&repo, path), 0);
+	assert_int_equal(gitx_head_name(repo, &name), 0);
+	assert_string_equal(name, "trunk");
+	free(name);
+	git_repository_free(repo);
+}
+
 static void tree_changes_and_hunks(void **state)
 {
 	(void)state;
@@ -135,6 +175,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(open_and_resolve),
 	cmocka_unit_test(changed_files_of_the_work_tree),
 	cmocka_unit_test(tree_changes_and_hunks),
+	cmocka_unit_test(head_name_is_the_branch_or_a_short_sha),
 };
 
 int main(int argc, char **argv)
