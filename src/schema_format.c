@@ -188,16 +188,18 @@ static bool is_ipv6(const char *s, size_t n)
 	return inet_pton(AF_INET6, buf, out) == 1;
 }
 
+/* The '@' between an address's local part and domain: the last one, with text on both sides; else NULL. */
+static const char *mailbox_at(const char *s, size_t n)
+{
+	const char *at = memrchr(s, '@', n);
+	return at && at != s && at != s + n - 1 ? at : NULL;
+}
+
 /* RFC 5321 Mailbox, without the quoted-string or IP-literal exotica beyond the basics. */
 static bool is_email(const char *s, size_t n)
 {
-	const char *at = NULL;
-	for (size_t i = n; i-- > 0;)
-		if (s[i] == '@') {
-			at = s + i;
-			break;
-		}
-	if (!at || at == s || at == s + n - 1)
+	const char *at = mailbox_at(s, n);
+	if (!at)
 		return false;
 	size_t local = (size_t)(at - s), dom = n - local - 1;
 	const char *d = at + 1;
@@ -223,13 +225,8 @@ static bool is_email(const char *s, size_t n)
 /* RFC 6531: an e-mail address whose local part and domain may hold UTF-8 beyond ASCII. */
 static bool is_idn_email(const char *s, size_t n)
 {
-	const char *at = NULL;
-	for (size_t i = n; i-- > 0;)
-		if (s[i] == '@') {
-			at = s + i;
-			break;
-		}
-	if (!at || at == s || at == s + n - 1)
+	const char *at = mailbox_at(s, n);
+	if (!at)
 		return false;
 	for (const char *p = s; p < at; p++)
 		if (!(isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || strchr("!#$%&'*+-/=?^_`{|}~.\"", *p)) || !*p)
