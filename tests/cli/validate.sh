@@ -153,8 +153,14 @@ O="$RTK validate --assert-format --all --ref-dir $RTK_SRCDIR/tests/fixtures/outp
 	head -5 "$SCRATCH_ROOT/detailed-in.jsonl" | "$RTK" validate --schema "$D" --output detailed
 	tail -1 "$SCRATCH_ROOT/detailed-in.jsonl" | "$RTK" validate --all --output detailed
 	tail -1 "$SCRATCH_ROOT/detailed-in.jsonl" | "$RTK" validate --output detailed
+	# a $ref inside a $ref: the unit between them cannot name its URI, so it hands its children up
+	printf '%s\n' '{"$id":"https://rtk.invalid/n","properties":{"a":{"$ref":"#/$defs/o"}},"$defs":{"o":{"properties":{"b":{"$ref":"#/$defs/p"},"c":{"$ref":"#/$defs/p"}}},"p":{"properties":{"x":{"type":"string"},"y":{"type":"string"}}}}}' > "$SCRATCH_ROOT/nested-ref.json"
+	printf '%s\n' '{"a":{"b":{"x":1,"y":1},"c":{"x":1}}}' | "$RTK" validate --schema "$SCRATCH_ROOT/nested-ref.json" --output detailed
 } > "$SCRATCH_ROOT/detailed-out.jsonl"
-check "--output detailed: one line per instance" test "$(wc -l < "$SCRATCH_ROOT/detailed-out.jsonl")" -eq 7
+check "--output detailed: one line per instance" test "$(wc -l < "$SCRATCH_ROOT/detailed-out.jsonl")" -eq 8
+check "--output detailed: a unit below two \$refs keeps its URI, the one between them is left out" test \
+	"$(tail -1 "$SCRATCH_ROOT/detailed-out.jsonl" | jq -c '[.errors[0].keywordLocation, [.errors[0].errors[] | [.keywordLocation, .absoluteKeywordLocation]]]')" = \
+	'["/properties/a",[["/properties/a/$ref/properties/b/$ref/properties","https://rtk.invalid/n#/$defs/p/properties"],["/properties/a/$ref/properties/c/$ref/properties/x/type","https://rtk.invalid/n#/$defs/p/properties/x/type"]]]'
 check "--output detailed satisfies the 2020-12 output schema" \
 	$O "$SCRATCH_ROOT/detailed-out.jsonl"
 # and it does catch a drift: a nested failing unit with neither "error" nor "errors", a $ref unit without its URI
