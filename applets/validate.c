@@ -7,6 +7,7 @@
 #include "jsonl.h"
 #include "jsonv.h"
 #include "schema.h"
+#include "schema_output.h"
 #include "strmap.h"
 
 #include <ctype.h>
@@ -113,14 +114,6 @@ static cJSON *error_json(const struct schema_error *e)
 	return j;
 }
 
-/* A summary error of anyOf/oneOf is left out of "detailed" when the chosen branch's own errors follow it. */
-static bool is_summary(const struct schema_errors *errs, size_t i)
-{
-	const char *k = errs->e[i].keyword_location;
-	size_t n = k ? strlen(k) : 0;
-	return (n >= 6 && !strcmp(k + n - 6, "/anyOf")) || (n >= 6 && !strcmp(k + n - 6, "/oneOf"));
-}
-
 static void print_json_line(struct run *r, cJSON *j)
 {
 	char *text = j ? cJSON_PrintUnformatted(j) : NULL;
@@ -133,17 +126,16 @@ static void print_json_line(struct run *r, cJSON *j)
 
 static void report(struct run *r, const char *file, long line, bool jsonl, const struct schema_errors *errs)
 {
-	if (r->mode == OUT_BASIC || r->mode == OUT_DETAILED) {
+	if (r->mode == OUT_DETAILED) {
+		print_json_line(r, schema_output_detailed(errs));
+		return;
+	}
+	if (r->mode == OUT_BASIC) {
 		cJSON *j = cJSON_CreateObject(), *list;
 		cJSON_AddBoolToObject(j, "valid", false);
-		if (r->mode == OUT_DETAILED) {
-			cJSON_AddStringToObject(j, "keywordLocation", "");
-			cJSON_AddStringToObject(j, "instanceLocation", "");
-		}
 		list = cJSON_AddArrayToObject(j, "errors");
 		for (size_t i = 0; i < errs->n; i++)
-			if (r->mode == OUT_BASIC || !is_summary(errs, i) || errs->n == 1)
-				cJSON_AddItemToArray(list, error_json(&errs->e[i]));
+			cJSON_AddItemToArray(list, error_json(&errs->e[i]));
 		print_json_line(r, j);
 		return;
 	}
@@ -180,7 +172,9 @@ static int check_instance(struct run *r, const struct jv *inst, const char *file
 	if (!s && (rc = schema_for(r, inst, where, &s)))
 		return rc;
 	if (schema_is_valid(s, inst)) {
-		if (r->mode == OUT_FLAG || r->mode == OUT_BASIC || r->mode == OUT_DETAILED)
+		if (r->mode == OUT_DETAILED)
+			fprintf(r->out, "{\"valid\":true,\"keywordLocation\":\"\",\"instanceLocation\":\"\"}\n");
+		else if (r->mode == OUT_FLAG || r->mode == OUT_BASIC)
 			fprintf(r->out, "{\"valid\":true}\n");
 		return 0;
 	}

@@ -115,9 +115,59 @@ testing "--output flag: one line per instance" "$V --output flag input; echo \$?
 testing "--output basic: the 2020-12 basic format" \
 	"reflection 's/0.8/2/' > r.jsonl; $V --output basic r.jsonl" \
 	"{\"valid\":false,\"errors\":[{\"keywordLocation\":\"/properties/confidence/maximum\",\"absoluteKeywordLocation\":\"https://rtk.invalid/schemas/reflection.v1.schema.json#/properties/confidence/maximum\",\"instanceLocation\":\"/confidence\",\"error\":\"2 is greater than the maximum 1\"}]}\n"
-testing "--output detailed leaves out the oneOf summary" \
-	"reflection 's/\"surface\":\"auth\",\"description\"/\"surface\":\"x\",\"description\"/' > r.jsonl; $V --output detailed r.jsonl | jq -c '[.errors[].instanceLocation]'" \
-	"[\"/most_likely_wrong/surface\"]\n"
+testing "--output detailed keeps the oneOf summary above its branch's error" \
+	"reflection 's/\"surface\":\"auth\",\"description\"/\"surface\":\"x\",\"description\"/' > r.jsonl; $V --output detailed r.jsonl | jq -c '.errors[] | [.keywordLocation, .instanceLocation, [.errors[].instanceLocation]]'" \
+	"[\"/properties/most_likely_wrong/oneOf\",\"/most_likely_wrong\",[\"/most_likely_wrong/surface\"]]\n"
+# The detailed tree follows the schema: /properties groups the failing members, $ref keeps its target's URI,
+# anyOf keeps its message over its branch, items groups the two failing elements, a lone error is not wrapped.
+D="$RTK_SRCDIR/tests/fixtures/detailed-schema.json"
+U=https://rtk.invalid/tests/detailed
+testing "--output detailed: the errors as a tree that follows the schema" \
+	"$V --schema '$D' --output detailed input | jq -c ." \
+	"{\"valid\":false,\"keywordLocation\":\"\",\"absoluteKeywordLocation\":\"$U#\",\"instanceLocation\":\"\",\"errors\":[\
+{\"valid\":false,\"keywordLocation\":\"/properties\",\"absoluteKeywordLocation\":\"$U#/properties\",\"instanceLocation\":\"\",\"errors\":[\
+{\"valid\":false,\"keywordLocation\":\"/properties/a/minimum\",\"absoluteKeywordLocation\":\"$U#/properties/a/minimum\",\"instanceLocation\":\"/a\",\"error\":\"1 is less than the minimum 3\"},\
+{\"valid\":false,\"keywordLocation\":\"/properties/b/\$ref/properties\",\"absoluteKeywordLocation\":\"$U#/\$defs/pair/properties\",\"instanceLocation\":\"/b\",\"errors\":[\
+{\"valid\":false,\"keywordLocation\":\"/properties/b/\$ref/properties/x/type\",\"absoluteKeywordLocation\":\"$U#/\$defs/pair/properties/x/type\",\"instanceLocation\":\"/b/x\",\"error\":\"expected string, got number\"},\
+{\"valid\":false,\"keywordLocation\":\"/properties/b/\$ref/properties/y/type\",\"absoluteKeywordLocation\":\"$U#/\$defs/pair/properties/y/type\",\"instanceLocation\":\"/b/y\",\"error\":\"expected string, got number\"}]},\
+{\"valid\":false,\"keywordLocation\":\"/properties/c/anyOf\",\"absoluteKeywordLocation\":\"$U#/properties/c/anyOf\",\"instanceLocation\":\"/c\",\"error\":\"matches none of the 2 schemas in anyOf\",\"errors\":[\
+{\"valid\":false,\"keywordLocation\":\"/properties/c/anyOf/0/type\",\"absoluteKeywordLocation\":\"$U#/properties/c/anyOf/0/type\",\"instanceLocation\":\"/c\",\"error\":\"expected string, got number\"}]},\
+{\"valid\":false,\"keywordLocation\":\"/properties/d\",\"absoluteKeywordLocation\":\"$U#/properties/d\",\"instanceLocation\":\"/d\",\"errors\":[\
+{\"valid\":false,\"keywordLocation\":\"/properties/d/items/type\",\"absoluteKeywordLocation\":\"$U#/properties/d/items/type\",\"instanceLocation\":\"/d/1\",\"error\":\"expected string, got number\"},\
+{\"valid\":false,\"keywordLocation\":\"/properties/d/items/type\",\"absoluteKeywordLocation\":\"$U#/properties/d/items/type\",\"instanceLocation\":\"/d/2\",\"error\":\"expected string, got number\"}]}]}]}\n\
+{\"valid\":false,\"keywordLocation\":\"\",\"absoluteKeywordLocation\":\"$U#\",\"instanceLocation\":\"\",\"errors\":[\
+{\"valid\":false,\"keywordLocation\":\"/required\",\"absoluteKeywordLocation\":\"$U#/required\",\"instanceLocation\":\"\",\"error\":\"missing required property \\\\\"z\\\\\"\"}]}\n" \
+	'{"a":1,"b":{"x":1,"y":2},"c":5,"d":["s",1,2],"z":0}\n{"a":5}\n'
+testing "--output detailed: a valid instance is a valid root unit" "$V --schema '$D' --output detailed input; echo \$?" \
+	"{\"valid\":true,\"keywordLocation\":\"\",\"instanceLocation\":\"\"}\n0\n" '{"z":1}\n'
+# Every detailed output must satisfy the output schema of the JSON-Schema-Test-Suite's output-tests
+# (tests/fixtures/output-schema/output-schema.json, copied from its draft2020-12 folder, MIT licence), held to
+# its "detailed" branch (output-schema/detailed.json): the whole schema's anyOf passes any {"valid":...} as "flag".
+O="$RTK validate --assert-format --all --ref-dir $RTK_SRCDIR/tests/fixtures/output-schema --schema $RTK_SRCDIR/tests/fixtures/output-schema/detailed.json"
+{
+	printf '%s\n' '{"a":1,"b":{"x":1,"y":2},"c":5,"d":["s",1,2],"z":0}' '{"a":"x","b":{"x":"s","y":[]}}' '{"z":1}' '7' \
+		'{"c":{"k":1},"d":[[],{}],"z":1,"b":{"y":1}}'
+	printf '%s\n' "$ok" | sed 's/"surface":"auth","description"/"surface":"x","description"/'
+} > "$SCRATCH_ROOT/detailed-in.jsonl"
+{
+	head -5 "$SCRATCH_ROOT/detailed-in.jsonl" | "$RTK" validate --schema "$D" --output detailed
+	tail -1 "$SCRATCH_ROOT/detailed-in.jsonl" | "$RTK" validate --all --output detailed
+	tail -1 "$SCRATCH_ROOT/detailed-in.jsonl" | "$RTK" validate --output detailed
+	# a $ref inside a $ref: the unit between them cannot name its URI, so it hands its children up
+	printf '%s\n' '{"$id":"https://rtk.invalid/n","properties":{"a":{"$ref":"#/$defs/o"}},"$defs":{"o":{"properties":{"b":{"$ref":"#/$defs/p"},"c":{"$ref":"#/$defs/p"}}},"p":{"properties":{"x":{"type":"string"},"y":{"type":"string"}}}}}' > "$SCRATCH_ROOT/nested-ref.json"
+	printf '%s\n' '{"a":{"b":{"x":1,"y":1},"c":{"x":1}}}' | "$RTK" validate --schema "$SCRATCH_ROOT/nested-ref.json" --output detailed
+} > "$SCRATCH_ROOT/detailed-out.jsonl"
+check "--output detailed: one line per instance" test "$(wc -l < "$SCRATCH_ROOT/detailed-out.jsonl")" -eq 8
+check "--output detailed: a unit below two \$refs keeps its URI, the one between them is left out" test \
+	"$(tail -1 "$SCRATCH_ROOT/detailed-out.jsonl" | jq -c '[.errors[0].keywordLocation, [.errors[0].errors[] | [.keywordLocation, .absoluteKeywordLocation]]]')" = \
+	'["/properties/a",[["/properties/a/$ref/properties/b/$ref/properties","https://rtk.invalid/n#/$defs/p/properties"],["/properties/a/$ref/properties/c/$ref/properties/x/type","https://rtk.invalid/n#/$defs/p/properties/x/type"]]]'
+check "--output detailed satisfies the 2020-12 output schema" \
+	$O "$SCRATCH_ROOT/detailed-out.jsonl"
+# and it does catch a drift: a nested failing unit with neither "error" nor "errors", a $ref unit without its URI
+head -1 "$SCRATCH_ROOT/detailed-out.jsonl" | jq -c 'del(.errors[0].errors[0].error)' > "$SCRATCH_ROOT/detailed-bad.jsonl"
+head -1 "$SCRATCH_ROOT/detailed-out.jsonl" | jq -c 'del(.errors[0].errors[1].absoluteKeywordLocation)' >> "$SCRATCH_ROOT/detailed-bad.jsonl"
+check "the output schema rejects both drifted units" \
+	test "$($O --output flag "$SCRATCH_ROOT/detailed-bad.jsonl" | tr -d '\n')" = '{"valid":false}{"valid":false}'
 testing "--json and --output together is a usage error" "$V --json --output flag input 2>&1; echo \$?" \
 	"rtk validate: --output and --json are two different outputs: pick one\n2\n" "$ok\n"
 { printf '%s\n' "$ok"; printf '%s\n' "$ok" | sed 's/0.8/2/'; } > "$SCRATCH_ROOT/mixed.jsonl"
