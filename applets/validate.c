@@ -114,6 +114,21 @@ static cJSON *error_json(const struct schema_error *e)
 	return j;
 }
 
+/* An error as a unit of the 2020-12 "basic" output format: a failed unit, its URI only when known. */
+static cJSON *basic_unit(const struct schema_error *e)
+{
+	cJSON *j = cJSON_CreateObject();
+	if (j) {
+		cJSON_AddBoolToObject(j, "valid", false);
+		cJSON_AddStringToObject(j, "keywordLocation", e->keyword_location ? e->keyword_location : "");
+		if (e->absolute_keyword_location && *e->absolute_keyword_location)
+			cJSON_AddStringToObject(j, "absoluteKeywordLocation", e->absolute_keyword_location);
+		cJSON_AddStringToObject(j, "instanceLocation", e->instance_location ? e->instance_location : "");
+		cJSON_AddStringToObject(j, "error", e->message ? e->message : "");
+	}
+	return j;
+}
+
 static void print_json_line(struct run *r, cJSON *j)
 {
 	char *text = j ? cJSON_PrintUnformatted(j) : NULL;
@@ -133,9 +148,11 @@ static void report(struct run *r, const char *file, long line, bool jsonl, const
 	if (r->mode == OUT_BASIC) {
 		cJSON *j = cJSON_CreateObject(), *list;
 		cJSON_AddBoolToObject(j, "valid", false);
+		cJSON_AddStringToObject(j, "keywordLocation", "");
+		cJSON_AddStringToObject(j, "instanceLocation", "");
 		list = cJSON_AddArrayToObject(j, "errors");
 		for (size_t i = 0; i < errs->n; i++)
-			cJSON_AddItemToArray(list, error_json(&errs->e[i]));
+			cJSON_AddItemToArray(list, basic_unit(&errs->e[i]));
 		print_json_line(r, j);
 		return;
 	}
@@ -172,9 +189,9 @@ static int check_instance(struct run *r, const struct jv *inst, const char *file
 	if (!s && (rc = schema_for(r, inst, where, &s)))
 		return rc;
 	if (schema_is_valid(s, inst)) {
-		if (r->mode == OUT_DETAILED)
+		if (r->mode == OUT_DETAILED || r->mode == OUT_BASIC)
 			fprintf(r->out, "{\"valid\":true,\"keywordLocation\":\"\",\"instanceLocation\":\"\"}\n");
-		else if (r->mode == OUT_FLAG || r->mode == OUT_BASIC)
+		else if (r->mode == OUT_FLAG)
 			fprintf(r->out, "{\"valid\":true}\n");
 		return 0;
 	}

@@ -114,7 +114,7 @@ schema_case "\$dynamicRef follows the dynamic scope" '{"$id":"https://x.test/roo
 testing "--output flag: one line per instance" "$V --output flag input; echo \$?" "{\"valid\":true}\n{\"valid\":false}\n1\n" "$ok\n{\"schema\":\"reflection.v1\"}\n"
 testing "--output basic: the 2020-12 basic format" \
 	"reflection 's/0.8/2/' > r.jsonl; $V --output basic r.jsonl" \
-	"{\"valid\":false,\"errors\":[{\"keywordLocation\":\"/properties/confidence/maximum\",\"absoluteKeywordLocation\":\"https://rtk.invalid/schemas/reflection.v1.schema.json#/properties/confidence/maximum\",\"instanceLocation\":\"/confidence\",\"error\":\"2 is greater than the maximum 1\"}]}\n"
+	"{\"valid\":false,\"keywordLocation\":\"\",\"instanceLocation\":\"\",\"errors\":[{\"valid\":false,\"keywordLocation\":\"/properties/confidence/maximum\",\"absoluteKeywordLocation\":\"https://rtk.invalid/schemas/reflection.v1.schema.json#/properties/confidence/maximum\",\"instanceLocation\":\"/confidence\",\"error\":\"2 is greater than the maximum 1\"}]}\n"
 testing "--output detailed keeps the oneOf summary above its branch's error" \
 	"reflection 's/\"surface\":\"auth\",\"description\"/\"surface\":\"x\",\"description\"/' > r.jsonl; $V --output detailed r.jsonl | jq -c '.errors[] | [.keywordLocation, .instanceLocation, [.errors[].instanceLocation]]'" \
 	"[\"/properties/most_likely_wrong/oneOf\",\"/most_likely_wrong\",[\"/most_likely_wrong/surface\"]]\n"
@@ -168,6 +168,14 @@ head -1 "$SCRATCH_ROOT/detailed-out.jsonl" | jq -c 'del(.errors[0].errors[0].err
 head -1 "$SCRATCH_ROOT/detailed-out.jsonl" | jq -c 'del(.errors[0].errors[1].absoluteKeywordLocation)' >> "$SCRATCH_ROOT/detailed-bad.jsonl"
 check "the output schema rejects both drifted units" \
 	test "$($O --output flag "$SCRATCH_ROOT/detailed-bad.jsonl" | tr -d '\n')" = '{"valid":false}{"valid":false}'
+# --output basic is held to the output schema's "basic" branch the same way (output-schema/basic.json).
+B="$RTK validate --assert-format --all --ref-dir $RTK_SRCDIR/tests/fixtures/output-schema --schema $RTK_SRCDIR/tests/fixtures/output-schema/basic.json"
+{
+	head -5 "$SCRATCH_ROOT/detailed-in.jsonl" | "$RTK" validate --schema "$D" --all --output basic
+	printf '%s\n' '{"a":{"b":{"x":1,"y":1},"c":{"x":1}}}' | "$RTK" validate --schema "$SCRATCH_ROOT/nested-ref.json" --output basic
+} > "$SCRATCH_ROOT/basic-out.jsonl"
+check "--output basic: one line per instance" test "$(wc -l < "$SCRATCH_ROOT/basic-out.jsonl")" -eq 6
+check "--output basic satisfies the 2020-12 output schema" $B "$SCRATCH_ROOT/basic-out.jsonl"
 testing "--json and --output together is a usage error" "$V --json --output flag input 2>&1; echo \$?" \
 	"rtk validate: --output and --json are two different outputs: pick one\n2\n" "$ok\n"
 { printf '%s\n' "$ok"; printf '%s\n' "$ok" | sed 's/0.8/2/'; } > "$SCRATCH_ROOT/mixed.jsonl"
