@@ -850,6 +850,16 @@ static void route_markdown(struct run *r, struct item *it, const char *rel, cons
 		cJSON_AddItemToArray(it->routed_to, cJSON_CreateString(appended ? rel : "(lesson already recorded)"));
 }
 
+/* What every line rtk reflect appends begins with: which task, when, and which model judged it. */
+static cJSON *record_head(const char *task_id, const char *when, const char *model)
+{
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "task_id", task_id);
+	cJSON_AddStringToObject(rec, "time", when);
+	cJSON_AddStringToObject(rec, "model", model);
+	return rec;
+}
+
 static void route(struct run *r, struct item *it, const char *when)
 {
 	const cJSON *v = it->verdict;
@@ -868,10 +878,7 @@ static void route(struct run *r, struct item *it, const char *when)
 			entry = NULL;
 		route_markdown(r, it, "rules/experience/error_patterns.md", entry, key);
 		free(entry), free(key);
-		rec = cJSON_CreateObject();
-		cJSON_AddStringToObject(rec, "task_id", it->task_id);
-		cJSON_AddStringToObject(rec, "time", when);
-		cJSON_AddStringToObject(rec, "model", r->s->model_id);
+		rec = record_head(it->task_id, when, r->s->model_id);
 		for (const cJSON *m = v->child; m; m = m->next)
 			cJSON_AddItemToObject(rec, m->string, cJSON_Duplicate(m, true));
 		if ((line = json_line(rec)) && !append_record(r, "memory/user/error_log.jsonl", line, strlen(line), NULL, NULL))
@@ -885,10 +892,7 @@ static void route(struct run *r, struct item *it, const char *when)
 		route_markdown(r, it, "memory/user/preferences.md", entry, key);
 		free(entry), free(key);
 	}
-	rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "task_id", it->task_id);
-	cJSON_AddStringToObject(rec, "time", when);
-	cJSON_AddStringToObject(rec, "model", r->s->model_id);
+	rec = record_head(it->task_id, when, r->s->model_id);
 	cJSON_AddItemToObject(rec, "verdict", cJSON_Duplicate(v, true));
 	if (it->error)
 		cJSON_AddStringToObject(rec, "error", it->error);
