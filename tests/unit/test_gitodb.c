@@ -720,6 +720,41 @@ static void blob_at_matches_git(void **state)
 	git_repository_free(repo);
 }
 
+/* The cases test_gitx had for gitx_tree_changed_paths and gitx_blob_at, on the risk-floor fixture. */
+static void tree_diff_on_the_risk_floor_fixture(void **state)
+{
+	(void)state;
+	char path[256], cmd[600];
+	const char *src = getenv("RTK_SRCDIR") ? getenv("RTK_SRCDIR") : ".";
+	git_repository *repo;
+	git_commit *head, *first;
+	git_oid blob;
+	char *got = NULL;
+	snprintf(path, sizeof(path), "%s/risk-floor", scratch);
+	snprintf(cmd, sizeof(cmd), "bash '%s/tests/fixtures/risk-floor-repo.sh' '%s' >/dev/null 2>&1", src, path);
+	assert_int_equal(system(cmd), 0);
+	struct gitodb *db = open_odb(path, &repo);
+	assert_int_equal(gitx_resolve_commit(repo, "HEAD", &head), 0);
+	assert_int_equal(gitx_resolve_commit(repo, "HEAD~1", &first), 0);
+	assert_int_equal(gitodb_tree_diff(db, git_commit_tree_id(first), git_commit_tree_id(head), collect_path, &got), 0);
+	assert_string_equal(got, "src/math.c\n");
+	free(got);
+	got = NULL;
+	/* A root commit against the empty tree: every file, in tree order. */
+	assert_int_equal(gitodb_tree_diff(db, NULL, git_commit_tree_id(first), collect_path, &got), 0);
+	assert_string_equal(got, ".gitignore\nREADME.md\nsrc/auth/guard.ts\nsrc/math.c\n");
+	free(got);
+	got = NULL;
+	assert_int_equal(gitodb_tree_diff(db, git_commit_tree_id(head), git_commit_tree_id(head), collect_path, &got), 0);
+	assert_null(got);
+	assert_int_equal(gitodb_blob_at(db, git_commit_tree_id(first), "src/math.c", &blob), 0);
+	assert_int_equal(gitodb_blob_at(db, git_commit_tree_id(head), "src", &blob), GIT_ENOTFOUND);
+	git_commit_free(head);
+	git_commit_free(first);
+	gitodb_free(db);
+	git_repository_free(repo);
+}
+
 /* ----- commits ----- */
 
 static void commit_parse_and_summary_match_libgit2(void **state)
@@ -907,6 +942,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(truncated_index),
 	cmocka_unit_test(tree_diff_matches_git),
 	cmocka_unit_test(blob_at_matches_git),
+	cmocka_unit_test(tree_diff_on_the_risk_floor_fixture),
 	cmocka_unit_test(commit_parse_and_summary_match_libgit2),
 	cmocka_unit_test(summary_matches_libgit2_on_tricky_messages),
 	cmocka_unit_test(malformed_commits_are_refused),
