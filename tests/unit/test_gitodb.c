@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char scratch[64];
 static char origin[128]; /* the fixture, all loose */
@@ -583,6 +584,119 @@ static void corrupt_pack_entries(void **state)
 	wants_free(&w);
 }
 
+/* ----- hand-made packs: one REF_DELTA entry each, to reach the delta checks precisely ----- */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+}
+
+/*
+ * Writes pack-NAME.pack and pack-NAME.idx into packdir: one object id, stored at offset 12 as a
+ * REF_DELTA of base holding delta (n bytes). The checksums are left zero (gitodb does not check them).
+ */
+static void craft_pack(const char *packdir, const char *name, const unsigned char id[20], const unsigned char base[20],
+		       const unsigned char *delta, size_t n)
+{
+	unsigned char pack[600] = "PACK", idx[8 + 1024 + 28 + 40] = { 0xff, 't', 'O', 'c', 0, 0, 0, 2 }, *w = pack + 12;
+	uLongf zlen = 400;
+	char path[400];
+	FILE *f;
+	size_t size = n;
+	put32(pack + 4, 2);
+	put32(pack + 8, 1);
+	*w = (unsigned char)(7 << 4 | (size & 15)); /* type 7, then the size in 7-bit groups */
+	for (size >>= 4; size; size >>= 7)
+		*w++ |= 0x80, *w = (unsigned char)(size & 0x7f);
+	w++;
+	memcpy(w, base, 20);
+	w += 20;
+	assert_int_equal(compress2(w, &zlen, delta, n, 6), Z_OK);
+	w += zlen + 20; /* and a zero trailer */
+	for (unsigned b = id[0]; b < 256; b++)
+		put32(idx + 8 + 4 * b, 1);
+	memcpy(idx + 8 + 1024, id, 20);
+	put32(idx + 8 + 1024 + 24, 12);
+	snprintf(path, sizeof(path), "%s/pack-%s.pack", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(pack, 1, (size_t)(w - pack), f), (size_t)(w - pack));
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/pack-%s.idx", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(idx, 1, sizeof(idx), f), sizeof(idx));
+	assert_int_equal(fclose(f), 0);
+}
+
+static void crafted_delta_entries(void **state)
+{
+	(void)state;
+	char path[256], packdir[300], msg[600];
+	git_repository *repo;
+	const struct gitodb_object *o;
+	git_oid base;
+	assert_int_equal(rtk_git2_load(), 0);
+	copy_repo(path, "crafted", "mkdir -p .git/objects/pack");
+	snprintf(packdir, sizeof(packdir), "%s/.git/objects/pack", path);
+	char *hex = capture(NULL, "cd '%s' && git rev-parse HEAD:foo.c", path); /* "dot\n": 4 bytes */
+	oid_of(&base, hex);
+	free(hex);
+
+	static const struct {
+		const char *name, *error; /* NULL: reads as "hello" */
+		unsigned char delta[16];
+		size_t n;
+	} cases[] = {
+		{ "good", NULL, { 4, 5, 5, 'h', 'e', 'l', 'l', 'o' }, 8 },
+		{ "copy", NULL, { 4, 9, 0x90, 4, 5, 'h', 'e', 'l', 'l', 'o' }, 10 }, /* copy "dot\n", insert */
+		{ "srcsize", "delta does not fit its base", { 5, 5, 5, 'h', 'e', 'l', 'l', 'o' }, 8 },
+		{ "header", "bad delta header", { 4, 0x85 }, 2 },
+		{ "pastbase", "bad delta instruction", { 4, 5, 0x91, 1, 4 }, 5 },
+		{ "opzero", "bad delta instruction", { 4, 5, 0, 'h', 'e', 'l', 'l', 'o' }, 8 },
+		{ "short", "bad delta instruction", { 4, 6, 5, 'h', 'e', 'l', 'l', 'o' }, 8 },
+		{ "long", "bad delta instruction", { 4, 4, 5, 'h', 'e', 'l', 'l', 'o' }, 8 },
+		{ "insertpast", "bad delta instruction", { 4, 5, 9, 'h', 'e', 'l', 'l', 'o' }, 8 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		unsigned char id[20];
+		memset(id, 0x10 + (int)i, sizeof(id));
+		craft_pack(packdir, cases[i].name, id, base.id, cases[i].delta, cases[i].n);
+	}
+	struct gitodb *db = open_odb(path, &repo);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		git_oid id;
+		memset(id.id, 0x10 + (int)i, sizeof(id.id));
+		int rc = gitodb_read(db, &id, GIT_OBJECT_ANY, &o);
+		if (!cases[i].error) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(o->type, GIT_OBJECT_BLOB);
+			assert_string_equal(o->data, i == 0 ? "hello" : "dot\nhello");
+			gitodb_release(o);
+			continue;
+		}
+		assert_int_equal(rc, RTK_EXIT_FAILURE);
+		snprintf(msg, sizeof(msg), "%s/pack-%s.pack: corrupt object at offset 12: %s", packdir, cases[i].name, cases[i].error);
+		assert_string_equal(rtk_error_message(), msg);
+	}
+	gitodb_free(db);
+	git_repository_free(repo);
+
+	/* Two packs whose deltas name each other as bases: an error, not an endless descent. */
+	unsigned char a[20], b[20];
+	static const unsigned char delta[] = { 5, 5, 5, 'h', 'e', 'l', 'l', 'o' };
+	memset(a, 0xa1, sizeof(a));
+	memset(b, 0xb2, sizeof(b));
+	craft_pack(packdir, "loop-a", a, b, delta, sizeof(delta));
+	craft_pack(packdir, "loop-b", b, a, delta, sizeof(delta));
+	db = open_odb(path, &repo);
+	git_oid id;
+	memcpy(id.id, a, 20);
+	assert_int_equal(gitodb_read(db, &id, GIT_OBJECT_ANY, &o), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), ": corrupt object at offset 12: delta bases in other packs lead back here"));
+	gitodb_free(db);
+	git_repository_free(repo);
+}
+
+
 static void corrupt_loose_object(void **state)
 {
 	(void)state;
@@ -1022,6 +1136,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(objects_through_alternates),
 	cmocka_unit_test(missing_and_mistyped_objects),
 	cmocka_unit_test(corrupt_pack_entries),
+	cmocka_unit_test(crafted_delta_entries),
 	cmocka_unit_test(corrupt_loose_object),
 	cmocka_unit_test(truncated_index),
 	cmocka_unit_test(tree_diff_matches_git),
