@@ -195,6 +195,7 @@ struct commit {
 	enum commit_kind kind;
 	uint64_t pathset; /* hash of the sorted path list: a revert touches the same paths */
 	bool have_pid, have_inverse_pid;
+	int64_t *ink; /* per file, the change in non-whitespace bytes (a cheap test before patch ids) */
 	git_oid pid, inverse_pid;
 	long failure; /* index into the failures, or -1 */
 };
@@ -230,6 +231,7 @@ static void commit_free(struct commit *c)
 	free(c->message);
 	free(c->author);
 	free(c->more_parents);
+	free(c->ink);
 	gitx_paths_free(&c->files);
 	free(c);
 }
@@ -569,6 +571,46 @@ static bool same_paths(const struct commit *a, const struct commit *b)
 	return true;
 }
 
+static const struct gitodb_object *blob_in(struct history *h, const struct commit *c, const char *path);
+
+static int64_t ink_of(const struct gitodb_object *blob)
+{
+	int64_t n = 0;
+	for (size_t i = 0; blob && i < blob->size; i++)
+		n += !isspace((unsigned char)blob->data[i]);
+	return n;
+}
+
+/*
+ * Whether r's inverse diff could have x's patch id. A patch id hashes the added and removed lines
+ * with whitespace taken out, so equal ids mean each file gains exactly the non-whitespace bytes the
+ * other loses. Reading two blobs a file is far cheaper than the diffs a patch id needs, and it rules
+ * out nearly every pair of commits that merely touch the same files.
+ */
+static int may_invert(struct history *h, struct commit *r, struct commit *x, bool *maybe)
+{
+	struct commit *v[2] = { r, x };
+	for (int k = 0; k < 2; k++) {
+		struct commit *c = v[k], *p = c->nparents ? commit_get(h, &c->parent[0]) : NULL;
+		if (c->ink)
+			continue;
+		if (c->nparents && !p)
+			return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
+		if (!(c->ink = calloc(c->files.n ? c->files.n : 1, sizeof(*c->ink))))
+			return oom();
+		for (size_t i = 0; i < c->files.n; i++) {
+			const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
+			c->ink[i] = ink_of(new) - ink_of(old);
+			gitodb_release(old);
+			gitodb_release(new);
+		}
+	}
+	*maybe = true;
+	for (size_t i = 0; i < r->files.n && *maybe; i++)
+		*maybe = r->ink[i] == -x->ink[i];
+	return 0;
+}
+
 /* The newest commit within the revert lookback before r whose patch id r's inverse diff equals, or NULL. */
 static int find_reverted_by_patch_id(struct history *h, struct pathset_index *ix, struct commit *r, struct commit **out)
 {
@@ -583,8 +625,13 @@ static int find_reverted_by_patch_id(struct history *h, struct pathset_index *ix
 		return 0;
 	for (size_t i = 0; i < l->n; i++) {
 		struct commit *x = l->v[i];
+		bool maybe;
 		if (x == r || x->commit_time > r->commit_time || x->commit_time < r->commit_time - h->rules->revert_lookback ||
 		    !same_paths(x, r))
+			continue;
+		if ((rc = may_invert(h, r, x, &maybe)))
+			return rc;
+		if (!maybe)
 			continue;
 		if (!have_inv && (rc = commit_patch_id(h, r, true, &inv)))
 			return rc;

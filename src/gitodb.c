@@ -62,6 +62,16 @@ struct gitodb {
 	unsigned char *scratch;
 	size_t scratch_cap;
 	unsigned store_hops; /* how deep read_packed is in bases from other stores: packs naming each other loop */
+	struct located *located; /* LOCATED_SLOTS recent ids and where they are */
+};
+
+/* A walk reads each changed tree twice (in a commit's diff and in its parent's): remembering where
+ * recent ids are skips the second binary search through an index much bigger than the CPU's caches. */
+#define LOCATED_SLOTS 16384
+struct located {
+	unsigned char id[20];
+	uint32_t pack; /* NO_PACK: empty */
+	uint64_t off;
 };
 
 static int oom(void)
@@ -72,6 +82,11 @@ static int oom(void)
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
 }
 
 static char *oid_hex(const unsigned char *id, char buf[41])
@@ -239,6 +254,12 @@ int gitodb_open(struct gitodb **out, git_repository *repo)
 		rc = add_alternates(db, dir, 0);
 	for (size_t i = 0; !rc && i < db->ndirs; i++)
 		rc = add_packs(db, db->dirs[i]);
+	if (!rc && db->npacks) {
+		if (!(db->located = malloc(LOCATED_SLOTS * sizeof(*db->located))))
+			rc = oom();
+		for (size_t i = 0; !rc && i < LOCATED_SLOTS; i++)
+			db->located[i].pack = NO_PACK;
+	}
 	if (rc) {
 		gitodb_free(db);
 		return rc;
@@ -283,6 +304,7 @@ void gitodb_free(struct gitodb *db)
 	if (db->fallback)
 		git_odb_free(db->fallback);
 	free(db->scratch);
+	free(db->located);
 	free(db);
 }
 
@@ -423,16 +445,20 @@ static bool pack_find(const struct pack *p, const unsigned char *id, uint64_t *o
 	uint32_t lo = id[0] ? be32(p->idx + 8 + (id[0] - 1) * 4) : 0, hi = be32(p->idx + 8 + id[0] * 4);
 	if (hi > p->count || lo > hi)
 		return false;
+	uint64_t key = be64(id);
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(p->ids + (size_t)mid * 20, id, 20);
+		const unsigned char *at = p->ids + (size_t)mid * 20;
+		uint64_t k = be64(at);
+		/* The first eight bytes settle all but the last step or two; memcmp only for those. */
+		int c = k != key ? (k < key ? -1 : 1) : memcmp(at + 8, id + 8, 12);
 		if (!c) {
 			uint32_t o = be32(p->off32 + (size_t)mid * 4);
 			if (o & 0x80000000u) {
 				const unsigned char *b = p->off64 + (size_t)(o & 0x7fffffffu) * 8;
 				if ((o & 0x7fffffffu) >= p->n64)
 					return false;
-				*off = (uint64_t)be32(b) << 32 | be32(b + 4);
+				*off = be64(b);
 			} else {
 				*off = o;
 			}
@@ -771,12 +797,24 @@ static int read_fallback(struct gitodb *db, const unsigned char *id, struct obj 
 
 static int read_any(struct gitodb *db, const unsigned char *id, struct obj **out)
 {
+	struct located *loc = NULL;
 	uint64_t off;
 	int rc;
+	if (db->located) {
+		uint32_t h;
+		memcpy(&h, id, 4); /* ids are uniformly distributed already */
+		loc = &db->located[h % LOCATED_SLOTS];
+		if (loc->pack != NO_PACK && !memcmp(loc->id, id, 20))
+			return read_packed(db, loc->pack, loc->off, out);
+	}
 	for (size_t k = 0; k < db->npacks; k++) {
 		size_t i = (db->mru + k) % db->npacks;
 		if (pack_find(&db->packs[i], id, &off) && !pack_map(&db->packs[i])) {
 			db->mru = i;
+			if (loc) {
+				memcpy(loc->id, id, 20);
+				loc->pack = (uint32_t)i, loc->off = off;
+			}
 			return read_packed(db, (uint32_t)i, off, out);
 		}
 	}
@@ -819,8 +857,10 @@ bool gitodb_tree_next(const struct gitodb_object *t, size_t *pos, struct gitodb_
 		return false;
 	while (p < end && *p >= '0' && *p <= '7' && mode < 01000000)
 		mode = mode * 8 + (unsigned)(*p++ - '0');
-	if (p >= end || *p != ' ' || !(nul = memchr(p + 1, '\0', (size_t)(end - p - 1))) || nul == p + 1 ||
-	    end - nul < 21) {
+	/* Names are short: a plain loop beats a call to memchr here. */
+	for (nul = p + 1; nul < end && *nul; nul++)
+		;
+	if (p >= end || *p != ' ' || nul >= end || nul == p + 1 || end - nul < 21) {
 		*pos = t->size;
 		*bad = true;
 		return false;
@@ -886,6 +926,47 @@ static size_t path_at(struct tree_diff *td, size_t len, const struct gitodb_entr
 
 static int diff_level(struct tree_diff *td, const unsigned char *old_id, const unsigned char *new_id, size_t len);
 
+/* How many bytes two trees end with that are the same. */
+static size_t same_tail(const struct gitodb_object *a, const struct gitodb_object *b)
+{
+	size_t n = a->size < b->size ? a->size : b->size, same = 0;
+	const char *x = a->data + a->size, *y = b->data + b->size;
+	while (same + 8 <= n) {
+		uint64_t u, v;
+		memcpy(&u, x - same - 8, 8);
+		memcpy(&v, y - same - 8, 8);
+		if (u != v)
+			break;
+		same += 8;
+	}
+	while (same < n && x[-(ptrdiff_t)same - 1] == y[-(ptrdiff_t)same - 1])
+		same++;
+	return same;
+}
+
+/* Where the entries two trees start with, byte for byte the same, end (an offset valid in both). */
+static size_t identical_entries(const struct gitodb_object *a, const struct gitodb_object *b)
+{
+	size_t n = a->size < b->size ? a->size : b->size, same = 0, pos = 0;
+	while (same + 8 <= n) {
+		uint64_t x, y;
+		memcpy(&x, a->data + same, 8);
+		memcpy(&y, b->data + same, 8);
+		if (x != y)
+			break;
+		same += 8;
+	}
+	while (same < n && a->data[same] == b->data[same])
+		same++;
+	for (;;) {
+		const char *nul = memchr(a->data + pos, '\0', a->size - pos);
+		size_t next;
+		if (!nul || (next = (size_t)(nul - a->data) + 21) > same)
+			return pos;
+		pos = next;
+	}
+}
+
 /* An entry with nothing facing it: a file is one path, a subtree every file under it. */
 static int one_sided(struct tree_diff *td, const struct gitodb_entry *e, bool old_side, size_t len)
 {
@@ -922,12 +1003,16 @@ static int diff_level(struct tree_diff *td, const unsigned char *old_id, const u
 {
 	const struct gitodb_object *a = NULL, *b = NULL;
 	struct gitodb_entry x, y;
-	size_t i = 0, j = 0;
+	size_t i = 0, j = 0, tail = 0;
 	bool bad = false, hx, hy;
 	int rc;
 
 	if ((rc = read_tree(td->db, old_id, &a)) || (rc = read_tree(td->db, new_id, &b)))
 		goto out;
+	if (a && b) { /* most of two versions of a tree is the same bytes: skip those entries unparsed */
+		i = j = identical_entries(a, b);
+		tail = same_tail(a, b);
+	}
 	hx = a && gitodb_tree_next(a, &i, &x, &bad);
 	hy = b && gitodb_tree_next(b, &j, &y, &bad);
 	while (!rc && (hx || hy)) {
@@ -947,6 +1032,9 @@ static int diff_level(struct tree_diff *td, const unsigned char *old_id, const u
 					rc = (n = path_at(td, len, &x, false)) ? td->fn(td->path, n, td->arg) : oom();
 				}
 			}
+			/* Both at an entry's start with the same bytes to the end: nothing further differs. */
+			if (a->size - i == b->size - j && a->size - i <= tail)
+				break;
 			hx = gitodb_tree_next(a, &i, &x, &bad);
 			hy = gitodb_tree_next(b, &j, &y, &bad);
 		}
