@@ -21,6 +21,7 @@
 #define IDX_HEADER (8 + 256 * 4)
 #define DEFAULT_CACHE_LIMIT ((size_t)96 << 20)
 #define MAX_CHAIN 10000 /* git's own limit on a delta chain is 4095 */
+#define MAX_STORE_HOPS 64 /* REF_DELTA bases looked up in other stores, one inside another */
 #define NO_PACK UINT32_MAX
 
 struct pack {
@@ -60,6 +61,7 @@ struct gitodb {
 	struct obj lru; /* sentinel: lru.lnext is the most recently used */
 	unsigned char *scratch;
 	size_t scratch_cap;
+	unsigned store_hops; /* how deep read_packed is in bases from other stores: packs naming each other loop */
 	struct located *located; /* LOCATED_SLOTS recent ids and where they are */
 };
 
@@ -642,7 +644,14 @@ static int read_packed(struct gitodb *db, uint32_t pn, uint64_t off, struct obj 
 				if (!pack_find(p, base_id, &base_off)) {
 					/* A base in another store: read it whole (it is cached there if packed). */
 					links[n++] = (struct link){ cur, data, size };
-					if ((rc = read_any(db, base_id, &base)))
+					if (db->store_hops >= MAX_STORE_HOPS) {
+						rc = corrupt(p, cur, "delta bases in other packs lead back here");
+						goto out;
+					}
+					db->store_hops++;
+					rc = read_any(db, base_id, &base);
+					db->store_hops--;
+					if (rc)
 						goto out;
 					break;
 				}

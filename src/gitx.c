@@ -2,6 +2,7 @@
 #include "config.h"
 #include "gitx.h"
 #include "err.h"
+#include "gitodb.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -137,118 +138,6 @@ char *gitx_oid_hex(const git_oid *id, char buf[41])
 	return buf;
 }
 
-/* git's tree order: names compare as if a subtree's name ended in '/'. */
-static int tree_order(const git_tree_entry *a, const git_tree_entry *b)
-{
-	const char *na = git_tree_entry_name(a), *nb = git_tree_entry_name(b);
-	size_t la = strlen(na), lb = strlen(nb), n = la < lb ? la : lb;
-	int c = memcmp(na, nb, n);
-	if (c)
-		return c;
-	unsigned char ca = la > n ? (unsigned char)na[n] : git_tree_entry_type(a) == GIT_OBJECT_TREE ? '/' : '\0';
-	unsigned char cb = lb > n ? (unsigned char)nb[n] : git_tree_entry_type(b) == GIT_OBJECT_TREE ? '/' : '\0';
-	return (ca > cb) - (ca < cb);
-}
-
-static int push_joined(struct gitx_paths *out, const char *prefix, const char *name)
-{
-	char stack[512], *path = stack;
-	size_t lp = strlen(prefix), ln = strlen(name);
-	int rc;
-	if (lp + ln + 2 > sizeof(stack) && !(path = malloc(lp + ln + 2)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-	memcpy(path, prefix, lp);
-	memcpy(path + lp, name, ln + 1);
-	rc = gitx_paths_push(out, path);
-	if (path != stack)
-		free(path);
-	return rc;
-}
-
-static int diff_trees(git_repository *repo, const git_oid *old_id, const git_oid *new_id, const char *prefix,
-		      struct gitx_paths *out);
-
-/* One side's entry with nothing facing it: a file is one path, a subtree every file under it. */
-static int one_sided(git_repository *repo, const git_tree_entry *e, int is_old, const char *prefix,
-		     struct gitx_paths *out)
-{
-	char sub[4096];
-	if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
-		return git_tree_entry_type(e) == GIT_OBJECT_BLOB ? push_joined(out, prefix, git_tree_entry_name(e)) : 0;
-	if ((size_t)snprintf(sub, sizeof(sub), "%s%s/", prefix, git_tree_entry_name(e)) >= sizeof(sub))
-		return rtk_fail(RTK_EXIT_FAILURE, "path too long under %s", prefix);
-	return is_old ? diff_trees(repo, git_tree_entry_id(e), NULL, sub, out)
-		      : diff_trees(repo, NULL, git_tree_entry_id(e), sub, out);
-}
-
-static int diff_trees(git_repository *repo, const git_oid *old_id, const git_oid *new_id, const char *prefix,
-		      struct gitx_paths *out)
-{
-	git_tree *a = NULL, *b = NULL;
-	size_t i = 0, j = 0, na, nb;
-	char sub[4096];
-	int rc = 0;
-
-	if ((old_id && git_tree_lookup(&a, repo, old_id) < 0) || (new_id && git_tree_lookup(&b, repo, new_id) < 0)) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a tree under '%s': %s", prefix, rtk_git2_error());
-		goto out;
-	}
-	na = a ? git_tree_entrycount(a) : 0, nb = b ? git_tree_entrycount(b) : 0;
-	while (!rc && (i < na || j < nb)) {
-		const git_tree_entry *x = i < na ? git_tree_entry_byindex(a, i) : NULL;
-		const git_tree_entry *y = j < nb ? git_tree_entry_byindex(b, j) : NULL;
-		int c = !x ? 1 : !y ? -1 : tree_order(x, y);
-		if (c < 0) {
-			rc = one_sided(repo, x, 1, prefix, out), i++;
-		} else if (c > 0) {
-			rc = one_sided(repo, y, 0, prefix, out), j++;
-		} else {
-			if (memcmp(git_tree_entry_id(x)->id, git_tree_entry_id(y)->id, 20) ||
-			    git_tree_entry_filemode(x) != git_tree_entry_filemode(y)) {
-				if (git_tree_entry_type(x) == GIT_OBJECT_TREE) {
-					if ((size_t)snprintf(sub, sizeof(sub), "%s%s/", prefix, git_tree_entry_name(x)) >= sizeof(sub))
-						rc = rtk_fail(RTK_EXIT_FAILURE, "path too long under %s", prefix);
-					else
-						rc = diff_trees(repo, git_tree_entry_id(x), git_tree_entry_id(y), sub, out);
-				} else if (git_tree_entry_type(x) == GIT_OBJECT_BLOB) {
-					rc = push_joined(out, prefix, git_tree_entry_name(x));
-				}
-			}
-			i++, j++;
-		}
-	}
-out:
-	git_tree_free(a);
-	git_tree_free(b);
-	return rc;
-}
-
-int gitx_tree_changed_paths(git_repository *repo, const git_oid *old_tree, const git_oid *new_tree,
-			    struct gitx_paths *out)
-{
-	if (old_tree && new_tree && !memcmp(old_tree->id, new_tree->id, 20))
-		return 0;
-	return diff_trees(repo, old_tree, new_tree, "", out);
-}
-
-int gitx_blob_at(git_repository *repo, const git_oid *tree_id, const char *path, git_oid *out)
-{
-	git_tree *tree;
-	git_tree_entry *e;
-	int rc;
-	if (git_tree_lookup(&tree, repo, tree_id) < 0)
-		return GIT_ENOTFOUND;
-	rc = git_tree_entry_bypath(&e, tree, path);
-	git_tree_free(tree);
-	if (rc < 0)
-		return GIT_ENOTFOUND;
-	rc = git_tree_entry_type(e) == GIT_OBJECT_BLOB ? 0 : GIT_ENOTFOUND;
-	if (!rc)
-		*out = *git_tree_entry_id(e);
-	git_tree_entry_free(e);
-	return rc;
-}
-
 struct hunk_acc {
 	struct lt_hunk *v;
 	size_t n, cap;
@@ -372,16 +261,25 @@ static bool under(const char *path, const char *folder, size_t folder_len)
 	return folder_len == 0 || (!strncmp(path, folder, folder_len) && path[folder_len] == '/');
 }
 
+static int push_changed_path(const char *path, size_t len, void *arg)
+{
+	(void)len;
+	return gitx_paths_push(arg, path);
+}
+
 int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_version_fn *fn, void *arg)
 {
 	git_oid *chain = NULL;
+	struct gitodb *odb = NULL;
 	size_t n = 0, folder_len = strlen(folder);
 	int rc;
 
 	while (folder_len && folder[folder_len - 1] == '/')
 		folder_len--;
-	if ((rc = first_parent_chain(repo, &chain, &n)))
+	if ((rc = first_parent_chain(repo, &chain, &n)) || (rc = gitodb_open(&odb, repo))) {
+		free(chain);
 		return rc;
+	}
 	for (size_t i = n; i-- > 0 && !rc;) {
 		git_commit *c = NULL;
 		struct gitx_paths paths = { 0 };
@@ -399,32 +297,31 @@ int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_vers
 				parent_tree = git_commit_tree_id(parent);
 		}
 		if (!rc)
-			rc = gitx_tree_changed_paths(repo, parent_tree, git_commit_tree_id(c), &paths);
+			rc = gitodb_tree_diff(odb, parent_tree, git_commit_tree_id(c), push_changed_path, &paths);
 		gitx_oid_hex(git_commit_id(c), hex);
 		for (size_t p = 0; !rc && p < paths.n; p++) {
 			git_oid blob_id;
-			git_blob *blob = NULL;
+			const struct gitodb_object *blob = NULL;
 			struct gitx_file_version v = {
 				.commit = hex, .time = (int64_t)git_commit_time(c), .message = git_commit_message(c),
 				.path = paths.v[p],
 			};
 			if (!under(paths.v[p], folder, folder_len))
 				continue;
-			if (gitx_blob_at(repo, git_commit_tree_id(c), paths.v[p], &blob_id) == 0) {
-				if (git_blob_lookup(&blob, repo, &blob_id) < 0) {
-					rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read %s at %s: %s", paths.v[p], hex, rtk_git2_error());
+			if (gitodb_blob_at(odb, git_commit_tree_id(c), paths.v[p], &blob_id) == 0) {
+				if ((rc = gitodb_read(odb, &blob_id, GIT_OBJECT_BLOB, &blob)))
 					break;
-				}
-				v.content = git_blob_rawcontent(blob);
-				v.len = (size_t)git_blob_rawsize(blob);
+				v.content = blob->data;
+				v.len = blob->size;
 			}
 			rc = fn(&v, arg);
-			git_blob_free(blob);
+			gitodb_release(blob);
 		}
 		gitx_paths_free(&paths);
 		git_commit_free(parent);
 		git_commit_free(c);
 	}
+	gitodb_free(odb);
 	free(chain);
 	return rc;
 }

@@ -43,14 +43,6 @@ void gitx_paths_free(struct gitx_paths *p);
 int gitx_changed_files(git_repository *repo, const char *rev, struct gitx_paths *out);
 
 /*
- * The paths of the files that differ between two trees (old_tree NULL: the empty tree), appended to
- * out in tree order: what `git diff-tree -r --name-only` lists, with no rename detection. Unchanged
- * subtrees are skipped by id without being read, so the cost follows the size of the change.
- */
-int gitx_tree_changed_paths(git_repository *repo, const git_oid *old_tree, const git_oid *new_tree,
-			    struct gitx_paths *out);
-
-/*
  * The hunks of the zero-context diff between two blobs (NULL: an empty file), whitespace ignored
  * when ignore_whitespace is set, into a malloc'd array (*h, *nh); *old_total gets the old blob's line
  * count. 0, or RTK_EXIT_FAILURE.
@@ -64,9 +56,6 @@ int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, 
 
 /* Lines in a buffer: newlines, plus one for a last line without one. */
 uint32_t gitx_count_lines(const char *p, size_t n);
-
-/* The id of the blob at path in tree tree_id; 0, or GIT_ENOTFOUND when there is none (or it is not a blob). */
-int gitx_blob_at(git_repository *repo, const git_oid *tree_id, const char *path, git_oid *out);
 
 /* Lowercase hex of an id into buf (41 bytes). */
 char *gitx_oid_hex(const git_oid *id, char buf[41]);

@@ -1,6 +1,7 @@
 /* tests/unit/test_gitx.c — repository helpers on a real throwaway repository built by a fixture script. */
 #include "unit.h"
 #include "err.h"
+#include "gitodb.h"
 #include "gitx.h"
 
 #include <stdio.h>
@@ -124,34 +125,24 @@ static void head_name_is_the_branch_or_a_short_sha(void **state)
 	git_repository_free(repo);
 }
 
-static void tree_changes_and_hunks(void **state)
+/* Zero-context hunks between two versions of src/math.c (found with gitodb_blob_at, tested in test_gitodb). */
+static void blob_hunks(void **state)
 {
 	(void)state;
 	git_repository *repo = open_fixture();
+	struct gitodb *odb;
 	git_commit *head, *first;
-	struct gitx_paths p = { 0 };
 	git_oid old_blob, new_blob;
 	struct lt_hunk *h;
 	size_t nh;
 	uint32_t total;
 	char hex[41];
 
+	assert_int_equal(gitodb_open(&odb, repo), 0);
 	assert_int_equal(gitx_resolve_commit(repo, "HEAD", &head), 0);
 	assert_int_equal(gitx_resolve_commit(repo, "HEAD~1", &first), 0);
-	assert_int_equal(gitx_tree_changed_paths(repo, git_commit_tree_id(first), git_commit_tree_id(head), &p), 0);
-	assert_string_equal(joined(&p), "src/math.c");
-	gitx_paths_free(&p);
-	/* A root commit against the empty tree: every file, in tree order. */
-	assert_int_equal(gitx_tree_changed_paths(repo, NULL, git_commit_tree_id(first), &p), 0);
-	assert_string_equal(joined(&p), ".gitignore README.md src/auth/guard.ts src/math.c");
-	gitx_paths_free(&p);
-	assert_int_equal(gitx_tree_changed_paths(repo, git_commit_tree_id(head), git_commit_tree_id(head), &p), 0);
-	assert_int_equal(p.n, 0);
-
-	assert_int_equal(gitx_blob_at(repo, git_commit_tree_id(first), "src/math.c", &old_blob), 0);
-	assert_int_equal(gitx_blob_at(repo, git_commit_tree_id(head), "src/math.c", &new_blob), 0);
-	assert_int_equal(gitx_blob_at(repo, git_commit_tree_id(head), "src", &new_blob), GIT_ENOTFOUND);
-	assert_int_equal(gitx_blob_at(repo, git_commit_tree_id(head), "src/math.c", &new_blob), 0);
+	assert_int_equal(gitodb_blob_at(odb, git_commit_tree_id(first), "src/math.c", &old_blob), 0);
+	assert_int_equal(gitodb_blob_at(odb, git_commit_tree_id(head), "src/math.c", &new_blob), 0);
 	assert_int_equal(gitx_blob_hunks(repo, &old_blob, &new_blob, 1, &h, &nh, &total), 0);
 	assert_int_equal(nh, 1);
 	assert_int_equal(h[0].old_start, 1);
@@ -165,16 +156,68 @@ static void tree_changes_and_hunks(void **state)
 	assert_int_equal(h[0].old_lines, 0);
 	assert_int_equal(total, 0);
 	free(h);
+	/* A missing blob is an error naming what failed. */
+	memset(&old_blob, 0x42, sizeof(old_blob));
+	assert_int_equal(gitx_blob_hunks(repo, &old_blob, &new_blob, 0, &h, &nh, &total), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), "cannot read a blob"));
 	assert_int_equal(strlen(gitx_oid_hex(git_commit_id(head), hex)), 40);
 	git_commit_free(head);
 	git_commit_free(first);
+	gitodb_free(odb);
 	git_repository_free(repo);
+}
+
+/* The same hunks `git diff -U0` prints for two buffers: "@@ -3,2 +3,0 @@" is old_start 3, old_lines 2. */
+static void buffer_hunks(void **state)
+{
+	(void)state;
+	const char *old = "a\nb\nc\nd\ne\nf\n", *new = "a\nB\nc\nf\ng\n";
+	struct lt_hunk *h;
+	size_t nh;
+	assert_int_equal(rtk_git2_load(), 0);
+	assert_int_equal(gitx_buffer_hunks(old, strlen(old), new, strlen(new), 0, &h, &nh), 0);
+	/* b -> B; d, e deleted after c; g added after f */
+	assert_int_equal(nh, 3);
+	assert_int_equal(h[0].old_start, 2), assert_int_equal(h[0].old_lines, 1);
+	assert_int_equal(h[0].new_start, 2), assert_int_equal(h[0].new_lines, 1);
+	assert_int_equal(h[1].old_start, 4), assert_int_equal(h[1].old_lines, 2);
+	assert_int_equal(h[1].new_start, 3), assert_int_equal(h[1].new_lines, 0);
+	assert_int_equal(h[2].old_start, 6), assert_int_equal(h[2].old_lines, 0);
+	assert_int_equal(h[2].new_start, 5), assert_int_equal(h[2].new_lines, 1);
+	free(h);
+	/* Whitespace-only changes vanish when ignored, and count when not. */
+	assert_int_equal(gitx_buffer_hunks("x  y\n", 5, "x y\n", 4, 1, &h, &nh), 0);
+	assert_int_equal(nh, 0);
+	free(h);
+	assert_int_equal(gitx_buffer_hunks("x  y\n", 5, "x y\n", 4, 0, &h, &nh), 0);
+	assert_int_equal(nh, 1);
+	free(h);
+	/* NULL is an empty file: everything added. */
+	assert_int_equal(gitx_buffer_hunks(NULL, 0, "1\n2\n", 4, 0, &h, &nh), 0);
+	assert_int_equal(nh, 1);
+	assert_int_equal(h[0].old_lines, 0);
+	assert_int_equal(h[0].new_start, 1), assert_int_equal(h[0].new_lines, 2);
+	free(h);
+}
+
+static void count_lines(void **state)
+{
+	(void)state;
+	assert_int_equal(gitx_count_lines(NULL, 0), 0);
+	assert_int_equal(gitx_count_lines("", 0), 0);
+	assert_int_equal(gitx_count_lines("a", 1), 1);
+	assert_int_equal(gitx_count_lines("a\n", 2), 1);
+	assert_int_equal(gitx_count_lines("a\nb", 3), 2);
+	assert_int_equal(gitx_count_lines("\n\n\n", 3), 3);
+	assert_int_equal(gitx_count_lines("a\nb\n", 3), 2); /* only the first n bytes count */
 }
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(open_and_resolve),
 	cmocka_unit_test(changed_files_of_the_work_tree),
-	cmocka_unit_test(tree_changes_and_hunks),
+	cmocka_unit_test(blob_hunks),
+	cmocka_unit_test(buffer_hunks),
+	cmocka_unit_test(count_lines),
 	cmocka_unit_test(head_name_is_the_branch_or_a_short_sha),
 };
 
