@@ -1625,8 +1625,8 @@ void githistory_render_md(const cJSON *r, struct rtk_md *md, int level)
 	rtk_md_table_end(t);
 
 	rtk_md_heading(md, level + 1, "Accuracy of culprit linking against ground truth");
-	rtk_md_para(md, "Culprits found by blame (fixes) or patch id (reverts) alone, compared with `Fixes:` trailers and "
-			"with the commit a revert's message names.");
+	rtk_md_para(md, "Culprits found by blame (fixes), or by patch id, quoted subject or line share (reverts) alone, "
+			"compared with `Fixes:` trailers and with the commit a revert's message names.");
 	t = rtk_md_table(md, "lrrrrrr", "ground truth", "remedies", "true links", "found links", "agreeing", "precision",
 			 "recall");
 	md_accuracy_row(t, "Fixes: trailers", cJSON_GetObjectItemCaseSensitive(acc, "fixes_trailers"));
