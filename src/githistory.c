@@ -445,19 +445,33 @@ static int commit_patch_id(struct history *h, struct commit *c, bool inverse, gi
 	return rc;
 }
 
-/* Commits by path set, newest first within each list, for patch-id candidates. */
+/* Commits by path set, newest first within each list, for patch-id candidates; and by time, for the looser routes. */
 struct pathset_index {
 	struct rtk_strmap *map; /* 8-byte path-set hash -> struct commit_list * */
+	struct commit **by_time; /* the walked non-merges, oldest first by committer date */
+	size_t n_by_time;
 };
 struct commit_list {
 	struct commit **v;
 	size_t n, cap;
 };
 
+static int by_commit_time(const void *a, const void *b)
+{
+	const struct commit *x = *(struct commit *const *)a, *y = *(struct commit *const *)b;
+	return (x->commit_time > y->commit_time) - (x->commit_time < y->commit_time);
+}
+
 static int pathset_index_build(struct history *h, struct pathset_index *ix)
 {
-	if (!(ix->map = rtk_strmap_new()))
+	if (!(ix->map = rtk_strmap_new()) || !(ix->by_time = malloc((h->n ? h->n : 1) * sizeof(*ix->by_time))))
 		return oom();
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i]->nparents <= 1)
+			ix->by_time[ix->n_by_time++] = h->v[i];
+	/* Walk order is by time already, but a parent dated after its child (clock skew) can break it: sort. */
+	if (ix->n_by_time > 1)
+		qsort(ix->by_time, ix->n_by_time, sizeof(*ix->by_time), by_commit_time);
 	for (size_t i = 0; i < h->n; i++) {
 		struct commit *c = h->v[i];
 		struct commit_list *l;
@@ -489,6 +503,7 @@ static void pathset_index_free(struct pathset_index *ix)
 		free(l);
 	}
 	rtk_strmap_free(ix->map);
+	free(ix->by_time);
 }
 
 static bool same_paths(const struct commit *a, const struct commit *b)
@@ -648,11 +663,32 @@ out:
 	return rc;
 }
 
-/* Is x a commit r may revert by the looser routes: an earlier non-merge within the revert look-back? */
-static bool revert_candidate(const struct history *h, const struct commit *r, const struct commit *x)
+/*
+ * The commits r may revert by the looser routes: the walked non-merges other than r committed within
+ * the revert look-back up to r's own committer date, as ix->by_time[*lo .. *hi) (iterate it backwards
+ * for newest first).
+ */
+static void revert_candidates(const struct history *h, const struct pathset_index *ix, const struct commit *r,
+			      size_t *lo, size_t *hi)
 {
-	return x != r && x->nparents == 1 && x->commit_time <= r->commit_time &&
-	       x->commit_time >= r->commit_time - h->rules->revert_lookback;
+	int64_t from = r->commit_time - h->rules->revert_lookback;
+	size_t a = 0, b = ix->n_by_time;
+	while (a < b) { /* the first one committed at or after from */
+		size_t m = a + (b - a) / 2;
+		if (ix->by_time[m]->commit_time < from)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	for (b = ix->n_by_time; a < b;) { /* the first one committed after r */
+		size_t m = a + (b - a) / 2;
+		if (ix->by_time[m]->commit_time <= r->commit_time)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
 }
 
 /*
@@ -660,16 +696,16 @@ static bool revert_candidate(const struct history *h, const struct commit *r, co
  * `Revert "feat: add the parser"` (the text after a revert.quoted_subject prefix, up to the last '"'),
  * or NULL. git revert writes that subject even when the body's "This reverts commit" line is dropped.
  */
-static struct commit *find_reverted_by_subject(struct history *h, struct commit *r)
+static struct commit *find_reverted_by_subject(struct history *h, struct pathset_index *ix, struct commit *r)
 {
 	const char *s = r->subject, *end;
-	size_t a, b, len = strlen(s);
+	size_t a, b, len = strlen(s), lo, hi;
 	if (rtk_re_search(h->rules->quoted_subject, s, len, 0, &a, &b) != 1 || !(end = strrchr(s + b, '"')) || end == s + b)
 		return NULL;
-	for (size_t i = 0; i < h->n; i++) { /* walk order: newest first */
-		struct commit *x = h->v[i];
-		if (revert_candidate(h, r, x) && strlen(x->subject) == (size_t)(end - s - b) &&
-		    !memcmp(x->subject, s + b, (size_t)(end - s - b)))
+	revert_candidates(h, ix, r, &lo, &hi);
+	for (size_t i = hi; i-- > lo;) {
+		struct commit *x = ix->by_time[i];
+		if (x != r && strlen(x->subject) == (size_t)(end - s - b) && !memcmp(x->subject, s + b, (size_t)(end - s - b)))
 			return x;
 	}
 	return NULL;
@@ -689,11 +725,12 @@ static bool shares_path(const struct rtk_strmap *paths, const struct commit *x)
  * one on a tie), when that share is at least revert.partial_min_share; else NULL. For reverts that
  * name nothing, quote nothing and take back only part of a change, so no patch id can match.
  */
-static int find_reverted_by_lines(struct history *h, struct commit *r, struct commit **out)
+static int find_reverted_by_lines(struct history *h, struct pathset_index *ix, struct commit *r, struct commit **out)
 {
 	struct line_bag removed = { 0 };
 	struct rtk_strmap *paths = NULL;
 	double best = -1;
+	size_t lo, hi;
 	int rc;
 
 	*out = NULL;
@@ -711,10 +748,11 @@ static int find_reverted_by_lines(struct history *h, struct commit *r, struct co
 	if (!removed.n)
 		goto out; /* it deletes nothing: it takes back no one's lines */
 	line_bag_sort(&removed);
-	for (size_t i = 0; i < h->n && !rc; i++) {
-		struct commit *x = h->v[i];
+	revert_candidates(h, ix, r, &lo, &hi);
+	for (size_t i = hi; i-- > lo && !rc;) { /* newest first: it wins a tie */
+		struct commit *x = ix->by_time[i];
 		struct line_bag added = { 0 };
-		if (!revert_candidate(h, r, x) || (rc = load_files(h, x)) || !shares_path(paths, x))
+		if (x == r || (rc = load_files(h, x)) || !shares_path(paths, x))
 			continue;
 		if (!(rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added))) {
 			line_bag_sort(&added);
@@ -1221,8 +1259,8 @@ static int detect_revert(struct history *h, struct failures *fs, struct pathset_
 	if (by_pid)
 		commit_patch_id(h, by_pid, false, &pid);
 	/* A revert-kind commit no patch id explains: the quoted subject, else the share of lines taken back. */
-	if (!by_pid && r->kind == KIND_REVERT && !(by_subject = find_reverted_by_subject(h, r)) &&
-	    (rc = find_reverted_by_lines(h, r, &by_lines)))
+	if (!by_pid && r->kind == KIND_REVERT && !(by_subject = find_reverted_by_subject(h, ix, r)) &&
+	    (rc = find_reverted_by_lines(h, ix, r, &by_lines)))
 		return rc;
 	predicted = by_pid ? by_pid : by_subject ? by_subject : by_lines;
 	if (named) {
