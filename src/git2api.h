@@ -68,6 +68,15 @@
 	X(int, git_reference_lookup, (git_reference **out, git_repository *repo, const char *name), (out, repo, name)) \
 	X(const char *, git_reference_symbolic_target, (const git_reference *ref), (ref)) \
 	X(const git_oid *, git_reference_target, (const git_reference *ref), (ref)) \
+	X(const char *, git_repository_commondir, (const git_repository *repo), (repo)) \
+	X(int, git_repository_odb, (git_odb **out, git_repository *repo), (out, repo)) \
+	X(int, git_odb_read, (git_odb_object **out, git_odb *db, const git_oid *id), (out, db, id)) \
+	X(git_object_t, git_odb_object_type, (git_odb_object *object), (object)) \
+	X(size_t, git_odb_object_size, (git_odb_object *object), (object)) \
+	X(const void *, git_odb_object_data, (git_odb_object *object), (object)) \
+	XV(void, git_odb_object_free, (git_odb_object *object), (object)) \
+	XV(void, git_odb_free, (git_odb *db), (db)) \
+	X(int, git_diff_buffers, (const void *old_buffer, size_t old_len, const char *old_as_path, const void *new_buffer, size_t new_len, const char *new_as_path, const git_diff_options *options, git_diff_file_cb file_cb, git_diff_binary_cb binary_cb, git_diff_hunk_cb hunk_cb, git_diff_line_cb line_cb, void *payload), (old_buffer, old_len, old_as_path, new_buffer, new_len, new_as_path, options, file_cb, binary_cb, hunk_cb, line_cb, payload)) \
 	XV(void, git_reference_free, (git_reference *ref), (ref))
 
 /* Loads libgit2 (once) and initialises it. 0, or RTK_EXIT_FAILURE naming the package to install. */

@@ -5,6 +5,7 @@
 #include "convcommit.h"
 #include "datadir.h"
 #include "err.h"
+#include "gitodb.h"
 #include "gitx.h"
 #include "linetrack.h"
 #include "re.h"
@@ -187,20 +188,26 @@ enum commit_kind { KIND_OTHER, KIND_FIX, KIND_REVERT, KIND_REAPPLY };
 
 struct commit {
 	git_oid oid, tree, parent[2];
+	git_oid *more_parents; /* an octopus merge's third and later parents */
 	unsigned nparents; /* all parents; parent[] keeps the first two */
 	int64_t author_time, commit_time;
 	char *subject, *message, *author;
 	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
-	bool files_loaded, in_window, agent, ignored, fix_word, fix_type;
+	bool files_loaded, in_window, agent, ignored, fix_word, fix_type, queued;
+	size_t seq; /* order first queued in the walk: ties of commit time pop oldest-queued first */
 	enum commit_kind kind;
 	uint64_t pathset; /* hash of the sorted path list: a revert touches the same paths */
 	bool have_pid, have_inverse_pid;
+	int64_t *ink; /* per file, the change in non-whitespace bytes (a cheap test before patch ids) */
 	git_oid pid, inverse_pid;
 	long failure; /* index into the failures, or -1 */
 };
 
 struct history {
 	git_repository *repo;
+	struct gitodb *odb; /* commits and trees for the walk: libgit2's reads were most of its time */
+	unsigned char *parent_buf; /* scratch for parsing commits */
+	size_t parent_cap;
 	struct rules *rules;
 	struct riskfloor *risk;
 	struct commit **v; /* walk order: newest first by committer date */
@@ -226,6 +233,8 @@ static void commit_free(struct commit *c)
 	free(c->subject);
 	free(c->message);
 	free(c->author);
+	free(c->more_parents);
+	free(c->ink);
 	gitx_paths_free(&c->files);
 	free(c);
 }
@@ -257,23 +266,29 @@ static void classify_message(const struct rules *r, struct commit *c)
 		c->kind = KIND_FIX;
 }
 
-static struct commit *record_new(struct history *h, const git_commit *gc)
+static struct commit *record_new(struct history *h, const git_oid *id, const struct gitodb_commit *gc)
 {
 	struct commit *c = calloc(1, sizeof(*c));
-	const git_signature *a = git_commit_author(gc);
-	const char *msg = git_commit_message(gc), *summary = git_commit_summary((git_commit *)gc);
 	if (!c)
 		return NULL;
-	c->oid = *git_commit_id(gc);
-	c->tree = *git_commit_tree_id(gc);
-	c->nparents = git_commit_parentcount(gc);
+	c->oid = *id;
+	c->tree = gc->tree;
+	c->nparents = gc->nparents;
 	for (unsigned i = 0; i < c->nparents && i < 2; i++)
-		c->parent[i] = *git_commit_parent_id(gc, i);
-	c->commit_time = git_commit_time(gc);
-	c->author_time = a ? a->when.time : c->commit_time;
-	c->message = strdup(msg ? msg : "");
-	c->subject = strdup(summary ? summary : "");
-	c->author = strdup(a && a->name ? a->name : "");
+		memcpy(c->parent[i].id, gc->parents + 20 * i, 20);
+	if (c->nparents > 2) {
+		if (!(c->more_parents = malloc((c->nparents - 2) * sizeof(git_oid)))) {
+			free(c);
+			return NULL;
+		}
+		for (unsigned i = 2; i < c->nparents; i++)
+			memcpy(c->more_parents[i - 2].id, gc->parents + 20 * i, 20);
+	}
+	c->commit_time = gc->commit_time;
+	c->author_time = gc->author_time;
+	c->message = strndup(gc->message, gc->message_len);
+	c->subject = gitodb_summary(gc->message, gc->message_len);
+	c->author = strndup(gc->author_name, gc->author_name_len);
 	c->failure = -1;
 	if (!c->message || !c->subject || !c->author || rtk_strmap_put(h->by_oid, (const char *)c->oid.id, 20, c)) {
 		commit_free(c);
@@ -284,18 +299,31 @@ static struct commit *record_new(struct history *h, const git_commit *gc)
 	return c;
 }
 
-/* The record of any commit, looked up when the walk did not reach it. NULL when it cannot be read. */
+static const git_oid *parent_id(const struct commit *c, unsigned i)
+{
+	return i < 2 ? &c->parent[i] : &c->more_parents[i - 2];
+}
+
+/* The record of any commit, read when first asked for. NULL when it cannot be read (the reason is set). */
 static struct commit *commit_get(struct history *h, const git_oid *id)
 {
 	struct commit *c = rtk_strmap_get(h->by_oid, (const char *)id->id, 20);
-	git_commit *gc;
+	const struct gitodb_object *o;
+	struct gitodb_commit gc;
 	if (c)
 		return c;
-	if (git_commit_lookup(&gc, h->repo, id) < 0)
+	if (gitodb_read(h->odb, id, GIT_OBJECT_COMMIT, &o))
 		return NULL;
-	c = record_new(h, gc);
-	git_commit_free(gc);
+	if (!gitodb_commit_parse(o, &gc, &h->parent_buf, &h->parent_cap) && !(c = record_new(h, id, &gc)))
+		oom();
+	gitodb_release(o);
 	return c;
+}
+
+static int push_path(const char *path, size_t len, void *files)
+{
+	(void)len;
+	return gitx_paths_push(files, path);
 }
 
 /* The files a commit changes against its first parent (all of them for a root commit). */
@@ -309,10 +337,10 @@ static int load_files(struct history *h, struct commit *c)
 		return 0;
 	if (c->nparents) {
 		if (!(p = commit_get(h, &c->parent[0])))
-			return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_git2_error());
+			return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
 		parent_tree = &p->tree;
 	}
-	if ((rc = gitx_tree_changed_paths(h->repo, parent_tree, &c->tree, &c->files)))
+	if ((rc = gitodb_tree_diff(h->odb, parent_tree, &c->tree, push_path, &c->files)))
 		return rc;
 	c->pathset = 14695981039346656037ull;
 	for (size_t i = 0; i < c->files.n; i++)
@@ -339,18 +367,18 @@ static int history_push(struct history *h, struct commit *c)
 static int load_ignore_revs(struct history *h, const git_oid *tree)
 {
 	git_oid blob_id;
-	git_blob *blob;
+	const struct gitodb_object *blob;
 	const char *p, *end;
 
-	if (!h->rules->ignore_revs_file || gitx_blob_at(h->repo, tree, h->rules->ignore_revs_file, &blob_id))
+	if (!h->rules->ignore_revs_file || gitodb_blob_at(h->odb, tree, h->rules->ignore_revs_file, &blob_id))
 		return 0;
-	if (git_blob_lookup(&blob, h->repo, &blob_id) < 0)
+	if (gitodb_read(h->odb, &blob_id, GIT_OBJECT_BLOB, &blob))
 		return 0;
 	if (!(h->ignore_revs = rtk_strmap_new())) {
-		git_blob_free(blob);
+		gitodb_release(blob);
 		return oom();
 	}
-	p = git_blob_rawcontent(blob), end = p + git_blob_rawsize(blob);
+	p = blob->data, end = p + blob->size;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
 		size_t n = 0;
@@ -361,50 +389,95 @@ static int load_ignore_revs(struct history *h, const git_oid *tree)
 			rtk_strmap_put(h->ignore_revs, (const char *)id.id, 20, (void *)1);
 		p = e + 1;
 	}
-	git_blob_free(blob);
+	gitodb_release(blob);
 	return 0;
 }
 
+/* The walk's queue: a binary heap, newest commit time first, then first queued. */
+struct queue {
+	struct commit **v;
+	size_t n, cap, seq;
+};
+
+static bool newer(const struct commit *a, const struct commit *b)
+{
+	return a->commit_time != b->commit_time ? a->commit_time > b->commit_time : a->seq < b->seq;
+}
+
+static int queue_push(struct queue *q, struct commit *c)
+{
+	size_t i;
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 256;
+		struct commit **v = realloc(q->v, cap * sizeof(*v));
+		if (!v)
+			return oom();
+		q->v = v, q->cap = cap;
+	}
+	c->queued = true;
+	c->seq = q->seq++;
+	for (i = q->n++; i && newer(c, q->v[(i - 1) / 2]); i = (i - 1) / 2)
+		q->v[i] = q->v[(i - 1) / 2];
+	q->v[i] = c;
+	return 0;
+}
+
+static struct commit *queue_pop(struct queue *q)
+{
+	struct commit *top = q->v[0], *last = q->v[--q->n];
+	size_t i = 0;
+	for (;;) {
+		size_t k = 2 * i + 1;
+		if (k >= q->n)
+			break;
+		if (k + 1 < q->n && newer(q->v[k + 1], q->v[k]))
+			k++;
+		if (!newer(q->v[k], last))
+			break;
+		q->v[i] = q->v[k], i = k;
+	}
+	if (q->n)
+		q->v[i] = last;
+	return top;
+}
+
+/* Every commit reachable from tip, newest commit time first (libgit2's GIT_SORT_TIME), down to the look-back's start. */
 static int walk(struct history *h, const git_oid *tip)
 {
-	git_revwalk *w;
-	git_oid id;
+	struct queue q = { 0 };
+	struct commit *c = commit_get(h, tip);
 	int64_t stop = h->since - (h->rules->fix_window > h->rules->revert_lookback ? h->rules->fix_window
 										     : h->rules->revert_lookback);
 	int rc = 0;
 
-	if (git_revwalk_new(&w, h->repo) < 0 || git_revwalk_push(w, tip) < 0)
-		return rtk_fail(RTK_EXIT_FAILURE, "cannot walk the history: %s", rtk_git2_error());
-	git_revwalk_sorting(w, GIT_SORT_TIME);
-	while (!rc && git_revwalk_next(&id, w) == 0) {
-		git_commit *gc;
-		struct commit *c;
-		if (git_commit_lookup(&gc, h->repo, &id) < 0) {
-			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+	if (!c)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_error_message());
+	rc = queue_push(&q, c);
+	while (!rc && q.n) {
+		c = queue_pop(&q);
+		if (c->commit_time < stop)
 			break;
-		}
-		int64_t t = git_commit_time(gc);
-		if (t < stop) {
-			git_commit_free(gc);
+		if ((rc = history_push(h, c)))
 			break;
-		}
-		c = rtk_strmap_get(h->by_oid, (const char *)id.id, 20);
-		if (!c && !(c = record_new(h, gc)))
-			rc = oom();
-		git_commit_free(gc);
-		if (rc || (rc = history_push(h, c)))
-			break;
-		c->in_window = t >= h->since && t <= h->until;
+		c->in_window = c->commit_time >= h->since && c->commit_time <= h->until;
 		h->walked_in_window += c->in_window;
+		for (unsigned i = 0; !rc && i < c->nparents; i++) {
+			struct commit *p = commit_get(h, parent_id(c, i));
+			if (!p)
+				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent of %s: %s", gitx_oid_hex(&c->oid, (char[41]){ 0 }),
+					      rtk_error_message());
+			else if (!p->queued)
+				rc = queue_push(&q, p);
+		}
 		/* A non-merge's files are needed for every classification and for patch-id candidates. */
-		if (c->nparents <= 1 && t <= h->until)
+		if (!rc && c->nparents <= 1 && c->commit_time <= h->until)
 			rc = load_files(h, c);
 		if (h->progress && h->n % 20000 == 0)
 			fprintf(stderr, "\rrtk git-history: %zu commits walked", h->n);
 	}
 	if (h->progress && h->n >= 20000)
 		fputc('\n', stderr);
-	git_revwalk_free(w);
+	free(q.v);
 	return rc;
 }
 
@@ -516,6 +589,46 @@ static bool same_paths(const struct commit *a, const struct commit *b)
 	return true;
 }
 
+static const struct gitodb_object *blob_in(struct history *h, const struct commit *c, const char *path);
+
+static int64_t ink_of(const struct gitodb_object *blob)
+{
+	int64_t n = 0;
+	for (size_t i = 0; blob && i < blob->size; i++)
+		n += !isspace((unsigned char)blob->data[i]);
+	return n;
+}
+
+/*
+ * Whether r's inverse diff could have x's patch id. A patch id hashes the added and removed lines
+ * with whitespace taken out, so equal ids mean each file gains exactly the non-whitespace bytes the
+ * other loses. Reading two blobs a file is far cheaper than the diffs a patch id needs, and it rules
+ * out nearly every pair of commits that merely touch the same files.
+ */
+static int may_invert(struct history *h, struct commit *r, struct commit *x, bool *maybe)
+{
+	struct commit *v[2] = { r, x };
+	for (int k = 0; k < 2; k++) {
+		struct commit *c = v[k], *p = c->nparents ? commit_get(h, &c->parent[0]) : NULL;
+		if (c->ink)
+			continue;
+		if (c->nparents && !p)
+			return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
+		if (!(c->ink = calloc(c->files.n ? c->files.n : 1, sizeof(*c->ink))))
+			return oom();
+		for (size_t i = 0; i < c->files.n; i++) {
+			const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
+			c->ink[i] = ink_of(new) - ink_of(old);
+			gitodb_release(old);
+			gitodb_release(new);
+		}
+	}
+	*maybe = true;
+	for (size_t i = 0; i < r->files.n && *maybe; i++)
+		*maybe = r->ink[i] == -x->ink[i];
+	return 0;
+}
+
 /* The newest commit within the revert lookback before r whose patch id r's inverse diff equals, or NULL. */
 static int find_reverted_by_patch_id(struct history *h, struct pathset_index *ix, struct commit *r, struct commit **out)
 {
@@ -530,8 +643,13 @@ static int find_reverted_by_patch_id(struct history *h, struct pathset_index *ix
 		return 0;
 	for (size_t i = 0; i < l->n; i++) {
 		struct commit *x = l->v[i];
+		bool maybe;
 		if (x == r || x->commit_time > r->commit_time || x->commit_time < r->commit_time - h->rules->revert_lookback ||
 		    !same_paths(x, r))
+			continue;
+		if ((rc = may_invert(h, r, x, &maybe)))
+			return rc;
+		if (!maybe)
 			continue;
 		if (!have_inv && (rc = commit_patch_id(h, r, true, &inv)))
 			return rc;
@@ -578,43 +696,74 @@ struct line_bag {
 	uint64_t *v;
 	size_t n, cap;
 	char origin;
-	int oom;
 };
 
-static int collect_line(const git_diff_delta *d, const git_diff_hunk *hk, const git_diff_line *l, void *payload)
+static int bag_push(struct line_bag *b, uint64_t v)
 {
-	struct line_bag *b = payload;
-	(void)hk;
-	if (l->origin != b->origin)
-		return 0;
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 64;
-		uint64_t *v = realloc(b->v, cap * sizeof(*v));
-		if (!v) {
-			b->oom = 1;
-			return -1;
-		}
-		b->v = v, b->cap = cap;
+		uint64_t *nv = realloc(b->v, cap * sizeof(*nv));
+		if (!nv)
+			return oom();
+		b->v = nv, b->cap = cap;
 	}
-	const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
-	b->v[b->n++] = fnv1a(fnv1a(14695981039346656037ull, path, strlen(path) + 1), l->content, l->content_len);
+	b->v[b->n++] = v;
 	return 0;
 }
 
+/* The blob at path in c's tree, or NULL (not there, or not readable: an empty side of the diff). */
+static const struct gitodb_object *blob_in(struct history *h, const struct commit *c, const char *path)
+{
+	const struct gitodb_object *o = NULL;
+	git_oid id;
+	if (c && !gitodb_blob_at(h->odb, &c->tree, path, &id) && gitodb_read(h->odb, &id, GIT_OBJECT_BLOB, &o))
+		o = NULL;
+	return o;
+}
+
+/* Hashes (path, line text) of the lines the hunks cover on one side (their start and count, 1-based). */
+static int bag_lines(struct line_bag *bag, const char *path, const struct gitodb_object *side, const struct lt_hunk *hunks,
+		     size_t nh, bool new_side)
+{
+	const char *p = side ? side->data : NULL, *end = side ? side->data + side->size : NULL;
+	uint32_t line = 1;
+	uint64_t seed = fnv1a(14695981039346656037ull, path, strlen(path) + 1);
+	for (size_t i = 0; i < nh; i++) {
+		uint32_t start = new_side ? hunks[i].new_start : hunks[i].old_start;
+		uint32_t count = new_side ? hunks[i].new_lines : hunks[i].old_lines;
+		for (; p && p < end && line < start + count; line++) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl + 1 : end;
+			int rc;
+			if (line >= start && (rc = bag_push(bag, fnv1a(seed, p, (size_t)(e - p)))))
+				return rc;
+			p = e;
+		}
+	}
+	return 0;
+}
+
+/* The lines a commit adds (origin '+') or deletes ('-') against its first parent, each hashed with its path. */
 static int line_bag(struct history *h, struct commit *c, char origin, struct line_bag *bag)
 {
-	git_tree *t = NULL, *pt = NULL;
-	git_diff *diff = NULL;
 	struct commit *p = c->nparents ? commit_get(h, &c->parent[0]) : NULL;
-	int rc = 0;
+	int rc;
 	bag->origin = origin;
-	if ((c->nparents && !p) || git_tree_lookup(&t, h->repo, &c->tree) < 0 ||
-	    (p && git_tree_lookup(&pt, h->repo, &p->tree) < 0) || git_diff_tree_to_tree(&diff, h->repo, pt, t, NULL) < 0 ||
-	    git_diff_foreach(diff, NULL, NULL, NULL, collect_line, bag) < 0)
-		rc = bag->oom ? oom() : rtk_fail(RTK_EXIT_FAILURE, "cannot diff a commit: %s", rtk_git2_error());
-	git_diff_free(diff);
-	git_tree_free(t);
-	git_tree_free(pt);
+	if (c->nparents && !p)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
+	if ((rc = load_files(h, c)))
+		return rc;
+	for (size_t i = 0; i < c->files.n && !rc; i++) {
+		const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
+		struct lt_hunk *hunks = NULL;
+		size_t nh = 0;
+		if (!(rc = gitx_buffer_hunks(old ? old->data : NULL, old ? old->size : 0, new ? new->data : NULL,
+					     new ? new->size : 0, 0, &hunks, &nh)))
+			rc = origin == GIT_DIFF_LINE_ADDITION ? bag_lines(bag, c->files.v[i], new, hunks, nh, true)
+							      : bag_lines(bag, c->files.v[i], old, hunks, nh, false);
+		free(hunks);
+		gitodb_release(old);
+		gitodb_release(new);
+	}
 	return rc;
 }
 
@@ -855,7 +1004,7 @@ static int credit(struct blame_result *b, struct commit *c, const char *path, co
 
 static bool blob_of(struct history *h, const struct commit *c, const char *path, git_oid *out)
 {
-	return c && gitx_blob_at(h->repo, &c->tree, path, out) == 0;
+	return c && gitodb_blob_at(h->odb, &c->tree, path, out) == 0;
 }
 
 /* 1 when c adds q, -1 when it deletes q, else 0; *blob gets q's blob on the side that has it. */
@@ -1861,6 +2010,8 @@ int githistory_report(const struct githistory_opts *o, cJSON **out)
 	    (rc = gitx_resolve_commit(h.repo, o->rev, &tip)))
 		goto out;
 	rtk_git2_tune_for_history();
+	if ((rc = gitodb_open(&h.odb, h.repo)))
+		goto out;
 	tip_id = *git_commit_id(tip);
 	if ((rc = parse_window(o, git_commit_time(tip), &h.since, &h.until)))
 		goto out;
@@ -1900,6 +2051,8 @@ out:
 	rtk_strmap_free(h.by_oid);
 	rtk_strmap_free(h.ignore_revs);
 	free(h.v);
+	free(h.parent_buf);
+	gitodb_free(h.odb);
 	if (h.repo) { /* libgit2 is loaded only once a repository was opened */
 		git_commit_free(tip);
 		git_repository_free(h.repo);

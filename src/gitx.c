@@ -273,14 +273,32 @@ static int collect_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *p
 	return 0;
 }
 
-static uint32_t count_lines(const git_blob *b)
+uint32_t gitx_count_lines(const char *p, size_t n)
 {
-	const char *p = b ? git_blob_rawcontent(b) : NULL;
-	size_t n = b ? (size_t)git_blob_rawsize(b) : 0;
+	const char *q = p, *end = p + n;
 	uint32_t lines = 0;
-	for (size_t i = 0; i < n; i++)
-		lines += p[i] == '\n';
+	while (q < end && (q = memchr(q, '\n', (size_t)(end - q))))
+		lines++, q++;
 	return lines + (n && p[n - 1] != '\n');
+}
+
+static void diff_options(git_diff_options *opts, int ignore_whitespace)
+{
+	git_diff_options_init(opts, GIT_DIFF_OPTIONS_VERSION);
+	opts->context_lines = 0;
+	opts->interhunk_lines = 0;
+	opts->flags = GIT_DIFF_FORCE_TEXT | (ignore_whitespace ? GIT_DIFF_IGNORE_WHITESPACE : 0);
+}
+
+static int hunks_done(int status, struct hunk_acc *acc, struct lt_hunk **h, size_t *nh)
+{
+	if (status < 0 || acc->oom) {
+		free(acc->v);
+		return acc->oom ? rtk_fail(RTK_EXIT_FAILURE, "out of memory")
+				: rtk_fail(RTK_EXIT_FAILURE, "cannot diff two files: %s", rtk_git2_error());
+	}
+	*h = acc->v, *nh = acc->n;
+	return 0;
 }
 
 int gitx_blob_hunks(git_repository *repo, const git_oid *old_blob, const git_oid *new_blob, int ignore_whitespace,
@@ -296,21 +314,25 @@ int gitx_blob_hunks(git_repository *repo, const git_oid *old_blob, const git_oid
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", rtk_git2_error());
 		goto out;
 	}
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.context_lines = 0;
-	opts.interhunk_lines = 0;
-	opts.flags = GIT_DIFF_FORCE_TEXT | (ignore_whitespace ? GIT_DIFF_IGNORE_WHITESPACE : 0);
-	if (git_diff_blobs(a, NULL, b, NULL, &opts, NULL, NULL, collect_hunk, NULL, &acc) < 0 || acc.oom) {
-		free(acc.v);
-		rc = acc.oom ? rtk_fail(RTK_EXIT_FAILURE, "out of memory")
-			     : rtk_fail(RTK_EXIT_FAILURE, "cannot diff two blobs: %s", rtk_git2_error());
-		goto out;
-	}
-	*h = acc.v, *nh = acc.n, *old_total = count_lines(a);
+	diff_options(&opts, ignore_whitespace);
+	if (!(rc = hunks_done(git_diff_blobs(a, NULL, b, NULL, &opts, NULL, NULL, collect_hunk, NULL, &acc), &acc, h, nh)))
+		*old_total = gitx_count_lines(a ? git_blob_rawcontent(a) : NULL, a ? (size_t)git_blob_rawsize(a) : 0);
 out:
 	git_blob_free(a);
 	git_blob_free(b);
 	return rc;
+}
+
+int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
+		      struct lt_hunk **h, size_t *nh)
+{
+	git_diff_options opts;
+	struct hunk_acc acc = { 0 };
+	*h = NULL, *nh = 0;
+	diff_options(&opts, ignore_whitespace);
+	return hunks_done(git_diff_buffers(old_buf, old_buf ? old_len : 0, NULL, new_buf, new_buf ? new_len : 0, NULL, &opts,
+					   NULL, NULL, collect_hunk, NULL, &acc),
+			  &acc, h, nh);
 }
 
 /* HEAD's first-parent chain, newest first, as malloc'd ids. */

@@ -58,6 +58,13 @@ int gitx_tree_changed_paths(git_repository *repo, const git_oid *old_tree, const
 int gitx_blob_hunks(git_repository *repo, const git_oid *old_blob, const git_oid *new_blob, int ignore_whitespace,
 		    struct lt_hunk **h, size_t *nh, uint32_t *old_total);
 
+/* The same for two buffers (NULL: an empty file). */
+int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
+		      struct lt_hunk **h, size_t *nh);
+
+/* Lines in a buffer: newlines, plus one for a last line without one. */
+uint32_t gitx_count_lines(const char *p, size_t n);
+
 /* The id of the blob at path in tree tree_id; 0, or GIT_ENOTFOUND when there is none (or it is not a blob). */
 int gitx_blob_at(git_repository *repo, const git_oid *tree_id, const char *path, git_oid *out);
 
