@@ -1023,6 +1023,18 @@ static int rename_side(struct history *h, struct commit *c, struct commit *p, co
 	return 0;
 }
 
+/* A blob a rename pairing needs: one a tree names but the store lacks is a broken repository (exit 1). */
+static int rename_blob(struct history *h, const git_oid *id, const struct gitodb_object **out)
+{
+	int rc = gitodb_read(h->odb, id, GIT_OBJECT_BLOB, out);
+	if (rc == GIT_ENOTFOUND) {
+		char why[256];
+		snprintf(why, sizeof(why), "%s", rtk_error_message());
+		return rtk_fail(RTK_EXIT_FAILURE, "%s", why);
+	}
+	return rc;
+}
+
 /*
  * Did commit c rename another file to or from path? Renames as git -M sees them: a path c deletes
  * paired with one it adds, with the same blob (an exact rename, preferred) or else the most similar
@@ -1037,7 +1049,7 @@ static int find_rename(struct history *h, struct commit *c, struct commit *p, co
 {
 	size_t added = 0, deleted = 0;
 	double best = -1;
-	git_blob *mine = NULL;
+	const struct gitodb_object *mine = NULL;
 	int rc;
 
 	*other = NULL;
@@ -1052,31 +1064,29 @@ static int find_rename(struct history *h, struct commit *c, struct commit *p, co
 	}
 	if (*other || h->rules->rename_min_similarity >= 1 || added * deleted > (size_t)RENAME_LIMIT * RENAME_LIMIT)
 		return 0;
-	if (git_blob_lookup(&mine, h->repo, blob) < 0)
-		return rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", rtk_git2_error());
+	if ((rc = rename_blob(h, blob, &mine)))
+		return rc;
 	for (size_t i = 0; i < c->files.n && !rc; i++) {
 		const char *q = c->files.v[i];
+		const struct gitodb_object *theirs;
 		git_oid qb;
-		git_blob *theirs;
 		double sim;
 		if (rename_side(h, c, p, q, &qb) != (from_new_side ? -1 : 1) || !strcmp(q, path))
 			continue;
-		if (git_blob_lookup(&theirs, h->repo, &qb) < 0) {
-			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", rtk_git2_error());
+		if ((rc = rename_blob(h, &qb, &theirs)))
 			break;
-		}
-		size_t na = (size_t)git_blob_rawsize(mine), nb = (size_t)git_blob_rawsize(theirs);
-		size_t lo = na < nb ? na : nb, hi = na < nb ? nb : na;
+		size_t lo = mine->size < theirs->size ? mine->size : theirs->size;
+		size_t hi = mine->size < theirs->size ? theirs->size : mine->size;
 		/* The bytes in common are at most the smaller size: skip pairs that cannot reach the threshold, as git does. */
 		if ((double)lo >= h->rules->rename_min_similarity * (double)hi) {
-			if (similarity_estimate(git_blob_rawcontent(mine), na, git_blob_rawcontent(theirs), nb, &sim))
+			if (similarity_estimate(mine->data, mine->size, theirs->data, theirs->size, &sim))
 				rc = oom();
 			else if (sim >= h->rules->rename_min_similarity && sim > best)
 				best = sim, *other = q, *other_blob = qb;
 		}
-		git_blob_free(theirs);
+		gitodb_release(theirs);
 	}
-	git_blob_free(mine);
+	gitodb_release(mine);
 	if (rc)
 		*other = NULL;
 	return rc;
