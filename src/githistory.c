@@ -11,6 +11,7 @@
 #include "re.h"
 #include "riskfloor.h"
 #include "sha256.h"
+#include "similarity.h"
 #include "stats.h"
 #include "strmap.h"
 #include "timeutil.h"
@@ -33,10 +34,10 @@ struct rules {
 	cJSON *json;
 	char sha256[65];
 	int64_t fix_window, revert_lookback;
-	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *fix_subject;
+	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
 	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author;
 	const cJSON *revert_types, *fix_types;
-	double partial_min_share, kill_upper, ci_level;
+	double partial_min_share, rename_min_similarity, kill_upper, ci_level;
 	long max_files, add_only_context, min_n;
 	const char *ignore_revs_file;
 };
@@ -134,12 +135,14 @@ static int rules_load(struct rules *r)
 	    (rc = compile_rule(r, "revert", "reverts_commit", &r->reverts_commit, origin)) ||
 	    (rc = compile_rule(r, "revert", "reversing_changes", &r->reversing_changes, origin)) ||
 	    (rc = compile_rule(r, "revert", "reapply_subject", &r->reapply_subject, origin)) ||
+	    (rc = compile_rule(r, "revert", "quoted_subject", &r->quoted_subject, origin)) ||
 	    (rc = compile_rule(r, "fix", "subject", &r->fix_subject, origin)) ||
 	    (rc = compile_rule(r, "classification", "test_paths", &r->test_paths, origin)) ||
 	    (rc = compile_rule(r, "classification", "ci_message", &r->ci_message, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "message", &r->agent_message, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "author_name", &r->agent_author, origin)) ||
 	    (rc = number_rule(r, "revert", "partial_min_share", 0, 1, &r->partial_min_share, origin)) ||
+	    (rc = number_rule(r, "blame", "rename_min_similarity", 0, 1, &r->rename_min_similarity, origin)) ||
 	    (rc = number_rule(r, "verdict", "kill_upper", 0, 1, &r->kill_upper, origin)) ||
 	    (rc = number_rule(r, "verdict", "ci_level", 0.5, 0.9999, &r->ci_level, origin)))
 		return rc;
@@ -164,7 +167,7 @@ static int rules_load(struct rules *r)
 static void rules_free(struct rules *r)
 {
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
-				 r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author };
+				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
 	cJSON_Delete(r->json);
@@ -515,19 +518,33 @@ static int commit_patch_id(struct history *h, struct commit *c, bool inverse, gi
 	return rc;
 }
 
-/* Commits by path set, newest first within each list, for patch-id candidates. */
+/* Commits by path set, newest first within each list, for patch-id candidates; and by time, for the looser routes. */
 struct pathset_index {
 	struct rtk_strmap *map; /* 8-byte path-set hash -> struct commit_list * */
+	struct commit **by_time; /* the walked non-merges, oldest first by committer date */
+	size_t n_by_time;
 };
 struct commit_list {
 	struct commit **v;
 	size_t n, cap;
 };
 
+static int by_commit_time(const void *a, const void *b)
+{
+	const struct commit *x = *(struct commit *const *)a, *y = *(struct commit *const *)b;
+	return (x->commit_time > y->commit_time) - (x->commit_time < y->commit_time);
+}
+
 static int pathset_index_build(struct history *h, struct pathset_index *ix)
 {
-	if (!(ix->map = rtk_strmap_new()))
+	if (!(ix->map = rtk_strmap_new()) || !(ix->by_time = malloc((h->n ? h->n : 1) * sizeof(*ix->by_time))))
 		return oom();
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i]->nparents <= 1)
+			ix->by_time[ix->n_by_time++] = h->v[i];
+	/* Walk order is by time already, but a parent dated after its child (clock skew) can break it: sort. */
+	if (ix->n_by_time > 1)
+		qsort(ix->by_time, ix->n_by_time, sizeof(*ix->by_time), by_commit_time);
 	for (size_t i = 0; i < h->n; i++) {
 		struct commit *c = h->v[i];
 		struct commit_list *l;
@@ -559,6 +576,7 @@ static void pathset_index_free(struct pathset_index *ix)
 		free(l);
 	}
 	rtk_strmap_free(ix->map);
+	free(ix->by_time);
 }
 
 static bool same_paths(const struct commit *a, const struct commit *b)
@@ -755,32 +773,149 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Share of x's added lines that r deletes (a multiset match on path and text); NaN when x adds none. */
-static int revert_share(struct history *h, struct commit *r, struct commit *x, double *share)
+/* Sorts a bag so two bags can be matched in one pass. */
+static void line_bag_sort(struct line_bag *b)
 {
-	struct line_bag added = { 0 }, removed = { 0 };
+	if (b->n > 1) /* qsort's array may not be NULL, even when empty */
+		qsort(b->v, b->n, sizeof(*b->v), cmp_u64);
+}
+
+/* Share of the (sorted) added lines the (sorted) removed lines take back, as a multiset; NaN when none were added. */
+static double bag_share(const struct line_bag *added, const struct line_bag *removed)
+{
 	size_t i = 0, j = 0, matched = 0;
-	int rc;
-	*share = NAN;
-	if ((rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added)) || (rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, &removed)))
-		goto out;
-	if (added.n > 1) /* qsort's array may not be NULL, even when empty */
-		qsort(added.v, added.n, sizeof(*added.v), cmp_u64);
-	if (removed.n > 1)
-		qsort(removed.v, removed.n, sizeof(*removed.v), cmp_u64);
-	while (i < added.n && j < removed.n) {
-		if (added.v[i] == removed.v[j])
+	while (i < added->n && j < removed->n) {
+		if (added->v[i] == removed->v[j])
 			matched++, i++, j++;
-		else if (added.v[i] < removed.v[j])
+		else if (added->v[i] < removed->v[j])
 			i++;
 		else
 			j++;
 	}
-	if (added.n)
-		*share = (double)matched / (double)added.n;
+	return added->n ? (double)matched / (double)added->n : NAN;
+}
+
+/* Share of x's added lines that r deletes (a multiset match on path and text); NaN when x adds none. */
+static int revert_share(struct history *h, struct commit *r, struct commit *x, double *share)
+{
+	struct line_bag added = { 0 }, removed = { 0 };
+	int rc;
+	*share = NAN;
+	if ((rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added)) || (rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, &removed)))
+		goto out;
+	line_bag_sort(&added);
+	line_bag_sort(&removed);
+	*share = bag_share(&added, &removed);
 out:
 	free(added.v);
 	free(removed.v);
+	return rc;
+}
+
+/*
+ * The commits r may revert by the looser routes: the walked non-merges other than r committed within
+ * the revert look-back up to r's own committer date, as ix->by_time[*lo .. *hi) (iterate it backwards
+ * for newest first).
+ */
+static void revert_candidates(const struct history *h, const struct pathset_index *ix, const struct commit *r,
+			      size_t *lo, size_t *hi)
+{
+	int64_t from = r->commit_time - h->rules->revert_lookback;
+	size_t a = 0, b = ix->n_by_time;
+	while (a < b) { /* the first one committed at or after from */
+		size_t m = a + (b - a) / 2;
+		if (ix->by_time[m]->commit_time < from)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	for (b = ix->n_by_time; a < b;) { /* the first one committed after r */
+		size_t m = a + (b - a) / 2;
+		if (ix->by_time[m]->commit_time <= r->commit_time)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+/*
+ * The newest candidate (see revert_candidate) whose subject is the one r's subject quotes, as in
+ * `Revert "feat: add the parser"` (the text after a revert.quoted_subject prefix, up to the last '"'),
+ * or NULL. git revert writes that subject even when the body's "This reverts commit" line is dropped.
+ */
+static struct commit *find_reverted_by_subject(struct history *h, struct pathset_index *ix, struct commit *r)
+{
+	const char *s = r->subject, *end;
+	size_t a, b, len = strlen(s), lo, hi;
+	if (rtk_re_search(h->rules->quoted_subject, s, len, 0, &a, &b) != 1 || !(end = strrchr(s + b, '"')) || end == s + b)
+		return NULL;
+	revert_candidates(h, ix, r, &lo, &hi);
+	for (size_t i = hi; i-- > lo;) {
+		struct commit *x = ix->by_time[i];
+		if (x != r && strlen(x->subject) == (size_t)(end - s - b) && !memcmp(x->subject, s + b, (size_t)(end - s - b)))
+			return x;
+	}
+	return NULL;
+}
+
+/* Does x change a path in r's path set? */
+static bool shares_path(const struct rtk_strmap *paths, const struct commit *x)
+{
+	for (size_t i = 0; i < x->files.n; i++)
+		if (rtk_strmap_get(paths, x->files.v[i], strlen(x->files.v[i])))
+			return true;
+	return false;
+}
+
+/*
+ * The candidate sharing a path with r whose added lines r deletes the largest share of (the newest
+ * one on a tie), when that share is at least revert.partial_min_share; else NULL. For reverts that
+ * name nothing, quote nothing and take back only part of a change, so no patch id can match.
+ */
+static int find_reverted_by_lines(struct history *h, struct pathset_index *ix, struct commit *r, struct commit **out)
+{
+	struct line_bag removed = { 0 };
+	struct rtk_strmap *paths = NULL;
+	double best = -1;
+	size_t lo, hi;
+	int rc;
+
+	*out = NULL;
+	if ((rc = load_files(h, r)) || !r->files.n)
+		return rc;
+	if (!(paths = rtk_strmap_new()))
+		return oom();
+	for (size_t i = 0; i < r->files.n; i++)
+		if (rtk_strmap_put(paths, r->files.v[i], strlen(r->files.v[i]), (void *)1)) {
+			rc = oom();
+			goto out;
+		}
+	if ((rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, &removed)))
+		goto out;
+	if (!removed.n)
+		goto out; /* it deletes nothing: it takes back no one's lines */
+	line_bag_sort(&removed);
+	revert_candidates(h, ix, r, &lo, &hi);
+	for (size_t i = hi; i-- > lo && !rc;) { /* newest first: it wins a tie */
+		struct commit *x = ix->by_time[i];
+		struct line_bag added = { 0 };
+		if (x == r || (rc = load_files(h, x)) || !shares_path(paths, x))
+			continue;
+		if (!(rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added))) {
+			line_bag_sort(&added);
+			double share = bag_share(&added, &removed);
+			if (!isnan(share) && share > best)
+				best = share, *out = x;
+		}
+		free(added.v);
+	}
+	if (rc || best < h->rules->partial_min_share)
+		*out = NULL;
+out:
+	free(removed.v);
+	rtk_strmap_free(paths);
 	return rc;
 }
 
@@ -798,8 +933,9 @@ struct blame_result {
 	uint32_t older_lines, skipped_lines; /* lines whose last change is before the window, or by a fix/revert */
 };
 
-struct pending {
+struct pending { /* lines still to follow: in commit c's version of path (a string c or a later commit owns) */
 	struct commit *c;
+	const char *path;
 	struct lt_set lines;
 };
 
@@ -811,12 +947,13 @@ static void blame_result_free(struct blame_result *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int add_pending(struct pending **v, size_t *n, size_t *cap, struct commit *c, const struct lt_set *lines)
+static int add_pending(struct pending **v, size_t *n, size_t *cap, struct commit *c, const char *path,
+		       const struct lt_set *lines)
 {
 	if (!lines->n)
 		return 0;
 	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].c == c)
+		if ((*v)[i].c == c && !strcmp((*v)[i].path, path))
 			return lt_set_union(&(*v)[i].lines, lines) ? oom() : 0;
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 8;
@@ -825,7 +962,7 @@ static int add_pending(struct pending **v, size_t *n, size_t *cap, struct commit
 			return oom();
 		*v = nv, *cap = nc;
 	}
-	(*v)[*n] = (struct pending){ c, { 0 } };
+	(*v)[*n] = (struct pending){ c, path, { 0 } };
 	return lt_set_union(&(*v)[(*n)++].lines, lines) ? oom() : 0;
 }
 
@@ -870,6 +1007,91 @@ static bool blob_of(struct history *h, const struct commit *c, const char *path,
 	return c && gitodb_blob_at(h->odb, &c->tree, path, out) == 0;
 }
 
+/* 1 when c adds q, -1 when it deletes q, else 0; *blob gets q's blob on the side that has it. */
+static int rename_side(struct history *h, struct commit *c, struct commit *p, const char *q, git_oid *blob)
+{
+	git_oid in_p, in_c;
+	bool has_p = blob_of(h, p, q, &in_p), has_c = blob_of(h, c, q, &in_c);
+	if (has_c && !has_p) {
+		*blob = in_c;
+		return 1;
+	}
+	if (has_p && !has_c) {
+		*blob = in_p;
+		return -1;
+	}
+	return 0;
+}
+
+/* A blob a rename pairing needs: one a tree names but the store lacks is a broken repository (exit 1). */
+static int rename_blob(struct history *h, const git_oid *id, const struct gitodb_object **out)
+{
+	int rc = gitodb_read(h->odb, id, GIT_OBJECT_BLOB, out);
+	if (rc == GIT_ENOTFOUND) {
+		char why[256];
+		snprintf(why, sizeof(why), "%s", rtk_error_message());
+		return rtk_fail(RTK_EXIT_FAILURE, "%s", why);
+	}
+	return rc;
+}
+
+/*
+ * Did commit c rename another file to or from path? Renames as git -M sees them: a path c deletes
+ * paired with one it adds, with the same blob (an exact rename, preferred) or else the most similar
+ * content at blame.rename_min_similarity or more (1: exact renames only). from_new_side: path is one
+ * c adds (absent from its parent p), and the other side is among the paths c deletes; otherwise path
+ * is one c deletes and the other side is among the paths it adds. *other gets that path (a string of
+ * c's file list) and *other_blob its blob, or NULL when path was not renamed.
+ */
+#define RENAME_LIMIT 1000 /* as git's diff.renameLimit: past added × deleted = this squared, exact renames only */
+static int find_rename(struct history *h, struct commit *c, struct commit *p, const char *path, const git_oid *blob,
+		       bool from_new_side, const char **other, git_oid *other_blob)
+{
+	size_t added = 0, deleted = 0;
+	double best = -1;
+	const struct gitodb_object *mine = NULL;
+	int rc;
+
+	*other = NULL;
+	if ((rc = load_files(h, c)))
+		return rc;
+	for (size_t i = 0; i < c->files.n; i++) { /* exact renames first, counting both sides on the way */
+		git_oid qb;
+		int side = rename_side(h, c, p, c->files.v[i], &qb);
+		added += side == 1, deleted += side == -1;
+		if (side == (from_new_side ? -1 : 1) && strcmp(c->files.v[i], path) && !*other && !memcmp(qb.id, blob->id, 20))
+			*other = c->files.v[i], *other_blob = qb;
+	}
+	if (*other || h->rules->rename_min_similarity >= 1 || added * deleted > (size_t)RENAME_LIMIT * RENAME_LIMIT)
+		return 0;
+	if ((rc = rename_blob(h, blob, &mine)))
+		return rc;
+	for (size_t i = 0; i < c->files.n && !rc; i++) {
+		const char *q = c->files.v[i];
+		const struct gitodb_object *theirs;
+		git_oid qb;
+		double sim;
+		if (rename_side(h, c, p, q, &qb) != (from_new_side ? -1 : 1) || !strcmp(q, path))
+			continue;
+		if ((rc = rename_blob(h, &qb, &theirs)))
+			break;
+		size_t lo = mine->size < theirs->size ? mine->size : theirs->size;
+		size_t hi = mine->size < theirs->size ? theirs->size : mine->size;
+		/* The bytes in common are at most the smaller size: skip pairs that cannot reach the threshold, as git does. */
+		if ((double)lo >= h->rules->rename_min_similarity * (double)hi) {
+			if (similarity_estimate(mine->data, mine->size, theirs->data, theirs->size, &sim))
+				rc = oom();
+			else if (sim >= h->rules->rename_min_similarity && sim > best)
+				best = sim, *other = q, *other_blob = qb;
+		}
+		gitodb_release(theirs);
+	}
+	gitodb_release(mine);
+	if (rc)
+		*other = NULL;
+	return rc;
+}
+
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
 static int blame_step(struct history *h, struct commit *c, const char *path, struct lt_set *lines, int64_t cutoff,
 		      struct blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
@@ -880,18 +1102,27 @@ static int blame_step(struct history *h, struct commit *c, const char *path, str
 	uint32_t total;
 	struct lt_set added = { 0 }, before = { 0 };
 	struct commit *p1 = c->nparents ? commit_get(h, &c->parent[0]) : NULL;
+	const char *parent_path = path; /* where the lines were in p1: elsewhere when c renamed the file */
 	bool have_p1;
 	int rc = 0;
 
 	if (!blob_of(h, c, path, &mine))
 		return 0; /* the path is not a file here: the lines cannot be followed further */
 	have_p1 = blob_of(h, p1, path, &theirs);
+	if (!have_p1 && p1 && c->nparents == 1) {
+		/* c adds the path: if it renamed an older file, the lines go on under the old path. */
+		const char *from;
+		if ((rc = find_rename(h, c, p1, path, &mine, true, &from, &theirs)))
+			return rc;
+		if (from)
+			have_p1 = true, parent_path = from;
+	}
 	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
-		return add_pending(pv, pn, pcap, p1, lines);
+		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
 	if ((rc = gitx_blob_hunks(h->repo, have_p1 ? &theirs : NULL, &mine, 1, &hunks, &nh, &total)) ||
 	    (lt_map_back(hunks, nh, lines, &added, &before, 0) && (rc = oom())))
 		goto out;
-	if (p1 && (rc = add_pending(pv, pn, pcap, p1, &before)))
+	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before)))
 		goto out;
 	if (!added.n)
 		goto out;
@@ -903,10 +1134,10 @@ static int blame_step(struct history *h, struct commit *c, const char *path, str
 		struct lt_set added2 = { 0 }, before2 = { 0 };
 		if (blob_of(h, p2, path, &theirs)) {
 			if (!memcmp(mine.id, theirs.id, 20))
-				rc = add_pending(pv, pn, pcap, p2, &added);
+				rc = add_pending(pv, pn, pcap, p2, path, &added);
 			else if (!(rc = gitx_blob_hunks(h->repo, &theirs, &mine, 1, &h2, &n2, &total)) &&
 				 !(rc = lt_map_back(h2, n2, &added, &added2, &before2, 0) ? oom() : 0))
-				rc = add_pending(pv, pn, pcap, p2, &before2);
+				rc = add_pending(pv, pn, pcap, p2, path, &before2);
 		}
 		free(h2);
 		lt_set_free(&added2);
@@ -921,7 +1152,7 @@ static int blame_step(struct history *h, struct commit *c, const char *path, str
 		if (lt_map_back(hunks, nh, &added, &before, &before, 1))
 			rc = oom();
 		else if (p1)
-			rc = add_pending(pv, pn, pcap, p1, &before);
+			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
 	} else if (c->kind != KIND_OTHER) {
 		out->skipped_lines += lt_set_lines(&added);
 	} else if (c->author_time < cutoff) {
@@ -942,7 +1173,7 @@ static int blame_lines(struct history *h, struct commit *start, const char *path
 {
 	struct pending *pv = NULL;
 	size_t pn = 0, pcap = 0;
-	int rc = add_pending(&pv, &pn, &pcap, start, lines);
+	int rc = add_pending(&pv, &pn, &pcap, start, path, lines);
 
 	while (!rc && pn) {
 		/* The newest pending commit next, so every commit is visited once with all its lines. */
@@ -953,7 +1184,7 @@ static int blame_lines(struct history *h, struct commit *start, const char *path
 		struct pending cur = pv[best];
 		pv[best] = pv[--pn];
 		if (cur.c->commit_time >= cutoff)
-			rc = blame_step(h, cur.c, path, &cur.lines, cutoff, out, &pv, &pn, &pcap);
+			rc = blame_step(h, cur.c, cur.path, &cur.lines, cutoff, out, &pv, &pn, &pcap);
 		else
 			out->older_lines += lt_set_lines(&cur.lines);
 		lt_set_free(&cur.lines);
@@ -992,6 +1223,13 @@ static int blame_fix(struct history *h, struct commit *f, struct blame_result *o
 		if (!blob_of(h, p, f->files.v[i], &old_blob))
 			continue; /* a new file: nothing older to blame */
 		bool have_new = blob_of(h, f, f->files.v[i], &new_blob);
+		if (!have_new) {
+			/* The fix deletes the path: if it only renamed the file, compare with where it went. */
+			const char *to;
+			if ((rc = find_rename(h, f, p, f->files.v[i], &old_blob, false, &to, &new_blob)))
+				break;
+			have_new = to != NULL;
+		}
 		if ((rc = gitx_blob_hunks(h->repo, &old_blob, have_new ? &new_blob : NULL, 1, &hunks, &nh, &total)))
 			break;
 		if (lt_old_lines(hunks, nh, total, (uint32_t)h->rules->add_only_context, &changed[i], &context[i]))
@@ -1101,9 +1339,13 @@ static int unlinked(struct failures *fs, struct commit *remedy, const char *kind
 	return 0;
 }
 
-/* A revert (by message or patch id) of x by r; a revert of a revert is a reapply: the original failure flaps. */
+/*
+ * A revert of x by r, found by message, patch id, or one of the looser routes (route: "revert-subject" or
+ * "revert-lines", else NULL; weak: the link rests on line shares alone); a revert of a revert is a
+ * reapply: the original failure flaps.
+ */
 static int link_revert(struct history *h, struct failures *fs, struct commit *r, struct commit *x, bool by_message,
-		       bool by_patch_id, const git_oid *pid)
+		       bool by_patch_id, const git_oid *pid, const char *route, bool weak)
 {
 	char hex[41];
 	struct failure *f;
@@ -1133,6 +1375,8 @@ static int link_revert(struct history *h, struct failures *fs, struct commit *r,
 		fired(f, "revert-patch-id");
 		cJSON_AddStringToObject(f->evidence, "patch_id", gitx_oid_hex(pid, hex));
 	}
+	if (route)
+		fired(f, route);
 	if (x->nparents > 1)
 		fired(f, "revert-of-merge");
 	if (matches(h->rules->reversing_changes, r->message))
@@ -1148,7 +1392,8 @@ static int link_revert(struct history *h, struct failures *fs, struct commit *r,
 			}
 		}
 	}
-	cJSON_AddStringToObject(f->evidence, "strength", "strong");
+	f->weak = weak;
+	cJSON_AddStringToObject(f->evidence, "strength", weak ? "weak" : "strong");
 	return 0;
 }
 
@@ -1161,7 +1406,7 @@ static bool same_change(struct history *h, struct commit *a, struct commit *b)
 
 static int detect_revert(struct history *h, struct failures *fs, struct pathset_index *ix, struct commit *r, bool *handled)
 {
-	struct commit *named = NULL, *by_pid = NULL;
+	struct commit *named = NULL, *by_pid = NULL, *by_subject = NULL, *by_lines = NULL, *predicted;
 	git_oid pid = { { 0 } };
 	int rc;
 
@@ -1172,13 +1417,24 @@ static int detect_revert(struct history *h, struct failures *fs, struct pathset_
 		return rc;
 	if (by_pid)
 		commit_patch_id(h, by_pid, false, &pid);
-	if (named) { /* ground truth: does the patch id alone find the same commit? */
+	/* A revert-kind commit no patch id explains: the quoted subject, else the share of lines taken back. */
+	if (!by_pid && r->kind == KIND_REVERT && !(by_subject = find_reverted_by_subject(h, ix, r)) &&
+	    (rc = find_reverted_by_lines(h, ix, r, &by_lines)))
+		return rc;
+	predicted = by_pid ? by_pid : by_subject ? by_subject : by_lines;
+	if (named) {
+		/*
+		 * Ground truth: does rtk's own linking, before it reads the "This reverts commit" line, find the
+		 * same commit? That linking is the patch id, then the quoted subject, then the line share: the
+		 * routes a revert with no such line goes through, so all three count as predictions here (the
+		 * quoted subject is not the trailer: git writes it from the culprit's subject, not its id).
+		 */
 		struct accuracy *a = &fs->acc[1];
 		a->remedies++, a->truth++;
-		a->predicted += by_pid != NULL;
-		a->agreeing += by_pid == named || (by_pid && named->nparents > 1 && same_change(h, named, by_pid));
+		a->predicted += predicted != NULL;
+		a->agreeing += predicted == named || (predicted && named->nparents > 1 && same_change(h, named, predicted));
 	}
-	if (!named && !by_pid) {
+	if (!named && !predicted) {
 		if (r->kind == KIND_REAPPLY) {
 			fs->reapplies++;
 			*handled = true;
@@ -1186,12 +1442,19 @@ static int detect_revert(struct history *h, struct failures *fs, struct pathset_
 			cJSON *rules = cJSON_CreateArray();
 			cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
 			*handled = true;
-			return unlinked(fs, r, "revert", "the reverted commit is not named and no patch id matches", rules);
+			return unlinked(fs, r, "revert",
+					"the reverted commit is not named, no patch id matches, no earlier commit has the "
+					"quoted subject, and none has enough of its added lines taken back",
+					rules);
 		}
 		return 0;
 	}
 	*handled = true;
-	return link_revert(h, fs, r, named ? named : by_pid, named != NULL, by_pid != NULL && (!named || by_pid == named), &pid);
+	if (named) /* the routes that agree with the commit the message names are listed as corroboration */
+		return link_revert(h, fs, r, named, true, by_pid && by_pid == named, &pid,
+				   by_subject == named ? "revert-subject" : by_lines == named ? "revert-lines" : NULL, false);
+	return link_revert(h, fs, r, predicted, false, by_pid != NULL, &pid,
+			   by_subject ? "revert-subject" : by_lines ? "revert-lines" : NULL, by_lines != NULL);
 }
 
 /* The Fixes: trailers of a message, as commits (ground truth for the accuracy check). */
@@ -1559,8 +1822,8 @@ void githistory_render_md(const cJSON *r, struct rtk_md *md, int level)
 	rtk_md_table_end(t);
 
 	rtk_md_heading(md, level + 1, "Accuracy of culprit linking against ground truth");
-	rtk_md_para(md, "Culprits found by blame (fixes) or patch id (reverts) alone, compared with `Fixes:` trailers and "
-			"with the commit a revert's message names.");
+	rtk_md_para(md, "Culprits found by blame (fixes), or by patch id, quoted subject or line share (reverts) alone, "
+			"compared with `Fixes:` trailers and with the commit a revert's message names.");
 	t = rtk_md_table(md, "lrrrrrr", "ground truth", "remedies", "true links", "found links", "agreeing", "precision",
 			 "recall");
 	md_accuracy_row(t, "Fixes: trailers", cJSON_GetObjectItemCaseSensitive(acc, "fixes_trailers"));

@@ -27,6 +27,18 @@ testing "a revert found only by patch id" "$(gh patch-id-revert "$one")" \
 testing "a partial revert: 3 of the 4 added lines" \
 	"$(gh partial-revert '[.failures[] | [.culprit.subject, .partial, .evidence.reverted_share]]')" \
 	'[["feat: parse extras",true,0.75]]\n'
+testing "Revert \"subject\" with no sha, 3 of 4 lines: the quoted subject names the culprit, partial, strong" \
+	"$(gh subject-revert '[.failures[] | [.culprit.subject, .partial, .evidence.reverted_share, .evidence.strength, .rules]]')" \
+	'[["feat: parse extras",true,0.75,"strong",["revert-subject","partial-revert"]]]\n'
+testing "a revert naming and quoting nothing: the commit it takes back most of, weakly" \
+	"$(gh lines-revert '[[.failures[] | [.culprit.subject, .partial, .evidence.reverted_share, .evidence.strength, .rules]], .input.unlinked]')" \
+	'[[["feat: cache results",true,0.75,"weak",["revert-lines","partial-revert"]]],0]\n'
+testing "a higher revert.partial_min_share in --config: that revert is unlinked" \
+	"cd $(repo lines-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .unlinked[].remedy.subject]'" \
+	'[0,"revert: back out half of the cache change"]\n' "revert: {partial_min_share: 0.8}\n"
+testing "a revert-kind commit taking back too little of anything stays unlinked" \
+	"$(gh unlinked-revert '[.buckets.n, (.unlinked[] | [.kind, .remedy.subject, .rules])]')" \
+	'[0,["revert","revert: drop two retries",["revert-message"]]]\n'
 testing "revert then reapply: one failure, a flap, one reapply" \
 	"$(gh revert-reapply '[.buckets.n, .failures[0].flap, .input.reapplies, .failures[0].culprit.subject]')" \
 	'[1,true,1,"feat: add the parser"]\n'
@@ -58,6 +70,21 @@ testing "--fix-window reaches it" \
 testing "--fix-window changes the digest" \
 	"cd $(repo old-culprit) && a=\$($RTK git-history --json | jq -r .config_sha256) && b=\$($RTK git-history --json --fix-window 30d | jq -r .config_sha256) && test \$a != \$b; echo \$?" '0\n'
 
+# --- renames -----------------------------------------------------------------------------------------
+testing "blame follows a pure git mv: the author of the line, not the mover" \
+	"$(gh rename-blame '[.failures[] | [.culprit.subject, .evidence.blamed[].lines]]')" \
+	'[["feat: set the value",["src/old.c:4"]]]\n'
+testing "a move with an edit (similar content): old lines follow it, the edited line is the mover's" \
+	"$(gh similar-rename-blame '[.failures[] | [.culprit.subject, .remedy.subject, .evidence.blamed[].lines]]')" \
+	'[["feat: set the value","fix: the value is 2",["src/old.c:4"]],["refactor: move old.c to new.c and set a limit","fix: the limit is 6",["src/new.c:9"]]]\n'
+testing "blame.rename_min_similarity 1 (exact renames only): the mover is blamed for the old line" \
+	"cd $(repo similar-rename-blame) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .culprit.subject]'" \
+	'["refactor: move old.c to new.c and set a limit","refactor: move old.c to new.c and set a limit"]\n' \
+	"blame: {rename_min_similarity: 1}\n"
+testing "a fix that moves the file blames only the line it changes" \
+	"$(gh fix-renames '[.failures[] | [.culprit.subject, .evidence.blamed[].lines]]')" \
+	'[["feat: set the value",["src/old.c:4"]]]\n'
+
 # --- agents, ground truth ------------------------------------------------------------------------------
 testing "agent-authored culprits by trailer and by aider name" \
 	"$(gh agent-culprits '[[.failures[] | [.culprit.subject, .agent]], .by_author.agent.n, .by_author.human.n, .by_author.agent.reflection_bucket.count]')" \
@@ -68,8 +95,12 @@ testing "Fixes: trailers: blame agrees with one, cannot see the other" \
 testing "the trailer names the culprit" \
 	"$(gh fixes-trailer '[.failures[] | [.culprit.subject, (.rules | index("fixes-trailer") != null)]]')" \
 	'[["feat: x is set",true],["feat: y",true]]\n'
-testing "revert messages as ground truth for patch ids" \
-	"$(gh partial-revert '[.accuracy.revert_messages | .remedies, .agreeing, .recall]')" '[1,0,0]\n'
+# A partial revert's patch id matches nothing; the quoted subject (not the sha the body names) finds it.
+testing "revert messages as ground truth for rtk's own linking" \
+	"$(gh partial-revert '[(.accuracy.revert_messages | .remedies, .predicted_links, .agreeing, .recall), .failures[0].rules]')" \
+	'[1,1,1,1,["revert-message","revert-subject","partial-revert"]]\n'
+testing "a message revert: the patch id is the prediction" \
+	"$(gh message-revert '[.accuracy.revert_messages | .remedies, .predicted_links, .agreeing, .precision]')" '[1,1,1,1]\n'
 
 # --- verdicts -----------------------------------------------------------------------------------------
 testing "25 fixes all caught by tests: KILL" \
@@ -112,7 +143,8 @@ testing "operands are refused" "$RTK git-history somewhere 2>&1; echo \$?" \
 	"$E: unexpected argument 'somewhere' (the repository is given with --repo)\n2\n"
 
 # --- output contract ----------------------------------------------------------------------------------
-for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits; do
+for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
+	unlinked-revert similar-rename-blame; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
