@@ -1418,21 +1418,25 @@ static int detect_revert(struct history *h, struct failures *fs, struct pathset_
 	if (by_pid)
 		commit_patch_id(h, by_pid, false, &pid);
 	/* A revert-kind commit no patch id explains: the quoted subject, else the share of lines taken back. */
-	if (!by_pid && r->kind == KIND_REVERT && !(by_subject = find_reverted_by_subject(h, ix, r)) &&
-	    (rc = find_reverted_by_lines(h, ix, r, &by_lines)))
-		return rc;
+	if (!by_pid && r->kind == KIND_REVERT) {
+		by_subject = find_reverted_by_subject(h, ix, r);
+		if ((named || !by_subject) && (rc = find_reverted_by_lines(h, ix, r, &by_lines)))
+			return rc;
+	}
 	predicted = by_pid ? by_pid : by_subject ? by_subject : by_lines;
 	if (named) {
 		/*
-		 * Ground truth: does rtk's own linking, before it reads the "This reverts commit" line, find the
-		 * same commit? That linking is the patch id, then the quoted subject, then the line share: the
-		 * routes a revert with no such line goes through, so all three count as predictions here (the
-		 * quoted subject is not the trailer: git writes it from the culprit's subject, not its id).
+		 * Ground truth: does rtk's linking by content alone — the patch id, else the share of lines
+		 * taken back — find the commit the "This reverts commit" line names? The quoted subject is
+		 * not counted: it is read from the message as the sha is, so it would check the message
+		 * against itself rather than the linking the issue asks about ("by blame/patch id alone").
 		 */
+		struct commit *by_content = by_pid ? by_pid : by_lines;
 		struct accuracy *a = &fs->acc[1];
 		a->remedies++, a->truth++;
-		a->predicted += predicted != NULL;
-		a->agreeing += predicted == named || (predicted && named->nparents > 1 && same_change(h, named, predicted));
+		a->predicted += by_content != NULL;
+		a->agreeing += by_content == named ||
+			       (by_content && named->nparents > 1 && same_change(h, named, by_content));
 	}
 	if (!named && !predicted) {
 		if (r->kind == KIND_REAPPLY) {
@@ -1822,7 +1826,7 @@ void githistory_render_md(const cJSON *r, struct rtk_md *md, int level)
 	rtk_md_table_end(t);
 
 	rtk_md_heading(md, level + 1, "Accuracy of culprit linking against ground truth");
-	rtk_md_para(md, "Culprits found by blame (fixes), or by patch id, quoted subject or line share (reverts) alone, "
+	rtk_md_para(md, "Culprits found by blame (fixes), or by patch id or line share (reverts) alone, "
 			"compared with `Fixes:` trailers and with the commit a revert's message names.");
 	t = rtk_md_table(md, "lrrrrrr", "ground truth", "remedies", "true links", "found links", "agreeing", "precision",
 			 "recall");

@@ -95,7 +95,8 @@ testing "Fixes: trailers: blame agrees with one, cannot see the other" \
 testing "the trailer names the culprit" \
 	"$(gh fixes-trailer '[.failures[] | [.culprit.subject, (.rules | index("fixes-trailer") != null)]]')" \
 	'[["feat: x is set",true],["feat: y",true]]\n'
-# A partial revert's patch id matches nothing; the quoted subject (not the sha the body names) finds it.
+# A partial revert's patch id matches nothing; the share of lines it takes back (content, not the sha the
+# body names, nor its quoted subject) finds it. The subject agreeing is listed as corroboration.
 testing "revert messages as ground truth for rtk's own linking" \
 	"$(gh partial-revert '[(.accuracy.revert_messages | .remedies, .predicted_links, .agreeing, .recall), .failures[0].rules]')" \
 	'[1,1,1,1,["revert-message","revert-subject","partial-revert"]]\n'
