@@ -30,11 +30,6 @@
 	X(size_t, git_diff_num_deltas, (const git_diff *diff), (diff)) \
 	X(const git_diff_delta *, git_diff_get_delta, (const git_diff *diff, size_t idx), (diff, idx)) \
 	XV(void, git_diff_free, (git_diff *diff), (diff)) \
-	X(int, git_revwalk_new, (git_revwalk **out, git_repository *repo), (out, repo)) \
-	X(int, git_revwalk_push, (git_revwalk *walk, const git_oid *id), (walk, id)) \
-	X(int, git_revwalk_sorting, (git_revwalk *walk, unsigned int sort_mode), (walk, sort_mode)) \
-	X(int, git_revwalk_next, (git_oid *out, git_revwalk *walk), (out, walk)) \
-	XV(void, git_revwalk_free, (git_revwalk *walk), (walk)) \
 	X(int, git_commit_lookup, (git_commit **commit, git_repository *repo, const git_oid *id), (commit, repo, id)) \
 	X(int, git_commit_lookup_prefix, (git_commit **commit, git_repository *repo, const git_oid *id, size_t len), (commit, repo, id, len)) \
 	X(git_time_t, git_commit_time, (const git_commit *commit), (commit)) \
@@ -48,23 +43,8 @@
 	X(int, git_tree_lookup, (git_tree **out, git_repository *repo, const git_oid *id), (out, repo, id)) \
 	X(int, git_diff_tree_to_tree, (git_diff **diff, git_repository *repo, git_tree *old_tree, git_tree *new_tree, const git_diff_options *opts), (diff, repo, old_tree, new_tree, opts)) \
 	X(int, git_diff_patchid, (git_oid *out, git_diff *diff, git_diff_patchid_options *opts), (out, diff, opts)) \
-	X(int, git_diff_patchid_options_init, (git_diff_patchid_options *opts, unsigned int version), (opts, version)) \
-	X(int, git_tree_entry_bypath, (git_tree_entry **out, const git_tree *root, const char *path), (out, root, path)) \
-	X(const git_oid *, git_tree_entry_id, (const git_tree_entry *entry), (entry)) \
-	XV(void, git_tree_entry_free, (git_tree_entry *entry), (entry)) \
-	X(int, git_blob_lookup, (git_blob **blob, git_repository *repo, const git_oid *id), (blob, repo, id)) \
-	XV(void, git_blob_free, (git_blob *blob), (blob)) \
-	X(const void *, git_blob_rawcontent, (const git_blob *blob), (blob)) \
-	X(git_object_size_t, git_blob_rawsize, (const git_blob *blob), (blob)) \
-	X(int, git_diff_blobs, (const git_blob *old_blob, const char *old_as_path, const git_blob *new_blob, const char *new_as_path, const git_diff_options *options, git_diff_file_cb file_cb, git_diff_binary_cb binary_cb, git_diff_hunk_cb hunk_cb, git_diff_line_cb line_cb, void *payload), (old_blob, old_as_path, new_blob, new_as_path, options, file_cb, binary_cb, hunk_cb, line_cb, payload)) \
-	X(int, git_diff_foreach, (git_diff *diff, git_diff_file_cb file_cb, git_diff_binary_cb binary_cb, git_diff_hunk_cb hunk_cb, git_diff_line_cb line_cb, void *payload), (diff, file_cb, binary_cb, hunk_cb, line_cb, payload)) \
 	X(int, git_oid_fromstrn, (git_oid *out, const char *str, size_t length), (out, str, length)) \
 	X(int, git_repository_is_shallow, (git_repository *repo), (repo)) \
-	X(const git_tree_entry *, git_tree_entry_byindex, (const git_tree *tree, size_t idx), (tree, idx)) \
-	X(size_t, git_tree_entrycount, (const git_tree *tree), (tree)) \
-	X(const char *, git_tree_entry_name, (const git_tree_entry *entry), (entry)) \
-	X(git_object_t, git_tree_entry_type, (const git_tree_entry *entry), (entry)) \
-	X(git_filemode_t, git_tree_entry_filemode, (const git_tree_entry *entry), (entry)) \
 	X(int, git_reference_lookup, (git_reference **out, git_repository *repo, const char *name), (out, repo, name)) \
 	X(const char *, git_reference_symbolic_target, (const git_reference *ref), (ref)) \
 	X(const git_oid *, git_reference_target, (const git_reference *ref), (ref)) \

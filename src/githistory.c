@@ -1093,6 +1093,33 @@ static int find_rename(struct history *h, struct commit *c, struct commit *p, co
 }
 
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
+static bool changes_path(const struct commit *c, const char *path)
+{
+	for (size_t i = 0; i < c->files.n; i++)
+		if (!strcmp(c->files.v[i], path))
+			return true;
+	return false;
+}
+
+/* The zero-context hunks between two blobs (old NULL: an empty file), read through the walk's object store. */
+static int blob_hunks(struct history *h, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
+		      struct lt_hunk **hunks, size_t *nh, uint32_t *old_total)
+{
+	const struct gitodb_object *a = NULL, *b = NULL;
+	int rc;
+	*hunks = NULL, *nh = 0, *old_total = 0;
+	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &a))) ||
+	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &b))))
+		goto out;
+	if (!(rc = gitx_buffer_hunks(a ? a->data : NULL, a ? a->size : 0, b ? b->data : NULL, b ? b->size : 0,
+				     ignore_whitespace, hunks, nh)))
+		*old_total = a ? gitx_count_lines(a->data, a->size) : 0;
+out:
+	gitodb_release(a);
+	gitodb_release(b);
+	return rc;
+}
+
 static int blame_step(struct history *h, struct commit *c, const char *path, struct lt_set *lines, int64_t cutoff,
 		      struct blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
 {
@@ -1106,6 +1133,13 @@ static int blame_step(struct history *h, struct commit *c, const char *path, str
 	bool have_p1;
 	int rc = 0;
 
+	if (p1 && c->nparents == 1) {
+		/* A commit that leaves the path alone hands the lines to its parent unread: most of a blame chain. */
+		if ((rc = load_files(h, c)))
+			return rc;
+		if (!changes_path(c, path))
+			return add_pending(pv, pn, pcap, p1, path, lines);
+	}
 	if (!blob_of(h, c, path, &mine))
 		return 0; /* the path is not a file here: the lines cannot be followed further */
 	have_p1 = blob_of(h, p1, path, &theirs);
@@ -1119,7 +1153,7 @@ static int blame_step(struct history *h, struct commit *c, const char *path, str
 	}
 	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
 		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
-	if ((rc = gitx_blob_hunks(h->repo, have_p1 ? &theirs : NULL, &mine, 1, &hunks, &nh, &total)) ||
+	if ((rc = blob_hunks(h, have_p1 ? &theirs : NULL, &mine, 1, &hunks, &nh, &total)) ||
 	    (lt_map_back(hunks, nh, lines, &added, &before, 0) && (rc = oom())))
 		goto out;
 	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before)))
@@ -1135,7 +1169,7 @@ static int blame_step(struct history *h, struct commit *c, const char *path, str
 		if (blob_of(h, p2, path, &theirs)) {
 			if (!memcmp(mine.id, theirs.id, 20))
 				rc = add_pending(pv, pn, pcap, p2, path, &added);
-			else if (!(rc = gitx_blob_hunks(h->repo, &theirs, &mine, 1, &h2, &n2, &total)) &&
+			else if (!(rc = blob_hunks(h, &theirs, &mine, 1, &h2, &n2, &total)) &&
 				 !(rc = lt_map_back(h2, n2, &added, &added2, &before2, 0) ? oom() : 0))
 				rc = add_pending(pv, pn, pcap, p2, path, &before2);
 		}
@@ -1230,7 +1264,7 @@ static int blame_fix(struct history *h, struct commit *f, struct blame_result *o
 				break;
 			have_new = to != NULL;
 		}
-		if ((rc = gitx_blob_hunks(h->repo, &old_blob, have_new ? &new_blob : NULL, 1, &hunks, &nh, &total)))
+		if ((rc = blob_hunks(h, &old_blob, have_new ? &new_blob : NULL, 1, &hunks, &nh, &total)))
 			break;
 		if (lt_old_lines(hunks, nh, total, (uint32_t)h->rules->add_only_context, &changed[i], &context[i]))
 			rc = oom();

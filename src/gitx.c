@@ -190,28 +190,6 @@ static int hunks_done(int status, struct hunk_acc *acc, struct lt_hunk **h, size
 	return 0;
 }
 
-int gitx_blob_hunks(git_repository *repo, const git_oid *old_blob, const git_oid *new_blob, int ignore_whitespace,
-		    struct lt_hunk **h, size_t *nh, uint32_t *old_total)
-{
-	git_blob *a = NULL, *b = NULL;
-	git_diff_options opts;
-	struct hunk_acc acc = { 0 };
-	int rc = 0;
-
-	*h = NULL, *nh = 0, *old_total = 0;
-	if ((old_blob && git_blob_lookup(&a, repo, old_blob) < 0) || (new_blob && git_blob_lookup(&b, repo, new_blob) < 0)) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", rtk_git2_error());
-		goto out;
-	}
-	diff_options(&opts, ignore_whitespace);
-	if (!(rc = hunks_done(git_diff_blobs(a, NULL, b, NULL, &opts, NULL, NULL, collect_hunk, NULL, &acc), &acc, h, nh)))
-		*old_total = gitx_count_lines(a ? git_blob_rawcontent(a) : NULL, a ? (size_t)git_blob_rawsize(a) : 0);
-out:
-	git_blob_free(a);
-	git_blob_free(b);
-	return rc;
-}
-
 int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
 		      struct lt_hunk **h, size_t *nh)
 {

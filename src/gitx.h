@@ -43,14 +43,9 @@ void gitx_paths_free(struct gitx_paths *p);
 int gitx_changed_files(git_repository *repo, const char *rev, struct gitx_paths *out);
 
 /*
- * The hunks of the zero-context diff between two blobs (NULL: an empty file), whitespace ignored
- * when ignore_whitespace is set, into a malloc'd array (*h, *nh); *old_total gets the old blob's line
- * count. 0, or RTK_EXIT_FAILURE.
+ * The hunks of the zero-context diff between two buffers (NULL: an empty file), whitespace ignored
+ * when ignore_whitespace is set, into a malloc'd array (*h, *nh). 0, or RTK_EXIT_FAILURE.
  */
-int gitx_blob_hunks(git_repository *repo, const git_oid *old_blob, const git_oid *new_blob, int ignore_whitespace,
-		    struct lt_hunk **h, size_t *nh, uint32_t *old_total);
-
-/* The same for two buffers (NULL: an empty file). */
 int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
 		      struct lt_hunk **h, size_t *nh);
 
