@@ -18,6 +18,7 @@
 #include "trailers.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,26 +328,103 @@ static int push_path(const char *path, size_t len, void *files)
 }
 
 /* The files a commit changes against its first parent (all of them for a root commit). */
-static int load_files(struct history *h, struct commit *c)
+static int files_from(struct gitodb *odb, struct commit *c, const struct commit *p)
 {
-	const git_oid *parent_tree = NULL;
-	struct commit *p;
 	int rc;
-
-	if (c->files_loaded)
-		return 0;
-	if (c->nparents) {
-		if (!(p = commit_get(h, &c->parent[0])))
-			return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
-		parent_tree = &p->tree;
-	}
-	if ((rc = gitodb_tree_diff(h->odb, parent_tree, &c->tree, push_path, &c->files)))
+	if ((rc = gitodb_tree_diff(odb, p ? &p->tree : NULL, &c->tree, push_path, &c->files)))
 		return rc;
 	c->pathset = 14695981039346656037ull;
 	for (size_t i = 0; i < c->files.n; i++)
 		c->pathset = fnv1a(c->pathset, c->files.v[i], strlen(c->files.v[i]) + 1);
 	c->files_loaded = true;
 	return 0;
+}
+
+static int load_files(struct history *h, struct commit *c)
+{
+	struct commit *p = NULL;
+	if (c->files_loaded)
+		return 0;
+	if (c->nparents && !(p = commit_get(h, &c->parent[0])))
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
+	return files_from(h->odb, c, p);
+}
+
+/*
+ * The files of the walked commits, on up to four threads each with its own object reader, over
+ * contiguous runs of the walk (consecutive commits share most trees, which each reader's delta
+ * cache then holds). The tree diffs are most of a walk's time; the records and the map of commits
+ * are only read here (every parent got its record while the walk queued it).
+ */
+struct files_share {
+	struct history *h;
+	struct commit **v;
+	size_t n;
+	struct gitodb *odb;
+	pthread_t thread;
+	int rc;
+	char why[512];
+};
+
+static void *files_worker(void *arg)
+{
+	struct files_share *w = arg;
+	for (size_t i = 0; i < w->n && !w->rc; i++) {
+		struct commit *c = w->v[i], *p = NULL;
+		if (c->nparents && !(p = rtk_strmap_get(w->h->by_oid, (const char *)c->parent[0].id, 20)))
+			w->rc = rtk_fail(RTK_EXIT_FAILURE, "a parent commit was not read");
+		else
+			w->rc = files_from(w->odb, c, p);
+	}
+	if (w->rc) /* error messages are per thread: carry it back */
+		snprintf(w->why, sizeof(w->why), "%s", rtk_error_message());
+	return NULL;
+}
+
+static int load_all_files(struct history *h)
+{
+	struct commit **todo = malloc((h->n ? h->n : 1) * sizeof(*todo));
+	struct files_share w[4];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = 0, threads, started = 0, at = 0;
+	int rc = 0;
+
+	if (!todo)
+		return oom();
+	/* A non-merge's files are needed for every classification and for patch-id candidates. */
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i]->nparents <= 1 && h->v[i]->commit_time <= h->until && !h->v[i]->files_loaded)
+			todo[n++] = h->v[i];
+	threads = cores < 1 ? 1 : cores > 4 ? 4 : (size_t)cores;
+	if (n < 2000 * threads) /* a short walk is not worth a second reader */
+		threads = n / 2000 ? n / 2000 : 1;
+	memset(w, 0, sizeof(w));
+	for (size_t t = 0; t < threads; t++) {
+		w[t].h = h, w[t].v = todo + at, w[t].n = n / threads + (t < n % threads);
+		at += w[t].n;
+	}
+	w[0].odb = h->odb;
+	for (size_t t = 1; t < threads && !rc; t++)
+		if (!(rc = gitodb_open(&w[t].odb, h->repo))) {
+			gitodb_set_cache_limit(w[t].odb, gitodb_cache_limit(h->odb));
+			if (pthread_create(&w[t].thread, NULL, files_worker, &w[t])) {
+				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot start a thread");
+				break;
+			}
+			started++;
+		}
+	if (!rc)
+		files_worker(&w[0]);
+	for (size_t t = 1; t <= started; t++)
+		pthread_join(w[t].thread, NULL);
+	for (size_t t = 0; t < threads; t++) {
+		if (!rc && w[t].rc)
+			rc = rtk_fail(w[t].rc, "%s", w[t].why);
+		if (t)
+			gitodb_free(w[t].odb);
+	}
+	free(todo);
+	return rc;
 }
 
 
@@ -469,16 +547,13 @@ static int walk(struct history *h, const git_oid *tip)
 			else if (!p->queued)
 				rc = queue_push(&q, p);
 		}
-		/* A non-merge's files are needed for every classification and for patch-id candidates. */
-		if (!rc && c->nparents <= 1 && c->commit_time <= h->until)
-			rc = load_files(h, c);
 		if (h->progress && h->n % 20000 == 0)
 			fprintf(stderr, "\rrtk git-history: %zu commits walked", h->n);
 	}
 	if (h->progress && h->n >= 20000)
 		fputc('\n', stderr);
 	free(q.v);
-	return rc;
+	return rc ? rc : load_all_files(h);
 }
 
 /* ----- patch ids: a revert's inverse diff has the same patch id as the commit it reverts ----- */

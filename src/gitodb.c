@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 #define MAX_CHAIN 10000 /* git's own limit on a delta chain is 4095 */
 #define MAX_STORE_HOPS 64 /* REF_DELTA bases looked up in other stores, one inside another */
 #define NO_PACK UINT32_MAX
+
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct pack {
 	char *path; /* the .pack file */
@@ -311,6 +314,11 @@ void gitodb_free(struct gitodb *db)
 void gitodb_set_cache_limit(struct gitodb *db, size_t bytes)
 {
 	db->limit = bytes;
+}
+
+size_t gitodb_cache_limit(const struct gitodb *db)
+{
+	return db->limit;
 }
 
 /* ----- the delta base cache: objects by pack and offset, least recently used dropped first ----- */
@@ -779,20 +787,26 @@ static int read_fallback(struct gitodb *db, const unsigned char *id, struct obj 
 	git_odb_object *go;
 	git_oid oid;
 	char hex[41];
-	struct obj *o;
+	struct obj *o = NULL;
+	int rc = 0;
 	memcpy(oid.id, id, 20);
-	if (!db->fallback && git_repository_odb(&db->fallback, db->repo) < 0)
-		return rtk_fail(RTK_EXIT_FAILURE, "cannot open the object store: %s", rtk_git2_error());
-	if (git_odb_read(&go, db->fallback, &oid) < 0)
-		return rtk_fail(GIT_ENOTFOUND, "object %s is missing from the repository", oid_hex(id, hex));
-	if (!(o = obj_new(git_odb_object_type(go), git_odb_object_size(go)))) {
+	/* Readers on other threads share the repository: one libgit2 call at a time. */
+	pthread_mutex_lock(&fallback_lock);
+	if (!db->fallback && git_repository_odb(&db->fallback, db->repo) < 0) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot open the object store: %s", rtk_git2_error());
+	} else if (git_odb_read(&go, db->fallback, &oid) < 0) {
+		rc = rtk_fail(GIT_ENOTFOUND, "object %s is missing from the repository", oid_hex(id, hex));
+	} else {
+		if (!(o = obj_new(git_odb_object_type(go), git_odb_object_size(go))))
+			rc = oom();
+		else
+			memcpy(o->buf, git_odb_object_data(go), o->pub.size);
 		git_odb_object_free(go);
-		return oom();
 	}
-	memcpy(o->buf, git_odb_object_data(go), o->pub.size);
-	git_odb_object_free(go);
-	*out = o;
-	return 0;
+	pthread_mutex_unlock(&fallback_lock);
+	if (!rc)
+		*out = o;
+	return rc;
 }
 
 static int read_any(struct gitodb *db, const unsigned char *id, struct obj **out)

@@ -27,7 +27,8 @@ struct gitodb_object {
 	const char *data;
 };
 
-/* Opens the object store of repo (which must stay open as long as the reader). 0, or RTK_EXIT_FAILURE. */
+/* Opens the object store of repo (which must stay open as long as the reader). 0, or RTK_EXIT_FAILURE.
+ * A reader is for one thread at a time; several readers of one repository may run at once. */
 int gitodb_open(struct gitodb **out, git_repository *repo);
 void gitodb_free(struct gitodb *db);
 
@@ -41,6 +42,7 @@ void gitodb_release(const struct gitodb_object *o);
 
 /* Bytes the delta base cache may hold (git's core.deltaBaseCacheLimit default, 96 MiB, unless set). */
 void gitodb_set_cache_limit(struct gitodb *db, size_t bytes);
+size_t gitodb_cache_limit(const struct gitodb *db);
 
 /* ----- trees ----- */
 
