@@ -395,9 +395,13 @@ static int load_all_files(struct history *h)
 	for (size_t i = 0; i < h->n; i++)
 		if (h->v[i]->nparents <= 1 && h->v[i]->commit_time <= h->until && !h->v[i]->files_loaded)
 			todo[n++] = h->v[i];
+	const char *forced = getenv("RTK_TEST_SHARES"); /* tests force the split on small histories */
 	threads = cores < 1 ? 1 : cores > 4 ? 4 : (size_t)cores;
-	if (n < 2000 * threads) /* a short walk is not worth a second reader */
+	if (forced)
+		threads = (size_t)strtoul(forced, NULL, 10);
+	else if (n < 2000 * threads) /* a short walk is not worth a second reader */
 		threads = n / 2000 ? n / 2000 : 1;
+	threads = threads < 1 ? 1 : threads > 4 ? 4 : threads > n ? (n ? n : 1) : threads;
 	memset(w, 0, sizeof(w));
 	for (size_t t = 0; t < threads; t++) {
 		w[t].h = h, w[t].v = todo + at, w[t].n = n / threads + (t < n % threads);

@@ -143,6 +143,15 @@ testing "a bad rule in --config" "$RTK git-history --repo $(repo fix-plain) --co
 testing "operands are refused" "$RTK git-history somewhere 2>&1; echo \$?" \
 	"$E: unexpected argument 'somewhere' (the repository is given with --repo)\n2\n"
 
+# --- the walk's tree diffs split over threads (RTK_TEST_SHARES forces what long walks get) --------------
+for c in message-revert fix-with-test rename-blame agent-culprits; do
+	one=$(cd "$(repo $c)" && RTK_TEST_SHARES=1 "$RTK" git-history --json | jq -cS 'del(.generated_at)')
+	for n in 2 3 4; do
+		testing "$c: the same report with the walk on $n threads" \
+			"cd $(repo $c) && RTK_TEST_SHARES=$n $RTK git-history --json | jq -cS 'del(.generated_at)'" "$one\n"
+	done
+done
+
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame; do
