@@ -1158,6 +1158,8 @@ int gitodb_commit_parse(const struct gitodb_object *c, struct gitodb_commit *out
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
 			eol = end;
+		if (eol - p >= 7 && !memcmp(p, "parent ", 7)) /* one the loop above could not read */
+			return rtk_fail(RTK_EXIT_FAILURE, "malformed commit: bad parent");
 		if (!have_author && eol - p > 7 && !memcmp(p, "author ", 7)) {
 			parse_signature(p + 7, eol, &out->author_name, &out->author_name_len, &out->author_time);
 			have_author = true;

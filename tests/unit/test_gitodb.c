@@ -1106,6 +1106,12 @@ static void malformed_commits_are_refused(void **state)
 	struct gitodb_object o = { GIT_OBJECT_COMMIT, strlen(badparent), badparent };
 	assert_int_equal(gitodb_commit_parse(&o, &gc, &parents, &cap), RTK_EXIT_FAILURE);
 	assert_string_equal(rtk_error_message(), "malformed commit: bad parent");
+	/* A parent line of the wrong length is refused too (libgit2 refuses it), not read as a root commit. */
+	const char *shortparent = "tree 0123456789abcdef0123456789abcdef01234567\n"
+				  "parent 0123456789abcdef\nauthor A <a> 1 +0000\n\nmsg";
+	struct gitodb_object o2 = { GIT_OBJECT_COMMIT, strlen(shortparent), shortparent };
+	assert_int_equal(gitodb_commit_parse(&o2, &gc, &parents, &cap), RTK_EXIT_FAILURE);
+	assert_string_equal(rtk_error_message(), "malformed commit: bad parent");
 	free(parents);
 }
 
