@@ -431,18 +431,25 @@ static int load_all_files(struct history *h)
 	return rc;
 }
 
+/* Room for one more in a growing array of commits. */
+static int commits_reserve(struct commit ***v, size_t n, size_t *cap)
+{
+	if (n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct commit **nv = realloc(*v, nc * sizeof(*nv));
+		if (!nv)
+			return oom();
+		*v = nv, *cap = nc;
+	}
+	return 0;
+}
 
 static int history_push(struct history *h, struct commit *c)
 {
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 1024;
-		struct commit **v = realloc(h->v, cap * sizeof(*v));
-		if (!v)
-			return oom();
-		h->v = v, h->cap = cap;
-	}
-	h->v[h->n++] = c;
-	return 0;
+	int rc = commits_reserve(&h->v, h->n, &h->cap);
+	if (!rc)
+		h->v[h->n++] = c;
+	return rc;
 }
 
 /* Revisions blame must look through: .git-blame-ignore-revs as it is in rev's tree. */
@@ -489,13 +496,9 @@ static bool newer(const struct commit *a, const struct commit *b)
 static int queue_push(struct queue *q, struct commit *c)
 {
 	size_t i;
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 256;
-		struct commit **v = realloc(q->v, cap * sizeof(*v));
-		if (!v)
-			return oom();
-		q->v = v, q->cap = cap;
-	}
+	int rc = commits_reserve(&q->v, q->n, &q->cap);
+	if (rc)
+		return rc;
 	c->queued = true;
 	c->seq = q->seq++;
 	for (i = q->n++; i && newer(c, q->v[(i - 1) / 2]); i = (i - 1) / 2)
@@ -616,6 +619,7 @@ static int by_commit_time(const void *a, const void *b)
 
 static int pathset_index_build(struct history *h, struct pathset_index *ix)
 {
+	int rc;
 	if (!(ix->map = rtk_strmap_new()) || !(ix->by_time = malloc((h->n ? h->n : 1) * sizeof(*ix->by_time))))
 		return oom();
 	for (size_t i = 0; i < h->n; i++)
@@ -635,13 +639,8 @@ static int pathset_index_build(struct history *h, struct pathset_index *ix)
 				return oom();
 			}
 		}
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 4;
-			struct commit **v = realloc(l->v, cap * sizeof(*v));
-			if (!v)
-				return oom();
-			l->v = v, l->cap = cap;
-		}
+		if ((rc = commits_reserve(&l->v, l->n, &l->cap)))
+			return rc;
 		l->v[l->n++] = c;
 	}
 	return 0;
