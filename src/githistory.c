@@ -431,11 +431,11 @@ static int load_all_files(struct history *h)
 	return rc;
 }
 
-/* Room for one more in a growing array of commits. */
-static int commits_reserve(struct commit ***v, size_t n, size_t *cap)
+/* Room for one more in a growing array of commits (first: the room to start with). */
+static int commits_reserve(struct commit ***v, size_t n, size_t *cap, size_t first)
 {
 	if (n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
+		size_t nc = *cap ? *cap * 2 : first;
 		struct commit **nv = realloc(*v, nc * sizeof(*nv));
 		if (!nv)
 			return oom();
@@ -446,7 +446,7 @@ static int commits_reserve(struct commit ***v, size_t n, size_t *cap)
 
 static int history_push(struct history *h, struct commit *c)
 {
-	int rc = commits_reserve(&h->v, h->n, &h->cap);
+	int rc = commits_reserve(&h->v, h->n, &h->cap, 1024);
 	if (!rc)
 		h->v[h->n++] = c;
 	return rc;
@@ -496,7 +496,7 @@ static bool newer(const struct commit *a, const struct commit *b)
 static int queue_push(struct queue *q, struct commit *c)
 {
 	size_t i;
-	int rc = commits_reserve(&q->v, q->n, &q->cap);
+	int rc = commits_reserve(&q->v, q->n, &q->cap, 256);
 	if (rc)
 		return rc;
 	c->queued = true;
@@ -639,7 +639,8 @@ static int pathset_index_build(struct history *h, struct pathset_index *ix)
 				return oom();
 			}
 		}
-		if ((rc = commits_reserve(&l->v, l->n, &l->cap)))
+		/* Most path sets are one commit's: a list starts small (there is one per distinct path set). */
+		if ((rc = commits_reserve(&l->v, l->n, &l->cap, 2)))
 			return rc;
 		l->v[l->n++] = c;
 	}
