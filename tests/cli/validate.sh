@@ -220,7 +220,10 @@ same_as_one_share() {
 	done
 }
 S="--schema $RTK_SRCDIR/schemas/reflection.v1.schema.json"
-modes=("" "--all" "--output flag" "--output basic" "--output detailed" "--json" "--all --json" "$S" "$S --all --output basic")
+# regular expressions too, searched by every reader at once: "T-" and 1 or 2 digits, session ids with an s
+echo '{"properties":{"task_ref":{"pattern":"^T-[0-9]{1,2}$"}},"patternProperties":{"^sess":{"pattern":"s"}}}' > "$SCRATCH_ROOT/re.json"
+R="--schema $SCRATCH_ROOT/re.json"
+modes=("" "--all" "--output flag" "--output basic" "--output detailed" "--json" "--all --json" "$S" "$S --all --output basic" "$R" "$R --output basic")
 for file in many late-bad early-bad late-noschema; do
 	for m in "${!modes[@]}"; do
 		for n in 1 2 3 4; do
@@ -240,6 +243,8 @@ done
 check "one reader: the invalid records of many.jsonl, by line" test \
 	"$(cut -d: -f2 "$SCRATCH_ROOT/many-0.1.out" | tr '\n' ' ')" = "$(seq 0 15 300 | awk '$1 > 0 { printf "%d %d %d ", $1 - 10, $1 - 5, $1 }')"
 check "one reader: --output flag is a line per record, blank lines skipped" test "$(wc -l < "$SCRATCH_ROOT/many-2.1.out")" -eq 280
+check "one reader: the records whose task_ref has three digits break the pattern" test \
+	"$(cut -d: -f2 "$SCRATCH_ROOT/many-9.1.out" | tr '\n' ' ')" = "$(seq 100 300 | awk '$1 % 15 != 5 && $1 % 15 != 7 && $1 % 15 != 10 { printf "%d ", $1 }')"
 check "one reader: --json counts" test "$(jq -c '[.instances, .invalid, .errors[-1].line]' "$SCRATCH_ROOT/many-5.1.out")" = "[280,60,300]"
 check "late bad line: the first one named, exit 2" test \
 	"$(cat "$SCRATCH_ROOT/late-bad-0.4.err" "$SCRATCH_ROOT/late-bad-0.4.rc")" = "rtk validate: $SCRATCH_ROOT/late-bad.jsonl:280: not valid JSON (column 2): expected a member name

@@ -83,7 +83,7 @@ struct searcher {
 static void *search_many(void *arg)
 {
 	struct searcher *s = arg;
-	for (int i = 0; i < 20000; i++) {
+	for (int i = 0; i < 200000; i++) {
 		size_t a = 0, b = 0;
 		if (rtk_re_search(s->re, s->subject, strlen(s->subject), s->start, &a, &b) != 1 || a != s->want_a ||
 		    b != s->want_b)
