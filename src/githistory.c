@@ -2157,6 +2157,8 @@ int githistory_report(const struct githistory_opts *o, cJSON **out)
 		goto out;
 	for (size_t i = 0; i < fs.n && !rc; i++)
 		rc = classify(&h, &fs.v[i]);
+	if (!rc) /* a tree blame or classification could not read fails the report rather than thin it */
+		rc = gitodb_error(h.odb);
 	if (rc)
 		goto out;
 	if (!(result = report_json(&h, &fs, &tip_id))) {

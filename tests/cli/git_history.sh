@@ -140,6 +140,10 @@ testing "a shallow clone says where history is cut" \
 	"$E: shallow clone: history is cut at SHA; run git fetch --unshallow\n2\n"
 testing "a bad rule in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
 	"$E: input: verdict.kill_upper must be a number in [0, 1]\n2\n" "verdict: {kill_upper: 2}\n"
+testing "a missing tree object: exit 1 naming it, no report" \
+	"cp -r $(repo fix-plain) broken && t=\$(git -C broken rev-parse HEAD~1^{tree}) && rm broken/.git/objects/\${t:0:2}/\${t:2} &&
+	 $RTK git-history --json --repo broken 2>&1 | sed \"s/\$t/TREE/\"; echo \${PIPESTATUS[0]}" \
+	"$E: object TREE is missing from the repository\n1\n"
 testing "operands are refused" "$RTK git-history somewhere 2>&1; echo \$?" \
 	"$E: unexpected argument 'somewhere' (the repository is given with --repo)\n2\n"
 
