@@ -85,6 +85,10 @@ testing "a fix that moves the file blames only the line it changes" \
 	"$(gh fix-renames '[.failures[] | [.culprit.subject, .evidence.blamed[].lines]]')" \
 	'[["feat: set the value",["src/old.c:4"]]]\n'
 
+testing "a revert is linked only to a commit in its own history" \
+	"$(gh revert-other-branch '[.failures[] | [.kind, .culprit.subject, .remedy.subject, (.rules | index("revert-patch-id") != null)]]')" \
+	'[["revert","feat: turn the cache on","chore: cache off again",true]]\n'
+
 # --- agents, ground truth ------------------------------------------------------------------------------
 testing "agent-authored culprits by trailer and by aider name" \
 	"$(gh agent-culprits '[[.failures[] | [.culprit.subject, .agent]], .by_author.agent.n, .by_author.human.n, .by_author.agent.reflection_bucket.count]')" \
