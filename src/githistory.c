@@ -196,6 +196,7 @@ struct commit {
 	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
 	bool files_loaded, in_window, agent, ignored, fix_word, fix_type, queued;
 	size_t seq; /* order first queued in the walk: ties of commit time pop oldest-queued first */
+	unsigned mark; /* the last ancestry search that reached it */
 	enum commit_kind kind;
 	uint64_t pathset; /* hash of the sorted path list: a revert touches the same paths */
 	bool have_pid, have_inverse_pid;
@@ -208,6 +209,7 @@ struct history {
 	git_repository *repo;
 	struct gitodb *odb; /* commits and trees for the walk: libgit2's reads were most of its time */
 	unsigned char *parent_buf; /* scratch for parsing commits */
+	unsigned mark; /* the current ancestry search */
 	size_t parent_cap;
 	struct rules *rules;
 	struct riskfloor *risk;
@@ -708,6 +710,47 @@ static int may_invert(struct history *h, struct commit *r, struct commit *x, boo
 	return 0;
 }
 
+/*
+ * Whether x is in r's history: a revert can only take back what its own history holds (a commit of
+ * the look-back on another branch cannot be it). Searched back from r's parents no further than a day
+ * before x's date (the day allows for skewed clocks).
+ */
+static int in_history(struct history *h, struct commit *x, struct commit *r, bool *yes)
+{
+	struct commit **stack = NULL;
+	size_t n = 0, cap = 0;
+	unsigned mark = ++h->mark;
+	int rc = 0;
+
+	*yes = false;
+	for (unsigned i = 0; i < r->nparents && !rc; i++) {
+		struct commit *p = commit_get(h, parent_id(r, i));
+		if (!p || (rc = commits_reserve(&stack, n, &cap, 16)))
+			rc = rc ? rc : rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
+		else
+			stack[n++] = p;
+	}
+	while (!rc && n && !*yes) {
+		struct commit *c = stack[--n];
+		if (c == x) {
+			*yes = true;
+			break;
+		}
+		if (c->mark == mark || c->commit_time < x->commit_time - 86400)
+			continue;
+		c->mark = mark;
+		for (unsigned i = 0; i < c->nparents && !rc; i++) {
+			struct commit *p = commit_get(h, parent_id(c, i));
+			if (!p)
+				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
+			else if (!(rc = commits_reserve(&stack, n, &cap, 16)))
+				stack[n++] = p;
+		}
+	}
+	free(stack);
+	return rc;
+}
+
 /* The newest commit within the revert lookback before r whose patch id r's inverse diff equals, or NULL. */
 static int find_reverted_by_patch_id(struct history *h, struct pathset_index *ix, struct commit *r, struct commit **out)
 {
@@ -736,8 +779,13 @@ static int find_reverted_by_patch_id(struct history *h, struct pathset_index *ix
 		if ((rc = commit_patch_id(h, x, false, &fwd)))
 			return rc;
 		if (!memcmp(inv.id, fwd.id, 20)) {
-			*out = x;
-			return 0;
+			bool ancestor;
+			if ((rc = in_history(h, x, r, &ancestor)))
+				return rc;
+			if (ancestor) {
+				*out = x;
+				return 0;
+			}
 		}
 	}
 	return 0;
@@ -924,19 +972,23 @@ static void revert_candidates(const struct history *h, const struct pathset_inde
  * `Revert "feat: add the parser"` (the text after a revert.quoted_subject prefix, up to the last '"'),
  * or NULL. git revert writes that subject even when the body's "This reverts commit" line is dropped.
  */
-static struct commit *find_reverted_by_subject(struct history *h, struct pathset_index *ix, struct commit *r)
+static int find_reverted_by_subject(struct history *h, struct pathset_index *ix, struct commit *r, struct commit **out)
 {
 	const char *s = r->subject, *end;
 	size_t a, b, len = strlen(s), lo, hi;
+	int rc = 0;
+	*out = NULL;
 	if (rtk_re_search(h->rules->quoted_subject, s, len, 0, &a, &b) != 1 || !(end = strrchr(s + b, '"')) || end == s + b)
-		return NULL;
+		return 0;
 	revert_candidates(h, ix, r, &lo, &hi);
-	for (size_t i = hi; i-- > lo;) {
+	for (size_t i = hi; i-- > lo && !rc && !*out;) {
 		struct commit *x = ix->by_time[i];
-		if (x != r && strlen(x->subject) == (size_t)(end - s - b) && !memcmp(x->subject, s + b, (size_t)(end - s - b)))
-			return x;
+		bool ancestor;
+		if (x != r && strlen(x->subject) == (size_t)(end - s - b) &&
+		    !memcmp(x->subject, s + b, (size_t)(end - s - b)) && !(rc = in_history(h, x, r, &ancestor)) && ancestor)
+			*out = x;
 	}
-	return NULL;
+	return rc;
 }
 
 /* Does x change a path in r's path set? */
@@ -983,9 +1035,10 @@ static int find_reverted_by_lines(struct history *h, struct pathset_index *ix, s
 		if (x == r || (rc = load_files(h, x)) || !shares_path(paths, x))
 			continue;
 		if (!(rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added))) {
+			bool ancestor;
 			line_bag_sort(&added);
 			double share = bag_share(&added, &removed);
-			if (!isnan(share) && share > best)
+			if (!isnan(share) && share > best && !(rc = in_history(h, x, r, &ancestor)) && ancestor)
 				best = share, *out = x;
 		}
 		free(added.v);
@@ -1532,8 +1585,8 @@ static int detect_revert(struct history *h, struct failures *fs, struct pathset_
 		commit_patch_id(h, by_pid, false, &pid);
 	/* A revert-kind commit no patch id explains: the quoted subject, else the share of lines taken back. */
 	if (!by_pid && r->kind == KIND_REVERT) {
-		by_subject = find_reverted_by_subject(h, ix, r);
-		if ((named || !by_subject) && (rc = find_reverted_by_lines(h, ix, r, &by_lines)))
+		if ((rc = find_reverted_by_subject(h, ix, r, &by_subject)) ||
+		    ((named || !by_subject) && (rc = find_reverted_by_lines(h, ix, r, &by_lines))))
 			return rc;
 	}
 	predicted = by_pid ? by_pid : by_subject ? by_subject : by_lines;
@@ -2157,6 +2210,8 @@ int githistory_report(const struct githistory_opts *o, cJSON **out)
 		goto out;
 	for (size_t i = 0; i < fs.n && !rc; i++)
 		rc = classify(&h, &fs.v[i]);
+	if (!rc) /* a tree blame or classification could not read fails the report rather than thin it */
+		rc = gitodb_error(h.odb);
 	if (rc)
 		goto out;
 	if (!(result = report_json(&h, &fs, &tip_id))) {

@@ -66,6 +66,8 @@ struct gitodb {
 	size_t scratch_cap;
 	unsigned store_hops; /* how deep read_packed is in bases from other stores: packs naming each other loop */
 	struct located *located; /* LOCATED_SLOTS recent ids and where they are */
+	int sticky_rc; /* the first failure to read the store, kept for gitodb_error */
+	char sticky_why[512];
 };
 
 /* A walk reads each changed tree twice (in a commit's diff and in its parent's): remembering where
@@ -843,6 +845,20 @@ static const char *type_name(git_object_t t)
 	return t == GIT_OBJECT_COMMIT ? "commit" : t == GIT_OBJECT_TREE ? "tree" : t == GIT_OBJECT_BLOB ? "blob" : "tag";
 }
 
+static int stick(struct gitodb *db, int rc)
+{
+	if (rc && !db->sticky_rc) {
+		db->sticky_rc = rc;
+		snprintf(db->sticky_why, sizeof(db->sticky_why), "%s", rtk_error_message());
+	}
+	return rc;
+}
+
+int gitodb_error(const struct gitodb *db)
+{
+	return db->sticky_rc ? rtk_fail(db->sticky_rc, "%s", db->sticky_why) : 0;
+}
+
 int gitodb_read(struct gitodb *db, const git_oid *id, git_object_t want, const struct gitodb_object **out)
 {
 	struct obj *o;
@@ -850,12 +866,12 @@ int gitodb_read(struct gitodb *db, const git_oid *id, git_object_t want, const s
 	int rc;
 	*out = NULL;
 	if ((rc = read_any(db, id->id, &o)))
-		return rc;
+		return rc == GIT_ENOTFOUND ? rc : stick(db, rc);
 	if (want != GIT_OBJECT_ANY && o->pub.type != want) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "object %s is a %s, not a %s", oid_hex(id->id, hex), type_name(o->pub.type),
 			      type_name(want));
 		obj_unref(o);
-		return rc;
+		return stick(db, rc);
 	}
 	*out = &o->pub;
 	return 0;
@@ -997,15 +1013,18 @@ static int one_sided(struct tree_diff *td, const struct gitodb_entry *e, bool ol
 	return td->fn(td->path, n, td->arg);
 }
 
+/* A tree that a commit or another tree names: missing, it is a damaged repository, not a lookup miss. */
 static int read_tree(struct gitodb *db, const unsigned char *id, const struct gitodb_object **out)
 {
 	git_oid oid;
+	int rc;
 	if (!id) {
 		*out = NULL;
 		return 0;
 	}
 	memcpy(oid.id, id, 20);
-	return gitodb_read(db, &oid, GIT_OBJECT_TREE, out);
+	rc = gitodb_read(db, &oid, GIT_OBJECT_TREE, out);
+	return rc == GIT_ENOTFOUND ? RTK_EXIT_FAILURE : rc;
 }
 
 static int malformed_tree(const char *under)
@@ -1088,8 +1107,9 @@ int gitodb_blob_at(struct gitodb *db, const git_oid *tree_id, const char *path, 
 		size_t n = slash ? (size_t)(slash - name) : strlen(name), pos = 0;
 		struct gitodb_entry e;
 		bool bad = false, found = false;
-		if (gitodb_read(db, &cur, GIT_OBJECT_TREE, &t))
-			return GIT_ENOTFOUND;
+		int rc;
+		if ((rc = read_tree(db, cur.id, &t)))
+			return stick(db, rc);
 		while (gitodb_tree_next(t, &pos, &e, &bad))
 			if (e.name_len == n && !memcmp(e.name, name, n)) {
 				found = slash ? is_tree(e.mode) : is_file(e.mode);
@@ -1098,6 +1118,8 @@ int gitodb_blob_at(struct gitodb *db, const git_oid *tree_id, const char *path, 
 				break;
 			}
 		gitodb_release(t);
+		if (bad)
+			return stick(db, malformed_tree(path));
 		if (!found)
 			return GIT_ENOTFOUND;
 		if (!slash) {

@@ -67,8 +67,17 @@ bool gitodb_tree_next(const struct gitodb_object *t, size_t *pos, struct gitodb_
 typedef int gitodb_path_fn(const char *path, size_t len, void *arg);
 int gitodb_tree_diff(struct gitodb *db, const git_oid *old_tree, const git_oid *new_tree, gitodb_path_fn *fn, void *arg);
 
-/* The id of the blob (or link) at path in tree_id: 0, or GIT_ENOTFOUND when there is none. */
+/* The id of the blob (or link) at path in tree_id: 0; GIT_ENOTFOUND when there is none; another code
+ * when a tree on the way cannot be read (kept for gitodb_error too). */
 int gitodb_blob_at(struct gitodb *db, const git_oid *tree_id, const char *path, git_oid *out);
+
+/*
+ * The first failure to read this store (corrupt data, an object of the wrong type, a tree that cannot
+ * be read), raised again with its message; 0 when there was none. Like ferror(): callers that take a
+ * failed lookup for "not there" check it once at the end, so a damaged repository never passes for a
+ * smaller one. A missing object asked for by gitodb_read alone does not count.
+ */
+int gitodb_error(const struct gitodb *db);
 
 /* ----- commits ----- */
 

@@ -299,6 +299,8 @@ int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_vers
 		git_commit_free(parent);
 		git_commit_free(c);
 	}
+	if (!rc) /* a tree that could not be read is a damaged repository, not a deleted file */
+		rc = gitodb_error(odb);
 	gitodb_free(odb);
 	free(chain);
 	return rc;

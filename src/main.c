@@ -86,6 +86,8 @@ static int run_applet(const struct rtk_applet *a, int argc, char **argv)
 	rc = a->run(argc, argv, &ctx);
 	if (rc && rtk_error_message()[0])
 		fprintf(stderr, "rtk %s: %s\n", a->name, rtk_error_message());
+	if (rc < 0 || rc > 255) /* a library's own error code that reached the top: a failure, never exit 253 */
+		rc = RTK_EXIT_FAILURE;
 	return a->always_exit_zero ? 0 : rc;
 }
 

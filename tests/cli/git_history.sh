@@ -85,6 +85,10 @@ testing "a fix that moves the file blames only the line it changes" \
 	"$(gh fix-renames '[.failures[] | [.culprit.subject, .evidence.blamed[].lines]]')" \
 	'[["feat: set the value",["src/old.c:4"]]]\n'
 
+testing "a revert is linked only to a commit in its own history" \
+	"$(gh revert-other-branch '[.failures[] | [.kind, .culprit.subject, .remedy.subject, (.rules | index("revert-patch-id") != null)]]')" \
+	'[["revert","feat: turn the cache on","chore: cache off again",true]]\n'
+
 # --- agents, ground truth ------------------------------------------------------------------------------
 testing "agent-authored culprits by trailer and by aider name" \
 	"$(gh agent-culprits '[[.failures[] | [.culprit.subject, .agent]], .by_author.agent.n, .by_author.human.n, .by_author.agent.reflection_bucket.count]')" \
@@ -140,6 +144,10 @@ testing "a shallow clone says where history is cut" \
 	"$E: shallow clone: history is cut at SHA; run git fetch --unshallow\n2\n"
 testing "a bad rule in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
 	"$E: input: verdict.kill_upper must be a number in [0, 1]\n2\n" "verdict: {kill_upper: 2}\n"
+testing "a missing tree object: exit 1 naming it, no report" \
+	"cp -r $(repo fix-plain) broken && t=\$(git -C broken rev-parse HEAD~1^{tree}) && rm broken/.git/objects/\${t:0:2}/\${t:2} &&
+	 $RTK git-history --json --repo broken 2>&1 | sed \"s/\$t/TREE/\"; echo \${PIPESTATUS[0]}" \
+	"$E: object TREE is missing from the repository\n1\n"
 testing "operands are refused" "$RTK git-history somewhere 2>&1; echo \$?" \
 	"$E: unexpected argument 'somewhere' (the repository is given with --repo)\n2\n"
 

@@ -908,11 +908,17 @@ static void blob_at_matches_git(void **state)
 		rev = eol + 1;
 	}
 	assert_true(blobs > 400 && others > 100);
-	/* Not a tree at all. */
+	/* Paths that are not there leave no error behind. */
+	assert_int_equal(gitodb_error(db), 0);
+	/* Not a tree at all: a failure, not "not there", and it stays for gitodb_error. */
 	char *blob = capture(NULL, "cd '%s' && git rev-parse HEAD:src/a.c", origin);
 	git_oid bid, got;
 	oid_of(&bid, blob);
-	assert_int_equal(gitodb_blob_at(db, &bid, "a", &got), GIT_ENOTFOUND);
+	assert_int_equal(gitodb_blob_at(db, &bid, "a", &got), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), "is a blob, not a tree"));
+	rtk_fail(RTK_EXIT_USAGE, "something else since");
+	assert_int_equal(gitodb_error(db), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), "is a blob, not a tree"));
 	free(blob);
 	free(revs);
 	gitodb_free(db);
