@@ -12,9 +12,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct validate_opts {
 	const char *schema, *draft, *ref_dir, *output;
@@ -33,10 +35,15 @@ static const struct rtk_option options[] = {
 
 enum output_mode { OUT_LINES, OUT_FLAG, OUT_BASIC, OUT_DETAILED, OUT_ENVELOPE };
 
+/*
+ * What checking needs. A reader thread works on its own copy: the schemas are shared (validating
+ * with a compiled schema changes nothing in it), the output and the counts are its own.
+ */
 struct run {
 	struct schema_registry *reg;
 	struct schema *given;          /* --schema, compiled once */
 	struct rtk_strmap *by_name;    /* shipped schema name -> struct schema * */
+	pthread_mutex_t *schemas_lock; /* with reader threads: held to look up or compile a shipped schema */
 	enum schema_draft draft;
 	unsigned flags;
 	enum output_mode mode;
@@ -67,8 +74,20 @@ static int compile_file(struct run *r, const char *path, struct schema **out)
 	return rc;
 }
 
-/* The shipped schema an instance names in its "schema" member. */
+static int schema_for_unlocked(struct run *r, const struct jv *inst, const char *where, struct schema **out);
+
+/* The shipped schema an instance names in its "schema" member, compiled at its first use. */
 static int schema_for(struct run *r, const struct jv *inst, const char *where, struct schema **out)
+{
+	if (!r->schemas_lock)
+		return schema_for_unlocked(r, inst, where, out);
+	pthread_mutex_lock(r->schemas_lock);
+	int rc = schema_for_unlocked(r, inst, where, out);
+	pthread_mutex_unlock(r->schemas_lock);
+	return rc;
+}
+
+static int schema_for_unlocked(struct run *r, const struct jv *inst, const char *where, struct schema **out)
 {
 	const char *name = jv_get_string(inst, "schema");
 	if (!name)
@@ -255,19 +274,134 @@ static int check_stdin(struct run *r)
 	return rc;
 }
 
-static int check_jsonl(struct run *r, const char *path)
+/* Lines numbered from base + 1 on: a range's line numbers are the whole file's. */
+static int check_lines(struct run *r, struct rtk_jsonl *in, long base)
 {
-	struct rtk_jsonl *in;
 	const char *line;
 	size_t len;
-	int rc = rtk_jsonl_open(&in, path);
-	if (rc)
-		return rc;
+	int rc = 0;
 	while (!rc && rtk_jsonl_next_line(in, &line, &len))
-		rc = check_line(r, rtk_jsonl_name(in), rtk_jsonl_lineno(in), line, len);
+		rc = check_line(r, rtk_jsonl_name(in), base + rtk_jsonl_lineno(in), line, len);
 	if (!rc && rtk_jsonl_status(in))
 		rc = rtk_jsonl_status(in);
+	return rc;
+}
+
+/*
+ * One reader thread's share of a large file: the lines of bytes [start, end). The first share goes
+ * straight to the output; the others print into memory, written out in file order once the shares
+ * before them are. A share stops at its first error, as the whole file would there.
+ */
+struct share {
+	struct run r;          /* r.out: the output, or this share's memory stream */
+	const char *path;
+	off_t start, end;
+	pthread_t thread;
+	bool started;
+	char *text;            /* what r.out printed into memory */
+	size_t text_len;
+	int rc;
+	char error[1024];      /* the message behind rc, recorded in the reader's own thread */
+};
+
+static void *check_share(void *arg)
+{
+	struct share *w = arg;
+	struct rtk_jsonl *in = NULL;
+	long base = 0;
+	w->rc = rtk_jsonl_lines_before(w->path, w->start, &base);
+	if (!w->rc)
+		w->rc = rtk_jsonl_open_range(&in, w->path, w->start, w->end);
+	if (!w->rc)
+		w->rc = check_lines(&w->r, in, base);
 	rtk_jsonl_close(in);
+	if (w->rc)
+		snprintf(w->error, sizeof(w->error), "%s", rtk_error_message());
+	return NULL;
+}
+
+/*
+ * Validation takes ~2.5 s of CPU a GiB, so a thread pays for itself on a few MiB: below 1 MiB a
+ * core the file is read in one piece (measured in bench/RESULTS.md). RTK_TEST_SHARES, as in
+ * calibrate, forces the split on small files and any machine.
+ */
+enum { MAX_SHARES = 8 };
+#define MIN_SHARE_BYTES ((off_t)1 << 20)
+
+/* A large regular file is checked by one thread per core, each over its own run of whole lines. */
+static int check_jsonl(struct run *r, const char *path)
+{
+	struct share w[MAX_SHARES];
+	off_t bounds[MAX_SHARES + 1];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *forced = getenv("RTK_TEST_SHARES");
+	pthread_mutex_t schemas_lock = PTHREAD_MUTEX_INITIALIZER;
+	int parts, rc;
+
+	if (forced)
+		cores = atol(forced);
+	cores = cores < 1 ? 1 : cores > MAX_SHARES ? MAX_SHARES : cores;
+	if ((rc = rtk_jsonl_split(path, (int)cores, forced ? 0 : MIN_SHARE_BYTES * cores, bounds, &parts)))
+		return rc;
+	if (parts == 1) {
+		struct rtk_jsonl *in;
+		if ((rc = rtk_jsonl_open(&in, path)))
+			return rc;
+		rc = check_lines(r, in, 0);
+		rtk_jsonl_close(in);
+		return rc;
+	}
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < parts; i++) {
+		w[i].r = *r;
+		w[i].r.schemas_lock = &schemas_lock;
+		w[i].r.instances = w[i].r.invalid = 0;
+		w[i].path = path;
+		w[i].start = bounds[i];
+		w[i].end = bounds[i + 1];
+		if (i == 0)
+			continue;
+		w[i].r.results = NULL;
+		if (!(w[i].r.out = open_memstream(&w[i].text, &w[i].text_len)) ||
+		    (r->mode == OUT_ENVELOPE && !(w[i].r.results = cJSON_CreateArray()))) {
+			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			break;
+		}
+	}
+	for (int i = 1; !rc && i < parts; i++) {
+		int err = pthread_create(&w[i].thread, NULL, check_share, &w[i]);
+		if (err)
+			rc = rtk_fail_errno(RTK_EXIT_FAILURE, err, "cannot start a reader thread");
+		w[i].started = !err;
+	}
+	if (!rc)
+		check_share(&w[0]);
+	for (int i = 1; i < parts; i++)
+		if (w[i].started)
+			pthread_join(w[i].thread, NULL);
+	/* In file order, up to and including the first share that stopped at an error. */
+	for (int i = 0; i < parts; i++) {
+		if (i > 0 && w[i].r.out && fclose(w[i].r.out) && !rc)
+			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		w[i].r.out = NULL;
+		if (rc)
+			continue;
+		if (i > 0 && w[i].text_len)
+			fwrite(w[i].text, 1, w[i].text_len, r->out);
+		r->instances += w[i].r.instances;
+		r->invalid += w[i].r.invalid;
+		if (i > 0 && w[i].r.results) {
+			cJSON *e;
+			while ((e = cJSON_DetachItemFromArray(w[i].r.results, 0)))
+				cJSON_AddItemToArray(r->results, e);
+		}
+		if (w[i].rc)
+			rc = rtk_fail(w[i].rc, "%s", w[i].error);
+	}
+	for (int i = 1; i < parts; i++) {
+		free(w[i].text);
+		cJSON_Delete(w[i].r.results);
+	}
 	return rc;
 }
 

@@ -133,6 +133,33 @@ int rtk_jsonl_split(const char *path, int max_parts, off_t min_size, off_t bound
 	return 0;
 }
 
+int rtk_jsonl_lines_before(const char *path, off_t offset, long *lines)
+{
+	char buf[1 << 16];
+	off_t at = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*lines = 0;
+	if (fd < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	while (at < offset) {
+		size_t want = offset - at < (off_t)sizeof(buf) ? (size_t)(offset - at) : sizeof(buf);
+		ssize_t n = pread(fd, buf, want, at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO; /* the file shrank under us */
+			close(fd);
+			return rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path);
+		}
+		for (const char *p = buf, *end = buf + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+			++*lines;
+		at += n;
+	}
+	close(fd);
+	return 0;
+}
+
 /* Makes room after the unfinished line (moving it to the front, growing for long lines), then reads. */
 static bool fill(struct rtk_jsonl *r)
 {

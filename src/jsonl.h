@@ -31,6 +31,13 @@ int rtk_jsonl_open_range(struct rtk_jsonl **out, const char *path, off_t start, 
 int rtk_jsonl_split(const char *path, int max_parts, off_t min_size, off_t bounds[], int *parts);
 
 /*
+ * *lines = the number of '\n' bytes in [0, offset) of the regular file path: add it to the line
+ * numbers of a range that starts at offset to number its lines as in the whole file. 0, or
+ * RTK_EXIT_FAILURE with a message naming the file.
+ */
+int rtk_jsonl_lines_before(const char *path, off_t offset, long *lines);
+
+/*
  * The next line that is not blank (blank: nothing but spaces, tabs and a '\r'), without its "\n" or
  * "\r\n". *line stays valid until the next call and has a '\0' at line[*len], but may hold NUL
  * bytes of its own: *len is authoritative. A last line without "\n" counts. false at end of input

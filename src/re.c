@@ -4,6 +4,7 @@
 #include "err.h"
 
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdlib.h>
 /*
  * JIT-compiled patterns read a few bytes past their subject on purpose, which valgrind reports as
@@ -16,9 +17,44 @@
 #endif
 
 struct rtk_re {
-	pcre2_code *code;
-	pcre2_match_data *match; /* owned, so a search allocates nothing */
+	pcre2_code *code; /* read-only once compiled: PCRE2 lets any number of threads match with it */
 };
+
+/*
+ * Match data is the mutable part of a search (the offsets, the interpreter's frames), so it cannot
+ * live in a compiled pattern that several threads search at once (validate's readers share one
+ * schema). Each thread keeps one, made at its first search and freed when the thread ends; searches
+ * report only the whole match's span, so one pair of offsets is enough for every pattern.
+ */
+static pthread_key_t match_key;
+static pthread_once_t match_key_once = PTHREAD_ONCE_INIT;
+static int match_key_rc;
+
+static void free_match_data(void *md)
+{
+	pcre2_match_data_free(md);
+}
+
+static void make_match_key(void)
+{
+	match_key_rc = pthread_key_create(&match_key, free_match_data);
+}
+
+static pcre2_match_data *thread_match_data(void)
+{
+	pcre2_match_data *md;
+	if (pthread_once(&match_key_once, make_match_key) || match_key_rc)
+		return NULL;
+	if ((md = pthread_getspecific(match_key)))
+		return md;
+	if (!(md = pcre2_match_data_create(1, NULL)))
+		return NULL;
+	if (pthread_setspecific(match_key, md)) {
+		pcre2_match_data_free(md);
+		return NULL;
+	}
+	return md;
+}
 
 int rtk_re_compile(struct rtk_re **out, const char *pattern, unsigned flags, const char *what)
 {
@@ -49,10 +85,6 @@ int rtk_re_compile(struct rtk_re **out, const char *pattern, unsigned flags, con
 	/* JIT is an optimisation: where it is unavailable the interpreter gives the same answers. */
 	if (!RUNNING_ON_VALGRIND)
 		pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
-	if (!(re->match = pcre2_match_data_create_from_pattern(re->code, NULL))) {
-		rtk_re_free(re);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-	}
 	*out = re;
 	return 0;
 }
@@ -61,7 +93,6 @@ void rtk_re_free(struct rtk_re *re)
 {
 	if (!re)
 		return;
-	pcre2_match_data_free(re->match);
 	pcre2_code_free(re->code);
 	free(re);
 }
@@ -70,7 +101,13 @@ int rtk_re_search(const struct rtk_re *re, const char *subject, size_t len, size
 		  size_t *match_start, size_t *match_end)
 {
 	PCRE2_UCHAR why[160];
-	int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, 0, re->match, NULL);
+	pcre2_match_data *md = thread_match_data();
+	if (!md) {
+		rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return -1;
+	}
+	/* 0 (the offsets did not all fit) is a match too: only the first pair is wanted. */
+	int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, 0, md, NULL);
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return 0;
 	if (rc < 0) {
@@ -78,7 +115,7 @@ int rtk_re_search(const struct rtk_re *re, const char *subject, size_t len, size
 		rtk_fail(RTK_EXIT_FAILURE, "regular expression search failed: %s", (const char *)why);
 		return -1;
 	}
-	PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(re->match);
+	PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(md);
 	if (match_start)
 		*match_start = ovector[0];
 	if (match_end)

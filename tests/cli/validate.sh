@@ -186,4 +186,74 @@ conforms "--json output conforms to rtk.validate.v1" "$SCRATCH_ROOT/out.json" va
 jq '.extra = 1' "$SCRATCH_ROOT/out.json" > "$SCRATCH_ROOT/drift.json"
 check "conforms catches an output that drifted from its schema" \
 	bash -c "! '$RTK' validate --schema '$RTK_SRCDIR/schemas/rtk.validate.v1.schema.json' '$SCRATCH_ROOT/drift.json' >/dev/null"
+# --- large files: one reader thread per core (RTK_TEST_SHARES forces the split on small files) --------
+# 300 records, every fifth invalid in one of three ways, with blank lines; the first shipped-schema
+# lookup and compile happen under the readers' lock.
+{
+	for i in $(seq 1 300); do
+		case $((i % 15)) in
+		5) reflection 's/0.8/2/' ;;
+		10) reflection 's/"surface":"auth","description"/"surface":"x","description"/; s/"degraded":false/"degraded":0/' ;;
+		0) reflection "s/\"repo\":\"rtk\",//; s/T-1/T-$i/" ;;
+		7) echo ;;
+		*) reflection "s/T-1/T-$i/" ;;
+		esac
+	done
+} > "$SCRATCH_ROOT/many.jsonl"
+# the same with a line that is not JSON at 280 (and another at 295), or a record naming no schema at 250
+sed '280s/.*/{bad/; 295s/.*/[}/' "$SCRATCH_ROOT/many.jsonl" > "$SCRATCH_ROOT/late-bad.jsonl"
+sed '12s/.*/{"x":/; 290s/.*/[}/' "$SCRATCH_ROOT/many.jsonl" > "$SCRATCH_ROOT/early-bad.jsonl"
+sed '250s/.*/{"no":"schema"}/' "$SCRATCH_ROOT/many.jsonl" > "$SCRATCH_ROOT/late-noschema.jsonl"
+# run NAME SHARES ARGS...: stdout, stderr and exit status into $SCRATCH_ROOT/NAME.SHARES.*
+run_shares() {
+	local name=$1 n=$2
+	shift 2
+	RTK_TEST_SHARES=$n "$RTK" validate "$@" > "$SCRATCH_ROOT/$name.$n.out" 2> "$SCRATCH_ROOT/$name.$n.err"
+	echo $? > "$SCRATCH_ROOT/$name.$n.rc"
+}
+same_as_one_share() {
+	local name=$1 n
+	for n in 2 3 4; do
+		cmp -s "$SCRATCH_ROOT/$name.1.out" "$SCRATCH_ROOT/$name.$n.out" &&
+			cmp -s "$SCRATCH_ROOT/$name.1.err" "$SCRATCH_ROOT/$name.$n.err" &&
+			cmp -s "$SCRATCH_ROOT/$name.1.rc" "$SCRATCH_ROOT/$name.$n.rc" || return 1
+	done
+}
+S="--schema $RTK_SRCDIR/schemas/reflection.v1.schema.json"
+# regular expressions too, searched by every reader at once: "T-" and 1 or 2 digits, session ids with an s
+echo '{"properties":{"task_ref":{"pattern":"^T-[0-9]{1,2}$"}},"patternProperties":{"^sess":{"pattern":"s"}}}' > "$SCRATCH_ROOT/re.json"
+R="--schema $SCRATCH_ROOT/re.json"
+modes=("" "--all" "--output flag" "--output basic" "--output detailed" "--json" "--all --json" "$S" "$S --all --output basic" "$R" "$R --output basic")
+for file in many late-bad early-bad late-noschema; do
+	for m in "${!modes[@]}"; do
+		for n in 1 2 3 4; do
+			# shellcheck disable=SC2086 # the mode is several words
+			run_shares "$file-$m" $n ${modes[$m]} "$SCRATCH_ROOT/$file.jsonl"
+		done
+		if [ "${modes[$m]}" != "${modes[$m]%--json}" ]; then # the envelope's generated_at may tick between runs
+			for n in 1 2 3 4; do
+				jq -S 'del(.generated_at)' "$SCRATCH_ROOT/$file-$m.$n.out" > "$SCRATCH_ROOT/$file-$m.$n.j" 2> /dev/null &&
+					mv "$SCRATCH_ROOT/$file-$m.$n.j" "$SCRATCH_ROOT/$file-$m.$n.out"
+			done
+		fi
+		check "$file.jsonl ${modes[$m]:-(default)}: 2, 3 and 4 readers print and exit as one" same_as_one_share "$file-$m"
+	done
+done
+# What one reader prints, so that the comparisons above compare something.
+check "one reader: the invalid records of many.jsonl, by line" test \
+	"$(cut -d: -f2 "$SCRATCH_ROOT/many-0.1.out" | tr '\n' ' ')" = "$(seq 0 15 300 | awk '$1 > 0 { printf "%d %d %d ", $1 - 10, $1 - 5, $1 }')"
+check "one reader: --output flag is a line per record, blank lines skipped" test "$(wc -l < "$SCRATCH_ROOT/many-2.1.out")" -eq 280
+check "one reader: the records whose task_ref has three digits break the pattern" test \
+	"$(cut -d: -f2 "$SCRATCH_ROOT/many-9.1.out" | tr '\n' ' ')" = "$(seq 100 300 | awk '$1 % 15 != 5 && $1 % 15 != 7 && $1 % 15 != 10 { printf "%d ", $1 }')"
+check "one reader: --json counts" test "$(jq -c '[.instances, .invalid, .errors[-1].line]' "$SCRATCH_ROOT/many-5.1.out")" = "[280,60,300]"
+check "late bad line: the first one named, exit 2" test \
+	"$(cat "$SCRATCH_ROOT/late-bad-0.4.err" "$SCRATCH_ROOT/late-bad-0.4.rc")" = "rtk validate: $SCRATCH_ROOT/late-bad.jsonl:280: not valid JSON (column 2): expected a member name
+2"
+check "late bad line: the invalid records before it are printed, none after" test \
+	"$(tail -1 "$SCRATCH_ROOT/late-bad-0.4.out" | cut -d: -f2)" = 275
+check "early bad line: only what comes before it" test \
+	"$(cat "$SCRATCH_ROOT/early-bad-2.4.out" | wc -l):$(cut -d: -f3- "$SCRATCH_ROOT/early-bad-2.4.err")" = "10:12: not valid JSON (column 6): expected a value"
+check "a late record naming no schema: its line, exit 2" test \
+	"$(cut -d: -f3- "$SCRATCH_ROOT/late-noschema-0.3.err"):$(cat "$SCRATCH_ROOT/late-noschema-0.3.rc")" = \
+	'250: no --schema given and the instance names none in "schema":2'
 finish

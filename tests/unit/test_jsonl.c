@@ -507,10 +507,43 @@ static void split_keeps_pipes_and_small_files_whole(void **state)
 	assert_non_null(strstr(rtk_error_message(), "/nonexistent/x.jsonl"));
 }
 
+/* Numbering a range's lines as in the whole file: the '\n's before it, blank lines included. */
+static void lines_before_an_offset(void **state)
+{
+	struct fixture *f = *state;
+	static const char text[] = "{\"a\":1}\n\n{\"b\":22}\r\n   \n{\"c\":333}";
+	long lines = -1;
+
+	write_file(f->path, text, sizeof(text) - 1);
+	assert_int_equal(rtk_jsonl_lines_before(f->path, 0, &lines), 0);
+	assert_int_equal(lines, 0);
+	assert_int_equal(rtk_jsonl_lines_before(f->path, 8, &lines), 0);
+	assert_int_equal(lines, 1);
+	assert_int_equal(rtk_jsonl_lines_before(f->path, 9, &lines), 0);
+	assert_int_equal(lines, 2);
+	assert_int_equal(rtk_jsonl_lines_before(f->path, (off_t)sizeof(text) - 1, &lines), 0);
+	assert_int_equal(lines, 4);
+	/* Past the buffer it reads in: 200000 lines. */
+	char *big = malloc(400000);
+	assert_non_null(big);
+	for (int i = 0; i < 200000; i++)
+		memcpy(big + 2 * i, "1\n", 2);
+	write_file(f->path, big, 400000);
+	free(big);
+	assert_int_equal(rtk_jsonl_lines_before(f->path, 300001, &lines), 0);
+	assert_int_equal(lines, 150000); /* 150000 "1\n" pairs and the next "1" */
+	/* Beyond the end (the file shrank) or no file at all: an error naming it. */
+	assert_int_equal(rtk_jsonl_lines_before(f->path, 400001, &lines), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), f->path));
+	assert_int_equal(rtk_jsonl_lines_before("/nonexistent/x.jsonl", 1, &lines), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), "/nonexistent/x.jsonl"));
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
 	TEST(skips_blank_lines_and_counts_them),
+	TEST(lines_before_an_offset),
 	TEST(line_endings_and_nul_bytes),
 	TEST(empty_and_blank_only_files),
 	TEST(many_lines_across_buffer_refills),

@@ -3,6 +3,7 @@
 #include "err.h"
 #include "re.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static void search_reports_the_span(void **state)
@@ -71,12 +72,55 @@ static void bad_utf8_subject_is_an_error_not_a_match(void **state)
 	rtk_re_free(re);
 }
 
+/* One compiled pattern searched by several threads at once, as validate's readers share a schema. */
+struct searcher {
+	const struct rtk_re *re;
+	const char *subject;
+	size_t start, want_a, want_b;
+	long wrong;
+};
+
+static void *search_many(void *arg)
+{
+	struct searcher *s = arg;
+	for (int i = 0; i < 200000; i++) {
+		size_t a = 0, b = 0;
+		if (rtk_re_search(s->re, s->subject, strlen(s->subject), s->start, &a, &b) != 1 || a != s->want_a ||
+		    b != s->want_b)
+			s->wrong++;
+	}
+	return NULL;
+}
+
+static void threads_share_a_pattern(void **state)
+{
+	(void)state;
+	struct rtk_re *re;
+	assert_int_equal(rtk_re_compile(&re, "(x+)(y*)z", 0, NULL), 0);
+	/* Each thread's subject puts the match somewhere else: a shared result would mix them up. */
+	struct searcher s[4] = {
+		{ re, "xz", 0, 0, 2, 0 },
+		{ re, "...xxyyz", 0, 3, 8, 0 },
+		{ re, "xz xxxxxxxxz", 2, 3, 12, 0 },
+		{ re, "aaaaaaaaaaaaaaaaxyz", 0, 16, 19, 0 },
+	};
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, search_many, &s[i]), 0);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(s[i].wrong, 0);
+	}
+	rtk_re_free(re);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(search_reports_the_span),
 	cmocka_unit_test(flags_change_meaning),
 	cmocka_unit_test(subjects_may_hold_nul),
 	cmocka_unit_test(bad_patterns_are_named),
 	cmocka_unit_test(bad_utf8_subject_is_an_error_not_a_match),
+	cmocka_unit_test(threads_share_a_pattern),
 };
 
 RTK_UNIT_MAIN(tests)
