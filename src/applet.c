@@ -1,4 +1,5 @@
 /* src/applet.c — the applet table, expanded from applets/applets.def. */
+#include "config.h"
 #include "applet.h"
 
 #include <string.h>

@@ -1,4 +1,5 @@
 /* src/board.c — the P3 accumulator: tasks by id, signals folded into them, and the base-rate report. */
+#include "config.h"
 #include "board.h"
 #include "err.h"
 #include "out.h"

@@ -1,4 +1,5 @@
 /* src/board_gitdata.c — P3 importer for task files kept in git (YAML, JSON, markdown front matter): completion, reopen, revert from history. */
+#include "config.h"
 #include "board_import.h"
 #include "err.h"
 #include "gitx.h"

@@ -1,4 +1,5 @@
 /* src/board_github.c — P3 importer for `gh issue list --json ...` output plus optional issue timelines. */
+#include "config.h"
 #include "board_import.h"
 #include "err.h"
 #include "jsonl.h"

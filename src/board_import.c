@@ -1,4 +1,5 @@
 /* src/board_import.c — the native JSONL reader (the fast path: the benchmark's 4 million lines) and helpers every importer shares. */
+#include "config.h"
 #include "board_import.h"
 #include "err.h"
 #include "fsutil.h"

@@ -1,4 +1,5 @@
 /* src/board_jira.c — P3 importer for Jira search results with expand=changelog: completions, reopens, linked bugs. */
+#include "config.h"
 #include "board_import.h"
 #include "err.h"
 #include "strmap.h"

@@ -1,4 +1,5 @@
 /* src/boardhistory.c — P3 as a whole, shared by `rtk board-history` and `rtk phase0`: rules, import, report, markdown. */
+#include "config.h"
 #include "boardhistory.h"
 #include "board.h"
 #include "board_import.h"

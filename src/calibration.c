@@ -1,4 +1,5 @@
 /* src/calibration.c — P1's analysis: reading a confidence corpus (one thread per core on large files), AUC, calibration, the verdict, and its markdown. */
+#include "config.h"
 #include "calibration.h"
 #include "err.h"
 #include "jsonl.h"

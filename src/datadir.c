@@ -1,4 +1,5 @@
 /* src/datadir.c — locating shipped data, and rule files with user overrides and a digest. */
+#include "config.h"
 #include "datadir.h"
 #include "err.h"
 #include "sha256.h"

@@ -1,4 +1,5 @@
 /* src/ecmare.c — rewrites an ECMA-262 pattern as PCRE2 so `pattern` means what JSON Schema says it means. */
+#include "config.h"
 #include "ecmare.h"
 #include "strbuf.h"
 

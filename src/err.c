@@ -1,4 +1,5 @@
 /* src/err.c — recording failure reasons for main.c to print, and warnings. */
+#include "config.h"
 #include "err.h"
 
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 /* src/fsutil.c — atomic whole-file replacement and flock-guarded appends, for cron jobs that overlap. */
+#include "config.h"
 #include "fsutil.h"
 #include "err.h"
 

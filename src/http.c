@@ -1,4 +1,5 @@
 /* src/http.c — the libcurl multi loop behind rtk_http_run: a pool of transfers, deadlines and retry waits. */
+#include "config.h"
 #include "http.h"
 #include "curlapi.h"
 #include "err.h"

@@ -1,4 +1,5 @@
 /* src/jsonextract.c — the first balanced JSON object in free text, for answers that wrap JSON in prose. */
+#include "config.h"
 #include "jsonextract.h"
 
 #include <string.h>

@@ -1,4 +1,5 @@
 /* src/jsonl.c — JSON Lines reader: big read(2)s and memchr, because inputs run to tens of millions of lines. */
+#include "config.h"
 #include "jsonl.h"
 #include "err.h"
 #include "jsonscan.h"

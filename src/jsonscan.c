@@ -1,4 +1,5 @@
 /* src/jsonscan.c — one-pass strict JSON validator that hands back chosen top-level members without allocating. */
+#include "config.h"
 #include "jsonscan.h"
 #include "err.h"
 

@@ -1,4 +1,5 @@
 /* src/jsonv.c — builds a jv tree from text that rtk_jsonscan_value has already found to be strict JSON. */
+#include "config.h"
 #include "jsonv.h"
 #include "err.h"
 #include "fsutil.h"

@@ -1,4 +1,5 @@
 /* src/opt.c — parsing argv against declarative option tables, and printing them as --help. */
+#include "config.h"
 #include "opt.h"
 #include "err.h"
 

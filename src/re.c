@@ -1,4 +1,5 @@
 /* src/re.c — the one place rtk talks to PCRE2. */
+#include "config.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "re.h"
 #include "err.h"

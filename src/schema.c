@@ -1,4 +1,5 @@
 /* src/schema.c — the JSON Schema engine: resolves a schema's references into a node graph, then walks instances. */
+#include "config.h"
 #include "schema.h"
 #include "datadir.h"
 #include "ecmare.h"

@@ -1,4 +1,5 @@
 /* src/schema_format.c — JSON Schema `format` checks (RFC 3339, 5321, 1123, 4291, 3986, 4122, 6901, ECMA-262). */
+#include "config.h"
 #include "schema.h"
 #include "ecmare.h"
 #include "err.h"

@@ -1,4 +1,5 @@
 /* src/secrets.c — the secret scanner: a list of compiled patterns applied left to right over a text. */
+#include "config.h"
 #include "secrets.h"
 #include "datadir.h"
 #include "err.h"

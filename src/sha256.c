@@ -1,4 +1,5 @@
 /* src/sha256.c — SHA-256 as specified in FIPS 180-4 §6.2. */
+#include "config.h"
 #include "sha256.h"
 
 #include <stdio.h>

@@ -1,4 +1,5 @@
 /* src/stats.c — confidence statistics from per-distinct-value counts: AUC, DeLong, Mann-Whitney, calibration. */
+#include "config.h"
 #include "stats.h"
 
 #include "err.h"

@@ -1,4 +1,5 @@
 /* src/strbuf.c — growable byte strings with one failure flag instead of a check after every append. */
+#include "config.h"
 #include "strbuf.h"
 
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 /* src/strmap.c — open addressing over an insertion-ordered entry array (FNV-1a hashes). */
+#include "config.h"
 #include "strmap.h"
 
 #include <stdint.h>

@@ -1,4 +1,5 @@
 /* src/svg.c — plotting calibration results as plain SVG elements, no library needed. */
+#include "config.h"
 #include "svg.h"
 
 #include <math.h>

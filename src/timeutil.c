@@ -1,4 +1,5 @@
 /* src/timeutil.c — ISO 8601 parsing and formatting by civil-date arithmetic, so TZ and locale never matter. */
+#include "config.h"
 #include "timeutil.h"
 #include "err.h"
 

@@ -1,4 +1,5 @@
 /* src/uri.c — RFC 3986 reference resolution (section 5.2) with dot-segment removal. */
+#include "config.h"
 #include "uri.h"
 
 #include <stdbool.h>

@@ -1,4 +1,5 @@
 /* src/utf8.c — decoding just enough UTF-8 to count, cut and repair text by code points. */
+#include "config.h"
 #include "utf8.h"
 
 #include <stdint.h>

@@ -1,4 +1,5 @@
 /* src/yamlx.c — libyaml's event stream folded into cJSON values. */
+#include "config.h"
 #include "yamlx.h"
 #include "err.h"
 #include "fsutil.h"

@@ -2,6 +2,8 @@
 #ifndef RTK_UNIT_H
 #define RTK_UNIT_H
 
+#include "config.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
