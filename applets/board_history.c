@@ -1,8 +1,8 @@
 /* applets/board_history.c — P3: what share of completed tasks ever gets a machine-detectable right/wrong signal? */
 #include "config.h"
 #include "applet.h"
-#include "boardhistory.h"
-#include "err.h"
+#include "board/boardhistory.h"
+#include "lib/err.h"
 
 #include <string.h>
 

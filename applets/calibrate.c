@@ -1,10 +1,10 @@
 /* applets/calibrate.c — P1: does self-rated confidence discriminate right from wrong work? */
 #include "config.h"
 #include "applet.h"
-#include "calibration.h"
-#include "err.h"
-#include "fsutil.h"
-#include "svg.h"
+#include "calibration/calibration.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/svg.h"
 
 #include <math.h>
 #include <stdlib.h>

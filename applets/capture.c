@@ -1,14 +1,14 @@
 /* applets/capture.c — the agent Stop hook: writes one reflection.v1 record per stop, never fails, prints nothing. */
 #include "config.h"
 #include "applet.h"
-#include "datadir.h"
-#include "err.h"
-#include "fsutil.h"
-#include "gitx.h"
-#include "jsonv.h"
-#include "riskfloor.h"
-#include "schema.h"
-#include "timeutil.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "git/gitx.h"
+#include "lib/jsonv.h"
+#include "rules/riskfloor.h"
+#include "schema/schema.h"
+#include "lib/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,8 @@
  * the authoring agent's own self-reflection have caught? Reverts and fixes, linked to their culprits. */
 #include "config.h"
 #include "applet.h"
-#include "err.h"
-#include "githistory.h"
+#include "lib/err.h"
+#include "githistory/githistory.h"
 
 static struct githistory_opts o = GITHISTORY_DEFAULTS;
 

@@ -1,14 +1,14 @@
 /* applets/phase0.c — P1, P2 and P3 from one config file: one report, three verdicts, one decision. */
 #include "config.h"
 #include "applet.h"
-#include "boardhistory.h"
-#include "calibration.h"
-#include "githistory.h"
-#include "gitx.h"
-#include "err.h"
-#include "fsutil.h"
-#include "sha256.h"
-#include "yamlx.h"
+#include "board/boardhistory.h"
+#include "calibration/calibration.h"
+#include "githistory/githistory.h"
+#include "git/gitx.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/sha256.h"
+#include "lib/yamlx.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -1,9 +1,9 @@
 /* applets/risk-floor.c — the deterministic review floor of a change: its risk surface and whether it needs review. */
 #include "config.h"
 #include "applet.h"
-#include "err.h"
-#include "gitx.h"
-#include "riskfloor.h"
+#include "lib/err.h"
+#include "git/gitx.h"
+#include "rules/riskfloor.h"
 
 #include <errno.h>
 #include <math.h>

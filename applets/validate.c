@@ -1,14 +1,14 @@
 /* applets/validate.c — JSON Schema validation (draft 2020-12 and draft-07) of JSON and JSONL instances. */
 #include "config.h"
 #include "applet.h"
-#include "datadir.h"
-#include "err.h"
-#include "fsutil.h"
-#include "jsonl.h"
-#include "jsonv.h"
-#include "schema.h"
-#include "schema_output.h"
-#include "strmap.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/jsonl.h"
+#include "lib/jsonv.h"
+#include "schema/schema.h"
+#include "schema/schema_output.h"
+#include "lib/strmap.h"
 
 #include <ctype.h>
 #include <errno.h>

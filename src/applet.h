@@ -2,8 +2,8 @@
 #ifndef RTK_APPLET_H
 #define RTK_APPLET_H
 
-#include "opt.h"
-#include "out.h"
+#include "lib/opt.h"
+#include "lib/out.h"
 
 /* What main.c hands every applet: the common options, already parsed. */
 struct rtk_ctx {

@@ -1,7 +1,7 @@
 /* src/main.c — the multicall entry point: picks the applet, parses options, runs it, checks stdout. */
 #include "config.h"
 #include "applet.h"
-#include "err.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,8 +1,8 @@
 /* tests/suite/run_suite.c — runs the official JSON-Schema-Test-Suite through rtk's engine; pass/fail per file. */
 #include "config.h"
-#include "err.h"
-#include "jsonv.h"
-#include "schema.h"
+#include "lib/err.h"
+#include "lib/jsonv.h"
+#include "schema/schema.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* tests/unit/test_board.c — the P3 accumulator: windows at their edges, dedupe, signals before their task, the report's numbers. */
 #include "unit.h"
-#include "board.h"
-#include "err.h"
-#include "timeutil.h"
+#include "board/board.h"
+#include "lib/err.h"
+#include "lib/timeutil.h"
 
 #include <math.h>
 #include <stdlib.h>

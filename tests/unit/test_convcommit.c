@@ -1,6 +1,6 @@
 /* tests/unit/test_convcommit.c — Conventional Commits headers: types, scopes, '!', what is not one. */
 #include "unit.h"
-#include "convcommit.h"
+#include "githistory/convcommit.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* tests/unit/test_datadir.c — finding shipped data, merging rule overrides, and the rules digest. */
 #include "unit.h"
-#include "datadir.h"
-#include "err.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
 
 #include <stdio.h>
 #include <stdlib.h>

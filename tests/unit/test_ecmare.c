@@ -1,7 +1,7 @@
 /* tests/unit/test_ecmare.c — ECMA-262 to PCRE2: each difference that changes what a pattern matches. */
 #include "unit.h"
-#include "ecmare.h"
-#include "re.h"
+#include "schema/ecmare.h"
+#include "lib/re.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,13 @@
 /* tests/unit/test_err.c — failure reasons, exit codes that must never change, and warnings. */
 #include "unit.h"
-#include "err.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void exit_codes_are_fixed(void **state)
@@ -96,7 +98,46 @@ static void warnings_name_the_applet(void **state)
 	assert_string_equal(rtk_progname(), "calibrate");
 }
 
+static void oom_records_out_of_memory(void **state)
+{
+	(void)state;
+	rtk_error_clear();
+	assert_int_equal(rtk_oom(), RTK_EXIT_FAILURE);
+	assert_string_equal(rtk_error_message(), "out of memory");
+}
+
+/* RTK_BUG in a child: it must abort (SIGABRT) after one line naming the applet, file and line. */
+static void bug_aborts_naming_the_place(void **state)
+{
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		signal(SIGABRT, SIG_DFL);
+		rtk_set_progname("validate");
+		RTK_BUG("schema node %d has no kind", 7);
+	}
+	close(fds[1]);
+	char buf[256] = { 0 };
+	ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+	close(fds[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGABRT);
+	assert_true(n > 0);
+	char expected[128];
+	snprintf(expected, sizeof(expected), "rtk validate: BUG: %s:", __FILE__);
+	assert_memory_equal(buf, expected, strlen(expected));
+	assert_non_null(strstr(buf, ": schema node 7 has no kind\n"));
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(oom_records_out_of_memory),
+	cmocka_unit_test(bug_aborts_naming_the_place),
 	cmocka_unit_test(exit_codes_are_fixed),
 	cmocka_unit_test(fail_records_and_returns_the_code),
 	cmocka_unit_test(long_messages_are_cut_not_overrun),

@@ -1,8 +1,8 @@
 /* tests/unit/test_fsutil.c — atomic replacement and locked appends, with real files and real processes. */
 #include "unit.h"
 
-#include "err.h"
-#include "fsutil.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>

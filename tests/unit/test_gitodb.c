@@ -1,9 +1,9 @@
 /* tests/unit/test_gitodb.c — gitodb checked against git itself on a repository built by tests/fixtures/gitodb-repo.sh,
  * loose, packed with offset and reference deltas, in several packs, with odd indexes, shared and corrupted. */
 #include "unit.h"
-#include "err.h"
-#include "gitodb.h"
-#include "gitx.h"
+#include "lib/err.h"
+#include "git/gitodb.h"
+#include "git/gitx.h"
 
 #include <fcntl.h>
 #include <stdarg.h>

@@ -1,8 +1,8 @@
 /* tests/unit/test_gitx.c — repository helpers on a real throwaway repository built by a fixture script. */
 #include "unit.h"
-#include "err.h"
-#include "gitodb.h"
-#include "gitx.h"
+#include "lib/err.h"
+#include "git/gitodb.h"
+#include "git/gitx.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* tests/unit/test_gitx_folder.c — gitx_folder_history on a real repository built by tests/fixtures/board-git-repo.sh. */
 #include "unit.h"
-#include "err.h"
-#include "gitx.h"
+#include "lib/err.h"
+#include "git/gitx.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* tests/unit/test_http.c — rtk_http_run against the real test server (tests/servers/llm_server.py) on 127.0.0.1. */
 #include "unit.h"
-#include "curlapi.h"
-#include "http.h"
+#include "llm/curlapi.h"
+#include "llm/http.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,6 +1,6 @@
 /* tests/unit/test_jsonextract.c — the JSON object inside a model answer: bare, in prose, in a fence, absent. */
 #include "unit.h"
-#include "jsonextract.h"
+#include "llm/jsonextract.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* tests/unit/test_jsonl.c — the JSON Lines reader on real files, pipes and broken inputs. */
 #include "unit.h"
 
-#include "err.h"
-#include "jsonl.h"
+#include "lib/err.h"
+#include "lib/jsonl.h"
 
 #include <errno.h>
 #include <fcntl.h>

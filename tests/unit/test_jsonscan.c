@@ -1,8 +1,8 @@
 /* tests/unit/test_jsonscan.c — the strict one-pass JSON scanner, its number parser and string decoder. */
 #include "unit.h"
 
-#include "err.h"
-#include "jsonscan.h"
+#include "lib/err.h"
+#include "lib/jsonscan.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

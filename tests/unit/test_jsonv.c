@@ -1,7 +1,7 @@
 /* tests/unit/test_jsonv.c — the JSON value tree: NUL-safe strings and keys, equality, integers, errors. */
 #include "unit.h"
-#include "err.h"
-#include "jsonv.h"
+#include "lib/err.h"
+#include "lib/jsonv.h"
 
 #include <string.h>
 

@@ -1,10 +1,10 @@
 /* tests/unit/test_lazylib.c — libgit2 and libcurl through the lazy bindings, against a real repository and a real HTTP server. */
 #include "unit.h"
 #include "config.h"
-#include "curlapi.h"
-#include "err.h"
-#include "git2api.h"
-#include "lazylib.h"
+#include "llm/curlapi.h"
+#include "lib/err.h"
+#include "git/git2api.h"
+#include "lib/lazylib.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,6 +1,6 @@
 /* tests/unit/test_linetrack.c — range sets and mapping lines back across zero-context hunks. */
 #include "unit.h"
-#include "linetrack.h"
+#include "git/linetrack.h"
 
 #include <stdio.h>
 #include <string.h>

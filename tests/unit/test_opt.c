@@ -1,7 +1,7 @@
 /* tests/unit/test_opt.c — the declarative option parser: forms, operands, errors and --help layout. */
 #include "unit.h"
-#include "err.h"
-#include "opt.h"
+#include "lib/err.h"
+#include "lib/opt.h"
 
 #include <stdlib.h>
 #include <string.h>

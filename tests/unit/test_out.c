@@ -1,7 +1,7 @@
 /* tests/unit/test_out.c — the result envelope, JSON output and the markdown builder's tables. */
 #include "unit.h"
-#include "err.h"
-#include "out.h"
+#include "lib/err.h"
+#include "lib/out.h"
 
 #include <math.h>
 #include <stdlib.h>

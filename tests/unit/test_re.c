@@ -1,7 +1,7 @@
 /* tests/unit/test_re.c — the PCRE2 wrapper: flags, match spans, NUL bytes, bad patterns. */
 #include "unit.h"
-#include "err.h"
-#include "re.h"
+#include "lib/err.h"
+#include "lib/re.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* tests/unit/test_riskfloor.c — the shipped surface table, weights and ties, the risk object, bad rules. */
 #include "unit.h"
-#include "err.h"
-#include "riskfloor.h"
-#include "yamlx.h"
+#include "lib/err.h"
+#include "rules/riskfloor.h"
+#include "lib/yamlx.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* tests/unit/test_schema.c — the engine: compile once, validate many; references, errors, formats. */
 #include "unit.h"
-#include "err.h"
-#include "schema.h"
+#include "lib/err.h"
+#include "schema/schema.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* tests/unit/test_schema_output.c — the "detailed" output tree: grouping, instance locations, collapsing, $ref URIs. */
 #include "unit.h"
-#include "schema_output.h"
+#include "schema/schema_output.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* tests/unit/test_secrets.c — the shipped secret patterns against real-looking keys, and the scanner's rules. */
 #include "unit.h"
-#include "err.h"
-#include "secrets.h"
-#include "yamlx.h"
+#include "lib/err.h"
+#include "rules/secrets.h"
+#include "lib/yamlx.h"
 
 #include <stdlib.h>
 #include <string.h>

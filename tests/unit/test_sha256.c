@@ -1,6 +1,6 @@
 /* tests/unit/test_sha256.c — SHA-256 against the FIPS 180-4 example vectors. */
 #include "unit.h"
-#include "sha256.h"
+#include "lib/sha256.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* tests/unit/test_similarity.c — rename similarity: bytes in common over the larger size, by line chunks. */
 #include "unit.h"
-#include "similarity.h"
+#include "githistory/similarity.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* tests/unit/test_stats.c — stats.c against numbers worked out by hand (arithmetic in the comments). */
 #include "unit.h"
 
-#include "err.h"
-#include "stats.h"
+#include "lib/err.h"
+#include "lib/stats.h"
 
 #include <math.h>
 #include <stdio.h>

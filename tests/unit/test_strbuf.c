@@ -1,6 +1,6 @@
 /* tests/unit/test_strbuf.c — growable strings: appends, NUL bytes, printf past the first block, take. */
 #include "unit.h"
-#include "strbuf.h"
+#include "lib/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* tests/unit/test_strmap.c — the string map: lookups through growth, NUL in keys, insertion order. */
 #include "unit.h"
-#include "strmap.h"
+#include "lib/strmap.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* tests/unit/test_timeutil.c — ISO 8601 times and durations, checked against known epochs and glibc. */
 #include "unit.h"
 
-#include "err.h"
-#include "timeutil.h"
+#include "lib/err.h"
+#include "lib/timeutil.h"
 
 #include <inttypes.h>
 #include <stdio.h>

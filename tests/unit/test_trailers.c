@@ -1,6 +1,6 @@
 /* tests/unit/test_trailers.c — the trailer block: last paragraph only, continuations, non-trailer text. */
 #include "unit.h"
-#include "trailers.h"
+#include "githistory/trailers.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* tests/unit/test_uri.c — RFC 3986 reference resolution: the RFC's own examples, URNs, fragments. */
 #include "unit.h"
-#include "uri.h"
+#include "schema/uri.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* tests/unit/test_utf8.c — cutting by code points, counting, validity and repair of bad bytes. */
 #include "unit.h"
-#include "utf8.h"
+#include "lib/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>

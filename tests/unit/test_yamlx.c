@@ -1,7 +1,7 @@
 /* tests/unit/test_yamlx.c — YAML to cJSON: core-schema scalars, structure, aliases, and errors with positions. */
 #include "unit.h"
-#include "err.h"
-#include "yamlx.h"
+#include "lib/err.h"
+#include "lib/yamlx.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,277 @@
+/* src/board/boardhistory.c — P3 as a whole, shared by `rtk board-history` and `rtk phase0`: rules, import, report, markdown. */
+#include "config.h"
+#include "boardhistory.h"
+#include "board.h"
+#include "board_import.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/timeutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RULES_FILE "data/rules/board-history.yaml"
+
+/* The shipped rules with --config merged on top and the command-line thresholds on top of that. */
+static int load_rules(const struct boardhistory_opts *o, cJSON **rules, char sha[65])
+{
+	cJSON *verdict;
+	int rc = rtk_rules_load(RULES_FILE, o->config, rules, sha);
+	if (rc)
+		return rc;
+	if (!cJSON_IsObject(*rules))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: the rules must be a mapping", RULES_FILE);
+	verdict = cJSON_GetObjectItemCaseSensitive(*rules, "verdict");
+	if (!verdict)
+		verdict = cJSON_AddObjectToObject(*rules, "verdict");
+	if (o->within)
+		cJSON_ReplaceItemInObjectCaseSensitive(*rules, "window", cJSON_CreateString(o->within));
+	if (!isnan(o->kill_below))
+		cJSON_ReplaceItemInObjectCaseSensitive(verdict, "kill_below", cJSON_CreateNumber(o->kill_below));
+	if (o->min_tasks >= 0)
+		cJSON_ReplaceItemInObjectCaseSensitive(verdict, "min_tasks", cJSON_CreateNumber((double)o->min_tasks));
+	return rtk_json_sha256(*rules, sha);
+}
+
+static int rule_number(const cJSON *obj, const char *name, double lo, double hi, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi))
+		return rtk_fail(RTK_EXIT_USAGE, "rule verdict.%s must be a number in [%g, %g]", name, lo, hi);
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int read_rule(const cJSON *rules, struct board_verdict_rule *rule, int64_t *within)
+{
+	const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(rules, "verdict");
+	const char *window = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rules, "window"));
+	double min_tasks;
+	int rc;
+
+	if (!window)
+		return rtk_fail(RTK_EXIT_USAGE, "rule window must be a duration such as 30d");
+	if ((rc = rtk_duration_parse(window, within)))
+		return rtk_fail(RTK_EXIT_USAGE, "window %s: %s", window, rtk_error_message());
+	if ((rc = rule_number(verdict, "kill_below", 0, 1, &rule->kill_below)) ||
+	    (rc = rule_number(verdict, "min_tasks", 1, 1e12, &min_tasks)) ||
+	    (rc = rule_number(verdict, "ci_level", 0.5, 0.9999, &rule->ci_level)))
+		return rc;
+	rule->min_tasks = (long)min_tasks;
+	return 0;
+}
+
+static int import(const struct boardhistory_opts *o, struct board *b, const cJSON *rules, int argc, char **argv)
+{
+	int rc = 0;
+	if (!strcmp(o->from, "native")) {
+		for (int i = 0; i < argc && !rc; i++)
+			rc = board_import_native(b, argv[i], o->skip_invalid);
+		return rc;
+	}
+	if (!strcmp(o->from, "git-data")) {
+		if (argc > 1)
+			return rtk_fail(RTK_EXIT_USAGE, "--from git-data reads one repository, not %d", argc);
+		return board_import_git_data(b, argc ? argv[0] : ".", o->dir,
+					     cJSON_GetObjectItemCaseSensitive(rules, "git_data"), o->skip_invalid);
+	}
+	if (argc != 1)
+		return rtk_fail(RTK_EXIT_USAGE, "--from %s reads one export file, not %d", o->from, argc);
+	if (!strcmp(o->from, "gh-issues"))
+		return board_import_gh_issues(b, argv[0], o->timeline,
+					      cJSON_GetObjectItemCaseSensitive(rules, "github"), o->skip_invalid);
+	return board_import_jira(b, argv[0], cJSON_GetObjectItemCaseSensitive(rules, "jira"), o->skip_invalid);
+}
+
+int boardhistory_check_opts(const struct boardhistory_opts *o)
+{
+	if (strcmp(o->from, "native") && strcmp(o->from, "gh-issues") && strcmp(o->from, "jira") && strcmp(o->from, "git-data"))
+		return rtk_fail(RTK_EXIT_USAGE, "--from must be native, gh-issues, jira or git-data, not '%s'", o->from);
+	if (o->timeline && strcmp(o->from, "gh-issues"))
+		return rtk_fail(RTK_EXIT_USAGE, "--timeline goes with --from gh-issues");
+	if (!isnan(o->kill_below) && !(o->kill_below >= 0 && o->kill_below <= 1))
+		return rtk_fail(RTK_EXIT_USAGE, "--kill-below must be in [0, 1]");
+	if (o->min_tasks == 0 || o->min_tasks < -1)
+		return rtk_fail(RTK_EXIT_USAGE, "--min-tasks must be at least 1");
+	return 0;
+}
+
+static int as_of_time(const struct boardhistory_opts *o, const struct board *b, int64_t *as_of, const char **how)
+{
+	if (o->as_of && !strcmp(o->as_of, "now")) {
+		*as_of = rtk_time_now(), *how = "now";
+		return 0;
+	}
+	if (o->as_of) {
+		*how = "given";
+		if (rtk_time_parse(o->as_of, as_of, NULL))
+			return rtk_fail(RTK_EXIT_USAGE, "--as-of: %s", rtk_error_message());
+		return 0;
+	}
+	*how = "latest in the data";
+	*as_of = board_latest(b) == INT64_MIN ? rtk_time_now() : board_latest(b);
+	return 0;
+}
+
+static void parameters_json(const struct boardhistory_opts *o, cJSON *p, int argc, char **argv, int64_t within,
+			    const char *as_of_how)
+{
+	cJSON *files = cJSON_AddArrayToObject(p, "files");
+	for (int i = 0; files && i < argc; i++)
+		cJSON_AddItemToArray(files, cJSON_CreateString(argv[i]));
+	cJSON_AddStringToObject(p, "from", o->from);
+	if (!argc)
+		cJSON_AddItemToArray(files, cJSON_CreateString("."));
+	if (o->timeline)
+		cJSON_AddStringToObject(p, "timeline", o->timeline);
+	else
+		cJSON_AddNullToObject(p, "timeline");
+	if (!strcmp(o->from, "git-data"))
+		cJSON_AddStringToObject(p, "dir", o->dir);
+	cJSON_AddNumberToObject(p, "within_seconds", (double)within);
+	cJSON_AddStringToObject(p, "as_of_from", as_of_how);
+	cJSON_AddBoolToObject(p, "skip_invalid", o->skip_invalid);
+}
+
+static int write_outcomes(const struct boardhistory_opts *o, const struct board *b, int64_t as_of)
+{
+	struct rtk_atomic *file;
+	FILE *fp;
+	int rc = rtk_atomic_open(&file, o->emit_outcomes, &fp);
+	if (rc)
+		return rc;
+	if ((rc = board_write_outcomes(b, as_of, fp))) {
+		rtk_atomic_abort(file);
+		return rc;
+	}
+	return rtk_atomic_commit(file);
+}
+
+int boardhistory_report(const struct boardhistory_opts *o, int argc, char **argv, cJSON *result)
+{
+	static char *stdin_only[] = { "-", NULL };
+	struct board_verdict_rule rule;
+	struct board *b = NULL;
+	struct rtk_atomic *native = NULL;
+	cJSON *rules = NULL, *report = NULL, *item;
+	FILE *native_fp;
+	char sha[65];
+	int64_t within, as_of;
+	const char *as_of_how;
+	int rc;
+
+	if ((rc = boardhistory_check_opts(o)) || (rc = load_rules(o, &rules, sha)) || (rc = read_rule(rules, &rule, &within)))
+		goto out;
+	if (argc == 0 && strcmp(o->from, "git-data"))
+		argc = 1, argv = stdin_only;
+	if (!(b = board_new(within))) {
+		rc = RTK_EXIT_FAILURE;
+		goto out;
+	}
+	if (o->emit_native) {
+		if ((rc = rtk_atomic_open(&native, o->emit_native, &native_fp)))
+			goto out;
+		board_set_native_out(b, native_fp);
+	}
+	if ((rc = import(o, b, rules, argc, argv)) || (rc = board_finish(b, o->skip_invalid)) ||
+	    (rc = as_of_time(o, b, &as_of, &as_of_how)))
+		goto out;
+	if (!(report = board_report_json(b, as_of, &rule, sha))) {
+		rc = RTK_EXIT_FAILURE;
+		goto out;
+	}
+	parameters_json(o, cJSON_GetObjectItemCaseSensitive(result, "parameters"), argc, argv, within, as_of_how);
+	while ((item = report->child)) {
+		cJSON_DetachItemViaPointer(report, item);
+		cJSON_AddItemToObject(result, item->string, item);
+	}
+	if (o->emit_outcomes && (rc = write_outcomes(o, b, as_of)))
+		goto out;
+	if (native) {
+		rc = rtk_atomic_commit(native);
+		native = NULL;
+	}
+out:
+	rtk_atomic_abort(native);
+	board_free(b);
+	cJSON_Delete(rules);
+	cJSON_Delete(report);
+	return rc;
+}
+
+/* ----- markdown, read back from the result ----- */
+
+static void md_rate_row(struct rtk_md_table *t, const char *label, const cJSON *rate)
+{
+	rtk_md_cell(t, "%s", label);
+	rtk_md_cell(t, "%.0f", rtk_json_num(rate, "tasks"));
+	rtk_md_cell(t, "%.0f", rtk_json_num(rate, "of"));
+	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(rate, "rate"), 3));
+	rtk_md_cell(t, "%s", rtk_md_interval(rate, "ci", 3));
+}
+
+void boardhistory_render_md(const cJSON *r, struct rtk_md *md, int level)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
+	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(r, "tasks");
+	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(r, "signals");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(r, "input");
+	const cJSON *ttf = cJSON_GetObjectItemCaseSensitive(r, "time_to_first_signal");
+	const cJSON *th = cJSON_GetObjectItemCaseSensitive(v, "thresholds");
+	const cJSON *row;
+	struct rtk_md_table *t;
+
+	rtk_md_heading(md, level, "Board history: how many completed tasks ever get an outcome signal?");
+	rtk_md_para(md, "**Verdict: %s**: %s.", rtk_json_str(v, "status"), rtk_json_str(v, "reason"));
+	rtk_md_para(md, "Rule (pre-registered): %s. Rules sha256 `%s`.", rtk_json_str(v, "condition"),
+		    rtk_json_str(v, "config_sha256"));
+	rtk_md_para(md, "As of %s: %.0f tasks read (%.0f completed, %.0f not planned, %.0f duplicates); %.0f completed "
+		    "tasks still inside their %g-day window are left out; **%.0f eligible**.",
+		    rtk_json_str(r, "as_of"), rtk_json_num(tasks, "read"), rtk_json_num(tasks, "completed"),
+		    rtk_json_num(tasks, "not_planned"), rtk_json_num(tasks, "duplicate"), rtk_json_num(tasks, "window_open"),
+		    rtk_json_num(th, "within_days"), rtk_json_num(tasks, "eligible"));
+	t = rtk_md_table(md, "lrrrr", "rate", "tasks", "of", "share", "95% Wilson CI");
+	md_rate_row(t, "any signal (base rate)", cJSON_GetObjectItemCaseSensitive(r, "base_rate"));
+	md_rate_row(t, "a negative signal", cJSON_GetObjectItemCaseSensitive(r, "negative_rate"));
+	rtk_md_table_end(t);
+	rtk_md_para(md, "Median time to first signal: %s days (%.0f tasks).",
+		    rtk_md_num(rtk_json_num(ttf, "median_days"), 1), rtk_json_num(ttf, "tasks"));
+
+	rtk_md_heading(md, level + 1, "By signal kind");
+	t = rtk_md_table(md, "llrr", "kind", "polarity", "tasks", "share");
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_kind")) {
+		rtk_md_cell(t, "%s", rtk_json_str(row, "kind"));
+		rtk_md_cell(t, "%s", rtk_json_str(row, "polarity"));
+		rtk_md_cell(t, "%.0f", rtk_json_num(row, "tasks"));
+		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(row, "share"), 3));
+	}
+	rtk_md_table_end(t);
+
+	rtk_md_heading(md, level + 1, "By source");
+	t = rtk_md_table(md, "lrrrrr", "source", "eligible", "with signal", "negative", "base rate", "95% Wilson CI");
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_source")) {
+		rtk_md_cell(t, "%s", rtk_json_str(row, "source"));
+		rtk_md_cell(t, "%.0f", rtk_json_num(row, "of"));
+		rtk_md_cell(t, "%.0f", rtk_json_num(row, "tasks"));
+		rtk_md_cell(t, "%.0f", rtk_json_num(row, "negative"));
+		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(row, "rate"), 3));
+		rtk_md_cell(t, "%s", rtk_md_interval(row, "ci", 3));
+	}
+	rtk_md_table_end(t);
+
+	rtk_md_heading(md, level + 1, "Signals");
+	rtk_md_para(md, "%.0f signals read: %.0f counted inside a window (one per task and kind), %.0f repeats of a "
+		    "kind already counted, %.0f before completion, %.0f after the window.",
+		    rtk_json_num(sig, "read"), rtk_json_num(sig, "in_window"), rtk_json_num(sig, "duplicates"),
+		    rtk_json_num(sig, "before_completion"), rtk_json_num(sig, "after_window"));
+	if (rtk_json_num(in, "skipped_invalid") > 0)
+		rtk_md_para(md, "Skipped %.0f invalid records; the first: %s", rtk_json_num(in, "skipped_invalid"),
+			    rtk_json_str(in, "first_skipped"));
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(in, "notes"))
+		rtk_md_bullet(md, "Note: %s.", row->valuestring);
+	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(in, "notes")))
+		rtk_md_end_list(md);
+}
+

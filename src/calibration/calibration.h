@@ -1,0 +1,50 @@
+/* src/calibration/calibration.h — P1's analysis, shared by `rtk calibrate` and `rtk phase0`: corpus in, result JSON out. */
+#ifndef RTK_CALIBRATION_H
+#define RTK_CALIBRATION_H
+
+#include "lib/out.h"
+#include "lib/stats.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+struct calibration_opts {
+	const char *confidence_field, *label_field, *group_by;
+	double high, alpha, ci_level, delta;
+	long min_per_class, bins;
+	bool skip_invalid;
+};
+
+/* The documented defaults (man rtk-calibrate). */
+#define CALIBRATION_DEFAULTS                                                                          \
+	{ .confidence_field = "confidence", .label_field = "correct", .high = 0.8, .alpha = 0.05,          \
+	  .ci_level = 0.95, .delta = 0.05, .min_per_class = 30, .bins = 10 }
+
+/* 0, or RTK_EXIT_USAGE naming the option that is out of range. */
+int calibration_check_opts(const struct calibration_opts *o);
+
+/* Counts per distinct confidence value, overall and per group; o must outlive it. */
+struct calibration_corpus;
+struct calibration_corpus *calibration_corpus_new(const struct calibration_opts *o);
+void calibration_corpus_free(struct calibration_corpus *c);
+/* Reads one JSONL file ("-": stdin); a bad line is RTK_EXIT_USAGE "FILE:LINE: ...", or counted with skip_invalid. */
+int calibration_corpus_read(struct calibration_corpus *c, const char *path);
+
+struct calibration_analysis {
+	struct stats_value_counts *values; /* the caller frees it */
+	size_t k, first_high;
+	struct stats_discrimination all, high;
+	struct stats_calibration cal;
+};
+
+/*
+ * Adds to result (an rtk_result_new envelope) the parameters, input, verdict, overall and groups of
+ * rtk.calibrate.v1; *overall gets the overall analysis (for the SVG).
+ */
+int calibration_report(const struct calibration_corpus *c, int nfiles, char **files, cJSON *result,
+		       struct calibration_analysis *overall);
+
+/* The markdown of such a result, its title at heading level (1 for calibrate, deeper inside phase0). */
+void calibration_render_md(const cJSON *result, struct rtk_md *md, int level);
+
+#endif

@@ -1,0 +1,72 @@
+/* src/git/git2api.c — the lazy libgit2 binding generated from RTK_GIT2_API. */
+#include "config.h"
+#include "git2api.h"
+#include "lib/err.h"
+#include "lib/lazylib.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#ifdef RTK_LAZY_LIBS
+static struct {
+#define X RTK_LAZY_SLOT
+	RTK_GIT2_API(X, X)
+#undef X
+} git2;
+
+static const char *const git2_names[] = {
+#define X RTK_LAZY_NAME
+	RTK_GIT2_API(X, X)
+#undef X
+};
+
+static struct rtk_lazylib git2_lib = { "libgit2", RTK_GIT2_SONAME, RTK_GIT2_PACKAGE, NULL, 0 };
+
+#define STUB(ret, name, params, args) RTK_LAZY_STUB(git2, ret, name, params, args)
+#define STUB_VOID(ret, name, params, args) RTK_LAZY_STUB_VOID(git2, ret, name, params, args)
+RTK_GIT2_API(STUB, STUB_VOID)
+
+static int load_symbols(void)
+{
+	return rtk_lazylib_load(&git2_lib, git2_names, sizeof(git2_names) / sizeof(*git2_names), &git2, sizeof(git2));
+}
+#else
+static int load_symbols(void)
+{
+	return 0;
+}
+#endif
+
+int rtk_git2_load(void)
+{
+	static int loaded;
+	int rc;
+	if (loaded)
+		return 0;
+	if ((rc = load_symbols()))
+		return rc;
+	if (git_libgit2_init() < 0)
+		return rtk_fail(RTK_EXIT_FAILURE, "libgit2 failed to initialise: %s", rtk_git2_error());
+	loaded = 1;
+	return 0;
+}
+
+void rtk_git2_tune_for_history(void)
+{
+#ifdef RTK_LAZY_LIBS
+	int (*opts)(int, ...);
+	void *sym = git2_lib.handle ? dlsym(git2_lib.handle, "git_libgit2_opts") : NULL;
+	if (sym) {
+		memcpy(&opts, &sym, sizeof(opts)); /* memcpy: object and function pointers may not alias */
+		opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	}
+#else
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+#endif
+}
+
+const char *rtk_git2_error(void)
+{
+	const git_error *e = git_error_last();
+	return e && e->message ? e->message : "unknown error";
+}

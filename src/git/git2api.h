@@ -1,0 +1,76 @@
+/* src/git/git2api.h — the libgit2 functions rtk uses, loaded at first use unless --disable-lazy-libs. */
+#ifndef RTK_GIT2API_H
+#define RTK_GIT2API_H
+
+#include <git2.h>
+
+/*
+ * X(ret, name, params, args) for functions returning a value, XV(...) for void ones. A function
+ * rtk calls that is missing here fails to link in the default (lazy) build, so the list stays whole.
+ */
+#define RTK_GIT2_API(X, XV)                                                                          \
+	X(int, git_libgit2_init, (void), ())                                                          \
+	X(int, git_libgit2_version, (int *major, int *minor, int *rev), (major, minor, rev))          \
+	X(const git_error *, git_error_last, (void), ())                                              \
+	X(int, git_repository_open_ext,                                                               \
+	  (git_repository * *out, const char *path, unsigned int flags, const char *ceiling_dirs),    \
+	  (out, path, flags, ceiling_dirs))                                                           \
+	XV(void, git_repository_free, (git_repository * repo), (repo))                                \
+	X(const char *, git_repository_path, (const git_repository *repo), (repo))                   \
+	X(const char *, git_repository_workdir, (const git_repository *repo), (repo)) \
+	X(int, git_revparse_single, (git_object **out, git_repository *repo, const char *spec), (out, repo, spec)) \
+	X(int, git_object_peel, (git_object **peeled, const git_object *object, git_object_t target_type), (peeled, object, target_type)) \
+	XV(void, git_object_free, (git_object *object), (object)) \
+	X(int, git_repository_head_unborn, (git_repository *repo), (repo)) \
+	X(int, git_commit_tree, (git_tree **tree_out, const git_commit *commit), (tree_out, commit)) \
+	XV(void, git_tree_free, (git_tree *tree), (tree)) \
+	XV(void, git_commit_free, (git_commit *commit), (commit)) \
+	X(int, git_diff_options_init, (git_diff_options *opts, unsigned int version), (opts, version)) \
+	X(int, git_diff_tree_to_workdir_with_index, (git_diff **diff, git_repository *repo, git_tree *old_tree, const git_diff_options *opts), (diff, repo, old_tree, opts)) \
+	X(size_t, git_diff_num_deltas, (const git_diff *diff), (diff)) \
+	X(const git_diff_delta *, git_diff_get_delta, (const git_diff *diff, size_t idx), (diff, idx)) \
+	XV(void, git_diff_free, (git_diff *diff), (diff)) \
+	X(int, git_commit_lookup, (git_commit **commit, git_repository *repo, const git_oid *id), (commit, repo, id)) \
+	X(int, git_commit_lookup_prefix, (git_commit **commit, git_repository *repo, const git_oid *id, size_t len), (commit, repo, id, len)) \
+	X(git_time_t, git_commit_time, (const git_commit *commit), (commit)) \
+	X(const git_signature *, git_commit_author, (const git_commit *commit), (commit)) \
+	X(const char *, git_commit_message, (const git_commit *commit), (commit)) \
+	X(const char *, git_commit_summary, (git_commit *commit), (commit)) \
+	X(unsigned int, git_commit_parentcount, (const git_commit *commit), (commit)) \
+	X(const git_oid *, git_commit_parent_id, (const git_commit *commit, unsigned int n), (commit, n)) \
+	X(const git_oid *, git_commit_id, (const git_commit *commit), (commit)) \
+	X(const git_oid *, git_commit_tree_id, (const git_commit *commit), (commit)) \
+	X(int, git_tree_lookup, (git_tree **out, git_repository *repo, const git_oid *id), (out, repo, id)) \
+	X(int, git_diff_tree_to_tree, (git_diff **diff, git_repository *repo, git_tree *old_tree, git_tree *new_tree, const git_diff_options *opts), (diff, repo, old_tree, new_tree, opts)) \
+	X(int, git_diff_patchid, (git_oid *out, git_diff *diff, git_diff_patchid_options *opts), (out, diff, opts)) \
+	X(int, git_oid_fromstrn, (git_oid *out, const char *str, size_t length), (out, str, length)) \
+	X(int, git_repository_is_shallow, (git_repository *repo), (repo)) \
+	X(int, git_reference_lookup, (git_reference **out, git_repository *repo, const char *name), (out, repo, name)) \
+	X(const char *, git_reference_symbolic_target, (const git_reference *ref), (ref)) \
+	X(const git_oid *, git_reference_target, (const git_reference *ref), (ref)) \
+	X(const char *, git_repository_commondir, (const git_repository *repo), (repo)) \
+	X(int, git_repository_odb, (git_odb **out, git_repository *repo), (out, repo)) \
+	X(int, git_odb_read, (git_odb_object **out, git_odb *db, const git_oid *id), (out, db, id)) \
+	X(git_object_t, git_odb_object_type, (git_odb_object *object), (object)) \
+	X(size_t, git_odb_object_size, (git_odb_object *object), (object)) \
+	X(const void *, git_odb_object_data, (git_odb_object *object), (object)) \
+	XV(void, git_odb_object_free, (git_odb_object *object), (object)) \
+	XV(void, git_odb_free, (git_odb *db), (db)) \
+	X(int, git_diff_buffers, (const void *old_buffer, size_t old_len, const char *old_as_path, const void *new_buffer, size_t new_len, const char *new_as_path, const git_diff_options *options, git_diff_file_cb file_cb, git_diff_binary_cb binary_cb, git_diff_hunk_cb hunk_cb, git_diff_line_cb line_cb, void *payload), (old_buffer, old_len, old_as_path, new_buffer, new_len, new_as_path, options, file_cb, binary_cb, hunk_cb, line_cb, payload)) \
+	XV(void, git_reference_free, (git_reference *ref), (ref))
+
+/* Loads libgit2 (once) and initialises it. 0, or RTK_EXIT_FAILURE naming the package to install. */
+int rtk_git2_load(void);
+
+/*
+ * Tunes libgit2 for walking a long history: no re-hashing of every object read
+ * (GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION; git does not check on read either, and it was a third
+ * of a walk's time). Raising libgit2's object cache limits instead made a walk slower and four
+ * times bigger. Call after rtk_git2_load(); git_libgit2_opts is variadic, so it has no stub.
+ */
+void rtk_git2_tune_for_history(void);
+
+/* libgit2's last error message, or "unknown error". */
+const char *rtk_git2_error(void);
+
+#endif

@@ -1,0 +1,307 @@
+/* src/git/gitx.c — repository helpers over libgit2: open, resolve, list a work tree's changes. */
+#include "config.h"
+#include "gitx.h"
+#include "lib/err.h"
+#include "gitodb.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gitx_open(git_repository **out, const char *path)
+{
+	int rc = rtk_git2_load();
+	*out = NULL;
+	if (rc)
+		return rc;
+	if (git_repository_open_ext(out, path ? path : ".", 0, NULL) < 0) {
+		if (git_error_last() && git_error_last()->klass == GIT_ERROR_REPOSITORY)
+			return rtk_fail(RTK_EXIT_USAGE, "not a git repository: %s", path ? path : ".");
+		return rtk_fail(RTK_EXIT_USAGE, "cannot open a git repository at %s: %s", path ? path : ".", rtk_git2_error());
+	}
+	return 0;
+}
+
+int gitx_resolve_commit(git_repository *repo, const char *rev, git_commit **out)
+{
+	git_object *obj = NULL;
+	*out = NULL;
+	if (git_revparse_single(&obj, repo, rev) < 0) {
+		if (!strcmp(rev, "HEAD") && git_repository_head_unborn(repo) == 1)
+			return rtk_fail(RTK_EXIT_USAGE, "HEAD is unborn: the repository has no commits yet");
+		return rtk_fail(RTK_EXIT_USAGE, "bad revision '%s'", rev);
+	}
+	int rc = git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (rc < 0)
+		return rtk_fail(RTK_EXIT_USAGE, "bad revision '%s': not a commit", rev);
+	return 0;
+}
+
+int gitx_head_name(git_repository *repo, char **out)
+{
+	git_reference *head;
+	const char *target;
+	char hex[41];
+
+	*out = NULL;
+	if (git_reference_lookup(&head, repo, "HEAD") < 0)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read HEAD: %s", rtk_git2_error());
+	/* A symbolic HEAD names its branch even when the branch has no commit yet (an unborn HEAD). */
+	if ((target = git_reference_symbolic_target(head))) {
+		if (!strncmp(target, "refs/heads/", 11))
+			target += 11;
+		*out = strdup(target);
+	} else if (git_reference_target(head)) {
+		gitx_oid_hex(git_reference_target(head), hex);
+		hex[12] = '\0';
+		*out = strdup(hex);
+	} else {
+		git_reference_free(head);
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read HEAD: it names nothing");
+	}
+	git_reference_free(head);
+	return *out ? 0 : rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+}
+
+int gitx_paths_push(struct gitx_paths *p, const char *s)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		char **v = realloc(p->v, cap * sizeof(*v));
+		if (!v)
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		p->v = v, p->cap = cap;
+	}
+	if (!(p->v[p->n] = strdup(s)))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	p->n++;
+	return 0;
+}
+
+void gitx_paths_free(struct gitx_paths *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+int gitx_changed_files(git_repository *repo, const char *rev, struct gitx_paths *out)
+{
+	git_diff_options opts;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_diff *diff = NULL;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* Against an unborn HEAD everything in the index and work tree is new: diff against no tree. */
+	if (!(!strcmp(rev, "HEAD") && git_repository_head_unborn(repo) == 1)) {
+		if ((rc = gitx_resolve_commit(repo, rev, &commit)))
+			return rc;
+		if (git_commit_tree(&tree, commit) < 0) {
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read the tree of '%s': %s", rev, rtk_git2_error());
+			goto out;
+		}
+	}
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS;
+	if (git_diff_tree_to_workdir_with_index(&diff, repo, tree, &opts) < 0) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot diff the work tree against '%s': %s", rev, rtk_git2_error());
+		goto out;
+	}
+	for (size_t i = 0, n = git_diff_num_deltas(diff); i < n && !rc; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		rc = gitx_paths_push(out, d->new_file.path ? d->new_file.path : d->old_file.path);
+		if (!rc && d->status == GIT_DELTA_RENAMED && strcmp(d->old_file.path, d->new_file.path))
+			rc = gitx_paths_push(out, d->old_file.path);
+	}
+	if (rc)
+		gitx_paths_free(out);
+out:
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return rc;
+}
+
+char *gitx_oid_hex(const git_oid *id, char buf[41])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < 20; i++) {
+		buf[2 * i] = digits[id->id[i] >> 4];
+		buf[2 * i + 1] = digits[id->id[i] & 15];
+	}
+	buf[40] = '\0';
+	return buf;
+}
+
+struct hunk_acc {
+	struct lt_hunk *v;
+	size_t n, cap;
+	int oom;
+};
+
+static int collect_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
+{
+	struct hunk_acc *acc = payload;
+	(void)d;
+	if (acc->n == acc->cap) {
+		size_t cap = acc->cap ? acc->cap * 2 : 16;
+		struct lt_hunk *v = realloc(acc->v, cap * sizeof(*v));
+		if (!v) {
+			acc->oom = 1;
+			return -1;
+		}
+		acc->v = v, acc->cap = cap;
+	}
+	acc->v[acc->n++] = (struct lt_hunk){ (uint32_t)h->old_start, (uint32_t)h->old_lines, (uint32_t)h->new_start,
+					     (uint32_t)h->new_lines };
+	return 0;
+}
+
+uint32_t gitx_count_lines(const char *p, size_t n)
+{
+	const char *q = p, *end = p + n;
+	uint32_t lines = 0;
+	while (q < end && (q = memchr(q, '\n', (size_t)(end - q))))
+		lines++, q++;
+	return lines + (n && p[n - 1] != '\n');
+}
+
+static void diff_options(git_diff_options *opts, int ignore_whitespace)
+{
+	git_diff_options_init(opts, GIT_DIFF_OPTIONS_VERSION);
+	opts->context_lines = 0;
+	opts->interhunk_lines = 0;
+	opts->flags = GIT_DIFF_FORCE_TEXT | (ignore_whitespace ? GIT_DIFF_IGNORE_WHITESPACE : 0);
+}
+
+static int hunks_done(int status, struct hunk_acc *acc, struct lt_hunk **h, size_t *nh)
+{
+	if (status < 0 || acc->oom) {
+		free(acc->v);
+		return acc->oom ? rtk_fail(RTK_EXIT_FAILURE, "out of memory")
+				: rtk_fail(RTK_EXIT_FAILURE, "cannot diff two files: %s", rtk_git2_error());
+	}
+	*h = acc->v, *nh = acc->n;
+	return 0;
+}
+
+int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
+		      struct lt_hunk **h, size_t *nh)
+{
+	git_diff_options opts;
+	struct hunk_acc acc = { 0 };
+	*h = NULL, *nh = 0;
+	diff_options(&opts, ignore_whitespace);
+	return hunks_done(git_diff_buffers(old_buf, old_buf ? old_len : 0, NULL, new_buf, new_buf ? new_len : 0, NULL, &opts,
+					   NULL, NULL, collect_hunk, NULL, &acc),
+			  &acc, h, nh);
+}
+
+/* HEAD's first-parent chain, newest first, as malloc'd ids. */
+static int first_parent_chain(git_repository *repo, git_oid **out, size_t *n)
+{
+	git_commit *c = NULL;
+	size_t count = 0, cap = 0;
+	git_oid *ids = NULL;
+	int rc = gitx_resolve_commit(repo, "HEAD", &c);
+
+	while (!rc && c) {
+		if (count == cap) {
+			git_oid *bigger = realloc(ids, (cap = cap ? cap * 2 : 256) * sizeof(*ids));
+			if (!bigger) {
+				rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+				break;
+			}
+			ids = bigger;
+		}
+		ids[count++] = *git_commit_id(c);
+		git_commit *parent = NULL;
+		if (git_commit_parentcount(c) > 0 && git_commit_lookup(&parent, repo, git_commit_parent_id(c, 0)) < 0)
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_git2_error());
+		git_commit_free(c);
+		c = parent;
+	}
+	if (rc) {
+		free(ids);
+		return rc;
+	}
+	*out = ids, *n = count;
+	return 0;
+}
+
+static bool under(const char *path, const char *folder, size_t folder_len)
+{
+	return folder_len == 0 || (!strncmp(path, folder, folder_len) && path[folder_len] == '/');
+}
+
+static int push_changed_path(const char *path, size_t len, void *arg)
+{
+	(void)len;
+	return gitx_paths_push(arg, path);
+}
+
+int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_version_fn *fn, void *arg)
+{
+	git_oid *chain = NULL;
+	struct gitodb *odb = NULL;
+	size_t n = 0, folder_len = strlen(folder);
+	int rc;
+
+	while (folder_len && folder[folder_len - 1] == '/')
+		folder_len--;
+	if ((rc = first_parent_chain(repo, &chain, &n)) || (rc = gitodb_open(&odb, repo))) {
+		free(chain);
+		return rc;
+	}
+	for (size_t i = n; i-- > 0 && !rc;) {
+		git_commit *c = NULL;
+		struct gitx_paths paths = { 0 };
+		char hex[41];
+		if (git_commit_lookup(&c, repo, &chain[i]) < 0) {
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+			break;
+		}
+		const git_oid *parent_tree = NULL;
+		git_commit *parent = NULL;
+		if (i + 1 < n) {
+			if (git_commit_lookup(&parent, repo, &chain[i + 1]) < 0)
+				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+			else
+				parent_tree = git_commit_tree_id(parent);
+		}
+		if (!rc)
+			rc = gitodb_tree_diff(odb, parent_tree, git_commit_tree_id(c), push_changed_path, &paths);
+		gitx_oid_hex(git_commit_id(c), hex);
+		for (size_t p = 0; !rc && p < paths.n; p++) {
+			git_oid blob_id;
+			const struct gitodb_object *blob = NULL;
+			struct gitx_file_version v = {
+				.commit = hex, .time = (int64_t)git_commit_time(c), .message = git_commit_message(c),
+				.path = paths.v[p],
+			};
+			if (!under(paths.v[p], folder, folder_len))
+				continue;
+			if (gitodb_blob_at(odb, git_commit_tree_id(c), paths.v[p], &blob_id) == 0) {
+				if ((rc = gitodb_read(odb, &blob_id, GIT_OBJECT_BLOB, &blob)))
+					break;
+				v.content = blob->data;
+				v.len = blob->size;
+			}
+			rc = fn(&v, arg);
+			gitodb_release(blob);
+		}
+		gitx_paths_free(&paths);
+		git_commit_free(parent);
+		git_commit_free(c);
+	}
+	if (!rc) /* a tree that could not be read is a damaged repository, not a deleted file */
+		rc = gitodb_error(odb);
+	gitodb_free(odb);
+	free(chain);
+	return rc;
+}

@@ -1,0 +1,78 @@
+/* src/git/gitx.h — repository helpers over libgit2 shared by the applets: finding and opening a repository,
+ * resolving revisions, listing the files a work tree changes. Each call loads libgit2 on first use. */
+#ifndef RTK_GITX_H
+#define RTK_GITX_H
+
+#include "git2api.h"
+#include "linetrack.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Opens the repository holding path (NULL: the current directory), searching parent directories as
+ * git does ($GIT_DIR and $GIT_CEILING_DIRECTORIES honoured). 0, or RTK_EXIT_USAGE "not a git
+ * repository: PATH" / RTK_EXIT_FAILURE when libgit2 cannot be loaded.
+ */
+int gitx_open(git_repository **out, const char *path);
+
+/* The commit rev names ("HEAD", "main~3", a sha). 0, or RTK_EXIT_USAGE "bad revision 'REV'" (or
+ * "HEAD is unborn: the repository has no commits yet"). */
+int gitx_resolve_commit(git_repository *repo, const char *rev, git_commit **out);
+
+/*
+ * What HEAD names, malloc'd into *out: the branch ("main", also when it has no commits yet), or for a
+ * detached HEAD the first 12 hex digits of its commit. 0, or RTK_EXIT_FAILURE.
+ */
+int gitx_head_name(git_repository *repo, char **out);
+
+/* A list of malloc'd strings. */
+struct gitx_paths {
+	char **v;
+	size_t n, cap;
+};
+int gitx_paths_push(struct gitx_paths *p, const char *s);
+void gitx_paths_free(struct gitx_paths *p);
+
+/*
+ * The files the index and work tree change against rev's tree, untracked files included (ignored
+ * ones are not), added and deleted ones alike, in path order: what `git status` would show against
+ * rev (a rename is its old and its new path). When rev is "HEAD" and HEAD is unborn, every file
+ * counts as changed.
+ */
+int gitx_changed_files(git_repository *repo, const char *rev, struct gitx_paths *out);
+
+/*
+ * The hunks of the zero-context diff between two buffers (NULL: an empty file), whitespace ignored
+ * when ignore_whitespace is set, into a malloc'd array (*h, *nh). 0, or RTK_EXIT_FAILURE.
+ */
+int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
+		      struct lt_hunk **h, size_t *nh);
+
+/* Lines in a buffer: newlines, plus one for a last line without one. */
+uint32_t gitx_count_lines(const char *p, size_t n);
+
+/* Lowercase hex of an id into buf (41 bytes). */
+char *gitx_oid_hex(const git_oid *id, char buf[41]);
+
+/* One version of one file, as gitx_folder_history hands it over; everything is valid during the call only. */
+struct gitx_file_version {
+	const char *commit;   /* lowercase hex */
+	int64_t time;         /* committer time, seconds since the epoch */
+	const char *message;  /* the whole commit message */
+	const char *path;     /* from the repository's top */
+	const char *content;  /* NULL when the commit deletes the file */
+	size_t len;
+};
+typedef int gitx_file_version_fn(const struct gitx_file_version *v, void *arg);
+
+/*
+ * The history of the files under folder ("data" or "data/"; "" for everything), oldest first along
+ * HEAD's first parents: for each commit, fn gets every file under folder that it adds, changes or
+ * deletes against its first parent (the root commit against the empty tree), in tree order. A
+ * non-zero return from fn stops the walk and is returned. 0, RTK_EXIT_USAGE (unborn HEAD) or
+ * RTK_EXIT_FAILURE.
+ */
+int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_version_fn *fn, void *arg);
+
+#endif

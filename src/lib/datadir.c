@@ -1,0 +1,113 @@
+/* src/lib/datadir.c — locating shipped data, and rule files with user overrides and a digest. */
+#include "config.h"
+#include "datadir.h"
+#include "err.h"
+#include "sha256.h"
+#include "yamlx.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef RTK_PKGDATADIR
+#define RTK_PKGDATADIR "/usr/local/share/rtk"
+#endif
+
+const char *rtk_datadir(void)
+{
+	static char dir[PATH_MAX];
+	struct stat st;
+	const char *env = getenv("RTK_DATADIR");
+
+	if (env && *env)
+		return env;
+	if (dir[0])
+		return dir;
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 16);
+	if (n > 0) {
+		dir[n] = '\0';
+		char *slash = strrchr(dir, '/');
+		if (slash) {
+			strcpy(slash, "/data");
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+				*slash = '\0';
+				return dir;
+			}
+		}
+	}
+	snprintf(dir, sizeof(dir), "%s", RTK_PKGDATADIR);
+	return dir;
+}
+
+char *rtk_data_path(const char *rel)
+{
+	char *path = NULL;
+	if (asprintf(&path, "%s/%s", rtk_datadir(), rel) < 0)
+		return NULL;
+	return path;
+}
+
+void rtk_json_merge(cJSON *dst, cJSON *src)
+{
+	cJSON *item;
+	while ((item = src->child)) {
+		cJSON_DetachItemViaPointer(src, item);
+		cJSON *old = cJSON_GetObjectItemCaseSensitive(dst, item->string);
+		if (cJSON_IsObject(old) && cJSON_IsObject(item)) {
+			rtk_json_merge(old, item);
+			cJSON_Delete(item);
+		} else if (old) {
+			cJSON_ReplaceItemViaPointer(dst, old, item);
+		} else {
+			cJSON_AddItemToObject(dst, item->string, item);
+		}
+	}
+}
+
+int rtk_json_sha256(const cJSON *v, char hex[65])
+{
+	char *text = cJSON_PrintUnformatted(v);
+	if (!text)
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	rtk_sha256_hex(text, strlen(text), hex);
+	cJSON_free(text);
+	return 0;
+}
+
+int rtk_rules_load(const char *rel, const char *override_path, cJSON **out, char sha256[65])
+{
+	char *path = rtk_data_path(rel);
+	cJSON *rules = NULL, *user = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!path)
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	rc = rtk_yaml_load_file(path, &rules);
+	free(path);
+	if (rc)
+		return rc;
+	if (override_path) {
+		if ((rc = rtk_yaml_load_file(override_path, &user))) {
+			cJSON_Delete(rules);
+			return rc;
+		}
+		if (!cJSON_IsObject(user) && !cJSON_IsNull(user)) {
+			cJSON_Delete(rules);
+			cJSON_Delete(user);
+			return rtk_fail(RTK_EXIT_USAGE, "%s: a rule file must be a mapping", override_path);
+		}
+		if (cJSON_IsObject(rules) && cJSON_IsObject(user))
+			rtk_json_merge(rules, user);
+		cJSON_Delete(user);
+	}
+	if ((rc = rtk_json_sha256(rules, sha256))) {
+		cJSON_Delete(rules);
+		return rc;
+	}
+	*out = rules;
+	return 0;
+}

@@ -1,0 +1,31 @@
+/* src/lib/datadir.h — finding rtk's shipped files (rule files, prompts, schemas) and loading hashed rule files. */
+#ifndef RTK_DATADIR_H
+#define RTK_DATADIR_H
+
+#include <cjson/cJSON.h>
+
+/*
+ * The folder that holds data/ and schemas/: $RTK_DATADIR when set; else the running binary's own
+ * folder when it has a data/ beside it (a build tree, as in `./rtk` after ./bootstrap); else the
+ * installed pkgdatadir.
+ */
+const char *rtk_datadir(void);
+
+/* rtk_datadir() + "/" + rel, malloc'd; NULL when out of memory. */
+char *rtk_data_path(const char *rel);
+
+/*
+ * Loads the shipped rule file rel (YAML or JSON, e.g. "data/rules/git-history.yaml"), then, when
+ * override_path is not NULL, that user file merged on top of it: objects merge member by member,
+ * anything else (arrays included) is replaced. *sha256 gets the SHA-256 of the merged rules'
+ * compact JSON, so a result names the exact rules that produced it. 0, or the loader's error.
+ */
+int rtk_rules_load(const char *rel, const char *override_path, cJSON **out, char sha256[65]);
+
+/* Merges src into dst as rtk_rules_load does; src's members are moved (src is left empty). */
+void rtk_json_merge(cJSON *dst, cJSON *src);
+
+/* SHA-256 of v's compact JSON text. 0, or RTK_EXIT_FAILURE when out of memory. */
+int rtk_json_sha256(const cJSON *v, char hex[65]);
+
+#endif

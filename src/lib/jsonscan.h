@@ -1,0 +1,64 @@
+/* src/lib/jsonscan.h — strict, allocation-free JSON validation that picks out chosen top-level members. */
+#ifndef RTK_JSONSCAN_H
+#define RTK_JSONSCAN_H
+
+#include <stddef.h>
+
+/* Deepest nesting of arrays and objects accepted; the outermost container counts as depth 1. */
+#define RTK_JSON_MAX_DEPTH 512
+
+enum rtk_json_kind {
+	RTK_JSON_NONE,
+	RTK_JSON_NULL,
+	RTK_JSON_FALSE,
+	RTK_JSON_TRUE,
+	RTK_JSON_NUMBER,
+	RTK_JSON_STRING,
+	RTK_JSON_ARRAY,
+	RTK_JSON_OBJECT,
+};
+
+struct rtk_jsonscan_field {
+	const char *name;            /* in: the member name (plain UTF-8, unescaped) */
+	enum rtk_json_kind kind;     /* out: RTK_JSON_NONE when absent */
+	const char *raw;             /* out: the member's raw value text (strings include their quotes) */
+	size_t raw_len;              /* out: its length in bytes */
+};
+
+/*
+ * 0 when text[0..len) is exactly one JSON object (RFC 8259, surrounding JSON whitespace allowed), else
+ * RTK_EXIT_USAGE with *error_column (1-based byte column; len + 1 when the text ends too soon) and
+ * *error_what (a static phrase such as "expected ':'") set. It does not call rtk_fail: the caller
+ * knows the file and line. The whole text is validated, members it does not return included:
+ * strict number grammar, strings must be valid UTF-8 without raw control characters, \u escapes need
+ * four hex digits (lone surrogates in escapes are accepted, as Python does), nesting deeper than
+ * RTK_JSON_MAX_DEPTH is an error. len is authoritative: text need not be NUL-terminated.
+ *
+ * Each field whose name matches a top-level member gets that member's kind and raw value text (a
+ * pointer into text); a member name written with escapes ("conf\u0069dence") matches its decoded
+ * form. When a name occurs more than once the LAST member wins, as with Python's json. If two
+ * fields ask for the same name, only the first is filled. On error every field reads as absent.
+ */
+int rtk_jsonscan_object(const char *text, size_t len, struct rtk_jsonscan_field *fields, size_t nfields,
+			size_t *error_column, const char **error_what);
+
+/* Like rtk_jsonscan_object, but text may be any single JSON value (for rtk_jsonl_next's strictness). */
+int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const char **error_what);
+
+/*
+ * raw[0..len) must be exactly one number in JSON's grammar (no leading zeros, '+', NaN, Infinity,
+ * or a bare '.'); 0 and *out set, else -1. Also -1 when the value overflows a double (1e999);
+ * underflow quietly gives 0 or a subnormal. Independent of the C locale.
+ */
+int rtk_json_parse_number(const char *raw, size_t len, double *out);
+
+/*
+ * raw[0..len) is a JSON string with its quotes, as rtk_jsonscan_object returns it. Sets *out to a
+ * malloc'd, NUL-terminated copy with escapes decoded (\u surrogate pairs joined; a lone surrogate
+ * becomes U+FFFD, since it has no UTF-8 form) and *out_len to its length, which counts any NUL bytes
+ * that \u0000 put inside. Returns 0, or -1 (errno EINVAL) when raw is not a well-formed string,
+ * or -1 (errno ENOMEM). Other bytes are copied as they are: validate first with rtk_jsonscan_object.
+ */
+int rtk_json_decode_string(const char *raw, size_t len, char **out, size_t *out_len);
+
+#endif

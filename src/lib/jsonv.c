@@ -1,0 +1,353 @@
+/* src/lib/jsonv.c — builds a jv tree from text that rtk_jsonscan_value has already found to be strict JSON. */
+#include "config.h"
+#include "jsonv.h"
+#include "err.h"
+#include "fsutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+struct jv_doc {
+	struct arena_block *blocks;
+	struct jv root;
+	bool oom;
+	/* Children of the containers being parsed, innermost last: copied out when a container ends. */
+	struct jv_member *stack;
+	size_t depth_used, stack_cap;
+	unsigned line;
+};
+
+static void *arena_alloc(struct jv_doc *d, size_t n)
+{
+	struct arena_block *b = d->blocks;
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!b || b->size - b->used < n) {
+		size_t size = n > 16384 ? n : 16384;
+		b = malloc(sizeof(*b) + size);
+		if (!b) {
+			d->oom = true;
+			return NULL;
+		}
+		b->size = size;
+		b->used = 0;
+		b->next = d->blocks;
+		d->blocks = b;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+static int stack_push(struct jv_doc *d, const struct jv_member *m)
+{
+	if (d->depth_used == d->stack_cap) {
+		size_t cap = d->stack_cap ? d->stack_cap * 2 : 64;
+		struct jv_member *s = realloc(d->stack, cap * sizeof(*s));
+		if (!s) {
+			d->oom = true;
+			return -1;
+		}
+		d->stack = s;
+		d->stack_cap = cap;
+	}
+	d->stack[d->depth_used++] = *m;
+	return 0;
+}
+
+struct parser {
+	struct jv_doc *doc;
+	const char *p, *end;
+};
+
+static void skip_space(struct parser *ps)
+{
+	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r')) {
+		if (*ps->p == '\n')
+			ps->doc->line++;
+		ps->p++;
+	}
+}
+
+/* A string token at ps->p (known valid): its decoded bytes copied into the arena. */
+static const char *parse_string(struct parser *ps, size_t *out_len)
+{
+	const char *start = ps->p, *q = memchr(ps->p + 1, '"', (size_t)(ps->end - ps->p - 1));
+	/* The text is valid JSON, so the first quote ends the string unless a backslash comes before it. */
+	bool escaped = memchr(start + 1, '\\', (size_t)(q - start - 1)) != NULL;
+	if (escaped) {
+		q = start + 1;
+		while (*q != '"') {
+			if (*q == '\\')
+				q++;
+			q++;
+		}
+	}
+	ps->p = q + 1;
+	if (!escaped) {
+		size_t n = (size_t)(q - start - 1);
+		char *s = arena_alloc(ps->doc, n + 1);
+		if (!s)
+			return NULL;
+		memcpy(s, start + 1, n);
+		s[n] = 0;
+		*out_len = n;
+		return s;
+	}
+	char *decoded;
+	size_t n;
+	if (rtk_json_decode_string(start, (size_t)(ps->p - start), &decoded, &n)) {
+		ps->doc->oom = true;
+		return NULL;
+	}
+	char *s = arena_alloc(ps->doc, n + 1);
+	if (s) {
+		memcpy(s, decoded, n);
+		s[n] = 0;
+	}
+	free(decoded);
+	*out_len = n;
+	return s;
+}
+
+static bool same_key(const struct jv_member *a, const struct jv_member *b)
+{
+	return a->key_len == b->key_len && !memcmp(a->key, b->key, a->key_len);
+}
+
+static int parse_value(struct parser *ps, struct jv *v);
+
+static int parse_container(struct parser *ps, struct jv *v, bool object)
+{
+	size_t base = ps->doc->depth_used, n;
+	ps->p++;
+	skip_space(ps);
+	if (*ps->p != (object ? '}' : ']')) {
+		for (;;) {
+			struct jv_member m = { .key = NULL };
+			skip_space(ps);
+			if (object) {
+				if (!(m.key = parse_string(ps, &m.key_len)))
+					return -1;
+				skip_space(ps);
+				ps->p++; /* ':' */
+				skip_space(ps);
+			}
+			if (parse_value(ps, &m.value))
+				return -1;
+			/* A repeated key replaces the earlier value in place (last wins, first position kept). */
+			size_t i = object ? base : ps->doc->depth_used;
+			while (i < ps->doc->depth_used && !same_key(&ps->doc->stack[i], &m))
+				i++;
+			if (i < ps->doc->depth_used)
+				ps->doc->stack[i].value = m.value;
+			else if (stack_push(ps->doc, &m))
+				return -1;
+			skip_space(ps);
+			if (*ps->p++ != ',')
+				break;
+		}
+	} else {
+		ps->p++;
+	}
+	n = ps->doc->depth_used - base;
+	v->len = n;
+	if (object) {
+		struct jv_member *members = arena_alloc(ps->doc, n * sizeof(*members) + 1);
+		if (!members)
+			return -1;
+		if (n) /* an empty object has no stack yet: memcpy wants a pointer even for 0 bytes */
+			memcpy(members, ps->doc->stack + base, n * sizeof(*members));
+		v->u.members = members;
+	} else {
+		struct jv *items = arena_alloc(ps->doc, n * sizeof(*items) + 1);
+		if (!items)
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			items[i] = ps->doc->stack[base + i].value;
+		v->u.items = items;
+	}
+	ps->doc->depth_used = base;
+	return 0;
+}
+
+static int parse_value(struct parser *ps, struct jv *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->line = ps->doc->line;
+	switch (*ps->p) {
+	case '{':
+		v->kind = RTK_JSON_OBJECT;
+		return parse_container(ps, v, true);
+	case '[':
+		v->kind = RTK_JSON_ARRAY;
+		return parse_container(ps, v, false);
+	case '"':
+		v->kind = RTK_JSON_STRING;
+		return (v->u.str = parse_string(ps, &v->len)) ? 0 : -1;
+	case 'n':
+		v->kind = RTK_JSON_NULL;
+		ps->p += 4;
+		return 0;
+	case 't':
+		v->kind = RTK_JSON_TRUE;
+		ps->p += 4;
+		return 0;
+	case 'f':
+		v->kind = RTK_JSON_FALSE;
+		ps->p += 5;
+		return 0;
+	default: {
+		const char *start = ps->p;
+		while (ps->p < ps->end && ((*ps->p >= '0' && *ps->p <= '9') || *ps->p == '-' || *ps->p == '+' ||
+					   *ps->p == '.' || *ps->p == 'e' || *ps->p == 'E'))
+			ps->p++;
+		v->kind = RTK_JSON_NUMBER;
+		/* Beyond a double's range (1e999) is still a number, just an infinite one. */
+		if (rtk_json_parse_number(start, (size_t)(ps->p - start), &v->u.num))
+			v->u.num = *start == '-' ? -INFINITY : INFINITY;
+		return 0;
+	}
+	}
+}
+
+int jv_parse(const char *text, size_t len, struct jv_doc **out, size_t *err_line, size_t *err_column,
+	     const char **err_what)
+{
+	size_t column;
+	*out = NULL;
+	if (rtk_jsonscan_value(text, len, &column, err_what)) {
+		size_t line = 1, line_start = 0, at = column - 1;
+		for (size_t i = 0; i < at && i < len; i++)
+			if (text[i] == '\n')
+				line++, line_start = i + 1;
+		*err_line = line;
+		*err_column = at - line_start + 1;
+		return RTK_EXIT_USAGE;
+	}
+	struct jv_doc *d = calloc(1, sizeof(*d));
+	if (!d)
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	d->line = 1;
+	struct parser ps = { d, text, text + len };
+	skip_space(&ps);
+	if (parse_value(&ps, &d->root) || d->oom) {
+		jv_doc_free(d);
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	}
+	free(d->stack);
+	d->stack = NULL;
+	*out = d;
+	return 0;
+}
+
+int jv_load_file(const char *path, struct jv_doc **out)
+{
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	char *text;
+	size_t len, line, column;
+	const char *what;
+	*out = NULL;
+	int rc = rtk_read_file(path, &text, &len);
+	if (rc)
+		return rc;
+	rc = jv_parse(text, len, out, &line, &column, &what);
+	free(text);
+	if (rc == RTK_EXIT_USAGE)
+		rc = rtk_fail(rc, "%s:%zu: not valid JSON (column %zu): %s", name, line, column, what);
+	return rc;
+}
+
+const struct jv *jv_root(const struct jv_doc *doc)
+{
+	return &doc->root;
+}
+
+void jv_doc_free(struct jv_doc *doc)
+{
+	if (!doc)
+		return;
+	while (doc->blocks) {
+		struct arena_block *next = doc->blocks->next;
+		free(doc->blocks);
+		doc->blocks = next;
+	}
+	free(doc->stack);
+	free(doc);
+}
+
+const struct jv *jv_getn(const struct jv *obj, const char *key, size_t key_len)
+{
+	if (!obj || obj->kind != RTK_JSON_OBJECT)
+		return NULL;
+	for (size_t i = 0; i < obj->len; i++) {
+		const struct jv_member *m = &obj->u.members[i];
+		if (m->key_len == key_len && (!key_len || m->key[0] == key[0]) && !memcmp(m->key, key, key_len))
+			return &m->value;
+	}
+	return NULL;
+}
+
+const struct jv *jv_get(const struct jv *obj, const char *key)
+{
+	return jv_getn(obj, key, strlen(key));
+}
+
+const char *jv_get_string(const struct jv *obj, const char *key)
+{
+	const struct jv *v = jv_get(obj, key);
+	return v && v->kind == RTK_JSON_STRING ? v->u.str : NULL;
+}
+
+bool jv_equal(const struct jv *a, const struct jv *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case RTK_JSON_NUMBER:
+		return a->u.num == b->u.num;
+	case RTK_JSON_STRING:
+		return a->len == b->len && !memcmp(a->u.str, b->u.str, a->len);
+	case RTK_JSON_ARRAY:
+		if (a->len != b->len)
+			return false;
+		for (size_t i = 0; i < a->len; i++)
+			if (!jv_equal(&a->u.items[i], &b->u.items[i]))
+				return false;
+		return true;
+	case RTK_JSON_OBJECT:
+		if (a->len != b->len)
+			return false;
+		for (size_t i = 0; i < a->len; i++) {
+			const struct jv_member *m = &a->u.members[i];
+			const struct jv *other = jv_getn(b, m->key, m->key_len);
+			if (!other || !jv_equal(&m->value, other))
+				return false;
+		}
+		return true;
+	default:
+		return true;
+	}
+}
+
+bool jv_is_integer(const struct jv *v)
+{
+	return v->kind == RTK_JSON_NUMBER && isfinite(v->u.num) && v->u.num == floor(v->u.num);
+}
+
+size_t jv_utf8_length(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}

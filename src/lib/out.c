@@ -1,0 +1,381 @@
+/* src/lib/out.c — JSON and markdown rendering of applet results. */
+#include "config.h"
+#include "out.h"
+#include "err.h"
+#include "timeutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rtk_format_parse(const char *name, enum rtk_format *out)
+{
+	if (!strcmp(name, "md") || !strcmp(name, "markdown"))
+		*out = RTK_FORMAT_MD;
+	else if (!strcmp(name, "json"))
+		*out = RTK_FORMAT_JSON;
+	else
+		return rtk_fail(RTK_EXIT_USAGE, "--format takes json or md, not '%s'", name);
+	return 0;
+}
+
+cJSON *rtk_result_new(const char *applet)
+{
+	char schema[96], when[RTK_TIME_BUFSZ];
+	cJSON *r = cJSON_CreateObject();
+	if (!r)
+		return NULL;
+	snprintf(schema, sizeof(schema), "rtk.%s.v1", applet);
+	rtk_time_format(rtk_time_now(), when);
+	if (!cJSON_AddStringToObject(r, "schema", schema) ||
+	    !cJSON_AddStringToObject(r, "rtk_version", PACKAGE_VERSION) ||
+	    !cJSON_AddStringToObject(r, "generated_at", when) ||
+	    !cJSON_AddObjectToObject(r, "parameters")) {
+		cJSON_Delete(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct rtk_md {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+struct rtk_md_table {
+	struct rtk_md *md;
+	char align[32];
+	int ncols;
+	char **cells; /* row-major, header row first */
+	size_t ncells, cap;
+};
+
+struct rtk_md *rtk_md_new(void)
+{
+	return calloc(1, sizeof(struct rtk_md));
+}
+
+void rtk_md_free(struct rtk_md *md)
+{
+	if (md)
+		free(md->buf);
+	free(md);
+}
+
+const char *rtk_md_text(const struct rtk_md *md, size_t *len)
+{
+	*len = md->len;
+	return md->buf ? md->buf : "";
+}
+
+bool rtk_md_failed(const struct rtk_md *md)
+{
+	return md->failed;
+}
+
+static void md_append(struct rtk_md *md, const char *s, size_t n)
+{
+	if (md->failed)
+		return;
+	if (md->len + n + 1 > md->cap) {
+		size_t cap = md->cap ? md->cap : 4096;
+		while (md->len + n + 1 > cap)
+			cap *= 2;
+		char *p = realloc(md->buf, cap);
+		if (!p) {
+			md->failed = true;
+			return;
+		}
+		md->buf = p;
+		md->cap = cap;
+	}
+	memcpy(md->buf + md->len, s, n);
+	md->len += n;
+	md->buf[md->len] = '\0';
+}
+
+static void md_vappendf(struct rtk_md *md, const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	int n = vasprintf(&s, fmt, ap);
+	if (n < 0) {
+		md->failed = true;
+		return;
+	}
+	md_append(md, s, (size_t)n);
+	free(s);
+}
+
+static void md_appendf(struct rtk_md *md, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void md_appendf(struct rtk_md *md, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	md_vappendf(md, fmt, ap);
+	va_end(ap);
+}
+
+void rtk_md_heading(struct rtk_md *md, int level, const char *fmt, ...)
+{
+	va_list ap;
+	md_appendf(md, "%.*s ", level, "######");
+	va_start(ap, fmt);
+	md_vappendf(md, fmt, ap);
+	va_end(ap);
+	md_append(md, "\n\n", 2);
+}
+
+void rtk_md_para(struct rtk_md *md, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	md_vappendf(md, fmt, ap);
+	va_end(ap);
+	md_append(md, "\n\n", 2);
+}
+
+void rtk_md_bullet(struct rtk_md *md, const char *fmt, ...)
+{
+	va_list ap;
+	md_append(md, "- ", 2);
+	va_start(ap, fmt);
+	md_vappendf(md, fmt, ap);
+	va_end(ap);
+	md_append(md, "\n", 1);
+}
+
+void rtk_md_end_list(struct rtk_md *md)
+{
+	md_append(md, "\n", 1);
+}
+
+static void table_push(struct rtk_md_table *t, char *cell)
+{
+	if (!cell) {
+		t->md->failed = true;
+		return;
+	}
+	if (t->ncells == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **p = realloc(t->cells, cap * sizeof(*p));
+		if (!p) {
+			free(cell);
+			t->md->failed = true;
+			return;
+		}
+		t->cells = p;
+		t->cap = cap;
+	}
+	t->cells[t->ncells++] = cell;
+}
+
+struct rtk_md_table *rtk_md_table(struct rtk_md *md, const char *align, ...)
+{
+	struct rtk_md_table *t = calloc(1, sizeof(*t));
+	va_list ap;
+	if (!t) {
+		md->failed = true;
+		return NULL;
+	}
+	t->md = md;
+	t->ncols = (int)strlen(align);
+	snprintf(t->align, sizeof(t->align), "%s", align);
+	va_start(ap, align);
+	for (int i = 0; i < t->ncols; i++)
+		table_push(t, strdup(va_arg(ap, const char *)));
+	va_end(ap);
+	return t;
+}
+
+/* A '|' inside a cell would end it early, and a newline would end the row. */
+static char *escape_cell(char *s)
+{
+	size_t extra = 0;
+	for (char *p = s; *p; p++)
+		extra += *p == '|';
+	char *out = malloc(strlen(s) + extra + 1), *q = out;
+	if (out) {
+		for (char *p = s; *p; p++) {
+			if (*p == '|')
+				*q++ = '\\';
+			*q++ = (*p == '\n' || *p == '\r') ? ' ' : *p;
+		}
+		*q = '\0';
+	}
+	free(s);
+	return out;
+}
+
+void rtk_md_cell(struct rtk_md_table *t, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	if (!t)
+		return;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	table_push(t, n < 0 ? NULL : escape_cell(s));
+}
+
+/* Display width: code points, not bytes, so UTF-8 text lines up. */
+static size_t display_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+static void pad(struct rtk_md *md, size_t n)
+{
+	static const char spaces[] = "                                                                ";
+	while (n > 0) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		md_append(md, spaces, k);
+		n -= k;
+	}
+}
+
+static void emit_cell(struct rtk_md *md, const char *s, size_t width, char align)
+{
+	size_t w = display_width(s), room = width - w;
+	size_t before = align == 'r' ? room : align == 'c' ? room / 2 : 0;
+	md_append(md, " ", 1);
+	pad(md, before);
+	md_append(md, s, strlen(s));
+	pad(md, room - before);
+	md_append(md, " |", 2);
+}
+
+void rtk_md_table_end(struct rtk_md_table *t)
+{
+	if (!t)
+		return;
+	struct rtk_md *md = t->md;
+	size_t widths[32] = { 0 };
+	int ncols = t->ncols < 32 ? t->ncols : 32;
+
+	while (t->ncells % (size_t)t->ncols)
+		table_push(t, strdup(""));
+	for (size_t i = 0; i < t->ncells; i++) {
+		size_t w = display_width(t->cells[i]), c = i % (size_t)t->ncols;
+		if (c < 32 && w > widths[c])
+			widths[c] = w < 3 ? 3 : w;
+	}
+	for (size_t i = 0; i < t->ncells && !md->failed; i++) {
+		size_t c = i % (size_t)t->ncols;
+		if (c == 0)
+			md_append(md, "|", 1);
+		if ((int)c < ncols)
+			emit_cell(md, t->cells[i], widths[c], t->align[c]);
+		if ((int)c == t->ncols - 1) {
+			md_append(md, "\n", 1);
+			if (i + 1 == (size_t)t->ncols) { /* the rule under the header */
+				md_append(md, "|", 1);
+				for (int k = 0; k < ncols; k++) {
+					char a = t->align[k];
+					md_append(md, a == 'c' ? ":" : "-", 1);
+					for (size_t d = 0; d < widths[k]; d++)
+						md_append(md, "-", 1);
+					md_append(md, a == 'r' || a == 'c' ? ":|" : "-|", 2);
+				}
+				md_append(md, "\n", 1);
+			}
+		}
+	}
+	md_append(md, "\n", 1);
+	for (size_t i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t);
+}
+
+const char *rtk_md_num(double v, int decimals)
+{
+	static char ring[16][48];
+	static unsigned next;
+	char *buf = ring[next++ % 16];
+	if (isnan(v))
+		return "n/a";
+	snprintf(buf, sizeof(ring[0]), "%.*f", decimals, v);
+	return buf;
+}
+
+void rtk_json_add_number(cJSON *obj, const char *name, double v)
+{
+	if (isnan(v))
+		cJSON_AddNullToObject(obj, name);
+	else
+		cJSON_AddNumberToObject(obj, name, v);
+}
+
+void rtk_json_add_interval(cJSON *obj, const char *name, double lo, double hi)
+{
+	cJSON *a = cJSON_AddArrayToObject(obj, name);
+	if (a) {
+		cJSON_AddItemToArray(a, isnan(lo) ? cJSON_CreateNull() : cJSON_CreateNumber(lo));
+		cJSON_AddItemToArray(a, isnan(hi) ? cJSON_CreateNull() : cJSON_CreateNumber(hi));
+	}
+}
+
+const char *rtk_md_interval(const cJSON *obj, const char *name, int decimals)
+{
+	static char ring[8][96];
+	static unsigned next;
+	char *buf = ring[next++ % 8];
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, name);
+	double lo = rtk_json_at(a, 0), hi = rtk_json_at(a, 1);
+	if (isnan(lo) || isnan(hi))
+		return "n/a";
+	snprintf(buf, sizeof(ring[0]), "%.*f – %.*f", decimals, lo, decimals, hi);
+	return buf;
+}
+
+const char *rtk_md_pvalue(double p)
+{
+	return !isnan(p) && p < 0.0001 ? "< 0.0001" : rtk_md_num(p, 4);
+}
+
+double rtk_json_num(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+const char *rtk_json_str(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+double rtk_json_at(const cJSON *array, int index)
+{
+	const cJSON *v = cJSON_IsArray(array) ? cJSON_GetArrayItem(array, index) : NULL;
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+int rtk_emit(const cJSON *result, enum rtk_format format, rtk_md_render_fn *render, FILE *out)
+{
+	if (format == RTK_FORMAT_JSON || !render) {
+		char *text = cJSON_Print(result);
+		if (!text)
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory rendering JSON");
+		fputs(text, out);
+		fputc('\n', out);
+		cJSON_free(text);
+		return 0;
+	}
+	struct rtk_md *md = rtk_md_new();
+	if (!md)
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory rendering markdown");
+	render(result, md);
+	if (md->failed) {
+		rtk_md_free(md);
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory rendering markdown");
+	}
+	fwrite(md->buf ? md->buf : "", 1, md->len, out);
+	rtk_md_free(md);
+	return 0;
+}

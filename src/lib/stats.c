@@ -1,0 +1,586 @@
+/* src/lib/stats.c — confidence statistics from per-distinct-value counts: AUC, DeLong, Mann-Whitney, calibration. */
+#include "config.h"
+#include "stats.h"
+
+#include "err.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * 128-bit products are what make the counts exact (__extension__ keeps -Wpedantic quiet). Only
+ * unsigned ones are converted to long double: valgrind turns a negative __int128 into 0 there.
+ */
+__extension__ typedef unsigned __int128 u128;
+
+/* ---- counting rows per distinct value ---- */
+
+/* A NaN bit pattern: the counter refuses NaN, so no real key can look like an empty slot. */
+#define EMPTY_KEY UINT64_MAX
+#define INITIAL_CAPACITY 16
+
+struct counter_slot {
+	uint64_t key;
+	uint64_t pos, neg;
+};
+
+struct stats_counter {
+	struct counter_slot *slot;
+	size_t capacity;       /* a power of two, kept at least twice `used` so probes stay short */
+	size_t used;
+	uint64_t rows;         /* bounding the total bounds every per-value count too */
+};
+
+/* splitmix64's finaliser: bit patterns of nearby doubles differ only in low bits, so mix them all. */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static struct counter_slot *slots_new(size_t capacity)
+{
+	struct counter_slot *slot = malloc(capacity * sizeof(*slot));
+	if (!slot)
+		return NULL;
+	for (size_t i = 0; i < capacity; i++)
+		slot[i] = (struct counter_slot){ .key = EMPTY_KEY };
+	return slot;
+}
+
+static struct counter_slot *probe(struct counter_slot *slot, size_t capacity, uint64_t key)
+{
+	size_t i = mix(key) & (capacity - 1);
+	while (slot[i].key != key && slot[i].key != EMPTY_KEY)
+		i = (i + 1) & (capacity - 1);
+	return &slot[i];
+}
+
+static int grow(struct stats_counter *c)
+{
+	size_t capacity = c->capacity * 2;
+	struct counter_slot *slot;
+
+	if (capacity > SIZE_MAX / sizeof(*slot) || !(slot = slots_new(capacity)))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory counting confidence values");
+	for (size_t i = 0; i < c->capacity; i++)
+		if (c->slot[i].key != EMPTY_KEY)
+			*probe(slot, capacity, c->slot[i].key) = c->slot[i];
+	free(c->slot);
+	c->slot = slot;
+	c->capacity = capacity;
+	return 0;
+}
+
+struct stats_counter *stats_counter_new(void)
+{
+	struct stats_counter *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->slot = slots_new(INITIAL_CAPACITY);
+	if (!c || !c->slot) {
+		free(c);
+		rtk_fail(RTK_EXIT_FAILURE, "out of memory counting confidence values");
+		return NULL;
+	}
+	c->capacity = INITIAL_CAPACITY;
+	return c;
+}
+
+void stats_counter_free(struct stats_counter *c)
+{
+	if (!c)
+		return;
+	free(c->slot);
+	free(c);
+}
+
+static uint64_t value_key(double value)
+{
+	uint64_t key;
+
+	if (value == 0.0)
+		value = 0.0; /* -0.0 and 0.0 are one confidence but two bit patterns */
+	memcpy(&key, &value, sizeof(key));
+	return key;
+}
+
+int stats_counter_add_n(struct stats_counter *c, double value, uint64_t pos, uint64_t neg)
+{
+	struct counter_slot *slot;
+	uint64_t key;
+
+	if (!(value >= 0.0 && value <= 1.0))
+		return rtk_fail(RTK_EXIT_USAGE, "confidence %g is not in [0, 1]", value);
+	if (pos == 0 && neg == 0)
+		return 0;
+	if (pos > UINT64_MAX - c->rows || neg > UINT64_MAX - c->rows - pos)
+		return rtk_fail(RTK_EXIT_FAILURE, "more than %llu rows", (unsigned long long)UINT64_MAX);
+	key = value_key(value);
+	slot = probe(c->slot, c->capacity, key);
+	if (slot->key == EMPTY_KEY) {
+		if ((c->used + 1) * 2 > c->capacity) {
+			int rc = grow(c);
+			if (rc)
+				return rc;
+			slot = probe(c->slot, c->capacity, key);
+		}
+		slot->key = key;
+		c->used++;
+	}
+	slot->pos += pos;
+	slot->neg += neg;
+	c->rows += pos + neg;
+	return 0;
+}
+
+int stats_counter_add(struct stats_counter *c, double value, bool correct)
+{
+	return stats_counter_add_n(c, value, correct ? 1 : 0, correct ? 0 : 1);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = ((const struct stats_value_counts *)a)->value;
+	double y = ((const struct stats_value_counts *)b)->value;
+
+	return (x > y) - (x < y);
+}
+
+int stats_counter_sorted(const struct stats_counter *c, struct stats_value_counts **out, size_t *k)
+{
+	struct stats_value_counts *v = NULL;
+	size_t n = 0;
+
+	if (c->used) {
+		v = malloc(c->used * sizeof(*v));
+		if (!v)
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory sorting confidence values");
+	}
+	for (size_t i = 0; i < c->capacity; i++) {
+		const struct counter_slot *s = &c->slot[i];
+		if (s->key == EMPTY_KEY)
+			continue;
+		memcpy(&v[n].value, &s->key, sizeof(v[n].value));
+		v[n].pos = s->pos;
+		v[n].neg = s->neg;
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_value);
+	*out = v;
+	*k = n;
+	return 0;
+}
+
+/* ---- shared checks ---- */
+
+struct totals {
+	uint64_t n, pos, neg;
+};
+
+/* Sorted input is what makes one pass enough; a caller handing anything else has a bug. */
+static int count_totals(const struct stats_value_counts *v, size_t k, struct totals *t)
+{
+	u128 pos = 0, neg = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		if (i > 0 && !(v[i].value > v[i - 1].value))
+			return rtk_fail(RTK_EXIT_FAILURE, "stats: confidence values are not strictly ascending");
+		pos += v[i].pos;
+		neg += v[i].neg;
+	}
+	if (pos + neg > UINT64_MAX)
+		return rtk_fail(RTK_EXIT_FAILURE, "stats: more than %llu rows", (unsigned long long)UINT64_MAX);
+	t->pos = (uint64_t)pos;
+	t->neg = (uint64_t)neg;
+	t->n = t->pos + t->neg;
+	return 0;
+}
+
+/* ---- the normal distribution ---- */
+
+#define SQRT1_2 0.70710678118654752440
+
+double stats_norm_cdf(double z)
+{
+	/* erfc keeps full relative precision far into the lower tail, where 1 + erf would give 0 */
+	return 0.5 * erfc(-z * SQRT1_2);
+}
+
+static double ppf_central(double q)
+{
+	double r = 0.180625 - q * q;
+
+	return q * (((((((r * 2509.0809287301226727 + 33430.575583588128105) * r + 67265.770927008700853) * r
+			+ 45921.953931549871457) * r + 13731.693765509461125) * r + 1971.5909503065514427) * r
+			+ 133.14166789178437745) * r + 3.387132872796366608)
+		/ (((((((r * 5226.495278852545925 + 28729.085735721942674) * r + 39307.89580009271061) * r
+			+ 21213.794301586595867) * r + 5394.1960214247511077) * r + 687.1870074920579083) * r
+			+ 42.313330701600911252) * r + 1.0);
+}
+
+/* r = sqrt(-ln(tail probability)), at most 5: tails down to about 1e-11 */
+static double ppf_intermediate(double r)
+{
+	r -= 1.6;
+	return (((((((r * 7.7454501427834140764e-4 + 0.0227238449892691845833) * r + 0.24178072517745061177) * r
+			+ 1.27045825245236838258) * r + 3.64784832476320460504) * r + 5.7694972214606914055) * r
+			+ 4.6303378461565452959) * r + 1.42343711074968357734)
+		/ (((((((r * 1.05075007164441684324e-9 + 5.475938084995344946e-4) * r + 0.0151986665636164571966) * r
+			+ 0.14810397642748007459) * r + 0.68976733498510000455) * r + 1.6763848301838038494) * r
+			+ 2.05319162663775882187) * r + 1.0);
+}
+
+static double ppf_far(double r)
+{
+	r -= 5.0;
+	return (((((((r * 2.01033439929228813265e-7 + 2.71155556874348757815e-5) * r + 0.0012426609473880784386) * r
+			+ 0.026532189526576123093) * r + 0.29656057182850489123) * r + 1.7848265399172913358) * r
+			+ 5.4637849111641143699) * r + 6.6579046435011037772)
+		/ (((((((r * 2.04426310338993978564e-15 + 1.4215117583164458887e-7) * r + 1.8463183175100546818e-5) * r
+			+ 7.868691311456132591e-4) * r + 0.0148753612908506148525) * r + 0.13692988092273580531) * r
+			+ 0.59983220655588793769) * r + 1.0);
+}
+
+/* Wichura (1988), Algorithm AS 241 (PPND16): about 1e-16 relative accuracy. */
+double stats_norm_ppf(double p)
+{
+	double q = p - 0.5, r, x;
+
+	if (isnan(p) || p < 0.0 || p > 1.0)
+		return NAN;
+	if (p == 0.0)
+		return -INFINITY;
+	if (p == 1.0)
+		return INFINITY;
+	if (fabs(q) <= 0.425)
+		return ppf_central(q);
+	/* the smaller tail, taken from p itself and not 1 - p, so tiny p keeps its digits */
+	r = sqrt(-log(q < 0 ? p : 1.0 - p));
+	x = r <= 5.0 ? ppf_intermediate(r) : ppf_far(r);
+	return q < 0 ? -x : x;
+}
+
+/* z of a two-sided interval; -ppf of the lower tail, as statsmodels' norm.isf(alpha / 2) */
+static double two_sided_z(double level)
+{
+	return -stats_norm_ppf((1.0 - level) / 2.0);
+}
+
+/* ---- discrimination ---- */
+
+/* Var = S10/P + S01/N: each distinct value's rows share one placement value, so sum by counts. */
+static void delong(const struct stats_value_counts *v, size_t k, const struct totals *t,
+		   long double auc, struct stats_discrimination *out)
+{
+	long double pos = t->pos, neg = t->neg, ss10 = 0, ss01 = 0;
+	uint64_t neg_below = 0, pos_below = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		uint64_t pos_above = t->pos - pos_below - v[i].pos;
+		long double v10 = (neg_below + 0.5L * v[i].neg) / neg;
+		long double v01 = (pos_above + 0.5L * v[i].pos) / pos;
+
+		ss10 += v[i].pos * (v10 - auc) * (v10 - auc);
+		ss01 += v[i].neg * (v01 - auc) * (v01 - auc);
+		neg_below += v[i].neg;
+		pos_below += v[i].pos;
+	}
+	out->delong_var = (double)(ss10 / (pos - 1) / pos + ss01 / (neg - 1) / neg);
+	out->delong_se = sqrt(out->delong_var);
+}
+
+/*
+ * sigma^2 = PN/12 * ((n+1) - sum(t^3 - t)/(n(n-1))). Since sum(t) = n that is
+ * PN/12 * sum(t (n-t) (n+t)) / (n(n-1)): all terms non-negative, so no cancellation even when
+ * nearly every row shares one value.
+ */
+static long double mw_null_variance(const struct stats_value_counts *v, size_t k, const struct totals *t)
+{
+	long double n = t->n, ties = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		uint64_t size = v[i].pos + v[i].neg;
+		ties += (long double)size * (t->n - size) * (n + size);
+	}
+	return (long double)t->pos * t->neg / 12.0L * ties / (n * (n - 1));
+}
+
+static void mann_whitney(const struct stats_value_counts *v, size_t k, const struct totals *t,
+			 u128 twice_u, struct stats_discrimination *out)
+{
+	long double sigma = sqrtl(mw_null_variance(v, k, t));
+	/* 2 (U - PN/2 - 1/2), from integers, so it is exact before the division */
+	u128 shift = (u128)t->pos * t->neg + 1;
+	long double twice_numerator = twice_u >= shift ? (long double)(twice_u - shift) : -(long double)(shift - twice_u);
+
+	out->mw_available = true;
+	out->mw_u = (double)((long double)twice_u / 2);
+	if (sigma == 0) {
+		out->mw_z = NAN;
+		out->mw_p = 1.0;
+		return;
+	}
+	out->mw_z = (double)(twice_numerator / 2 / sigma);
+	out->mw_p = stats_norm_cdf(-out->mw_z);
+}
+
+int stats_discriminate(const struct stats_value_counts *v, size_t k, struct stats_discrimination *out)
+{
+	struct totals t;
+	u128 twice_u = 0, tied = 0, pairs;
+	uint64_t neg_below = 0;
+	long double auc;
+	int rc = count_totals(v, k, &t);
+
+	if (rc)
+		return rc;
+	*out = (struct stats_discrimination){
+		.n = t.n, .n_pos = t.pos, .n_neg = t.neg, .distinct = k,
+		.auc = NAN, .tied_pair_share = NAN, .delong_var = NAN, .delong_se = NAN,
+		.mw_u = NAN, .mw_z = NAN, .mw_p = NAN,
+	};
+	if (t.pos == 0 || t.neg == 0)
+		return 0;
+	/* 2U: each correct row scores 2 per wrong row below it and 1 per wrong row level with it */
+	for (size_t i = 0; i < k; i++) {
+		twice_u += (u128)v[i].pos * (2 * (u128)neg_below + v[i].neg);
+		tied += (u128)v[i].pos * v[i].neg;
+		neg_below += v[i].neg;
+	}
+	pairs = (u128)t.pos * t.neg;
+	auc = (long double)twice_u / (2 * (long double)pairs);
+	out->auc_available = true;
+	out->auc = (double)auc;
+	out->tied_pair_share = (double)((long double)tied / (long double)pairs);
+	if (t.pos >= 2 && t.neg >= 2) {
+		out->se_available = true;
+		delong(v, k, &t, auc, out);
+	}
+	mann_whitney(v, k, &t, twice_u, out);
+	return 0;
+}
+
+int stats_auc_ci(const struct stats_discrimination *d, double level, double *lo, double *hi)
+{
+	double half;
+
+	*lo = *hi = NAN;
+	if (!(level > 0.0 && level < 1.0))
+		return rtk_fail(RTK_EXIT_USAGE, "confidence level %g is not between 0 and 1", level);
+	if (!d->se_available)
+		return 0;
+	half = two_sided_z(level) * d->delong_se;
+	*lo = fmax(0.0, d->auc - half);
+	*hi = fmin(1.0, d->auc + half);
+	return 0;
+}
+
+/* ---- proportions ---- */
+
+void stats_wilson(uint64_t successes, uint64_t n, double level, double *lo, double *hi)
+{
+	long double z, z2, q, denom, centre, dist;
+
+	*lo = *hi = NAN;
+	if (n == 0 || successes > n || !(level > 0.0 && level < 1.0))
+		return;
+	z = two_sided_z(level);
+	z2 = z * z;
+	q = (long double)successes / n;
+	denom = 1 + z2 / n;
+	centre = (q + z2 / (2.0L * n)) / denom;
+	dist = z * sqrtl(q * (1 - q) / n + z2 / (4.0L * n * n)) / denom;
+	/* analytically exact ends, which rounding would otherwise leave a hair off */
+	*lo = successes == 0 ? 0.0 : (double)fmaxl(0, centre - dist);
+	*hi = successes == n ? 1.0 : (double)fminl(1, centre + dist);
+}
+
+/* ---- calibration ---- */
+
+struct bin_sum {
+	uint64_t n, pos;
+	long double confidence;    /* sum over the bin's rows */
+};
+
+/* value * bins rounds, so settle against the edges themselves: bin i holds (double)i/bins. */
+static unsigned width_bin(double value, unsigned bins)
+{
+	double scaled = value * bins;
+	unsigned i = scaled >= bins ? bins - 1 : (unsigned)scaled;
+
+	if (i + 1 < bins && value >= (double)(i + 1) / bins)
+		i++;
+	else if (i > 0 && value < (double)i / bins)
+		i--;
+	return i;
+}
+
+static unsigned mass_bin(uint64_t rows_before, uint64_t n, unsigned bins)
+{
+	return (unsigned)((u128)rows_before * bins / n);
+}
+
+static void bin_add(struct bin_sum *b, const struct stats_value_counts *v)
+{
+	b->n += v->pos + v->neg;
+	b->pos += v->pos;
+	b->confidence += (long double)v->value * (v->pos + v->neg);
+}
+
+static long double bin_gap(const struct bin_sum *b)
+{
+	return fabsl(((long double)b->pos - b->confidence) / b->n);
+}
+
+/* Sum of n_b/n * |accuracy_b - confidence_b| over bins; also the largest gap. */
+static long double expected_error(const struct bin_sum *b, unsigned bins, uint64_t n, long double *max_gap)
+{
+	long double sum = 0;
+
+	*max_gap = 0;
+	for (unsigned i = 0; i < bins; i++) {
+		if (!b[i].n)
+			continue;
+		sum += b[i].n * bin_gap(&b[i]);
+		*max_gap = fmaxl(*max_gap, bin_gap(&b[i]));
+	}
+	return sum / n;
+}
+
+static void reliability_table(const struct bin_sum *b, unsigned bins, struct stats_bin *out)
+{
+	for (unsigned i = 0; i < bins; i++) {
+		struct stats_bin *o = &out[i];
+		*o = (struct stats_bin){
+			.lo = (double)i / bins, .hi = (double)(i + 1) / bins,
+			.n = b[i].n, .n_correct = b[i].pos, .empty = b[i].n == 0,
+			.mean_confidence = NAN, .accuracy = NAN, .acc_lo = NAN, .acc_hi = NAN,
+		};
+		if (o->empty)
+			continue;
+		o->mean_confidence = (double)(b[i].confidence / b[i].n);
+		o->accuracy = (double)((long double)b[i].pos / b[i].n);
+		stats_wilson(b[i].pos, b[i].n, STATS_RELIABILITY_LEVEL, &o->acc_lo, &o->acc_hi);
+	}
+}
+
+#define LOG_LOSS_EPS 1e-15
+
+/* -ln of the clipped forecast, and of its complement: a wrong row at 1.0 costs -ln(1 - (1 - 1e-15)). */
+static void clipped_costs(double value, long double *cost_correct, long double *cost_wrong)
+{
+	double p = fmin(fmax(value, LOG_LOSS_EPS), 1.0 - LOG_LOSS_EPS);
+
+	*cost_correct = -logl(p);
+	*cost_wrong = -logl(1.0L - p);
+}
+
+/* Per-row scores summed over distinct values; each value is one Murphy group. */
+static void proper_scores(const struct stats_value_counts *v, size_t k, const struct totals *t,
+			  struct stats_calibration *out)
+{
+	long double n = t->n, base_rate = t->pos / n;
+	long double brier = 0, rel = 0, res = 0, loss = 0, confidence = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		long double f = v[i].value, size = v[i].pos + v[i].neg, hit_rate, cost_correct, cost_wrong;
+
+		confidence += size * f;
+		brier += v[i].pos * (1 - f) * (1 - f) + v[i].neg * f * f;
+		clipped_costs(v[i].value, &cost_correct, &cost_wrong);
+		loss += v[i].pos * cost_correct + v[i].neg * cost_wrong;
+		if (!size)
+			continue;
+		hit_rate = v[i].pos / size;
+		rel += size * (f - hit_rate) * (f - hit_rate);
+		res += size * (hit_rate - base_rate) * (hit_rate - base_rate);
+	}
+	out->mean_confidence = (double)(confidence / n);
+	out->accuracy = (double)base_rate;
+	out->overconfidence = (double)((confidence - t->pos) / n);
+	out->brier = (double)(brier / n);
+	out->reliability = (double)(rel / n);
+	out->resolution = (double)(res / n);
+	out->uncertainty = (double)(base_rate * (1 - base_rate));
+	out->log_loss = (double)(loss / n);
+}
+
+static void calibration_unavailable(struct stats_calibration *out)
+{
+	out->mean_confidence = out->accuracy = out->overconfidence = NAN;
+	out->brier = out->reliability = out->resolution = out->uncertainty = NAN;
+	out->ece_width = out->ece_mass = out->mce = out->log_loss = NAN;
+}
+
+int stats_calibrate(const struct stats_value_counts *v, size_t k, unsigned bins, struct stats_calibration *out)
+{
+	struct bin_sum width[STATS_MAX_BINS] = { 0 }, mass[STATS_MAX_BINS] = { 0 };
+	struct totals t;
+	uint64_t rows_before = 0;
+	long double mce, unused;
+	int rc;
+
+	if (bins < 1 || bins > STATS_MAX_BINS)
+		return rtk_fail(RTK_EXIT_USAGE, "bin count %u is not between 1 and %d", bins, STATS_MAX_BINS);
+	rc = count_totals(v, k, &t);
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	out->n = t.n;
+	out->n_correct = t.pos;
+	out->bins = bins;
+	for (size_t i = 0; t.n && i < k; i++) {
+		bin_add(&width[width_bin(v[i].value, bins)], &v[i]);
+		bin_add(&mass[mass_bin(rows_before, t.n, bins)], &v[i]);
+		rows_before += v[i].pos + v[i].neg;
+	}
+	reliability_table(width, bins, out->bin);
+	if (!t.n) {
+		calibration_unavailable(out);
+		return 0;
+	}
+	proper_scores(v, k, &t, out);
+	out->ece_width = (double)expected_error(width, bins, t.n, &mce);
+	out->mce = (double)mce;
+	out->ece_mass = (double)expected_error(mass, bins, t.n, &unused);
+	return 0;
+}
+
+/* ---- ROC curve ---- */
+
+int stats_roc_curve(const struct stats_value_counts *v, size_t k, struct stats_roc_point **out, size_t *npoints)
+{
+	struct stats_roc_point *point;
+	uint64_t tp = 0, fp = 0;
+	struct totals t;
+	int rc = count_totals(v, k, &t);
+
+	if (rc)
+		return rc;
+	if (t.pos == 0 || t.neg == 0)
+		return rtk_fail(RTK_EXIT_FAILURE, "a ROC curve needs both correct and wrong rows");
+	point = malloc((k + 1) * sizeof(*point));
+	if (!point)
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory for the ROC curve");
+	point[0] = (struct stats_roc_point){ .threshold = INFINITY, .fpr = 0.0, .tpr = 0.0 };
+	for (size_t j = 1; j <= k; j++) {
+		const struct stats_value_counts *c = &v[k - j];
+		tp += c->pos;
+		fp += c->neg;
+		point[j] = (struct stats_roc_point){
+			.threshold = c->value,
+			.fpr = (double)((long double)fp / t.neg),
+			.tpr = (double)((long double)tp / t.pos),
+		};
+	}
+	*out = point;
+	*npoints = k + 1;
+	return 0;
+}

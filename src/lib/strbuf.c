@@ -1,0 +1,98 @@
+/* src/lib/strbuf.c — growable byte strings with one failure flag instead of a check after every append. */
+#include "config.h"
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool reserve(struct rtk_strbuf *b, size_t extra)
+{
+	if (b->failed)
+		return false;
+	if (b->len + extra + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *p = realloc(b->s, cap);
+	if (!p) {
+		b->failed = true;
+		return false;
+	}
+	b->s = p;
+	b->cap = cap;
+	return true;
+}
+
+void rtk_strbuf_put(struct rtk_strbuf *b, const void *data, size_t n)
+{
+	if (!reserve(b, n))
+		return;
+	if (n)
+		memcpy(b->s + b->len, data, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void rtk_strbuf_puts(struct rtk_strbuf *b, const char *s)
+{
+	rtk_strbuf_put(b, s, strlen(s));
+}
+
+void rtk_strbuf_printf(struct rtk_strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	/* Usually it fits in the room there is: then one vsnprintf is enough. */
+	if (!b->failed && b->cap - b->len > 1) {
+		va_start(ap, fmt);
+		int fit = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (fit >= 0 && (size_t)fit < b->cap - b->len) {
+			b->len += (size_t)fit;
+			return;
+		}
+		b->s[b->len] = 0;
+	}
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = true;
+		return;
+	}
+	if (!reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void rtk_strbuf_truncate(struct rtk_strbuf *b, size_t n)
+{
+	if (b->s && n <= b->len) {
+		b->len = n;
+		b->s[n] = 0;
+	}
+}
+
+char *rtk_strbuf_take(struct rtk_strbuf *b)
+{
+	char *s = b->s;
+	if (b->failed) {
+		free(s);
+		s = NULL;
+	} else if (!s) {
+		s = calloc(1, 1);
+	}
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+void rtk_strbuf_free(struct rtk_strbuf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,28 @@
+/* src/lib/strbuf.h — a growable byte string for building text piece by piece (paths, patterns, messages). */
+#ifndef RTK_STRBUF_H
+#define RTK_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Start from { 0 }. After any append s is NUL-terminated (it may hold NULs of its own: len counts).
+ * When memory runs out, failed is set, later appends do nothing, and rtk_strbuf_take gives NULL, so
+ * callers check once at the end instead of after every append.
+ */
+struct rtk_strbuf {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+void rtk_strbuf_put(struct rtk_strbuf *b, const void *data, size_t n);
+void rtk_strbuf_puts(struct rtk_strbuf *b, const char *s);
+void rtk_strbuf_printf(struct rtk_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Drops everything after the first n bytes (n <= len). */
+void rtk_strbuf_truncate(struct rtk_strbuf *b, size_t n);
+/* The text (malloc'd; "" when nothing was appended), or NULL when an append failed; b is reset. */
+char *rtk_strbuf_take(struct rtk_strbuf *b);
+void rtk_strbuf_free(struct rtk_strbuf *b);
+
+#endif

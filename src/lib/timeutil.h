@@ -1,0 +1,43 @@
+/* src/lib/timeutil.h — ISO 8601 times and durations in UTC, without TZ, locale or libc's time conversions. */
+#ifndef RTK_TIMEUTIL_H
+#define RTK_TIMEUTIL_H
+
+#include <stdint.h>
+
+/* Room for any int64_t time ("-292277026596-12-04T15:30:08Z" is 29 bytes), with the slack gcc's
+ * -Wformat-truncation wants, since it cannot see that months and days have two digits. */
+#define RTK_TIME_BUFSZ 48
+
+/* The longest duration rtk_duration_parse takes: 1000 years of 366 days. */
+#define RTK_DURATION_MAX_SECONDS ((int64_t)1000 * 366 * 86400)
+
+/*
+ * Parses "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM[:SS[.frac]][zone]", where the 'T' may
+ * also be 't' or a space and zone is 'Z', 'z', "+HH:MM", "-HH:MM", "+HHMM" or "-HHMM"; no zone
+ * means UTC. Years 0000-9999, proleptic Gregorian. Fractions past nanoseconds are truncated.
+ * A leap second (:60) is accepted only where one can happen, the last second of a UTC day, and
+ * reads as 23:59:59.999999999 UTC so that it still sorts after :59. Sets *epoch_sec and *nsec
+ * (nsec may be NULL) and returns 0, or RTK_EXIT_USAGE with an rtk_fail message quoting s and
+ * saying what is wrong.
+ */
+int rtk_time_parse(const char *s, int64_t *epoch_sec, int32_t *nsec);
+
+/*
+ * Parses a positive duration: compact "90d", "12h", "2w", "30m", "45s" or combinations from the
+ * largest unit down ("1w2d", "1d12h"), or ISO 8601 "P90D", "PT12H", "P2W", "P1DT2H", "P1W2DT3H4M5S".
+ * Years and months are refused (no fixed length), as are fractions, zero, negatives and anything
+ * over RTK_DURATION_MAX_SECONDS. 0, or RTK_EXIT_USAGE with an rtk_fail message.
+ */
+int rtk_duration_parse(const char *s, int64_t *seconds);
+
+/* Writes epoch_sec as "2026-11-22T05:09:03Z" (UTC). */
+void rtk_time_format(int64_t epoch_sec, char buf[static RTK_TIME_BUFSZ]);
+
+/*
+ * Seconds since the epoch now, or SOURCE_DATE_EPOCH when the environment sets it to plain decimal
+ * digits, so that test outputs are reproducible. A malformed value (sign, junk, empty, too big) is
+ * ignored and the real time used.
+ */
+int64_t rtk_time_now(void);
+
+#endif

@@ -1,0 +1,302 @@
+/* src/lib/yamlx.c — libyaml's event stream folded into cJSON values. */
+#include "config.h"
+#include "yamlx.h"
+#include "err.h"
+#include "fsutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define MAX_NODES 100000
+
+struct anchor {
+	char *name;
+	cJSON *value;
+};
+
+struct loader {
+	yaml_parser_t parser;
+	const char *name;
+	struct anchor *anchors;
+	size_t nanchors, cap;
+	size_t nodes;
+};
+
+static int fail_at(struct loader *l, yaml_mark_t mark, const char *what)
+{
+	return rtk_fail(RTK_EXIT_USAGE, "%s:%zu:%zu: %s", l->name, mark.line + 1, mark.column + 1, what);
+}
+
+static int next_event(struct loader *l, yaml_event_t *ev)
+{
+	if (yaml_parser_parse(&l->parser, ev))
+		return 0;
+	return rtk_fail(RTK_EXIT_USAGE, "%s:%zu:%zu: %s%s%s", l->name, l->parser.problem_mark.line + 1,
+			l->parser.problem_mark.column + 1, l->parser.problem ? l->parser.problem : "invalid YAML",
+			l->parser.context ? " " : "", l->parser.context ? l->parser.context : "");
+}
+
+static bool word_in(const char *s, const char *const words[])
+{
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(s, words[i]))
+			return true;
+	return false;
+}
+
+/* The YAML 1.2 core schema's integer and float forms; anything else is a string. */
+static bool core_number(const char *s, double *out)
+{
+	char *end;
+	const char *digits = s + (*s == '-' || *s == '+');
+	if (!*digits)
+		return false;
+	if (!strncmp(digits, "0o", 2) || !strncmp(digits, "0x", 2)) {
+		if (digits != s || !digits[2])
+			return false;
+		errno = 0;
+		unsigned long long v = strtoull(digits + 2, &end, digits[1] == 'o' ? 8 : 16);
+		if (*end || errno)
+			return false;
+		*out = (double)v;
+		return true;
+	}
+	/* [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
+	const char *p = digits;
+	size_t before = strspn(p, "0123456789"), after = 0;
+	p += before;
+	if (*p == '.') {
+		after = strspn(p + 1, "0123456789");
+		p += 1 + after;
+	}
+	if (!before && !after)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		p += (*p == '-' || *p == '+');
+		size_t exp = strspn(p, "0123456789");
+		if (!exp)
+			return false;
+		p += exp;
+	}
+	if (*p)
+		return false;
+	errno = 0;
+	*out = strtod(s, &end);
+	return !*end && isfinite(*out);
+}
+
+static cJSON *scalar_value(const yaml_event_t *ev)
+{
+	static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
+	static const char *const trues[] = { "true", "True", "TRUE", NULL };
+	static const char *const falses[] = { "false", "False", "FALSE", NULL };
+	const char *s = (const char *)ev->data.scalar.value;
+	double number;
+
+	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+	    (ev->data.scalar.tag && !strcmp((const char *)ev->data.scalar.tag, YAML_STR_TAG)))
+		return cJSON_CreateString(s);
+	if (word_in(s, nulls))
+		return cJSON_CreateNull();
+	if (word_in(s, trues))
+		return cJSON_CreateTrue();
+	if (word_in(s, falses))
+		return cJSON_CreateFalse();
+	if (core_number(s, &number))
+		return cJSON_CreateNumber(number);
+	return cJSON_CreateString(s);
+}
+
+static int remember_anchor(struct loader *l, const yaml_char_t *name, cJSON *value)
+{
+	if (!name)
+		return 0;
+	if (l->nanchors == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		struct anchor *a = realloc(l->anchors, cap * sizeof(*a));
+		if (!a)
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		l->anchors = a;
+		l->cap = cap;
+	}
+	if (!(l->anchors[l->nanchors].name = strdup((const char *)name)))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	l->anchors[l->nanchors++].value = value;
+	return 0;
+}
+
+static int count_nodes(struct loader *l, const cJSON *v, yaml_mark_t mark)
+{
+	for (; v; v = v->next) {
+		if (++l->nodes > MAX_NODES)
+			return fail_at(l, mark, "document too large (more than 100000 nodes once aliases are expanded)");
+		if (v->child && count_nodes(l, v->child, mark))
+			return RTK_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int parse_node(struct loader *l, yaml_event_t *ev, cJSON **out);
+
+static int parse_alias(struct loader *l, yaml_event_t *ev, cJSON **out)
+{
+	/* The latest anchor of a name wins, as YAML says a later anchor overrides an earlier one. */
+	for (size_t i = l->nanchors; i-- > 0;) {
+		if (strcmp(l->anchors[i].name, (const char *)ev->data.alias.anchor))
+			continue;
+		if (!l->anchors[i].value)
+			return fail_at(l, ev->start_mark, "an alias refers to the node that contains it");
+		if (!(*out = cJSON_Duplicate(l->anchors[i].value, true)))
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		if (count_nodes(l, *out, ev->start_mark)) {
+			cJSON_Delete(*out);
+			*out = NULL;
+			return RTK_EXIT_USAGE;
+		}
+		return 0;
+	}
+	return fail_at(l, ev->start_mark, "an alias names no anchor");
+}
+
+static int parse_collection(struct loader *l, yaml_event_t *start, cJSON **out)
+{
+	bool mapping = start->type == YAML_MAPPING_START_EVENT;
+	yaml_event_type_t end_type = mapping ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+	const yaml_char_t *anchor = mapping ? start->data.mapping_start.anchor : start->data.sequence_start.anchor;
+	size_t anchor_index = l->nanchors;
+	cJSON *c = mapping ? cJSON_CreateObject() : cJSON_CreateArray();
+	yaml_event_t ev;
+	int rc;
+
+	if (!c)
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	/* Registered before the children, with no value yet, so a self-reference is caught. */
+	if ((rc = remember_anchor(l, anchor, NULL)))
+		goto fail;
+	for (;;) {
+		cJSON *key = NULL, *value = NULL;
+		if ((rc = next_event(l, &ev)))
+			goto fail;
+		if (ev.type == end_type) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		yaml_mark_t key_mark = ev.start_mark;
+		if (mapping && ev.type != YAML_SCALAR_EVENT) {
+			rc = fail_at(l, ev.start_mark, "a mapping key must be a plain string");
+			yaml_event_delete(&ev);
+			goto fail;
+		}
+		rc = parse_node(l, &ev, mapping ? &key : &value);
+		if (!rc && mapping && !(rc = next_event(l, &ev)))
+			rc = parse_node(l, &ev, &value);
+		if (!rc && mapping && !cJSON_IsString(key))
+			rc = fail_at(l, key_mark, "a mapping key must be a string");
+		if (!rc && mapping && cJSON_GetObjectItemCaseSensitive(c, key->valuestring))
+			rc = fail_at(l, key_mark, "duplicate key");
+		if (!rc && ++l->nodes > MAX_NODES)
+			rc = fail_at(l, key_mark, "document too large (more than 100000 nodes)");
+		if (rc) {
+			cJSON_Delete(key);
+			cJSON_Delete(value);
+			goto fail;
+		}
+		if (mapping)
+			cJSON_AddItemToObject(c, key->valuestring, value);
+		else
+			cJSON_AddItemToArray(c, value);
+		cJSON_Delete(key);
+	}
+	if (anchor)
+		l->anchors[anchor_index].value = c;
+	*out = c;
+	return 0;
+fail:
+	if (anchor && anchor_index < l->nanchors)
+		l->anchors[anchor_index].value = NULL;
+	cJSON_Delete(c);
+	return rc;
+}
+
+/* ev is the node's first event; it is consumed. */
+static int parse_node(struct loader *l, yaml_event_t *ev, cJSON **out)
+{
+	int rc = 0;
+	*out = NULL;
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		if (!(*out = scalar_value(ev)))
+			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		else
+			rc = remember_anchor(l, ev->data.scalar.anchor, *out);
+		break;
+	case YAML_ALIAS_EVENT:
+		rc = parse_alias(l, ev, out);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		rc = parse_collection(l, ev, out);
+		break;
+	default:
+		rc = fail_at(l, ev->start_mark, "unexpected YAML event");
+	}
+	yaml_event_delete(ev);
+	if (rc) {
+		cJSON_Delete(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
+{
+	struct loader l = { .name = name };
+	yaml_event_t ev;
+	int rc;
+
+	*out = NULL;
+	if (!yaml_parser_initialize(&l.parser))
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	yaml_parser_set_input_string(&l.parser, (const unsigned char *)text, len);
+	/* STREAM-START, then DOCUMENT-START or STREAM-END for an empty stream. */
+	rc = next_event(&l, &ev);
+	if (!rc) {
+		yaml_event_delete(&ev);
+		rc = next_event(&l, &ev);
+	}
+	if (!rc && ev.type == YAML_STREAM_END_EVENT) {
+		yaml_event_delete(&ev);
+		*out = cJSON_CreateNull();
+	} else if (!rc) {
+		yaml_event_delete(&ev);
+		if (!(rc = next_event(&l, &ev)))
+			rc = parse_node(&l, &ev, out);
+	}
+	for (size_t i = 0; i < l.nanchors; i++)
+		free(l.anchors[i].name);
+	free(l.anchors);
+	yaml_parser_delete(&l.parser);
+	if (!rc && !*out)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	return rc;
+}
+
+int rtk_yaml_load_file(const char *path, cJSON **out)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if ((rc = rtk_read_file(path, &text, &len)))
+		return rc;
+	rc = rtk_yaml_load(text, len, path, out);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,21 @@
+/* src/lib/yamlx.h — YAML documents loaded as cJSON trees, so configs and rule files are handled like JSON. */
+#ifndef RTK_YAMLX_H
+#define RTK_YAMLX_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/*
+ * Loads the first YAML document of text[0..len) (name is used in messages) into *out. Mappings
+ * become objects, sequences arrays; plain scalars resolve by the YAML 1.2 core schema (null, true
+ * and false in their three spellings, decimal, 0o and 0x integers, floats; .inf and .nan stay
+ * strings, JSON has no such numbers); quoted scalars are strings. Aliases are expanded (at most
+ * 100000 nodes in all, so an alias bomb is an error). A duplicate key is an error. Empty input
+ * gives null. Returns 0, or RTK_EXIT_USAGE with "NAME:LINE:COLUMN: what is wrong".
+ */
+int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out);
+
+/* The same for a whole file; a file that cannot be read gives RTK_EXIT_FAILURE naming it. */
+int rtk_yaml_load_file(const char *path, cJSON **out);
+
+#endif

@@ -1,0 +1,272 @@
+/* src/rules/riskfloor.c — compiling the risk-surface table and classifying paths against it. */
+#include "config.h"
+#include "riskfloor.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
+#include "lib/re.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const riskfloor_surface_names[] = { "auth", "data", "infra", "ui", "build", "test", "docs", "none", NULL };
+
+/* How many file names a reason lists before "and N more". */
+#define REASON_MAX_FILES 5
+
+struct surface_rule {
+	const char *name; /* one of riskfloor_surface_names */
+	double weight;
+	struct rtk_re *re; /* the surface's patterns as one alternation */
+	size_t order;      /* position in the rule file */
+};
+
+struct riskfloor {
+	struct surface_rule *rules; /* highest weight first; ties keep file order */
+	size_t n;
+	double threshold;
+	char sha256[65];
+};
+
+static const char *known_surface(const char *name)
+{
+	for (int i = 0; riskfloor_surface_names[i]; i++)
+		if (!strcmp(name, riskfloor_surface_names[i]) && strcmp(name, "none"))
+			return riskfloor_surface_names[i];
+	return NULL;
+}
+
+/* "(?:p1)|(?:p2)|...": one search per path and surface, however many patterns a surface has. */
+static char *join_patterns(const cJSON *patterns, const char *origin, const char *surface)
+{
+	size_t size = 1;
+	const cJSON *p;
+	char *s;
+
+	cJSON_ArrayForEach(p, patterns) {
+		if (!cJSON_IsString(p) || !*p->valuestring) {
+			rtk_fail(RTK_EXIT_USAGE, "%s: surface %s: every pattern must be a non-empty string", origin, surface);
+			return NULL;
+		}
+		size += strlen(p->valuestring) + 6;
+	}
+	if (!(s = malloc(size))) {
+		rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return NULL;
+	}
+	*s = '\0';
+	cJSON_ArrayForEach(p, patterns) {
+		if (*s)
+			strcat(s, "|");
+		strcat(s, "(?:");
+		strcat(s, p->valuestring);
+		strcat(s, ")");
+	}
+	return s;
+}
+
+static int compile_surface(struct surface_rule *r, const cJSON *def, const char *origin)
+{
+	const cJSON *weight = cJSON_GetObjectItemCaseSensitive(def, "weight");
+	const cJSON *patterns = cJSON_GetObjectItemCaseSensitive(def, "patterns");
+	char what[64], *joined;
+	int rc;
+
+	if (!(r->name = known_surface(def->string)))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: unknown surface '%s' (one of auth, data, infra, ui, build, test, docs)",
+				origin, def->string);
+	if (!cJSON_IsObject(def))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: surface %s must be a mapping with weight and patterns", origin, r->name);
+	if (!cJSON_IsNumber(weight) || !(weight->valuedouble >= 0 && weight->valuedouble <= 1))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: surface %s: weight must be a number in [0, 1]", origin, r->name);
+	if (!cJSON_IsArray(patterns) || !cJSON_GetArraySize(patterns))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: surface %s: patterns must be a non-empty list", origin, r->name);
+	r->weight = weight->valuedouble;
+	if (!(joined = join_patterns(patterns, origin, r->name)))
+		return RTK_EXIT_USAGE;
+	snprintf(what, sizeof(what), "surface %s", r->name);
+	rc = rtk_re_compile(&r->re, joined, RTK_RE_CASELESS, what);
+	free(joined);
+	if (rc) {
+		char why[512]; /* a copy: rtk_fail overwrites the message it would be reading */
+		snprintf(why, sizeof(why), "%s", rtk_error_message());
+		return rtk_fail(rc, "%s: %s", origin, why);
+	}
+	return 0;
+}
+
+static int by_weight_desc(const void *a, const void *b)
+{
+	const struct surface_rule *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int riskfloor_compile(struct riskfloor **out, const cJSON *rules, const char *origin)
+{
+	const cJSON *threshold = cJSON_GetObjectItemCaseSensitive(rules, "threshold");
+	const cJSON *surfaces = cJSON_GetObjectItemCaseSensitive(rules, "surfaces");
+	const cJSON *def;
+	struct riskfloor *rf;
+	int rc;
+
+	*out = NULL;
+	if (!cJSON_IsObject(rules))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: the rules must be a mapping", origin);
+	if (!cJSON_IsNumber(threshold) || !(threshold->valuedouble >= 0 && threshold->valuedouble <= 1))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: threshold must be a number in [0, 1]", origin);
+	if (!cJSON_IsObject(surfaces))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: surfaces must be a mapping of surface name to {weight, patterns}", origin);
+	if (!(rf = calloc(1, sizeof(*rf))) ||
+	    !(rf->rules = calloc((size_t)cJSON_GetArraySize(surfaces) + 1, sizeof(*rf->rules)))) {
+		free(rf);
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	}
+	rf->threshold = threshold->valuedouble;
+	cJSON_ArrayForEach(def, surfaces) {
+		if ((rc = compile_surface(&rf->rules[rf->n], def, origin))) {
+			riskfloor_free(rf);
+			return rc;
+		}
+		rf->rules[rf->n].order = rf->n;
+		rf->n++;
+	}
+	/* Ties in weight go to the surface the rule file lists first: sort by (weight, position). */
+	qsort(rf->rules, rf->n, sizeof(*rf->rules), by_weight_desc);
+	*out = rf;
+	return 0;
+}
+
+int riskfloor_load(struct riskfloor **out, const char *override_path)
+{
+	cJSON *rules;
+	char sha[65];
+	int rc = rtk_rules_load(RISKFLOOR_RULES, override_path, &rules, sha);
+	if (rc)
+		return rc;
+	rc = riskfloor_compile(out, rules, override_path ? override_path : RISKFLOOR_RULES);
+	cJSON_Delete(rules);
+	if (!rc)
+		memcpy((*out)->sha256, sha, sizeof(sha));
+	return rc;
+}
+
+void riskfloor_free(struct riskfloor *rf)
+{
+	if (!rf)
+		return;
+	for (size_t i = 0; i < rf->n; i++)
+		rtk_re_free(rf->rules[i].re);
+	free(rf->rules);
+	free(rf);
+}
+
+double riskfloor_threshold(const struct riskfloor *rf)
+{
+	return rf->threshold;
+}
+
+const char *riskfloor_sha256(const struct riskfloor *rf)
+{
+	return rf->sha256;
+}
+
+struct riskfloor_surface riskfloor_classify(const struct riskfloor *rf, const char *path, size_t len)
+{
+	for (size_t i = 0; i < rf->n; i++)
+		if (rtk_re_matches(rf->rules[i].re, path, len))
+			return (struct riskfloor_surface){ rf->rules[i].name, rf->rules[i].weight };
+	return (struct riskfloor_surface){ "none", 0 };
+}
+
+double riskfloor_max_weight(const struct riskfloor *rf, const char *const *paths, size_t n)
+{
+	double best = 0;
+	for (size_t i = 0; i < n; i++) {
+		double w = riskfloor_classify(rf, paths[i], strlen(paths[i])).weight;
+		if (w > best)
+			best = w;
+	}
+	return best;
+}
+
+/* "auth: src/auth.c, src/login.c and 3 more" — the surface and the files that set the score. */
+static char *reason_text(const char *surface, const char *const *paths, const struct riskfloor_surface *s, size_t n)
+{
+	size_t size = strlen(surface) + 64, shown = 0, matching = 0;
+	char *text, *p;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i].name == surface && shown < REASON_MAX_FILES)
+			size += strlen(paths[i]) + 2, shown++;
+	if (!(text = malloc(size)))
+		return NULL;
+	p = text + sprintf(text, "%s:", surface);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].name != surface)
+			continue;
+		if (matching++ < REASON_MAX_FILES)
+			p += sprintf(p, "%s %s", matching > 1 ? "," : "", paths[i]);
+	}
+	if (matching > REASON_MAX_FILES)
+		sprintf(p, " and %zu more", matching - REASON_MAX_FILES);
+	return text;
+}
+
+cJSON *riskfloor_assess(const struct riskfloor *rf, const char *const *paths, size_t n, double threshold,
+			cJSON **files)
+{
+	struct riskfloor_surface best = { "none", 0 }, *s = calloc(n ? n : 1, sizeof(*s));
+	cJSON *risk = cJSON_CreateObject();
+	char *reason = NULL;
+
+	if (files)
+		*files = NULL;
+	if (!s || !risk)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		s[i] = riskfloor_classify(rf, paths[i], strlen(paths[i]));
+		/* Strictly greater: among surfaces of equal weight the first file's stands. */
+		if (s[i].weight > best.weight)
+			best = s[i];
+	}
+	if (n && !strcmp(best.name, "none"))
+		reason = strdup("none: no path matches a risk surface");
+	else if (n)
+		reason = reason_text(best.name, paths, s, n);
+	else
+		reason = strdup("none: no files changed");
+	if (!reason)
+		goto oom;
+	cJSON_AddBoolToObject(risk, "needs_review", best.weight >= threshold && strcmp(best.name, "none"));
+	cJSON_AddNumberToObject(risk, "score", best.weight);
+	cJSON_AddStringToObject(risk, "surface", best.name);
+	cJSON_AddStringToObject(risk, "reason", reason);
+	if (files) {
+		if (!(*files = cJSON_CreateArray()))
+			goto oom;
+		for (size_t i = 0; i < n; i++) {
+			cJSON *f = cJSON_CreateObject();
+			if (!f)
+				goto oom;
+			cJSON_AddStringToObject(f, "path", paths[i]);
+			cJSON_AddStringToObject(f, "surface", s[i].name);
+			cJSON_AddNumberToObject(f, "weight", s[i].weight);
+			cJSON_AddItemToArray(*files, f);
+		}
+	}
+	free(reason);
+	free(s);
+	return risk;
+oom:
+	free(reason);
+	free(s);
+	cJSON_Delete(risk);
+	if (files) {
+		cJSON_Delete(*files);
+		*files = NULL;
+	}
+	return NULL;
+}

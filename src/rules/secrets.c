@@ -1,0 +1,182 @@
+/* src/rules/secrets.c — the secret scanner: a list of compiled patterns applied left to right over a text. */
+#include "config.h"
+#include "secrets.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
+#include "lib/out.h"
+#include "lib/re.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct secret_pattern {
+	char *name;
+	struct rtk_re *re;
+};
+
+struct rtk_secrets {
+	struct secret_pattern *patterns;
+	size_t n;
+	char *replacement;
+};
+
+void rtk_secrets_free(struct rtk_secrets *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->patterns[i].name);
+		rtk_re_free(s->patterns[i].re);
+	}
+	free(s->patterns);
+	free(s->replacement);
+	free(s);
+}
+
+/* Compiles each {"name", "regex"} of list onto the end of s->patterns (sized by the caller). */
+static int compile_list(struct rtk_secrets *s, const cJSON *list, const char *source)
+{
+	const cJSON *p;
+	cJSON_ArrayForEach(p, list) {
+		const char *name = rtk_json_str(p, "name"), *regex = rtk_json_str(p, "regex");
+		struct secret_pattern *sp = &s->patterns[s->n];
+		char what[160];
+		int rc;
+
+		if (!*name || !*regex)
+			return rtk_fail(RTK_EXIT_USAGE, "%s: pattern %zu needs a \"name\" and a \"regex\"", source, s->n + 1);
+		snprintf(what, sizeof(what), "%s: secret pattern %s", source, name);
+		if ((rc = rtk_re_compile(&sp->re, regex, 0, what)))
+			return rc;
+		if (!(sp->name = strdup(name))) {
+			rtk_re_free(sp->re);
+			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		}
+		s->n++;
+	}
+	return 0;
+}
+
+int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secrets **out)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(rules, "patterns");
+	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(rules, "extra_patterns");
+	const cJSON *repl = cJSON_GetObjectItemCaseSensitive(rules, "replacement");
+	struct rtk_secrets *s;
+	int rc = 0;
+
+	*out = NULL;
+	if (!cJSON_IsArray(list))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: \"patterns\" must be a list", source);
+	if (extra && !cJSON_IsArray(extra))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: \"extra_patterns\" must be a list", source);
+	if (repl && !cJSON_IsString(repl))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: \"replacement\" must be a string", source);
+	size_t total = (size_t)cJSON_GetArraySize(list) + (size_t)cJSON_GetArraySize(extra);
+	if (!(s = calloc(1, sizeof(*s))) || !(s->patterns = calloc(total + 1, sizeof(*s->patterns))) ||
+	    !(s->replacement = strdup(repl ? repl->valuestring : "[REDACTED:{name}]"))) {
+		rtk_secrets_free(s);
+		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	}
+	/* "patterns" first, then "extra_patterns": an override adds to the shipped list with the latter. */
+	if (!(rc = compile_list(s, list, source)) && extra)
+		rc = compile_list(s, extra, source);
+	if (rc) {
+		rtk_secrets_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int rtk_secrets_load(const char *override_path, struct rtk_secrets **out, char sha256[65])
+{
+	cJSON *rules;
+	int rc = rtk_rules_load(RTK_SECRETS_RULES, override_path, &rules, sha256);
+	if (rc)
+		return rc;
+	rc = rtk_secrets_compile(rules, override_path ? override_path : RTK_SECRETS_RULES, out);
+	cJSON_Delete(rules);
+	return rc;
+}
+
+/* A growing output buffer; fails closed (NULL data) when out of memory. */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (!b->data)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *grown = realloc(b->data, cap);
+		if (!grown) {
+			free(b->data);
+			b->data = NULL;
+			return;
+		}
+		b->data = grown, b->cap = cap;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static void add_replacement(struct buf *b, const char *replacement, const char *name)
+{
+	const char *hole = strstr(replacement, "{name}");
+	if (!hole) {
+		buf_add(b, replacement, strlen(replacement));
+		return;
+	}
+	buf_add(b, replacement, (size_t)(hole - replacement));
+	buf_add(b, name, strlen(name));
+	buf_add(b, hole + 6, strlen(hole + 6));
+}
+
+char *rtk_secrets_redact(const struct rtk_secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
+{
+	struct buf b = { malloc(len + 1), 0, len + 1 };
+	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
+	size_t *starts = calloc(s->n + 1, sizeof(size_t)), *ends = calloc(s->n + 1, sizeof(size_t));
+	unsigned redactions = 0;
+	size_t pos = 0;
+
+	if (!b.data || !starts || !ends) {
+		free(b.data), free(starts), free(ends);
+		return NULL;
+	}
+	b.data[0] = '\0';
+	for (size_t i = 0; i < s->n; i++)
+		if (rtk_re_search(s->patterns[i].re, text, len, 0, &starts[i], &ends[i]) != 1)
+			starts[i] = SIZE_MAX;
+	for (;;) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < s->n; i++) {
+			if (starts[i] != SIZE_MAX && starts[i] < pos &&
+			    rtk_re_search(s->patterns[i].re, text, len, pos, &starts[i], &ends[i]) != 1)
+				starts[i] = SIZE_MAX;
+			if (starts[i] != SIZE_MAX && (best == SIZE_MAX || starts[i] < starts[best]))
+				best = i;
+		}
+		/* An empty match (a pattern that can match nothing) would never advance: treat it as none. */
+		if (best == SIZE_MAX || ends[best] == starts[best])
+			break;
+		buf_add(&b, text + pos, starts[best] - pos);
+		add_replacement(&b, s->replacement, s->patterns[best].name);
+		pos = ends[best];
+		redactions++;
+	}
+	buf_add(&b, text + pos, len - pos);
+	free(starts);
+	free(ends);
+	if (out_len)
+		*out_len = b.len;
+	if (count)
+		*count = redactions;
+	return b.data;
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""tests/tools/check_layering.py TREE — checks every #include "..." in TREE/src and TREE/applets against
+the "What may include what" table of TREE/HACKING.md; prints one line per offence and exits 1 if any."""
+import os
+import re
+import sys
+
+
+def read_table(hacking):
+    """folder -> set of folders (or applets.def / src) it may include, from HACKING.md's table."""
+    allowed = {}
+    in_table = False
+    with open(hacking, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("## "):
+                in_table = line.strip() == "## What may include what"
+            m = re.match(r"^\| `([a-z_/]+)` \| (.*) \|\s*$", line) if in_table else None
+            if m:
+                allowed[m.group(1)] = set(re.findall(r"`([a-z_.]+)`", m.group(2)))
+    if not allowed:
+        sys.exit(f"{hacking}: no 'What may include what' table")
+    return allowed
+
+
+def folder_of(tree, path):
+    """The table's name for the folder holding path: src/lib, src, applets, ..."""
+    return os.path.relpath(os.path.dirname(path), tree)
+
+
+def target_of(tree, including, name):
+    """Where an include resolves (its own folder first, then -Isrc), as a path relative to tree."""
+    for base in (os.path.dirname(including), os.path.join(tree, "src")):
+        cand = os.path.normpath(os.path.join(base, name))
+        if os.path.exists(cand):
+            return os.path.relpath(cand, tree)
+    return None
+
+
+def check_file(tree, path, allowed, offences):
+    here = folder_of(tree, path)
+    rule = allowed.get(here)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m or m.group(1) == "config.h":
+                continue
+            where = f"{os.path.relpath(path, tree)}:{lineno}"
+            name = m.group(1)
+            target = target_of(tree, path, name)
+            if rule is None:
+                offences.append(f"{where}: folder {here}/ has no row in HACKING.md's include table")
+                return
+            if target is None:
+                offences.append(f"{where}: \"{name}\" is not a file of the tree")
+                continue
+            tfolder = os.path.dirname(target)
+            if target.startswith("applets/"):
+                if here == "src" and target == "applets/applets.def" and "applets.def" in rule:
+                    continue
+                offences.append(f"{where}: includes the applet file {target}; only src/ may be included")
+                continue
+            if tfolder == here:
+                continue
+            short = tfolder[len("src/"):] if tfolder.startswith("src/") else tfolder
+            if "src" in rule and tfolder.startswith("src"):
+                continue
+            if short not in rule:
+                offences.append(f"{where}: {here}/ may not include {target} (HACKING.md allows: "
+                                f"{' '.join(sorted(rule)) or 'nothing'})")
+            elif name != f"{short}/{os.path.basename(target)}":
+                offences.append(f"{where}: include {target} by its path, as \"{short}/{os.path.basename(target)}\"")
+
+
+def main():
+    tree = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    allowed = read_table(os.path.join(tree, "HACKING.md"))
+    offences = []
+    files = 0
+    for top in ("src", "applets"):
+        for dirpath, _, names in os.walk(os.path.join(tree, top)):
+            for n in sorted(names):
+                if n.endswith((".c", ".h")):
+                    files += 1
+                    check_file(tree, os.path.join(dirpath, n), allowed, offences)
+    for o in offences:
+        print(o)
+    if offences:
+        return 1
+    print(f"layering: {files} files follow HACKING.md's include table")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
