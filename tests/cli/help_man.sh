@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/help_man.sh — every applet of applets/applets.def is in rtk and has all its parts: --help, a man
-# page whose SYNOPSIS matches --help, a schema, a CLI test, a markdown renderer. Then each check is shown
-# to fail on a scratch copy of the tree with that part taken away.
+# page whose SYNOPSIS matches --help, a line in rtk(1) and README.md, a schema, a CLI test, a markdown
+# renderer. Then each check is shown to fail on a scratch copy of the tree with that part taken away.
 . "$RTK_SRCDIR/tests/cli/lib.sh"
 
 # SYNOPSIS lines of a man page as plain text: font escapes and \- removed.
@@ -57,6 +57,10 @@ for id in $ids; do
 		done
 		pass "$a: man page documents every option of --help"
 	fi
+	check "man/rtk.1 lists $a under APPLETS and SEE ALSO" test \
+		"$(sed -n '/^\.SH APPLETS/,/^\.SH /p;/^\.SH "SEE ALSO"/,$p' "$RTK_SRCDIR/man/rtk.1" | grep -c "^\.BR rtk-$a (1)")" = 2
+	check "README.md has a row and a section for $a" test \
+		"$(grep -c -e "^| \`$a\` |" -e "^## \`rtk $a\` " "$RTK_SRCDIR/README.md")" = 2
 	check "schemas/rtk.$a.v1.schema.json exists" test -f "$RTK_SRCDIR/schemas/rtk.$a.v1.schema.json"
 	check "tests/cli/$id.sh exists" test -f "$RTK_SRCDIR/tests/cli/$id.sh"
 	src="$RTK_SRCDIR/applets/$id.c"
@@ -76,7 +80,7 @@ check "applets/skeleton.c renders markdown, so a copy of it does too" renders_md
 # broken CMD: copies the parts this test reads to ./tree, breaks one with CMD, runs this test on the copy
 # and shows its FAIL lines and exit code. The inner run skips this section.
 broken() {
-	mkdir -p tree/tests && cp -r "$RTK_SRCDIR/applets" "$RTK_SRCDIR/man" "$RTK_SRCDIR/schemas" tree/ &&
+	mkdir -p tree/tests && cp -r "$RTK_SRCDIR/applets" "$RTK_SRCDIR/man" "$RTK_SRCDIR/schemas" "$RTK_SRCDIR/README.md" tree/ &&
 		cp -r "$RTK_SRCDIR/tests/cli" tree/tests/ && chmod -R u+w tree && (cd tree && eval "$1") &&
 		HELP_MAN_INNER=1 RTK_SRCDIR=$PWD/tree bash tree/tests/cli/help_man.sh | grep '^FAIL'
 	echo "exit ${PIPESTATUS[0]}"
@@ -90,6 +94,10 @@ if [ -z "${HELP_MAN_INNER:-}" ]; then
 		"FAIL: man/rtk-risk-floor.1 exists\nexit 1\n"
 	testing "a SYNOPSIS that differs from --help" "broken \"sed -i '/^\\.SH SYNOPSIS/a rtk risk-floor --gone' man/rtk-risk-floor.1\"" \
 		"FAIL: risk-floor: man SYNOPSIS matches --help\nexit 1\n"
+	testing "not in rtk(1)'s SEE ALSO" "broken \"sed -i '/^\\.BR rtk-risk-floor (1),/d' man/rtk.1\"" \
+		"FAIL: man/rtk.1 lists risk-floor under APPLETS and SEE ALSO\nexit 1\n"
+	testing "no README section" "broken \"sed -i 's/^## \\\`rtk risk-floor\\\`/## risk-floor/' README.md\"" \
+		"FAIL: README.md has a row and a section for risk-floor\nexit 1\n"
 	testing "no schema" "broken 'rm -f schemas/rtk.risk-floor.v1.schema.json'" \
 		"FAIL: schemas/rtk.risk-floor.v1.schema.json exists\nexit 1\n"
 	testing "no CLI test" "broken 'rm -f tests/cli/risk_floor.sh'" "FAIL: tests/cli/risk_floor.sh exists\nexit 1\n"
@@ -100,6 +108,6 @@ if [ -z "${HELP_MAN_INNER:-}" ]; then
 		"broken \"sed -i 's/^static void risk_floor_render_md(/static void other_render_md(/' applets/risk_floor.c\"" \
 		"FAIL: risk-floor renders markdown (rtk_emit gets ctx->format and a renderer of applets/risk_floor.c)\nexit 1\n"
 	testing "an applet of applets.def with none of its parts" "broken 'echo \"RTK_APPLET(zz_new)\" >>applets/applets.def'" \
-		"FAIL: rtk --list names the applets of applets.def (each id with - for _)\nFAIL: zz-new --help exits 0\nFAIL: zz-new --help starts with its usage\nFAIL: man/rtk-zz-new.1 exists\nFAIL: schemas/rtk.zz-new.v1.schema.json exists\nFAIL: tests/cli/zz_new.sh exists\nFAIL: applets/zz_new.c exists\nFAIL: zz-new renders markdown (rtk_emit gets ctx->format and a renderer of applets/zz_new.c)\nexit 1\n"
+		"FAIL: rtk --list names the applets of applets.def (each id with - for _)\nFAIL: zz-new --help exits 0\nFAIL: zz-new --help starts with its usage\nFAIL: man/rtk-zz-new.1 exists\nFAIL: man/rtk.1 lists zz-new under APPLETS and SEE ALSO\nFAIL: README.md has a row and a section for zz-new\nFAIL: schemas/rtk.zz-new.v1.schema.json exists\nFAIL: tests/cli/zz_new.sh exists\nFAIL: applets/zz_new.c exists\nFAIL: zz-new renders markdown (rtk_emit gets ctx->format and a renderer of applets/zz_new.c)\nexit 1\n"
 fi
 finish
