@@ -21,6 +21,15 @@ if [ -z "$ids" ]; then
 	exit 1
 fi
 
+# make would stop at the first missing file ("No rule to make target"): name them all at once.
+top=$(dirname "$def")/..
+for id in $ids; do
+	cmd=$(printf '%s' "$id" | tr _ -)
+	for f in "applets/$id.c" "man/rtk-$cmd.1" "schemas/rtk.$cmd.v1.schema.json" "tests/cli/$id.sh"; do
+		[ -e "$top/$f" ] || echo "gen_applets_am.sh: warning: applets.def names $id, but $f is missing (HACKING.md: Adding an applet)" >&2
+	done
+done
+
 # list NAME PREFIX SUFFIX DASHES: "NAME = \" then PREFIX<id>SUFFIX a line; DASHES=1 uses the command name.
 list() {
 	printf '\n%s =' "$1"
