@@ -186,6 +186,12 @@ static int count_fds(void)
 
 /* ---- the line splitter on its own ------------------------------------------------------------ */
 
+/*
+ * proc reads no file format, so it has no fuzz harness; the one parser of untrusted bytes in it is
+ * the line splitter (a child's output is anything at all), so it is tested here on its own: the
+ * same lines for every way of cutting the bytes into reads, and the cap's edges.
+ */
+
 /* Lines, an empty line, a line past the cap of 8, a line of exactly 8, NUL bytes, a final partial line. */
 static const char sample[] = "one\n\ntwo words\nthis line is long\n12345678\nnul\0in\nlast";
 #define SAMPLE_LEN (sizeof(sample) - 1)
