@@ -83,11 +83,14 @@ int rtk_oom(void)
 
 void rtk_bug(const char *file, int line, const char *fmt, ...)
 {
+	char msg[1024];
+	int n = snprintf(msg, sizeof(msg), "rtk %s: BUG: %s:%d: ", progname ? progname : "", file, line);
 	va_list ap;
-	fprintf(stderr, "rtk %s: BUG: %s:%d: ", progname ? progname : "", file, line);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (n >= 0 && (size_t)n < sizeof(msg))
+		vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* one write, so the line is whole even when several threads hit a BUG at once */
+	fprintf(stderr, "%s\n", msg);
 	abort();
 }
