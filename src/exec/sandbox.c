@@ -128,8 +128,32 @@ static bool head_tracks(git_repository *repo, const char *path)
 	return tracked;
 }
 
+/* Whether rel or a folder above it is excluded: a change there never reaches a sandbox anyway. */
+static bool under_excluded(const char *const *exclude, const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s", rel);
+	if (sandbox_excluded(exclude, path, false))
+		return true;
+	for (char *slash = strrchr(path, '/'); slash; slash = strrchr(path, '/')) {
+		*slash = '\0';
+		if (sandbox_excluded(exclude, path, true))
+			return true;
+	}
+	return false;
+}
+
+/* Changes that count against a clean tree: not those under excluded folders (rtk's own state, say). */
+static size_t counted_changes(const struct gitx_paths *changed, const char *const *exclude)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < changed->n; i++)
+		n += !under_excluded(exclude, changed->v[i]);
+	return n;
+}
+
 /* NULL when the project can have a worktree sandbox, else why not (a static string). */
-static const char *worktree_obstacle(git_repository *repo, const char *project)
+static const char *worktree_obstacle(git_repository *repo, const char *project, const char *const *exclude)
 {
 	struct gitx_paths changed = { 0 };
 	const char *workdir = git_repository_workdir(repo);
@@ -141,7 +165,7 @@ static const char *worktree_obstacle(git_repository *repo, const char *project)
 		why = "the repository has no commit yet";
 	else if (gitx_changed_files(repo, "HEAD", &changed))
 		why = "the work tree's state could not be read";
-	else if (changed.n)
+	else if (counted_changes(&changed, exclude))
 		why = "the work tree has uncommitted changes";
 	else if (head_tracks(repo, secrets_folder))
 		why = "the repository tracks .claude/private/secrets/, which no sandbox may hold";
@@ -359,7 +383,7 @@ static int try_worktree(const struct sandbox_spec *spec, struct sandbox *sb, con
 		*why = "the project is not a git repository";
 		return 0;
 	}
-	if (!(*why = worktree_obstacle(repo, sb->project)))
+	if (!(*why = worktree_obstacle(repo, sb->project, spec->exclude)))
 		rc = add_detached_worktree(repo, sb, spec->run_id);
 	else
 		rc = 0;

@@ -117,6 +117,24 @@ static void a_dirty_tree_falls_back_to_a_filtered_copy(void **state)
 	sandbox_free(sb);
 }
 
+static void changes_in_excluded_folders_keep_the_tree_clean(void **state)
+{
+	struct fixture *f = *state;
+	make_project(f, "clean");
+	/* run-plan's own state lands in the project: it must not force every later run into a copy */
+	assert_int_equal(run("mkdir -p '%s/.claude/state/reflectloop/runs' && echo x > '%s/.claude/state/reflectloop/runs/new.yaml' && "
+			     "echo y > '%s/.claude/state/reflectloop/old.yaml' && echo z > '%s/leftover.dll'",
+			     f->project, f->project, f->project, f->project), 0);
+	struct sandbox *sb = create(f, SANDBOX_AUTO, "RUN-12");
+	assert_int_equal(sb->mode, SANDBOX_WORKTREE);
+	sandbox_remove(sb);
+	sandbox_free(sb);
+	assert_int_equal(run("echo w > '%s/src/new.c'", f->project), 0);
+	sb = create(f, SANDBOX_AUTO, "RUN-13");
+	assert_int_equal(sb->mode, SANDBOX_COPY);
+	sandbox_free(sb);
+}
+
 static void forced_worktree_on_a_dirty_tree_says_why_not(void **state)
 {
 	struct fixture *f = *state;
@@ -269,6 +287,7 @@ static void exclusions_read_like_gitignore(void **state)
 static const struct CMUnitTest tests[] = {
 	T(a_clean_repository_gets_a_detached_worktree),
 	T(a_dirty_tree_falls_back_to_a_filtered_copy),
+	T(changes_in_excluded_folders_keep_the_tree_clean),
 	T(forced_worktree_on_a_dirty_tree_says_why_not),
 	T(tracked_secrets_force_a_copy_that_leaves_them_out),
 	T(a_plain_folder_gets_a_copy),
