@@ -195,13 +195,27 @@ static cJSON *attempt_summary(const struct runplan_attempt *a)
  * The planner: COMMAND with RTK_BLOCKER and RTK_PLAN in its environment, which must write a new plan.
  * Its output is not kept (it may quote the blocker); its exit status is reported when non-zero.
  */
+/* "NAME=PATH" with PATH made absolute: the planner runs in the project, not in rtk's folder. */
+static char *absolute_env(const char *name, const char *dir, const char *rel)
+{
+	char cwd[4096], *out = NULL;
+	const char *base = dir ? dir : rel;
+	bool relative = base[0] != '/';
+	if (relative && !getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&out, "%s=%s%s%s%s%s", name, relative ? cwd : "", relative ? "/" : "", base, dir ? "/" : "",
+		     dir ? rel : "") < 0)
+		return NULL;
+	return out;
+}
+
 static bool replan(const struct runplan_opts *o, struct runplan_attempt *a)
 {
-	char *blocker = NULL, *plan_env = NULL;
+	char *blocker = absolute_env("RTK_BLOCKER", o->state_dir, "thinking/blocker.latest.yaml");
+	char *plan_env = absolute_env("RTK_PLAN", NULL, o->plan);
 	struct proc_result pr;
 	bool ok = false;
-	if (asprintf(&blocker, "RTK_BLOCKER=%s/thinking/blocker.latest.yaml", o->state_dir) >= 0 &&
-	    asprintf(&plan_env, "RTK_PLAN=%s", o->plan) >= 0) {
+	if (blocker && plan_env) {
 		const char *env[] = { blocker, plan_env, NULL };
 		struct proc_spec spec = { .command = o->replan, .cwd = o->project, .env_set = env,
 					  .timeout_ms = a->rules->step_timeout_ms, .cancel = o->cancel };

@@ -141,8 +141,8 @@ static void shell_quote(struct rtk_strbuf *b, const char *s)
 }
 
 /*
- * command under bwrap: the sandbox is the only writable folder (and a private /tmp), $HOME is an
- * empty tmpfs, everything else is read-only, and the network is gone unless asked for.
+ * command under bwrap: the sandbox is the only writable folder (and a private /tmp), $HOME is empty
+ * and read-only, everything else is read-only, and the network is gone unless asked for.
  */
 static char *isolated_command(const struct runplan_attempt *a, const char *cwd, const char *command)
 {
@@ -153,7 +153,10 @@ static char *isolated_command(const struct runplan_attempt *a, const char *cwd, 
 		rtk_strbuf_puts(&b, "--share-net ");
 	rtk_strbuf_puts(&b, "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp ");
 	if (home && *home == '/') {
+		/* an empty, read-only $HOME: nothing of it can be read, and writing there fails */
 		rtk_strbuf_puts(&b, "--tmpfs ");
+		shell_quote(&b, home);
+		rtk_strbuf_puts(&b, " --remount-ro ");
 		shell_quote(&b, home);
 		rtk_strbuf_puts(&b, " ");
 	}
