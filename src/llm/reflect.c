@@ -19,11 +19,12 @@ static const char *const reflect_mode_names[] = { "single", "batch", "spool" };
 
 int reflect_read(struct reflect_run *r)
 {
+	/* Sockets, appends and the rest need descriptors beside the claims. */
+	size_t reserve = 64 + 2 * (size_t)r->cfg.jobs;
 	int rc;
 
 	if (r->cfg.mode == REFLECT_SPOOL)
-		/* Sockets, appends and the rest need descriptors beside the claims. */
-		rc = reflect_input_read_spool(&r->in, r->cfg.input, spool_max_claims(64 + 2 * (size_t)r->cfg.jobs));
+		rc = reflect_input_read_spool(&r->in, r->cfg.input, spool_max_claims(reserve));
 	else if (r->cfg.mode == REFLECT_BATCH)
 		rc = reflect_input_read_batch(&r->in, r->cfg.input);
 	else
@@ -125,8 +126,10 @@ static int reflect_send_all(struct reflect_run *r)
 	r->sent = calloc(r->in.n + 1, sizeof(*r->sent));
 	if (!reqs || !r->sent)
 		rc = rtk_oom();
-	else if (s->api_key && !r->cfg.dry_run && asprintf(&auth, "Authorization: Bearer %s", s->api_key) < 0)
-		auth = NULL, rc = rtk_oom();
+	if (!rc && s->api_key && !r->cfg.dry_run && asprintf(&auth, "Authorization: Bearer %s", s->api_key) < 0) {
+		auth = NULL;
+		rc = rtk_oom();
+	}
 	headers[1] = auth;
 	if (!rc)
 		rc = reflect_build_requests(r, headers, reqs, &n);
