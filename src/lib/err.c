@@ -84,7 +84,10 @@ int rtk_oom(void)
 void rtk_bug(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "rtk %s: BUG: %s:%d: ", progname ? progname : "", file, line);
+	if (progname)
+		fprintf(stderr, "rtk %s: BUG: %s:%d: ", progname, file, line);
+	else
+		fprintf(stderr, "rtk: BUG: %s:%d: ", file, line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
