@@ -17,8 +17,10 @@ cat > "$work/wrap" <<'WRAP'
 out=$(mktemp "$SAME_WORK/out.XXXXXX")
 "$SAME_REAL" "$@" > "$out"
 rc=$?
-{ printf '=== rtk'; printf ' %q' "$@"; printf '\n'; cat "$out"; printf '\n--- exit %d\n' "$rc"; } >> "$SAME_LOG"
-cat "$out"; rm -f "$out"
+# Concurrent calls (reflect --jobs, pipelines) append whole records under a lock, never interleaved.
+{ printf '=== rtk'; printf ' %q' "$@"; printf '\n'; cat "$out"; printf '\n--- exit %d\n' "$rc"; } > "$out.rec"
+flock "$SAME_LOG.lock" sh -c 'cat "$1" >> "$2"' sh "$out.rec" "$SAME_LOG"
+cat "$out"; rm -f "$out" "$out.rec"
 exit "$rc"
 WRAP
 chmod +x "$work/wrap"
