@@ -36,7 +36,7 @@ static int board_history_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	int rc;
 
 	if (!result)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (!(rc = boardhistory_report(&o, argc, argv, result)) &&
 	    !(rc = rtk_emit(result, ctx->format, board_history_render_md, ctx->out)) && fail_on_kill &&
 	    !strcmp(rtk_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))

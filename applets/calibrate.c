@@ -73,7 +73,7 @@ static int calibrate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	if (rc)
 		goto out;
 	if (!(result = rtk_result_new("calibrate"))) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	if ((rc = calibration_report(c, argc, argv, result, &overall)))

@@ -141,9 +141,9 @@ static int find_place(struct place *pl, const char *cwd)
 	const char *top = pl->repo ? git_repository_workdir(pl->repo) : NULL;
 	pl->root = realpath(top ? top : cwd, NULL);
 	if (!pl->root && !(pl->root = strdup(top ? top : cwd)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (!(pl->name = base_name(pl->root)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (pl->repo && gitx_head_name(pl->repo, &pl->branch)) {
 		say("%s", rtk_error_message());
 		rtk_error_clear();
@@ -301,7 +301,7 @@ static int compile_reflection_schema(struct schema_registry **reg, struct schema
 	*out = NULL;
 	if (!path || !(*reg = schema_registry_new())) {
 		free(path);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	}
 	rc = jv_load_file(path, &doc);
 	free(path);
@@ -334,7 +334,7 @@ static int capture(const struct place *pl, const char *dir, const char *session,
 		goto out;
 	if (asprintf(&input_default, "%s/.mosaic/reflection-input.json", pl->root) < 0) {
 		input_default = NULL;
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	const char *input = env_or("REFLECTION_INPUT", input_default);
@@ -342,7 +342,7 @@ static int capture(const struct place *pl, const char *dir, const char *session,
 
 	if (pl->branch ? asprintf(&task_ref, "%s@%s", pl->name, pl->branch) < 0 : !(task_ref = strdup(pl->name))) {
 		task_ref = NULL;
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	int64_t now = rtk_time_now();
@@ -356,7 +356,7 @@ static int capture(const struct place *pl, const char *dir, const char *session,
 
 	if (!(rec = cJSON_CreateObject()) ||
 	    !(risk = riskfloor_assess(rf, (const char *const *)files.v, files.n, riskfloor_threshold(rf), NULL))) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	cJSON_AddStringToObject(rec, "schema", "reflection.v1");
@@ -377,7 +377,7 @@ static int capture(const struct place *pl, const char *dir, const char *session,
 	fill_self_report(rec, report, mode);
 
 	if (!(text = cJSON_Print(rec))) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	if (report && (invalid = check_record(schema, text))) {
@@ -387,7 +387,7 @@ static int capture(const struct place *pl, const char *dir, const char *session,
 		fill_self_report(rec, NULL, mode);
 		free(text);
 		if (!(text = cJSON_Print(rec))) {
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 			goto out;
 		}
 	} else if (!report && why) {
@@ -401,7 +401,7 @@ static int capture(const struct place *pl, const char *dir, const char *session,
 	if (!(safe = rtk_safe_file_name(session, SESSION_NAME_MAX)) ||
 	    asprintf(&path, "%s/%s-%s.reflection.json", dir, safe, compact) < 0) {
 		path = NULL;
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	size_t len = strlen(text);
@@ -450,7 +450,7 @@ static int capture_run(int argc, char **argv, const struct rtk_ctx *ctx)
 		const char *given = env_or("REFLECTION_DIR", NULL);
 		if (given ? !(dir = strdup(given)) : asprintf(&dir, "%s/.mosaic/reflections", pl.root) < 0) {
 			dir = NULL;
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 		}
 	}
 	if (!rc && !(rc = take_lock(dir))) {

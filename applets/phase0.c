@@ -128,7 +128,7 @@ static int run_calibration(struct config *c, struct experiment *e)
 		return 0;
 	}
 	if (!(files = input_files(c, sec, "corpus", &n, &missing)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (!n || missing) {
 		snprintf(e->skipped, sizeof(e->skipped), n ? "corpus %s: %s" : "calibration.corpus names no file",
 			 missing, strerror(ENOENT));
@@ -147,7 +147,7 @@ static int run_calibration(struct config *c, struct experiment *e)
 	for (int i = 0; i < n && !rc; i++)
 		rc = calibration_corpus_read(corpus, files[i]);
 	if (!rc && !(e->result = rtk_result_new("calibrate")))
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 	if (!rc)
 		rc = calibration_report(corpus, n, files, e->result, &overall);
 out:
@@ -172,7 +172,7 @@ static int run_git_history(struct config *c, struct experiment *e)
 		return 0;
 	}
 	if (!(o.repo = config_path(c, (s = str(sec, "repo")) ? s : ".")))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (stat(o.repo, &st) != 0) {
 		snprintf(e->skipped, sizeof(e->skipped), "repository %s: %s", o.repo, strerror(errno));
 		return 0;
@@ -212,7 +212,7 @@ static int run_board(struct config *c, struct experiment *e)
 		return 0;
 	}
 	if (!(files = input_files(c, sec, str(sec, "repo") ? "repo" : "export", &n, &missing)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (!n || missing) {
 		snprintf(e->skipped, sizeof(e->skipped), n ? "board export %s: %s" : "board.export names no file",
 			 missing, strerror(ENOENT));
@@ -232,7 +232,7 @@ static int run_board(struct config *c, struct experiment *e)
 	number(sec, "kill_below", &o.kill_below);
 	whole(sec, "min_tasks", &o.min_tasks);
 	if (!(e->result = rtk_result_new("board-history")))
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 	else if ((rc = boardhistory_report(&o, n, files, e->result)) == RTK_EXIT_USAGE)
 		rc = rtk_fail(RTK_EXIT_USAGE, "board: %s", rtk_error_message());
 	free(files);
@@ -388,13 +388,13 @@ static int phase0_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	}
 	rtk_sha256_hex(text, len, hex);
 	if (!(copy = strdup(argv[0])) || !(c.dir = strdup(dirname(copy)))) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	if ((rc = run_calibration(&c, &e[0])) || (rc = run_git_history(&c, &e[1])) || (rc = run_board(&c, &e[2])))
 		goto out;
 	if (!(result = rtk_result_new("phase0"))) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	cJSON *p = cJSON_GetObjectItemCaseSensitive(result, "parameters");

@@ -109,7 +109,7 @@ static int risk_floor_run(int argc, char **argv, const struct rtk_ctx *ctx)
 
 	if (!(result = rtk_result_new("risk-floor")) ||
 	    !(risk = riskfloor_assess(rf, (const char *const *)paths.v, paths.n, o.threshold, &files))) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	params = cJSON_GetObjectItemCaseSensitive(result, "parameters");

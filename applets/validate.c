@@ -100,7 +100,7 @@ static int schema_for_unlocked(struct run *r, const struct jv *inst, const char 
 	char rel[300], *path;
 	snprintf(rel, sizeof(rel), "schemas/%s.schema.json", name);
 	if (!(path = rtk_data_path(rel)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		free(path);
@@ -111,7 +111,7 @@ static int schema_for_unlocked(struct run *r, const struct jv *inst, const char 
 	free(path);
 	if (!rc && rtk_strmap_put(r->by_name, name, strlen(name), *out)) {
 		schema_free(*out);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	}
 	return rc;
 }
@@ -364,7 +364,7 @@ static int check_jsonl(struct run *r, const char *path)
 		w[i].r.results = NULL;
 		if (!(w[i].r.out = open_memstream(&w[i].text, &w[i].text_len)) ||
 		    (r->mode == OUT_ENVELOPE && !(w[i].r.results = cJSON_CreateArray()))) {
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 			break;
 		}
 	}
@@ -382,7 +382,7 @@ static int check_jsonl(struct run *r, const char *path)
 	/* In file order, up to and including the first share that stopped at an error. */
 	for (int i = 0; i < parts; i++) {
 		if (i > 0 && w[i].r.out && fclose(w[i].r.out) && !rc)
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 		w[i].r.out = NULL;
 		if (rc)
 			continue;
@@ -489,12 +489,12 @@ static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 			return rtk_fail(RTK_EXIT_USAGE, "--output and --json are two different outputs: pick one");
 		r.mode = OUT_ENVELOPE;
 		if (!(r.results = cJSON_CreateArray()))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 	}
 	if (argc == 0)
 		argc = 1, argv = stdin_only;
 	if (!(r.reg = schema_registry_new()) || !(r.by_name = rtk_strmap_new())) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	if ((rc = schema_registry_add_bundled(r.reg)))
@@ -510,7 +510,7 @@ static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	if (!rc && r.mode == OUT_ENVELOPE) {
 		cJSON *res = envelope(&r, argc, argv);
 		if (!res) {
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 			goto out;
 		}
 		cJSON_AddItemToObject(res, "errors", r.results);

@@ -17,8 +17,10 @@ cat > "$work/wrap" <<'WRAP'
 out=$(mktemp "$SAME_WORK/out.XXXXXX")
 "$SAME_REAL" "$@" > "$out"
 rc=$?
-{ printf '=== rtk'; printf ' %q' "$@"; printf '\n'; cat "$out"; printf '\n--- exit %d\n' "$rc"; } >> "$SAME_LOG"
-cat "$out"; rm -f "$out"
+# Concurrent calls (reflect --jobs, pipelines) append whole records under a lock, never interleaved.
+{ printf '=== rtk'; printf ' %q' "$@"; printf '\n'; cat "$out"; printf '\n--- exit %d\n' "$rc"; } > "$out.rec"
+flock "$SAME_LOG.lock" sh -c 'cat "$1" >> "$2"' sh "$out.rec" "$SAME_LOG"
+cat "$out"; rm -f "$out" "$out.rec"
 exit "$rc"
 WRAP
 chmod +x "$work/wrap"
@@ -34,6 +36,7 @@ record() { # record NAME BINARY
 		SAME_REAL=$2 SAME_WORK=$work SAME_LOG="$work/$1/$(basename "$t" .sh).log" \
 			RTK="$work/wrap" RTK_SRCDIR="$src" RTK_BUILDDIR="$(dirname "$2")" RTK_DATADIR="$src" \
 			bash "$t" > "$work/$1/$(basename "$t" .sh).out" 2>&1 || true
+		touch "$work/$1/$(basename "$t" .sh).log" # a test that never calls rtk leaves no log
 		# Scratch folders and fixture repositories have random names; commit ids of fixture
 		# repositories are fixed by their dates, so they stay.
 		sed -i -E -e 's#/tmp/[A-Za-z0-9._-]+\.[A-Za-z0-9]{6}#TMP#g' -e 's#case\.[A-Za-z0-9]{6}#case#g' -e 's#"generated_at":[[:space:]]*"[^"]*"#"generated_at":""#g' \

@@ -1,6 +1,7 @@
 /* src/board/board.c — the P3 accumulator: tasks by id, signals folded into them, and the base-rate report. */
 #include "config.h"
 #include "board.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/out.h"
 #include "lib/stats.h"
@@ -86,7 +87,7 @@ struct board *board_new(int64_t within)
 	if (!b || !(b->ids = rtk_strmap_new()) || !(b->sources = rtk_strmap_new()) ||
 	    !(b->notes = cJSON_CreateArray())) {
 		board_free(b);
-		rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rtk_oom();
 		return NULL;
 	}
 	b->within = within;
@@ -136,7 +137,7 @@ int board_add_note(struct board *b, const char *fmt, ...)
 		if (!strcmp(cJSON_GetArrayItem(b->notes, i)->valuestring, buf))
 			return 0;
 	if (!cJSON_AddItemToArray(b->notes, cJSON_CreateString(buf)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	return 0;
 }
 
@@ -153,13 +154,8 @@ static struct task *task_slot(struct board *b, const char *id, size_t len, uint3
 		*index = (uint32_t)(found - 1);
 		return &b->tasks[found - 1];
 	}
-	if (b->ntasks == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct task *t = realloc(b->tasks, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		b->tasks = t, b->cap = cap;
-	}
+	if (RTK_GROW_FROM(b->tasks, b->ntasks + 1, b->cap, 1024))
+		return NULL;
 	if (b->ntasks >= UINT32_MAX - 1 || rtk_strmap_put(b->ids, id, len, (void *)(uintptr_t)(b->ntasks + 1)))
 		return NULL;
 	*index = (uint32_t)b->ntasks;
@@ -175,7 +171,7 @@ static int source_index(struct board *b, const char *name, size_t len, uint32_t 
 	if (!found) {
 		found = rtk_strmap_count(b->sources) + 1;
 		if (rtk_strmap_put(b->sources, name, len, (void *)found))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 	}
 	*out = (uint32_t)(found - 1);
 	return 0;
@@ -193,7 +189,7 @@ static int emit_native(struct board *b, cJSON *record)
 	char *text = record ? cJSON_PrintUnformatted(record) : NULL;
 	cJSON_Delete(record);
 	if (!text)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	fputs(text, b->native_out);
 	putc('\n', b->native_out);
 	cJSON_free(text);
@@ -212,7 +208,7 @@ static int emit_task(struct board *b, const struct board_task_in *t)
 {
 	cJSON *r = cJSON_CreateObject();
 	if (!r)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	cJSON_AddStringToObject(r, "type", "task");
 	cJSON_AddItemToObject(r, "id", string_n(t->id, t->id_len));
 	write_time(r, "completed_at", t->completed_at);
@@ -227,7 +223,7 @@ static int emit_signal(struct board *b, const struct board_signal_in *s)
 {
 	cJSON *r = cJSON_CreateObject();
 	if (!r)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	cJSON_AddStringToObject(r, "type", "signal");
 	cJSON_AddItemToObject(r, "task", string_n(s->task, s->task_len));
 	write_time(r, "at", s->at);
@@ -247,7 +243,7 @@ int board_add_task(struct board *b, const struct board_task_in *in, struct board
 	int rc;
 
 	if (!t)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (t->defined)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: task %.*s is listed twice", loc.file, loc.line,
 				(int)in->id_len, in->id);
@@ -294,10 +290,10 @@ static int file_index(struct board *b, const char *file, uint16_t *out)
 		return rtk_fail(RTK_EXIT_USAGE, "too many input files");
 	char **files = realloc(b->files, (b->nfiles + 1) * sizeof(*files));
 	if (!files)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	b->files = files;
 	if (!(files[b->nfiles] = strdup(file)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	*out = (uint16_t)b->nfiles++;
 	return 0;
 }
@@ -309,7 +305,7 @@ int board_add_signal(struct board *b, const struct board_signal_in *s, struct bo
 	int rc;
 
 	if (!t)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (b->native_out && (rc = emit_signal(b, s)))
 		return rc;
 	b->signals_read++;
@@ -319,13 +315,8 @@ int board_add_signal(struct board *b, const struct board_signal_in *s, struct bo
 		fold(b, t, s->kind, s->at);
 		return 0;
 	}
-	if (b->nheld == b->held_cap) {
-		size_t cap = b->held_cap ? b->held_cap * 2 : 256;
-		struct held_signal *h = realloc(b->held, cap * sizeof(*h));
-		if (!h)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-		b->held = h, b->held_cap = cap;
-	}
+	if (RTK_GROW_FROM(b->held, b->nheld + 1, b->held_cap, 256))
+		return RTK_EXIT_FAILURE;
 	struct held_signal *h = &b->held[b->nheld];
 	if ((rc = file_index(b, loc.file, &h->file)))
 		return rc;
@@ -558,7 +549,7 @@ oom:
 	free(sources);
 	free(delays);
 	cJSON_Delete(r);
-	rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	rtk_oom();
 	return NULL;
 }
 
@@ -573,13 +564,13 @@ int board_write_outcomes(const struct board *b, int64_t as_of, FILE *fp)
 		cJSON *row = cJSON_CreateObject();
 		char *text;
 		if (!row)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		cJSON_AddItemToObject(row, "id", string_n(id, len));
 		cJSON_AddBoolToObject(row, "correct", !(t->kinds & NEGATIVE_KINDS));
 		text = cJSON_PrintUnformatted(row);
 		cJSON_Delete(row);
 		if (!text)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		fputs(text, fp);
 		putc('\n', fp);
 		cJSON_free(text);

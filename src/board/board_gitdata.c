@@ -117,7 +117,7 @@ static int note_revert(struct gitdata *g, const struct gitx_file_version *v)
 	char *record = NULL;
 	if (asprintf(&record, "%lld %s", (long long)v->time, v->commit) < 0 || rtk_strmap_put(g->reverts, sha, n, record)) {
 		free(record);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	}
 	return 0;
 }
@@ -154,7 +154,7 @@ static int version_of(const struct gitx_file_version *v, void *arg)
 					if (t)
 						free(t->first_path);
 					free(t);
-					rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+					rc = rtk_oom();
 				} else {
 					t->completed_at = INT64_MAX, t->reverted_at = INT64_MAX;
 				}
@@ -192,7 +192,7 @@ static int hand_over(struct gitdata *g, const char *folder)
 		if (t->completed_at == INT64_MAX)
 			continue; /* never closed */
 		if (!(refs = cJSON_CreateObject()))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		cJSON *commits = cJSON_AddArrayToObject(refs, "commits");
 		cJSON_AddItemToArray(commits, cJSON_CreateString(t->completing_commit));
 		cJSON_AddArrayToObject(refs, "prs");
@@ -227,7 +227,7 @@ int board_import_git_data(struct board *b, const char *repo_path, const char *fo
 	int rc;
 
 	if (!(g.tasks = rtk_strmap_new()) || !(g.reverts = rtk_strmap_new())) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	if ((rc = gitx_open(&repo, repo_path)) || (rc = gitx_folder_history(repo, folder, version_of, &g)) ||

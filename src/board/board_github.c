@@ -1,6 +1,7 @@
 /* src/board/board_github.c — P3 importer for `gh issue list --json ...` output plus optional issue timelines. */
 #include "config.h"
 #include "board_import.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/jsonl.h"
 #include "lib/out.h"
@@ -42,13 +43,8 @@ static struct issue_history *history_of(struct timeline *tl, long number, struct
 	for (size_t i = 0; i < tl->n; i++)
 		if (tl->issues[i].number == number)
 			return &tl->issues[i];
-	if (tl->n == tl->cap) {
-		size_t cap = tl->cap ? tl->cap * 2 : 64;
-		struct issue_history *bigger = realloc(tl->issues, cap * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		tl->issues = bigger, tl->cap = cap;
-	}
+	if (RTK_GROW_FROM(tl->issues, tl->n + 1, tl->cap, 64))
+		return NULL;
 	struct issue_history *h = &tl->issues[tl->n];
 	*h = (struct issue_history){ .number = number, .first_close = INT64_MAX };
 	h->events = cJSON_CreateArray();
@@ -87,7 +83,7 @@ static int add_event(struct issue_history *h, enum board_kind kind, int64_t at, 
 	if (!e || !cJSON_AddNumberToObject(e, "kind", kind) || !cJSON_AddNumberToObject(e, "at", (double)at) ||
 	    (evidence && !cJSON_AddStringToObject(e, "evidence", evidence)) || !cJSON_AddItemToArray(h->events, e)) {
 		cJSON_Delete(e);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	}
 	return 0;
 }
@@ -119,7 +115,7 @@ static int timeline_event(struct timeline *tl, const cJSON *ev, const cJSON *rul
 	if ((rc = board_parse_time(created, strlen(created), &at, "created_at", loc)))
 		return rc;
 	if (!(h = history_of(tl, (long)num->valuedouble, loc)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (commit && (!strcmp(event, "referenced") || !strcmp(event, "closed")))
 		cJSON_AddItemToArray(h->commits, cJSON_CreateString(commit));
 	if (!strcmp(event, "closed")) {

@@ -1,6 +1,7 @@
 /* src/board/board_import.c — the native JSONL reader (the fast path: the benchmark's 4 million lines) and helpers every importer shares. */
 #include "config.h"
 #include "board_import.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/jsonl.h"
@@ -70,13 +71,9 @@ int board_element_offsets(const char *text, size_t len, const char *key, size_t 
 		case '{':
 		case '[':
 			if (c == '{' && target_depth >= 0 && depth == target_depth) {
-				if (count == cap) {
-					size_t *bigger = realloc(offsets, (cap = cap ? cap * 2 : 64) * sizeof(*offsets));
-					if (!bigger) {
-						free(offsets);
-						return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-					}
-					offsets = bigger;
+				if (RTK_GROW_FROM(offsets, count + 1, cap, 64)) {
+					free(offsets);
+					return RTK_EXIT_FAILURE;
 				}
 				offsets[count++] = i;
 			}
@@ -139,7 +136,7 @@ static int string_member(const struct rtk_jsonscan_field *f, bool required, cons
 		*s = f->raw + 1, *len = f->raw_len - 2;
 	} else {
 		if (rtk_json_decode_string(f->raw, f->raw_len, owned, len))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		*s = *owned;
 	}
 	if (required && *len == 0)
@@ -216,12 +213,12 @@ static int native_signal(struct board *b, struct rtk_jsonscan_field *f, struct b
 		if ((rc = string_member(&f[F_EVIDENCE], false, &text, &len, &owned[4], loc)))
 			return rc;
 		if (text && !owned[4] && !(owned[4] = strndup(text, len)))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		s.evidence = owned[4];
 		if ((rc = string_member(&f[F_VIA], false, &text, &len, &owned[5], loc)))
 			return rc;
 		if (text && !owned[5] && !(owned[5] = strndup(text, len)))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		s.via = owned[5];
 	}
 	return board_add_signal(b, &s, loc);

@@ -1,6 +1,7 @@
 /* src/board/board_jira.c — P3 importer for Jira search results with expand=changelog: completions, reopens, linked bugs. */
 #include "config.h"
 #include "board_import.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/strmap.h"
 
@@ -51,7 +52,7 @@ static int mark_done(struct jira *j, const char *status)
 	char buf[256];
 	lower(status, buf, sizeof(buf));
 	if (rtk_strmap_put(j->done, buf, strlen(buf), (void *)1))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	return 0;
 }
 
@@ -100,13 +101,9 @@ static int changes_of(const cJSON *issue, struct change **out, size_t *n, struct
 			return rc;
 		}
 		cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(history, "items")) {
-			if (count == cap) {
-				struct change *bigger = realloc(list, (cap = cap ? cap * 2 : 16) * sizeof(*list));
-				if (!bigger) {
-					free(list);
-					return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-				}
-				list = bigger;
+			if (RTK_GROW(list, count + 1, cap)) {
+				free(list);
+				return RTK_EXIT_FAILURE;
 			}
 			list[count] = (struct change){ at, count, item };
 			count++;
@@ -270,7 +267,7 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 	if ((rc = board_element_offsets(text, strlen(text), "issues", &offsets, &noffsets)))
 		goto out;
 	if (!(j.done = rtk_strmap_new()) || !(j.created = rtk_strmap_new())) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 		goto out;
 	}
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(rules, "done_statuses"))
@@ -284,7 +281,7 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 		if (name && category && !strcmp(category, "done") && (rc = mark_done(&j, name)))
 			goto out;
 		if (key && rtk_strmap_put(j.created, key, strlen(key), (void *)issue)) {
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 			goto out;
 		}
 	}

@@ -129,7 +129,7 @@ static int add_line(struct calibration_corpus *c, const char *line, size_t len, 
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %s; a group must be a string, number or boolean",
 					file, lineno, o->group_by, kind_name(f[F_GROUP].kind));
 		if (!(group = group_counter(c, &f[F_GROUP])))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		if (stats_counter_add(group, confidence, correct))
 			return RTK_EXIT_FAILURE;
 	}
@@ -170,7 +170,7 @@ static void *read_share(void *arg)
 		if (w->rc == RTK_EXIT_USAGE && !w->bad_line) {
 			w->bad_line = malloc(len + 1);
 			if (!w->bad_line) {
-				w->rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+				w->rc = rtk_oom();
 				break;
 			}
 			memcpy(w->bad_line, line, len);
@@ -199,7 +199,7 @@ static int explain_bad_line(const struct share *w, long lineno)
 	struct calibration_corpus scratch = { .o = w->c.o, .overall = stats_counter_new(), .groups = rtk_strmap_new() };
 	int rc = scratch.overall && scratch.groups
 		 ? add_line(&scratch, w->bad_line, w->bad_len, strcmp(w->path, "-") ? w->path : "<stdin>", lineno)
-		 : rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		 : rtk_oom();
 	for (size_t i = 0; scratch.groups && i < rtk_strmap_count(scratch.groups); i++)
 		stats_counter_free(rtk_strmap_value_at(scratch.groups, i));
 	rtk_strmap_free(scratch.groups);
@@ -228,7 +228,7 @@ static int merge_share(struct calibration_corpus *c, const struct share *w)
 		struct stats_counter *g = rtk_strmap_get(c->groups, key, len);
 		if (!g && (!(g = stats_counter_new()) || rtk_strmap_put(c->groups, key, len, g))) {
 			stats_counter_free(g);
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		}
 		rc = merge_counter(g, rtk_strmap_value_at(w->c.groups, i));
 	}
@@ -272,7 +272,7 @@ int calibration_corpus_read(struct calibration_corpus *c, const char *path)
 		w[i] = (struct share){ .path = path, .start = bounds[i], .end = bounds[i + 1], .whole_file = parts == 1,
 				       .c = { .o = c->o, .overall = stats_counter_new(), .groups = rtk_strmap_new() } };
 		if (!w[i].c.overall || !w[i].c.groups)
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 	}
 	for (int i = 1; !rc && i < parts; i++)
 		if ((rc = pthread_create(&w[i].thread, NULL, read_share, &w[i])))
@@ -529,7 +529,7 @@ struct calibration_corpus *calibration_corpus_new(const struct calibration_opts 
 	struct calibration_corpus *c = calloc(1, sizeof(*c));
 	if (!c || !(c->overall = stats_counter_new()) || !(c->groups = rtk_strmap_new())) {
 		calibration_corpus_free(c);
-		rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rtk_oom();
 		return NULL;
 	}
 	c->o = o;
@@ -558,7 +558,7 @@ int calibration_report(const struct calibration_corpus *c, int nfiles, char **fi
 		return rc;
 	parameters_json(cJSON_GetObjectItemCaseSensitive(result, "parameters"), nfiles, files, o);
 	if (!(input = cJSON_AddObjectToObject(result, "input")))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	cJSON_AddNumberToObject(input, "rows", (double)c->rows);
 	cJSON_AddNumberToObject(input, "skipped_invalid", (double)c->skipped);
 	if (c->skipped)

@@ -1,6 +1,7 @@
 /* src/git/gitodb.c — reading objects from pack files and loose files with a delta base cache; tree diffs and commit parsing over them. */
 #include "config.h"
 #include "gitodb.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 
 #include <ctype.h>
@@ -79,11 +80,6 @@ struct located {
 	uint64_t off;
 };
 
-static int oom(void)
-{
-	return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-}
-
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -130,7 +126,7 @@ static int push_dir(struct gitodb *db, const char *path)
 	if (!(v = realloc(db->dirs, (db->ndirs + 1) * sizeof(*v))) || !(v[db->ndirs] = strdup(path))) {
 		if (v)
 			db->dirs = v;
-		return oom();
+		return rtk_oom();
 	}
 	db->dirs = v;
 	db->ndirs++;
@@ -218,7 +214,7 @@ skip:
 fail:
 	munmap((void *)p.idx, p.idx_len);
 	free(p.path);
-	return oom();
+	return rtk_oom();
 }
 
 static int add_packs(struct gitodb *db, const char *dir)
@@ -250,7 +246,7 @@ int gitodb_open(struct gitodb **out, git_repository *repo)
 
 	*out = NULL;
 	if (!db)
-		return oom();
+		return rtk_oom();
 	db->repo = repo;
 	db->limit = DEFAULT_CACHE_LIMIT;
 	db->lru.lnext = db->lru.lprev = &db->lru;
@@ -261,7 +257,7 @@ int gitodb_open(struct gitodb **out, git_repository *repo)
 		rc = add_packs(db, db->dirs[i]);
 	if (!rc && db->npacks) {
 		if (!(db->located = malloc(LOCATED_SLOTS * sizeof(*db->located))))
-			rc = oom();
+			rc = rtk_oom();
 		for (size_t i = 0; !rc && i < LOCATED_SLOTS; i++)
 			db->located[i].pack = NO_PACK;
 	}
@@ -379,7 +375,7 @@ static void cache_put(struct gitodb *db, struct obj *o, uint32_t pack, uint64_t 
 {
 	if (o->charge > db->limit / 4)
 		return; /* a big blob would push out hundreds of trees */
-	if (db->count >= db->nbuckets) {
+	if (db->count >= db->nbuckets) { /* not RTK_GROW: the objects are rehashed into fresh buckets */
 		size_t n = db->nbuckets ? db->nbuckets * 2 : 4096;
 		struct obj **b = calloc(n, sizeof(*b));
 		if (!b)
@@ -546,7 +542,7 @@ static int apply_delta(const struct pack *p, uint64_t off, const struct obj *bas
 	if (src != base->pub.size)
 		return corrupt(p, off, "delta does not fit its base");
 	if (dst > SIZE_MAX / 2 || !(o = obj_new(base->pub.type, (size_t)dst)))
-		return oom();
+		return rtk_oom();
 	w = (unsigned char *)o->buf, wend = w + dst;
 	while (d < end) {
 		unsigned op = *d++;
@@ -615,14 +611,14 @@ static int read_packed(struct gitodb *db, uint32_t pn, uint64_t off, struct obj 
 			goto out;
 		if (type == OFS_DELTA || type == REF_DELTA) {
 			uint64_t base_off = 0;
-			if (n == cap) {
+			if (n == cap) { /* not RTK_GROW: the first links live on the stack */
 				struct link *v;
 				if (cap >= MAX_CHAIN) {
 					rc = corrupt(p, off, "delta chain too long");
 					goto out;
 				}
 				if (!(v = malloc(cap * 2 * sizeof(*v)))) {
-					rc = oom();
+					rc = rtk_oom();
 					goto out;
 				}
 				memcpy(v, links, n * sizeof(*v));
@@ -675,7 +671,7 @@ static int read_packed(struct gitodb *db, uint32_t pn, uint64_t off, struct obj 
 			goto out;
 		}
 		if (!(base = obj_new((git_object_t)type, size))) {
-			rc = oom();
+			rc = rtk_oom();
 			goto out;
 		}
 		if (inflate_exact(db, p->map + data, p->len - 20 - data, (unsigned char *)base->buf, size)) {
@@ -691,7 +687,7 @@ static int read_packed(struct gitodb *db, uint32_t pn, uint64_t off, struct obj 
 		if (l->size + 1 > db->scratch_cap) {
 			unsigned char *s = realloc(db->scratch, l->size + 1);
 			if (!s) {
-				rc = oom();
+				rc = rtk_oom();
 				goto out;
 			}
 			db->scratch = s, db->scratch_cap = l->size + 1;
@@ -800,7 +796,7 @@ static int read_fallback(struct gitodb *db, const unsigned char *id, struct obj 
 		rc = rtk_fail(GIT_ENOTFOUND, "object %s is missing from the repository", oid_hex(id, hex));
 	} else {
 		if (!(o = obj_new(git_odb_object_type(go), git_odb_object_size(go))))
-			rc = oom();
+			rc = rtk_oom();
 		else
 			memcpy(o->buf, git_odb_object_data(go), o->pub.size);
 		git_odb_object_free(go);
@@ -937,15 +933,8 @@ struct tree_diff {
 static size_t path_at(struct tree_diff *td, size_t len, const struct gitodb_entry *e, bool dir)
 {
 	size_t need = len + e->name_len + 2;
-	if (need > td->cap) {
-		size_t cap = td->cap ? td->cap : 256;
-		char *p;
-		while (cap < need)
-			cap *= 2;
-		if (!(p = realloc(td->path, cap)))
-			return 0;
-		td->path = p, td->cap = cap;
-	}
+	if (RTK_GROW_FROM(td->path, need, td->cap, 256))
+		return 0;
 	memcpy(td->path + len, e->name, e->name_len);
 	len += e->name_len;
 	if (dir)
@@ -1003,13 +992,13 @@ static int one_sided(struct tree_diff *td, const struct gitodb_entry *e, bool ol
 	size_t n;
 	if (is_tree(e->mode)) {
 		if (!(n = path_at(td, len, e, true)))
-			return oom();
+			return rtk_oom();
 		return old_side ? diff_level(td, e->id, NULL, n) : diff_level(td, NULL, e->id, n);
 	}
 	if (!is_file(e->mode))
 		return 0;
 	if (!(n = path_at(td, len, e, false)))
-		return oom();
+		return rtk_oom();
 	return td->fn(td->path, n, td->arg);
 }
 
@@ -1060,9 +1049,9 @@ static int diff_level(struct tree_diff *td, const unsigned char *old_id, const u
 			if (memcmp(x.id, y.id, 20) || x.mode != y.mode) {
 				size_t n;
 				if (is_tree(x.mode)) {
-					rc = (n = path_at(td, len, &x, true)) ? diff_level(td, x.id, y.id, n) : oom();
+					rc = (n = path_at(td, len, &x, true)) ? diff_level(td, x.id, y.id, n) : rtk_oom();
 				} else if (is_file(x.mode) || is_file(y.mode)) {
-					rc = (n = path_at(td, len, &x, false)) ? td->fn(td->path, n, td->arg) : oom();
+					rc = (n = path_at(td, len, &x, false)) ? td->fn(td->path, n, td->arg) : rtk_oom();
 				}
 			}
 			/* Both at an entry's start with the same bytes to the end: nothing further differs. */
@@ -1089,7 +1078,7 @@ int gitodb_tree_diff(struct gitodb *db, const git_oid *old_tree, const git_oid *
 	if (old_tree && new_tree && !memcmp(old_tree->id, new_tree->id, 20))
 		return 0;
 	if (!(td.path = malloc(td.cap = 256)))
-		return oom();
+		return rtk_oom();
 	td.path[0] = '\0';
 	rc = diff_level(&td, old_tree ? old_tree->id : NULL, new_tree ? new_tree->id : NULL, 0);
 	free(td.path);
@@ -1163,13 +1152,8 @@ int gitodb_commit_parse(const struct gitodb_object *c, struct gitodb_commit *out
 		return rtk_fail(RTK_EXIT_FAILURE, "malformed commit: no tree");
 	p += 46;
 	while (end - p >= 48 && !memcmp(p, "parent ", 7) && p[47] == '\n') {
-		if ((out->nparents + 1) * 20 > *parent_cap) {
-			size_t cap = *parent_cap ? *parent_cap * 2 : 160;
-			unsigned char *v = realloc(*parent_buf, cap);
-			if (!v)
-				return oom();
-			*parent_buf = v, *parent_cap = cap;
-		}
+		if (RTK_GROW_FROM(*parent_buf, (out->nparents + 1) * 20, *parent_cap, 160))
+			return RTK_EXIT_FAILURE;
 		if (!hex_decode(p + 7, *parent_buf + out->nparents * 20))
 			return rtk_fail(RTK_EXIT_FAILURE, "malformed commit: bad parent");
 		out->nparents++;

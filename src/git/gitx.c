@@ -1,6 +1,7 @@
 /* src/git/gitx.c — repository helpers over libgit2: open, resolve, list a work tree's changes. */
 #include "config.h"
 #include "gitx.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "gitodb.h"
 
@@ -62,20 +63,15 @@ int gitx_head_name(git_repository *repo, char **out)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot read HEAD: it names nothing");
 	}
 	git_reference_free(head);
-	return *out ? 0 : rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+	return *out ? 0 : rtk_oom();
 }
 
 int gitx_paths_push(struct gitx_paths *p, const char *s)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		char **v = realloc(p->v, cap * sizeof(*v));
-		if (!v)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-		p->v = v, p->cap = cap;
-	}
+	if (RTK_GROW(p->v, p->n + 1, p->cap))
+		return RTK_EXIT_FAILURE;
 	if (!(p->v[p->n] = strdup(s)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	p->n++;
 	return 0;
 }
@@ -148,14 +144,9 @@ static int collect_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *p
 {
 	struct hunk_acc *acc = payload;
 	(void)d;
-	if (acc->n == acc->cap) {
-		size_t cap = acc->cap ? acc->cap * 2 : 16;
-		struct lt_hunk *v = realloc(acc->v, cap * sizeof(*v));
-		if (!v) {
-			acc->oom = 1;
-			return -1;
-		}
-		acc->v = v, acc->cap = cap;
+	if (RTK_GROW(acc->v, acc->n + 1, acc->cap)) {
+		acc->oom = 1;
+		return -1;
 	}
 	acc->v[acc->n++] = (struct lt_hunk){ (uint32_t)h->old_start, (uint32_t)h->old_lines, (uint32_t)h->new_start,
 					     (uint32_t)h->new_lines };
@@ -183,7 +174,7 @@ static int hunks_done(int status, struct hunk_acc *acc, struct lt_hunk **h, size
 {
 	if (status < 0 || acc->oom) {
 		free(acc->v);
-		return acc->oom ? rtk_fail(RTK_EXIT_FAILURE, "out of memory")
+		return acc->oom ? rtk_oom()
 				: rtk_fail(RTK_EXIT_FAILURE, "cannot diff two files: %s", rtk_git2_error());
 	}
 	*h = acc->v, *nh = acc->n;
@@ -211,14 +202,8 @@ static int first_parent_chain(git_repository *repo, git_oid **out, size_t *n)
 	int rc = gitx_resolve_commit(repo, "HEAD", &c);
 
 	while (!rc && c) {
-		if (count == cap) {
-			git_oid *bigger = realloc(ids, (cap = cap ? cap * 2 : 256) * sizeof(*ids));
-			if (!bigger) {
-				rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-				break;
-			}
-			ids = bigger;
-		}
+		if ((rc = RTK_GROW_FROM(ids, count + 1, cap, 256)))
+			break;
 		ids[count++] = *git_commit_id(c);
 		git_commit *parent = NULL;
 		if (git_commit_parentcount(c) > 0 && git_commit_lookup(&parent, repo, git_commit_parent_id(c, 0)) < 0)

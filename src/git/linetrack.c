@@ -1,6 +1,7 @@
 /* src/git/linetrack.c — line-range sets and mapping them back across zero-context diff hunks. */
 #include "config.h"
 #include "linetrack.h"
+#include "lib/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,8 @@ int lt_set_add(struct lt_set *s, uint32_t start, uint32_t end)
 			end = s->v[j].end;
 	}
 	if (i == j) { /* no overlap: insert */
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 8;
-			struct lt_range *v = realloc(s->v, cap * sizeof(*v));
-			if (!v)
-				return -1;
-			s->v = v, s->cap = cap;
-		}
+		if (RTK_GROW_FROM(s->v, s->n + 1, s->cap, 8))
+			return -1;
 		memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
 		s->n++;
 	} else if (j - i > 1) {

@@ -71,7 +71,7 @@ int rtk_json_sha256(const cJSON *v, char hex[65])
 {
 	char *text = cJSON_PrintUnformatted(v);
 	if (!text)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	rtk_sha256_hex(text, strlen(text), hex);
 	cJSON_free(text);
 	return 0;
@@ -85,7 +85,7 @@ int rtk_rules_load(const char *rel, const char *override_path, cJSON **out, char
 
 	*out = NULL;
 	if (!path)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	rc = rtk_yaml_load_file(path, &rules);
 	free(path);
 	if (rc)

@@ -84,7 +84,7 @@ int rtk_oom(void)
 void rtk_bug(const char *file, int line, const char *fmt, ...)
 {
 	char msg[1024];
-	int n = snprintf(msg, sizeof(msg), "rtk %s: BUG: %s:%d: ", progname ? progname : "", file, line);
+	int n = snprintf(msg, sizeof(msg), "rtk%s%s: BUG: %s:%d: ", progname ? " " : "", progname ? progname : "", file, line);
 	va_list ap;
 	va_start(ap, fmt);
 	if (n >= 0 && (size_t)n < sizeof(msg))

@@ -1,6 +1,7 @@
 /* src/lib/fsutil.c — atomic whole-file replacement and flock-guarded appends, for cron jobs that overlap. */
 #include "config.h"
 #include "fsutil.h"
+#include "alloc.h"
 #include "err.h"
 
 #include <errno.h>
@@ -327,12 +328,8 @@ int rtk_read_file(const char *path, char **text, size_t *len)
 	if (!(buf = malloc(cap)))
 		goto oom;
 	for (;;) {
-		if (cap - used < 2) {
-			char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-			if (!bigger)
-				goto oom;
-			buf = bigger, cap *= 2;
-		}
+		if (RTK_GROW(buf, used + 2, cap)) /* room to read one byte and end with a NUL */
+			goto oom;
 		ssize_t n = read(fd, buf + used, cap - 1 - used);
 		if (n < 0 && errno == EINTR)
 			continue;

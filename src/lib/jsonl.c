@@ -38,7 +38,7 @@ int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
 
 	*out = NULL;
 	if (!r)
-		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
+		return rtk_oom();
 	r->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		int err = errno;
@@ -56,7 +56,7 @@ int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
 	r->buf = malloc(r->cap);
 	if (!r->name || !r->buf) {
 		rtk_jsonl_close(r);
-		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
+		return rtk_oom();
 	}
 	r->left = -1;
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -172,6 +172,7 @@ static bool fill(struct rtk_jsonl *r)
 		r->filled -= r->start;
 		r->start = 0;
 	}
+	/* Not RTK_GROW: this doubles while a quarter is still free, and a failure names the line. */
 	if (r->cap - r->filled < r->cap / 4) {
 		char *bigger = r->cap <= SIZE_MAX / 2 ? realloc(r->buf, r->cap * 2) : NULL;
 		if (!bigger) {

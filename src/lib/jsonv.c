@@ -1,6 +1,7 @@
 /* src/lib/jsonv.c — builds a jv tree from text that rtk_jsonscan_value has already found to be strict JSON. */
 #include "config.h"
 #include "jsonv.h"
+#include "alloc.h"
 #include "err.h"
 #include "fsutil.h"
 
@@ -50,15 +51,9 @@ static void *arena_alloc(struct jv_doc *d, size_t n)
 
 static int stack_push(struct jv_doc *d, const struct jv_member *m)
 {
-	if (d->depth_used == d->stack_cap) {
-		size_t cap = d->stack_cap ? d->stack_cap * 2 : 64;
-		struct jv_member *s = realloc(d->stack, cap * sizeof(*s));
-		if (!s) {
-			d->oom = true;
-			return -1;
-		}
-		d->stack = s;
-		d->stack_cap = cap;
+	if (RTK_GROW_FROM(d->stack, d->depth_used + 1, d->stack_cap, 64)) {
+		d->oom = true;
+		return -1;
 	}
 	d->stack[d->depth_used++] = *m;
 	return 0;
@@ -236,13 +231,13 @@ int jv_parse(const char *text, size_t len, struct jv_doc **out, size_t *err_line
 	}
 	struct jv_doc *d = calloc(1, sizeof(*d));
 	if (!d)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	d->line = 1;
 	struct parser ps = { d, text, text + len };
 	skip_space(&ps);
 	if (parse_value(&ps, &d->root) || d->oom) {
 		jv_doc_free(d);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	}
 	free(d->stack);
 	d->stack = NULL;

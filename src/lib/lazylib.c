@@ -3,7 +3,6 @@
 #include "lazylib.h"
 #include "err.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +20,7 @@ int rtk_lazylib_load(struct rtk_lazylib *lib, const char *const names[], size_t 
 		void **slots = calloc(n, sizeof(*slots));
 		lib->status = -1;
 		if (!slots)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		lib->handle = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
 		if (!lib->handle) {
 			free(slots);
@@ -48,6 +47,5 @@ int rtk_lazylib_load(struct rtk_lazylib *lib, const char *const names[], size_t 
 
 _Noreturn void rtk_lazylib_not_loaded(const char *function)
 {
-	fprintf(stderr, "rtk: internal error: %s called before its library was loaded\n", function);
-	abort();
+	RTK_BUG("%s called before its library was loaded", function);
 }

@@ -1,7 +1,9 @@
 /* src/lib/out.c — JSON and markdown rendering of applet results. */
 #include "config.h"
 #include "out.h"
+#include "alloc.h"
 #include "err.h"
+#include "strbuf.h"
 #include "timeutil.h"
 
 #include <math.h>
@@ -38,9 +40,7 @@ cJSON *rtk_result_new(const char *applet)
 }
 
 struct rtk_md {
-	char *buf;
-	size_t len, cap;
-	bool failed;
+	struct rtk_strbuf text;
 };
 
 struct rtk_md_table {
@@ -59,69 +59,32 @@ struct rtk_md *rtk_md_new(void)
 void rtk_md_free(struct rtk_md *md)
 {
 	if (md)
-		free(md->buf);
+		rtk_strbuf_free(&md->text);
 	free(md);
 }
 
 const char *rtk_md_text(const struct rtk_md *md, size_t *len)
 {
-	*len = md->len;
-	return md->buf ? md->buf : "";
+	*len = md->text.len;
+	return md->text.s ? md->text.s : "";
 }
 
 bool rtk_md_failed(const struct rtk_md *md)
 {
-	return md->failed;
+	return md->text.failed;
 }
 
 static void md_append(struct rtk_md *md, const char *s, size_t n)
 {
-	if (md->failed)
-		return;
-	if (md->len + n + 1 > md->cap) {
-		size_t cap = md->cap ? md->cap : 4096;
-		while (md->len + n + 1 > cap)
-			cap *= 2;
-		char *p = realloc(md->buf, cap);
-		if (!p) {
-			md->failed = true;
-			return;
-		}
-		md->buf = p;
-		md->cap = cap;
-	}
-	memcpy(md->buf + md->len, s, n);
-	md->len += n;
-	md->buf[md->len] = '\0';
-}
-
-static void md_vappendf(struct rtk_md *md, const char *fmt, va_list ap)
-{
-	char *s = NULL;
-	int n = vasprintf(&s, fmt, ap);
-	if (n < 0) {
-		md->failed = true;
-		return;
-	}
-	md_append(md, s, (size_t)n);
-	free(s);
-}
-
-static void md_appendf(struct rtk_md *md, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void md_appendf(struct rtk_md *md, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	md_vappendf(md, fmt, ap);
-	va_end(ap);
+	rtk_strbuf_put(&md->text, s, n);
 }
 
 void rtk_md_heading(struct rtk_md *md, int level, const char *fmt, ...)
 {
 	va_list ap;
-	md_appendf(md, "%.*s ", level, "######");
+	rtk_strbuf_printf(&md->text, "%.*s ", level, "######");
 	va_start(ap, fmt);
-	md_vappendf(md, fmt, ap);
+	rtk_strbuf_vprintf(&md->text, fmt, ap);
 	va_end(ap);
 	md_append(md, "\n\n", 2);
 }
@@ -130,7 +93,7 @@ void rtk_md_para(struct rtk_md *md, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	md_vappendf(md, fmt, ap);
+	rtk_strbuf_vprintf(&md->text, fmt, ap);
 	va_end(ap);
 	md_append(md, "\n\n", 2);
 }
@@ -140,7 +103,7 @@ void rtk_md_bullet(struct rtk_md *md, const char *fmt, ...)
 	va_list ap;
 	md_append(md, "- ", 2);
 	va_start(ap, fmt);
-	md_vappendf(md, fmt, ap);
+	rtk_strbuf_vprintf(&md->text, fmt, ap);
 	va_end(ap);
 	md_append(md, "\n", 1);
 }
@@ -153,19 +116,13 @@ void rtk_md_end_list(struct rtk_md *md)
 static void table_push(struct rtk_md_table *t, char *cell)
 {
 	if (!cell) {
-		t->md->failed = true;
+		t->md->text.failed = true;
 		return;
 	}
-	if (t->ncells == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **p = realloc(t->cells, cap * sizeof(*p));
-		if (!p) {
-			free(cell);
-			t->md->failed = true;
-			return;
-		}
-		t->cells = p;
-		t->cap = cap;
+	if (RTK_GROW_FROM(t->cells, t->ncells + 1, t->cap, 64)) {
+		free(cell);
+		t->md->text.failed = true;
+		return;
 	}
 	t->cells[t->ncells++] = cell;
 }
@@ -175,7 +132,7 @@ struct rtk_md_table *rtk_md_table(struct rtk_md *md, const char *align, ...)
 	struct rtk_md_table *t = calloc(1, sizeof(*t));
 	va_list ap;
 	if (!t) {
-		md->failed = true;
+		md->text.failed = true;
 		return NULL;
 	}
 	t->md = md;
@@ -264,7 +221,7 @@ void rtk_md_table_end(struct rtk_md_table *t)
 		if (c < 32 && w > widths[c])
 			widths[c] = w < 3 ? 3 : w;
 	}
-	for (size_t i = 0; i < t->ncells && !md->failed; i++) {
+	for (size_t i = 0; i < t->ncells && !md->text.failed; i++) {
 		size_t c = i % (size_t)t->ncols;
 		if (c == 0)
 			md_append(md, "|", 1);
@@ -361,7 +318,7 @@ int rtk_emit(const cJSON *result, enum rtk_format format, rtk_md_render_fn *rend
 	if (format == RTK_FORMAT_JSON || !render) {
 		char *text = cJSON_Print(result);
 		if (!text)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory rendering JSON");
+			return rtk_oom();
 		fputs(text, out);
 		fputc('\n', out);
 		cJSON_free(text);
@@ -369,13 +326,15 @@ int rtk_emit(const cJSON *result, enum rtk_format format, rtk_md_render_fn *rend
 	}
 	struct rtk_md *md = rtk_md_new();
 	if (!md)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory rendering markdown");
+		return rtk_oom();
 	render(result, md);
-	if (md->failed) {
+	if (md->text.failed) {
 		rtk_md_free(md);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory rendering markdown");
+		return rtk_oom();
 	}
-	fwrite(md->buf ? md->buf : "", 1, md->len, out);
+	size_t len;
+	const char *text = rtk_md_text(md, &len);
+	fwrite(text, 1, len, out);
 	rtk_md_free(md);
 	return 0;
 }

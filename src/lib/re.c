@@ -75,7 +75,7 @@ int rtk_re_compile(struct rtk_re **out, const char *pattern, unsigned flags, con
 	if (flags & RTK_RE_MULTILINE)
 		options |= PCRE2_MULTILINE;
 	if (!(re = calloc(1, sizeof(*re))))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	re->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, options, &errcode, &offset, NULL);
 	if (!re->code) {
 		pcre2_get_error_message(errcode, why, sizeof(why));
@@ -104,7 +104,7 @@ int rtk_re_search(const struct rtk_re *re, const char *subject, size_t len, size
 	PCRE2_UCHAR why[160];
 	pcre2_match_data *md = thread_match_data();
 	if (!md) {
-		rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rtk_oom();
 		return -1;
 	}
 	/* 0 (the offsets did not all fit) is a match too: only the first pair is wanted. */

@@ -61,13 +61,14 @@ static struct counter_slot *probe(struct counter_slot *slot, size_t capacity, ui
 	return &slot[i];
 }
 
+/* Not RTK_GROW: the slots are rehashed into a fresh table, not copied over. */
 static int grow(struct stats_counter *c)
 {
 	size_t capacity = c->capacity * 2;
 	struct counter_slot *slot;
 
 	if (capacity > SIZE_MAX / sizeof(*slot) || !(slot = slots_new(capacity)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory counting confidence values");
+		return rtk_oom();
 	for (size_t i = 0; i < c->capacity; i++)
 		if (c->slot[i].key != EMPTY_KEY)
 			*probe(slot, capacity, c->slot[i].key) = c->slot[i];
@@ -85,7 +86,7 @@ struct stats_counter *stats_counter_new(void)
 		c->slot = slots_new(INITIAL_CAPACITY);
 	if (!c || !c->slot) {
 		free(c);
-		rtk_fail(RTK_EXIT_FAILURE, "out of memory counting confidence values");
+		rtk_oom();
 		return NULL;
 	}
 	c->capacity = INITIAL_CAPACITY;
@@ -160,7 +161,7 @@ int stats_counter_sorted(const struct stats_counter *c, struct stats_value_count
 	if (c->used) {
 		v = malloc(c->used * sizeof(*v));
 		if (!v)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory sorting confidence values");
+			return rtk_oom();
 	}
 	for (size_t i = 0; i < c->capacity; i++) {
 		const struct counter_slot *s = &c->slot[i];
@@ -568,7 +569,7 @@ int stats_roc_curve(const struct stats_value_counts *v, size_t k, struct stats_r
 		return rtk_fail(RTK_EXIT_FAILURE, "a ROC curve needs both correct and wrong rows");
 	point = malloc((k + 1) * sizeof(*point));
 	if (!point)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory for the ROC curve");
+		return rtk_oom();
 	point[0] = (struct stats_roc_point){ .threshold = INFINITY, .fpr = 0.0, .tpr = 0.0 };
 	for (size_t j = 1; j <= k; j++) {
 		const struct stats_value_counts *c = &v[k - j];

@@ -1,8 +1,10 @@
 /* src/lib/strbuf.c — growable byte strings with one failure flag instead of a check after every append. */
 #include "config.h"
 #include "strbuf.h"
+#include "alloc.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +13,10 @@ static bool reserve(struct rtk_strbuf *b, size_t extra)
 {
 	if (b->failed)
 		return false;
-	if (b->len + extra + 1 <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 64;
-	while (cap < b->len + extra + 1)
-		cap *= 2;
-	char *p = realloc(b->s, cap);
-	if (!p) {
+	if (extra >= SIZE_MAX - b->len || RTK_GROW_FROM(b->s, b->len + extra + 1, b->cap, 64)) {
 		b->failed = true;
 		return false;
 	}
-	b->s = p;
-	b->cap = cap;
 	return true;
 }
 
@@ -41,33 +35,39 @@ void rtk_strbuf_puts(struct rtk_strbuf *b, const char *s)
 	rtk_strbuf_put(b, s, strlen(s));
 }
 
-void rtk_strbuf_printf(struct rtk_strbuf *b, const char *fmt, ...)
+void rtk_strbuf_vprintf(struct rtk_strbuf *b, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list again;
 	/* Usually it fits in the room there is: then one vsnprintf is enough. */
 	if (!b->failed && b->cap - b->len > 1) {
-		va_start(ap, fmt);
-		int fit = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
+		va_copy(again, ap);
+		int fit = vsnprintf(b->s + b->len, b->cap - b->len, fmt, again);
+		va_end(again);
 		if (fit >= 0 && (size_t)fit < b->cap - b->len) {
 			b->len += (size_t)fit;
 			return;
 		}
 		b->s[b->len] = 0;
 	}
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
 	if (n < 0) {
 		b->failed = true;
 		return;
 	}
 	if (!reserve(b, (size_t)n))
 		return;
-	va_start(ap, fmt);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	b->len += (size_t)n;
+}
+
+void rtk_strbuf_printf(struct rtk_strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rtk_strbuf_vprintf(b, fmt, ap);
+	va_end(ap);
 }
 
 void rtk_strbuf_truncate(struct rtk_strbuf *b, size_t n)

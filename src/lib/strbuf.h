@@ -2,6 +2,7 @@
 #ifndef RTK_STRBUF_H
 #define RTK_STRBUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -19,6 +20,7 @@ struct rtk_strbuf {
 void rtk_strbuf_put(struct rtk_strbuf *b, const void *data, size_t n);
 void rtk_strbuf_puts(struct rtk_strbuf *b, const char *s);
 void rtk_strbuf_printf(struct rtk_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rtk_strbuf_vprintf(struct rtk_strbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Drops everything after the first n bytes (n <= len). */
 void rtk_strbuf_truncate(struct rtk_strbuf *b, size_t n);
 /* The text (malloc'd; "" when nothing was appended), or NULL when an append failed; b is reset. */

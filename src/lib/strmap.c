@@ -1,6 +1,7 @@
 /* src/lib/strmap.c — open addressing over an insertion-ordered entry array (FNV-1a hashes). */
 #include "config.h"
 #include "strmap.h"
+#include "alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,6 +66,7 @@ void *rtk_strmap_get(const struct rtk_strmap *m, const char *key, size_t len)
 	return s ? m->entries[s - 1].value : NULL;
 }
 
+/* Not RTK_GROW: the slots are rebuilt into a fresh table, not copied over. */
 static int grow(struct rtk_strmap *m)
 {
 	size_t n = m->nslots ? m->nslots * 2 : 16;
@@ -91,14 +93,8 @@ int rtk_strmap_put(struct rtk_strmap *m, const char *key, size_t len, void *valu
 	}
 	if (m->count == UINT32_MAX - 1)
 		return -1;
-	if (m->count == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct entry *e = realloc(m->entries, cap * sizeof(*e));
-		if (!e)
-			return -1;
-		m->entries = e;
-		m->cap = cap;
-	}
+	if (RTK_GROW(m->entries, m->count + 1, m->cap))
+		return -1;
 	char *copy = malloc(len + 1);
 	if (!copy)
 		return -1;

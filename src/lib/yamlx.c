@@ -1,6 +1,7 @@
 /* src/lib/yamlx.c — libyaml's event stream folded into cJSON values. */
 #include "config.h"
 #include "yamlx.h"
+#include "alloc.h"
 #include "err.h"
 #include "alloc.h"
 #include "fsutil.h"
@@ -118,16 +119,10 @@ static int remember_anchor(struct loader *l, const yaml_char_t *name, cJSON *val
 {
 	if (!name)
 		return 0;
-	if (l->nanchors == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct anchor *a = realloc(l->anchors, cap * sizeof(*a));
-		if (!a)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-		l->anchors = a;
-		l->cap = cap;
-	}
+	if (RTK_GROW_FROM(l->anchors, l->nanchors + 1, l->cap, 8))
+		return RTK_EXIT_FAILURE;
 	if (!(l->anchors[l->nanchors].name = strdup((const char *)name)))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	l->anchors[l->nanchors++].value = value;
 	return 0;
 }
@@ -154,7 +149,7 @@ static int parse_alias(struct loader *l, yaml_event_t *ev, cJSON **out)
 		if (!l->anchors[i].value)
 			return fail_at(l, ev->start_mark, "an alias refers to the node that contains it");
 		if (!(*out = cJSON_Duplicate(l->anchors[i].value, true)))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		if (count_nodes(l, *out, ev->start_mark)) {
 			cJSON_Delete(*out);
 			*out = NULL;
@@ -176,7 +171,7 @@ static int parse_collection(struct loader *l, yaml_event_t *start, cJSON **out)
 	int rc;
 
 	if (!c)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	/* Registered before the children, with no value yet, so a self-reference is caught. */
 	if ((rc = remember_anchor(l, anchor, NULL)))
 		goto fail;
@@ -233,7 +228,7 @@ static int parse_node(struct loader *l, yaml_event_t *ev, cJSON **out)
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
 		if (!(*out = scalar_value(ev)))
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 		else
 			rc = remember_anchor(l, ev->data.scalar.anchor, *out);
 		break;
@@ -263,7 +258,7 @@ int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
 
 	*out = NULL;
 	if (!yaml_parser_initialize(&l.parser))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	yaml_parser_set_input_string(&l.parser, (const unsigned char *)text, len);
 	/* STREAM-START, then DOCUMENT-START or STREAM-END for an empty stream. */
 	rc = next_event(&l, &ev);
@@ -284,7 +279,7 @@ int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
 	free(l.anchors);
 	yaml_parser_delete(&l.parser);
 	if (!rc && !*out)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = rtk_oom();
 	return rc;
 }
 

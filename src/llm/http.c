@@ -2,6 +2,7 @@
 #include "config.h"
 #include "http.h"
 #include "curlapi.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 
 #include <cjson/cJSON.h>
@@ -102,15 +103,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 		t->too_large = true;
 		return 0;       /* curl stops the transfer with CURLE_WRITE_ERROR */
 	}
-	if (t->resp.body_len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		while (cap < t->resp.body_len + n + 1)
-			cap *= 2;
-		char *grown = realloc(t->resp.body, cap);
-		if (!grown)
-			return 0;
-		t->resp.body = grown, t->cap = cap;
-	}
+	if (RTK_GROW_FROM(t->resp.body, t->resp.body_len + n + 1, t->cap, 4096))
+		return 0;
 	memcpy(t->resp.body + t->resp.body_len, data, n);
 	t->resp.body_len += n;
 	t->resp.body[t->resp.body_len] = '\0';
@@ -143,13 +137,13 @@ static int transfer_prepare(struct transfer *t, const struct rtk_http_request *r
 	for (const char *const *h = req->headers; h && *h; h++) {
 		struct curl_slist *grown = curl_slist_append(t->headers, *h);
 		if (!grown)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		t->headers = grown;
 	}
 	/* No "Expect: 100-continue" round trip before a POST body of more than 1 KiB: our bodies are small. */
 	struct curl_slist *grown = curl_slist_append(t->headers, "Expect:");
 	if (!grown)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	t->headers = grown;
 	curl_easy_setopt(t->easy, CURLOPT_URL, req->url);
 	curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -258,7 +252,7 @@ int rtk_http_run(const struct rtk_http_request *reqs, size_t n, const struct rtk
 	if (jobs > n)
 		jobs = n ? n : 1;
 	if (!(pool = calloc(jobs, sizeof(*pool))))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	if (!(multi = curl_multi_init())) {
 		free(pool);
 		return rtk_fail(RTK_EXIT_FAILURE, "libcurl: cannot create a multi handle");

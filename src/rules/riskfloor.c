@@ -52,7 +52,7 @@ static char *join_patterns(const cJSON *patterns, const char *origin, const char
 		size += strlen(p->valuestring) + 6;
 	}
 	if (!(s = malloc(size))) {
-		rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rtk_oom();
 		return NULL;
 	}
 	*s = '\0';
@@ -122,7 +122,7 @@ int riskfloor_compile(struct riskfloor **out, const cJSON *rules, const char *or
 	if (!(rf = calloc(1, sizeof(*rf))) ||
 	    !(rf->rules = calloc((size_t)cJSON_GetArraySize(surfaces) + 1, sizeof(*rf->rules)))) {
 		free(rf);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	}
 	rf->threshold = threshold->valuedouble;
 	cJSON_ArrayForEach(def, surfaces) {

@@ -5,6 +5,7 @@
 #include "lib/err.h"
 #include "lib/out.h"
 #include "lib/re.h"
+#include "lib/strbuf.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,7 +52,7 @@ static int compile_list(struct rtk_secrets *s, const cJSON *list, const char *so
 			return rc;
 		if (!(sp->name = strdup(name))) {
 			rtk_re_free(sp->re);
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		}
 		s->n++;
 	}
@@ -77,7 +78,7 @@ int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secre
 	if (!(s = calloc(1, sizeof(*s))) || !(s->patterns = calloc(total + 1, sizeof(*s->patterns))) ||
 	    !(s->replacement = strdup(repl ? repl->valuestring : "[REDACTED:{name}]"))) {
 		rtk_secrets_free(s);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	}
 	/* "patterns" first, then "extra_patterns": an override adds to the shipped list with the latter. */
 	if (!(rc = compile_list(s, list, source)) && extra)
@@ -101,56 +102,30 @@ int rtk_secrets_load(const char *override_path, struct rtk_secrets **out, char s
 	return rc;
 }
 
-/* A growing output buffer; fails closed (NULL data) when out of memory. */
-struct buf {
-	char *data;
-	size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (!b->data)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *grown = realloc(b->data, cap);
-		if (!grown) {
-			free(b->data);
-			b->data = NULL;
-			return;
-		}
-		b->data = grown, b->cap = cap;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-static void add_replacement(struct buf *b, const char *replacement, const char *name)
+static void add_replacement(struct rtk_strbuf *b, const char *replacement, const char *name)
 {
 	const char *hole = strstr(replacement, "{name}");
 	if (!hole) {
-		buf_add(b, replacement, strlen(replacement));
+		rtk_strbuf_puts(b, replacement);
 		return;
 	}
-	buf_add(b, replacement, (size_t)(hole - replacement));
-	buf_add(b, name, strlen(name));
-	buf_add(b, hole + 6, strlen(hole + 6));
+	rtk_strbuf_put(b, replacement, (size_t)(hole - replacement));
+	rtk_strbuf_puts(b, name);
+	rtk_strbuf_puts(b, hole + 6);
 }
 
 char *rtk_secrets_redact(const struct rtk_secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
 {
-	struct buf b = { malloc(len + 1), 0, len + 1 };
+	struct rtk_strbuf b = { 0 };
 	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
 	size_t *starts = calloc(s->n + 1, sizeof(size_t)), *ends = calloc(s->n + 1, sizeof(size_t));
 	unsigned redactions = 0;
 	size_t pos = 0;
 
-	if (!b.data || !starts || !ends) {
-		free(b.data), free(starts), free(ends);
+	if (!starts || !ends) {
+		free(starts), free(ends);
 		return NULL;
 	}
-	b.data[0] = '\0';
 	for (size_t i = 0; i < s->n; i++)
 		if (rtk_re_search(s->patterns[i].re, text, len, 0, &starts[i], &ends[i]) != 1)
 			starts[i] = SIZE_MAX;
@@ -166,17 +141,17 @@ char *rtk_secrets_redact(const struct rtk_secrets *s, const char *text, size_t l
 		/* An empty match (a pattern that can match nothing) would never advance: treat it as none. */
 		if (best == SIZE_MAX || ends[best] == starts[best])
 			break;
-		buf_add(&b, text + pos, starts[best] - pos);
+		rtk_strbuf_put(&b, text + pos, starts[best] - pos);
 		add_replacement(&b, s->replacement, s->patterns[best].name);
 		pos = ends[best];
 		redactions++;
 	}
-	buf_add(&b, text + pos, len - pos);
+	rtk_strbuf_put(&b, text + pos, len - pos);
 	free(starts);
 	free(ends);
 	if (out_len)
 		*out_len = b.len;
 	if (count)
 		*count = redactions;
-	return b.data;
+	return rtk_strbuf_take(&b);
 }

@@ -1,6 +1,7 @@
 /* src/schema/schema.c — the JSON Schema engine: resolves a schema's references into a node graph, then walks instances. */
 #include "config.h"
 #include "schema.h"
+#include "lib/alloc.h"
 #include "lib/datadir.h"
 #include "ecmare.h"
 #include "lib/err.h"
@@ -55,20 +56,14 @@ static int registry_put(struct schema_registry *reg, const char *uri, const stru
 	char *bare = uri_strip_fragment(uri);
 	int rc = bare && !rtk_strmap_put(reg->docs, bare, strlen(bare), (void *)root) ? 0 : -1;
 	free(bare);
-	return rc ? rtk_fail(RTK_EXIT_FAILURE, "out of memory") : 0;
+	return rc ? rtk_oom() : 0;
 }
 
 int schema_registry_add(struct schema_registry *reg, const char *uri, struct jv_doc *doc)
 {
-	if (reg->n == reg->cap) {
-		size_t cap = reg->cap ? reg->cap * 2 : 16;
-		struct jv_doc **p = realloc(reg->owned, cap * sizeof(*p));
-		if (!p) {
-			jv_doc_free(doc);
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
-		}
-		reg->owned = p;
-		reg->cap = cap;
+	if (RTK_GROW(reg->owned, reg->n + 1, reg->cap)) {
+		jv_doc_free(doc);
+		return RTK_EXIT_FAILURE;
 	}
 	reg->owned[reg->n++] = doc;
 	const struct jv *root = jv_root(doc);
@@ -80,7 +75,7 @@ int schema_registry_add(struct schema_registry *reg, const char *uri, struct jv_
 		rc = registry_put(reg, uri, root);
 	if (!rc && id) {
 		char *abs = uri_resolve(uri, id);
-		rc = abs ? registry_put(reg, abs, root) : rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		rc = abs ? registry_put(reg, abs, root) : rtk_oom();
 		free(abs);
 	}
 	return rc;
@@ -119,7 +114,7 @@ int schema_registry_add_bundled(struct schema_registry *reg)
 {
 	char *dir = rtk_data_path("schemas/meta");
 	if (!dir)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	int rc = schema_registry_add_dir(reg, dir);
 	free(dir);
 	return rc;
@@ -279,14 +274,8 @@ static struct resource *resource_new(struct schema *s, const char *uri, const st
 	struct resource *r = rtk_strmap_get(s->resources, uri, strlen(uri));
 	if (r)
 		return r;
-	if (s->nres == s->res_cap) {
-		size_t cap = s->res_cap ? s->res_cap * 2 : 16;
-		struct resource **p = realloc(s->res, cap * sizeof(*p));
-		if (!p)
-			goto oom;
-		s->res = p;
-		s->res_cap = cap;
-	}
+	if (RTK_GROW(s->res, s->nres + 1, s->res_cap))
+		goto oom;
 	if (!(r = calloc(1, sizeof(*r))) || !(r->uri = strdup(uri)) || !(r->dynamic_anchors = rtk_strmap_new())) {
 		if (r)
 			free(r->uri);
@@ -348,16 +337,10 @@ static struct node *node_new(struct schema *s, const struct jv *v, struct resour
 			     int draft, unsigned vocab)
 {
 	struct node *n = calloc(1, sizeof(*n));
-	if (!n || s->nnodes == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct node **p = n ? realloc(s->nodes, cap * sizeof(*p)) : NULL;
-		if (!p) {
-			free(n);
-			s->oom = true;
-			return NULL;
-		}
-		s->nodes = p;
-		s->cap = cap;
+	if (!n || RTK_GROW_FROM(s->nodes, s->nnodes + 1, s->cap, 64)) {
+		free(n);
+		s->oom = true;
+		return NULL;
 	}
 	s->nodes[s->nnodes++] = n;
 	n->src = v;
@@ -588,13 +571,13 @@ static int bad_keyword(const struct node *n, const char *kw, const char *what)
 	return rtk_fail(RTK_EXIT_USAGE, "schema %s: \"%s\" must be %s", n->location, kw, what);
 }
 
-/* The recorded reason (why) prefixed with where in the schema it arose; why may be the recorded message itself. */
+/*
+ * The recorded reason (why) prefixed with where in the schema it arose. why may be the recorded message
+ * itself: rtk_fail formats before it records, so no copy is needed.
+ */
 static int schema_error_at(const struct node *n, const char *why)
 {
-	char *copy = strdup(why);
-	int rc = rtk_fail(RTK_EXIT_USAGE, "schema %s: %s", n->location, copy ? copy : "out of memory");
-	free(copy);
-	return rc;
+	return rtk_fail(RTK_EXIT_USAGE, "schema %s: %s", n->location, why);
 }
 
 static int fill_child(struct schema *s, struct node *n, const char *kw, struct node **out)
@@ -615,7 +598,7 @@ static int fill_list(struct schema *s, struct node *n, const char *kw, struct no
 	if (v->kind != RTK_JSON_ARRAY)
 		return bad_keyword(n, kw, "an array of schemas");
 	if (!(out->v = calloc(v->len + 1, sizeof(*out->v))))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	out->n = v->len;
 	for (size_t i = 0; i < v->len; i++)
 		if (!(out->v[i] = node_of(s, &v->u.items[i])))
@@ -629,7 +612,7 @@ static int fill_map(struct schema *s, struct node *n, const struct jv *v, const 
 	if (v->kind != RTK_JSON_OBJECT)
 		return bad_keyword(n, kw, "an object of schemas");
 	if (!(*out = calloc(v->len + 1, sizeof(**out))))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	for (size_t i = 0; i < v->len; i++) {
 		const struct jv_member *m = &v->u.members[i];
 		struct node *c = node_of(s, &m->value);
@@ -676,7 +659,7 @@ static int fill_refs(struct schema *s, struct node *n)
 	if (ref) {
 		char *abs = uri_resolve(n->res->uri, ref);
 		if (!abs)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		n->ref = resolve(s, abs, n->draft);
 		if (!n->ref) {
 			int rc = rtk_fail(RTK_EXIT_USAGE, "schema %s: cannot resolve $ref \"%s\" (%s): not in the schema or the registry (rtk never fetches over the network; add the file with --ref-dir)",
@@ -690,7 +673,7 @@ static int fill_refs(struct schema *s, struct node *n)
 	if (dref) {
 		char *abs = uri_resolve(n->res->uri, dref);
 		if (!abs)
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		n->dynamic_ref = resolve(s, abs, n->draft);
 		free(abs);
 		if (!n->dynamic_ref)
@@ -751,7 +734,7 @@ static int fill_validation(struct node *n)
 		if (n->draft == SCHEMA_DRAFT_7)
 			dr = NULL;
 		if (total && !(n->dependent_required = calloc(total + 1, sizeof(*n->dependent_required))))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		for (int pass = 0; pass < 2; pass++, dr = old) {
 			if (!dr || dr->kind != RTK_JSON_OBJECT)
 				continue;
@@ -769,7 +752,7 @@ static int fill_validation(struct node *n)
 				return bad_keyword(n, "pattern", "a string");
 			char *pcre = ecmare_to_pcre(k->u.str, k->len);
 			if (!pcre)
-				return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+				return rtk_oom();
 			rc = rtk_re_compile(&n->pattern, pcre, RTK_RE_UTF_ASCII, "pattern");
 			free(pcre);
 			if (rc)
@@ -823,13 +806,13 @@ static int fill_applicators(struct schema *s, struct node *n)
 		if (k->kind != RTK_JSON_OBJECT)
 			return bad_keyword(n, "patternProperties", "an object of schemas");
 		if (!(n->pattern_properties = calloc(k->len + 1, sizeof(*n->pattern_properties))))
-			return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			return rtk_oom();
 		for (size_t i = 0; i < k->len; i++) {
 			const struct jv_member *m = &k->u.members[i];
 			struct pattern_node *p = &n->pattern_properties[n->npattern_properties++];
 			char *pcre = ecmare_to_pcre(m->key, m->key_len);
 			if (!pcre)
-				return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+				return rtk_oom();
 			rc = rtk_re_compile(&p->re, pcre, RTK_RE_UTF_ASCII, "patternProperties");
 			free(pcre);
 			if (rc)
@@ -851,7 +834,7 @@ static int link_required(struct node *n)
 	if (!n->required || !n->nproperties || n->nproperties > 64)
 		return 0;
 	if (!(n->required_property = malloc((n->required->len + 1) * sizeof(*n->required_property))))
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	for (size_t i = 0; i < n->required->len; i++) {
 		const struct jv *name = &n->required->u.items[i];
 		n->required_property[i] = -1;
@@ -919,7 +902,7 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 	int rc = 0;
 	*out = NULL;
 	if (!s)
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	s->reg = reg;
 	s->flags = flags;
 	s->node_of_value = rtk_strmap_new();
@@ -928,7 +911,7 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 	s->root_of = rtk_strmap_new();
 	if (!s->node_of_value || !s->by_uri || !s->resources || !s->root_of) {
 		schema_free(s);
-		return rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+		return rtk_oom();
 	}
 	if (root->kind != RTK_JSON_OBJECT && root->kind != RTK_JSON_TRUE && root->kind != RTK_JSON_FALSE) {
 		schema_free(s);
@@ -961,7 +944,7 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 			if (!s->nodes[i]->filled)
 				rc = fill_node(s, s->nodes[i]);
 		if (!rc && s->oom)
-			rc = rtk_fail(RTK_EXIT_FAILURE, "out of memory");
+			rc = rtk_oom();
 		if (!rc)
 			rc = find_reference_loop(s);
 	}
@@ -1071,14 +1054,8 @@ static void add_error(struct vctx *c, const struct node *n, const struct jv *ins
 	if (!c->collect)
 		return;
 	struct schema_errors *l = c->errs;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct schema_error *p = realloc(l->e, cap * sizeof(*p));
-		if (!p)
-			return;
-		l->e = p;
-		l->cap = cap;
-	}
+	if (RTK_GROW_FROM(l->e, l->n + 1, l->cap, 8))
+		return;
 	struct schema_error *e = &l->e[l->n++];
 	va_list ap;
 	va_start(ap, fmt);
@@ -1095,14 +1072,10 @@ static void add_error(struct vctx *c, const struct node *n, const struct jv *ins
 static size_t push_segment(struct path_segment **stack, size_t *n, size_t *cap, const char *kw, const char *name,
 			   size_t len, long index)
 {
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 32;
-		struct path_segment *p = realloc(*stack, ncap * sizeof(*p));
-		if (!p)
-			abort(); /* a few hundred bytes: nothing sensible to do without them */
-		*stack = p;
-		*cap = ncap;
-	}
+	/* A few hundred bytes, and schema_validate has no way to report failure: a true/false answer without
+	 * part of its path would be a wrong answer. */
+	if (RTK_GROW_FROM(*stack, *n + 1, *cap, 32))
+		RTK_BUG("out of memory for a path of %zu segments while validating", *n + 1);
 	(*stack)[*n] = (struct path_segment){ kw, name, len, index };
 	return (*n)++;
 }
@@ -1239,14 +1212,8 @@ static void value_text(const struct jv *v, char *buf, size_t size)
 static void errors_move(struct schema_errors *to, struct schema_errors *from)
 {
 	for (size_t i = 0; i < from->n; i++) {
-		if (to->n == to->cap) {
-			size_t cap = to->cap ? to->cap * 2 : 8;
-			struct schema_error *p = realloc(to->e, cap * sizeof(*p));
-			if (!p)
-				break;
-			to->e = p;
-			to->cap = cap;
-		}
+		if (RTK_GROW_FROM(to->e, to->n + 1, to->cap, 8))
+			break;
 		to->e[to->n++] = from->e[i];
 		from->e[i].message = from->e[i].instance_location = NULL;
 		from->e[i].keyword_location = from->e[i].absolute_keyword_location = NULL;
@@ -1730,8 +1697,8 @@ static bool v_node(struct vctx *c, const struct node *n, const struct jv *inst, 
 	uint8_t small[64], *local = ev;
 	if (track) {
 		local = inst->len <= sizeof(small) ? small : calloc(inst->len, 1);
-		if (!local)
-			abort();
+		if (!local) /* schema_validate has no way to report failure, and guessing would give a wrong answer */
+			RTK_BUG("out of memory tracking the %zu members of an instance", inst->len);
 		memset(local, 0, inst->len);
 	}
 	bool ok = v_keywords(c, n, inst, local);

@@ -69,6 +69,32 @@ static void markdown_tables_align_and_escape(void **state)
 	cJSON_Delete(r);
 }
 
+/* The text grows past its first block through every kind of append, and reads back whole. */
+static void markdown_text_grows_and_reads_back(void **state)
+{
+	(void)state;
+	struct rtk_md *md = rtk_md_new();
+	char word[100];
+	memset(word, 'w', sizeof(word) - 1);
+	word[sizeof(word) - 1] = 0;
+	size_t len;
+	assert_string_equal(rtk_md_text(md, &len), "");
+	assert_int_equal(len, 0);
+	for (int i = 0; i < 50; i++) {
+		rtk_md_para(md, "%d %s", i, word);
+		rtk_md_bullet(md, "%s", word);
+	}
+	rtk_md_end_list(md);
+	const char *text = rtk_md_text(md, &len);
+	assert_false(rtk_md_failed(md));
+	assert_int_equal(len, 50 * (2 + 99 + 2) + 40 * 1 + 50 * (2 + 99 + 1) + 1);
+	assert_int_equal(strlen(text), len);
+	assert_memory_equal(text, "0 www", 5);
+	assert_non_null(strstr(text, "w\n49 www"));
+	assert_string_equal(text + len - 4, "ww\n\n");
+	rtk_md_free(md);
+}
+
 static void format_names(void **state)
 {
 	(void)state;
@@ -125,6 +151,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(undefined_statistics_are_null),
 	cmocka_unit_test(envelope_has_schema_version_and_time),
 	cmocka_unit_test(markdown_tables_align_and_escape),
+	cmocka_unit_test(markdown_text_grows_and_reads_back),
 	cmocka_unit_test(format_names),
 	cmocka_unit_test(number_helpers),
 };
