@@ -173,6 +173,15 @@ check "a secret printed by a step ends the run with 99" test "$(cat "$SCRATCH/rc
 check "a secret split across two writes is redacted in the log" grep -q 'token=\[REDACTED:openai_key\]' "$log"
 check "the joined secret reaches no file" bash -c "! grep -rq 'abcdefghijklmnop' '$SCRATCH/state' '$SCRATCH/latch'"
 check "the step is stopped at the secret (no sleep 30, no next command)" bash -c "! grep -qx after '$log' && test \$(jq '.steps[0].duration_ms' '$SCRATCH/out.json') -lt 20000 && test \$(jq '.steps[0].commands_run' '$SCRATCH/out.json') = 1"
+testing "a \${VAR} in a command is not a secret" \
+	"setup_case clean && plan && step a 'echo TAVILY_API_KEY=\${TAVILY_API_KEY}' && rp --json > o.json; echo \$? \$(jq -r .status o.json)" \
+	"0 OK\n"
+testing "the allowlist pragma lets a fixture key through" \
+	"setup_case clean && plan && step a 'echo \"sk-abcdefghijklmnopqrstuvwx # pragma: allowlist-secret why=FIXTURE\"' && rp --json > o.json; echo \$? \$(jq -r .status o.json); grep -c 'sk-abcdefghijklmnopqrstuvwx # pragma' state/reflectloop/runs/*/logs/a.log" \
+	"0 OK\n2\n"
+testing "a pragma with another why is no exemption" \
+	"setup_case clean && plan && step a 'echo \"sk-abcdefghijklmnopqrstuvwx # pragma: allowlist-secret why=TRUST_ME\"' && rp --json > o.json; echo \$? \$(jq -r .error_code o.json)" \
+	"99 SECRET_LEAK\n"
 testing "env_status says SET or UNSET, never the value" \
 	"setup_case clean && plan && step a 'echo \$RTK_TEST_SET_VAR \${RTK_TEST_UNSET_VAR:-x} \$HOME' && RTK_TEST_SET_VAR=hunter2 rp --json | jq -c .env_status" \
 	'{"HOME":"<SET>","RTK_TEST_SET_VAR":"<SET>","RTK_TEST_UNSET_VAR":"<UNSET>"}\n'
