@@ -57,6 +57,28 @@
 	XV(void, git_odb_object_free, (git_odb_object *object), (object)) \
 	XV(void, git_odb_free, (git_odb *db), (db)) \
 	X(int, git_diff_buffers, (const void *old_buffer, size_t old_len, const char *old_as_path, const void *new_buffer, size_t new_len, const char *new_as_path, const git_diff_options *options, git_diff_file_cb file_cb, git_diff_binary_cb binary_cb, git_diff_hunk_cb hunk_cb, git_diff_line_cb line_cb, void *payload), (old_buffer, old_len, old_as_path, new_buffer, new_len, new_as_path, options, file_cb, binary_cb, hunk_cb, line_cb, payload)) \
+	X(int, git_worktree_add_options_init, (git_worktree_add_options *opts, unsigned int version), (opts, version)) \
+	X(int, git_worktree_add, (git_worktree **out, git_repository *repo, const char *name, const char *path, const git_worktree_add_options *opts), (out, repo, name, path, opts)) \
+	X(int, git_worktree_lookup, (git_worktree **out, git_repository *repo, const char *name), (out, repo, name)) \
+	X(int, git_worktree_prune_options_init, (git_worktree_prune_options *opts, unsigned int version), (opts, version)) \
+	X(int, git_worktree_prune, (git_worktree *wt, git_worktree_prune_options *opts), (wt, opts)) \
+	XV(void, git_worktree_free, (git_worktree *wt), (wt)) \
+	X(int, git_branch_create, (git_reference **out, git_repository *repo, const char *branch_name, const git_commit *target, int force), (out, repo, branch_name, target, force)) \
+	X(int, git_reference_delete, (git_reference *ref), (ref)) \
+	X(int, git_repository_set_head_detached, (git_repository *repo, const git_oid *committish), (repo, committish)) \
+	X(int, git_repository_init, (git_repository **out, const char *path, unsigned int is_bare), (out, path, is_bare)) \
+	X(int, git_repository_index, (git_index **out, git_repository *repo), (out, repo)) \
+	X(int, git_index_add_all, (git_index *index, const git_strarray *pathspec, unsigned int flags, git_index_matched_path_cb callback, void *payload), (index, pathspec, flags, callback, payload)) \
+	X(int, git_index_write, (git_index *index), (index)) \
+	X(int, git_index_write_tree, (git_oid *out, git_index *index), (out, index)) \
+	XV(void, git_index_free, (git_index *index), (index)) \
+	X(int, git_signature_new, (git_signature **out, const char *name, const char *email, git_time_t time, int offset), (out, name, email, time, offset)) \
+	XV(void, git_signature_free, (git_signature *sig), (sig)) \
+	X(int, git_commit_create, (git_oid *id, git_repository *repo, const char *update_ref, const git_signature *author, const git_signature *committer, const char *message_encoding, const char *message, const git_tree *tree, size_t parent_count, const git_commit *parents[]), (id, repo, update_ref, author, committer, message_encoding, message, tree, parent_count, parents)) \
+	X(int, git_tree_entry_bypath, (git_tree_entry **out, const git_tree *root, const char *path), (out, root, path)) \
+	XV(void, git_tree_entry_free, (git_tree_entry *entry), (entry)) \
+	X(int, git_diff_to_buf, (git_buf *out, git_diff *diff, git_diff_format_t format), (out, diff, format)) \
+	XV(void, git_buf_dispose, (git_buf *buffer), (buffer)) \
 	XV(void, git_reference_free, (git_reference *ref), (ref))
 
 /* Loads libgit2 (once) and initialises it. 0, or RTK_EXIT_FAILURE naming the package to install. */

@@ -28,6 +28,9 @@ int rtk_atomic_commit(struct rtk_atomic *a);
 /* Closes and removes the temporary file, leaving path as it was, and frees a; NULL is fine. */
 void rtk_atomic_abort(struct rtk_atomic *a);
 
+/* Writes all of data[0..len) to fd, retrying short writes and EINTR. 0, or -1 with errno set. */
+int rtk_write_all(int fd, const void *data, size_t len);
+
 /* Replaces path with data[0..len) through rtk_atomic_open and rtk_atomic_commit. */
 int rtk_write_file_atomic(const char *path, const void *data, size_t len);
 

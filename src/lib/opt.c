@@ -63,6 +63,13 @@ static int store(const struct rtk_option *o, const char *arg)
 		*(double *)o->value = v;
 		return 0;
 	}
+	case RTK_OPTK_LIST: {
+		struct rtk_opt_list *list = o->value;
+		if (list->n == RTK_OPT_LIST_MAX)
+			return rtk_fail(RTK_EXIT_USAGE, "%s may be given at most %d times", spelling(o, sbuf), RTK_OPT_LIST_MAX);
+		list->v[list->n++] = arg;
+		return 0;
+	}
 	case RTK_OPTK_END:
 		break;
 	}

@@ -11,6 +11,14 @@ enum rtk_opt_kind {
 	RTK_OPTK_STRING, /* const char **: the argument as given */
 	RTK_OPTK_INT,    /* long *: a whole number */
 	RTK_OPTK_DOUBLE, /* double *: a finite number */
+	RTK_OPTK_LIST,   /* struct rtk_opt_list *: each use adds its argument */
+};
+
+/* An option that may be given several times (--exclude A --exclude B), in the order given. */
+#define RTK_OPT_LIST_MAX 32
+struct rtk_opt_list {
+	const char *v[RTK_OPT_LIST_MAX + 1]; /* NULL-terminated */
+	size_t n;
 };
 
 struct rtk_option {
@@ -26,6 +34,7 @@ struct rtk_option {
 #define RTK_OPT_STRING(s, l, v, a, h) { RTK_OPTK_STRING, (s), (l), (v), (a), (h) }
 #define RTK_OPT_INT(s, l, v, a, h) { RTK_OPTK_INT, (s), (l), (v), (a), (h) }
 #define RTK_OPT_DOUBLE(s, l, v, a, h) { RTK_OPTK_DOUBLE, (s), (l), (v), (a), (h) }
+#define RTK_OPT_LIST(s, l, v, a, h) { RTK_OPTK_LIST, (s), (l), (v), (a), (h) }
 #define RTK_OPT_END() { RTK_OPTK_END, 0, NULL, NULL, NULL, NULL }
 
 /*

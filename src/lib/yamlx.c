@@ -3,6 +3,7 @@
 #include "yamlx.h"
 #include "alloc.h"
 #include "err.h"
+#include "alloc.h"
 #include "fsutil.h"
 
 #include <errno.h>
@@ -294,4 +295,117 @@ int rtk_yaml_load_file(const char *path, cJSON **out)
 	rc = rtk_yaml_load(text, len, path, out);
 	free(text);
 	return rc;
+}
+
+/* --- writing ------------------------------------------------------------------------------------- */
+
+struct emit_out {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static int emit_write(void *data, unsigned char *bytes, size_t size)
+{
+	struct emit_out *o = data;
+	if (RTK_GROW_FROM(o->buf, o->len + size + 1, o->cap, 4096)) {
+		o->failed = true;
+		return 0;
+	}
+	memcpy(o->buf + o->len, bytes, size);
+	o->len += size;
+	return 1;
+}
+
+/* A string whose plain form the loader would read as null, a boolean or a number must be quoted. */
+static yaml_scalar_style_t string_style(const char *s)
+{
+	static const char *const words[] = { "", "~", "null", "Null", "NULL", "true", "True", "TRUE",
+					     "false", "False", "FALSE", NULL };
+	double ignored;
+	if (word_in(s, words) || core_number(s, &ignored))
+		return YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+	/* log lines read best as a literal block; libyaml quotes instead when a block cannot hold s */
+	return strchr(s, '\n') ? YAML_LITERAL_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE;
+}
+
+/* The shortest text that reads back as the same double, as cJSON prints numbers. */
+static void number_text(double d, char buf[32])
+{
+	if (!isfinite(d)) {
+		strcpy(buf, "null");
+		return;
+	}
+	snprintf(buf, 32, "%.15g", d);
+	if (strtod(buf, NULL) != d)
+		snprintf(buf, 32, "%.17g", d);
+}
+
+static int emit_scalar(yaml_emitter_t *em, const char *text, yaml_scalar_style_t style)
+{
+	yaml_event_t ev;
+	return yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1, style) &&
+	       yaml_emitter_emit(em, &ev);
+}
+
+static int emit_value(yaml_emitter_t *em, const cJSON *v, unsigned depth)
+{
+	yaml_event_t ev;
+	char num[32];
+	const cJSON *c;
+	if (depth > 512)
+		return 0;
+	if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+		bool obj = cJSON_IsObject(v);
+		if (!(obj ? yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE)
+			  : yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE)) ||
+		    !yaml_emitter_emit(em, &ev))
+			return 0;
+		cJSON_ArrayForEach(c, v) {
+			if ((obj && !emit_scalar(em, c->string, string_style(c->string))) || !emit_value(em, c, depth + 1))
+				return 0;
+		}
+		return (obj ? yaml_mapping_end_event_initialize(&ev) : yaml_sequence_end_event_initialize(&ev)) &&
+		       yaml_emitter_emit(em, &ev);
+	}
+	if (cJSON_IsString(v))
+		return emit_scalar(em, v->valuestring, string_style(v->valuestring));
+	if (cJSON_IsNumber(v))
+		number_text(v->valuedouble, num);
+	else
+		strcpy(num, cJSON_IsTrue(v) ? "true" : cJSON_IsFalse(v) ? "false" : "null");
+	return emit_scalar(em, num, YAML_PLAIN_SCALAR_STYLE);
+}
+
+static int emit_document(yaml_emitter_t *em, const cJSON *v)
+{
+	yaml_event_t ev;
+	return yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(em, &ev) &&
+	       yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) && yaml_emitter_emit(em, &ev) &&
+	       emit_value(em, v, 0) && yaml_document_end_event_initialize(&ev, 1) && yaml_emitter_emit(em, &ev) &&
+	       yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(em, &ev);
+}
+
+int rtk_yaml_emit(const cJSON *v, char **text, size_t *len)
+{
+	yaml_emitter_t em;
+	struct emit_out o = { 0 };
+	int ok;
+	*text = NULL;
+	*len = 0;
+	if (!yaml_emitter_initialize(&em))
+		return rtk_oom();
+	yaml_emitter_set_output(&em, emit_write, &o);
+	yaml_emitter_set_unicode(&em, 1);
+	yaml_emitter_set_width(&em, -1);
+	ok = emit_document(&em, v);
+	yaml_emitter_delete(&em);
+	if (!ok || o.failed) {
+		free(o.buf);
+		return o.failed ? rtk_oom() : rtk_fail(RTK_EXIT_FAILURE, "cannot write YAML (nested too deep?)");
+	}
+	o.buf[o.len] = '\0';
+	*text = o.buf;
+	*len = o.len;
+	return 0;
 }

@@ -18,4 +18,11 @@ int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out);
 /* The same for a whole file; a file that cannot be read gives RTK_EXIT_FAILURE naming it. */
 int rtk_yaml_load_file(const char *path, cJSON **out);
 
+/*
+ * v as a YAML document in block style (text malloc'd, NUL-terminated), such that rtk_yaml_load reads
+ * back an equal value: strings that would read as null, booleans or numbers are quoted, member order
+ * is kept, non-finite numbers become null. 0, or RTK_EXIT_FAILURE (out of memory, nesting past 512).
+ */
+int rtk_yaml_emit(const cJSON *v, char **text, size_t *len);
+
 #endif

@@ -20,6 +20,7 @@ struct rtk_secrets {
 	struct secret_pattern *patterns;
 	size_t n;
 	char *replacement;
+	struct rtk_re *allowlist; /* a line it matches keeps its secrets (NULL: none is) */
 };
 
 void rtk_secrets_free(struct rtk_secrets *s)
@@ -32,6 +33,7 @@ void rtk_secrets_free(struct rtk_secrets *s)
 	}
 	free(s->patterns);
 	free(s->replacement);
+	rtk_re_free(s->allowlist);
 	free(s);
 }
 
@@ -64,6 +66,7 @@ int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secre
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(rules, "patterns");
 	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(rules, "extra_patterns");
 	const cJSON *repl = cJSON_GetObjectItemCaseSensitive(rules, "replacement");
+	const cJSON *pragma = cJSON_GetObjectItemCaseSensitive(rules, "allowlist_pragma");
 	struct rtk_secrets *s;
 	int rc = 0;
 
@@ -74,6 +77,8 @@ int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secre
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"extra_patterns\" must be a list", source);
 	if (repl && !cJSON_IsString(repl))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"replacement\" must be a string", source);
+	if (pragma && !cJSON_IsString(pragma) && !cJSON_IsNull(pragma))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: \"allowlist_pragma\" must be a pattern or null", source);
 	size_t total = (size_t)cJSON_GetArraySize(list) + (size_t)cJSON_GetArraySize(extra);
 	if (!(s = calloc(1, sizeof(*s))) || !(s->patterns = calloc(total + 1, sizeof(*s->patterns))) ||
 	    !(s->replacement = strdup(repl ? repl->valuestring : "[REDACTED:{name}]"))) {
@@ -83,6 +88,11 @@ int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secre
 	/* "patterns" first, then "extra_patterns": an override adds to the shipped list with the latter. */
 	if (!(rc = compile_list(s, list, source)) && extra)
 		rc = compile_list(s, extra, source);
+	if (!rc && cJSON_IsString(pragma)) {
+		char what[160];
+		snprintf(what, sizeof(what), "%s: allowlist_pragma", source);
+		rc = rtk_re_compile(&s->allowlist, pragma->valuestring, 0, what);
+	}
 	if (rc) {
 		rtk_secrets_free(s);
 		return rc;
@@ -114,6 +124,19 @@ static void add_replacement(struct rtk_strbuf *b, const char *replacement, const
 	rtk_strbuf_puts(b, hole + 6);
 }
 
+/* Whether the line holding text[at] carries the allowlist pragma. */
+static bool line_allowed(const struct rtk_secrets *s, const char *text, size_t len, size_t at)
+{
+	size_t start = at, end = at;
+	if (!s->allowlist)
+		return false;
+	while (start > 0 && text[start - 1] != '\n')
+		start--;
+	while (end < len && text[end] != '\n')
+		end++;
+	return rtk_re_matches(s->allowlist, text + start, end - start);
+}
+
 char *rtk_secrets_redact(const struct rtk_secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
 {
 	struct rtk_strbuf b = { 0 };
@@ -141,10 +164,14 @@ char *rtk_secrets_redact(const struct rtk_secrets *s, const char *text, size_t l
 		/* An empty match (a pattern that can match nothing) would never advance: treat it as none. */
 		if (best == SIZE_MAX || ends[best] == starts[best])
 			break;
-		rtk_strbuf_put(&b, text + pos, starts[best] - pos);
-		add_replacement(&b, s->replacement, s->patterns[best].name);
+		if (line_allowed(s, text, len, starts[best])) {
+			rtk_strbuf_put(&b, text + pos, ends[best] - pos);
+		} else {
+			rtk_strbuf_put(&b, text + pos, starts[best] - pos);
+			add_replacement(&b, s->replacement, s->patterns[best].name);
+			redactions++;
+		}
 		pos = ends[best];
-		redactions++;
 	}
 	rtk_strbuf_put(&b, text + pos, len - pos);
 	free(starts);

@@ -19,7 +19,7 @@ int rtk_secrets_load(const char *override_path, struct rtk_secrets **out, char s
 
 /*
  * Compiles rules already loaded: {"replacement": "[REDACTED:{name}]", "patterns": [{"name", "regex"}],
- * "extra_patterns": [...]}. An override file's "patterns" replaces the shipped list (lists are not
+ * "extra_patterns": [...], "allowlist_pragma": "regex"}. An override file's "patterns" replaces the shipped list (lists are not
  * merged); its "extra_patterns" are added after it. source names where they came from in messages.
  */
 int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secrets **out);
@@ -29,7 +29,8 @@ void rtk_secrets_free(struct rtk_secrets *s);
 /*
  * A malloc'd, NUL-terminated copy of text[0..len) with every match replaced by the replacement
  * ("{name}" becomes the pattern's name). Matches are taken left to right; at one place the pattern
- * listed first wins. *count (when not NULL) gets the number of redactions. NULL only when out of memory.
+ * listed first wins. A match on a line that holds the rules' allowlist_pragma is kept as it is.
+ * *count (when not NULL) gets the number of redactions. NULL only when out of memory.
  */
 char *rtk_secrets_redact(const struct rtk_secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count);
 

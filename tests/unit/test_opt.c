@@ -11,6 +11,7 @@ static struct {
 	const char *name;
 	long count;
 	double level;
+	struct rtk_opt_list excludes;
 } v;
 
 static const struct rtk_option table[] = {
@@ -19,6 +20,7 @@ static const struct rtk_option table[] = {
 	RTK_OPT_STRING('n', "name", &v.name, "NAME", "a name"),
 	RTK_OPT_INT(0, "count", &v.count, "N", "a count"),
 	RTK_OPT_DOUBLE(0, "level", &v.level, "L", "a level with a long help line"),
+	RTK_OPT_LIST('x', "exclude", &v.excludes, "GLOB", "leave GLOB out (repeatable)"),
 	RTK_OPT_END(),
 };
 static const struct rtk_option *const tables[] = { table };
@@ -128,7 +130,37 @@ static void help_lists_every_option(void **state)
 	free(text);
 }
 
+static void list_options_collect_every_use(void **state)
+{
+	(void)state;
+	char *argv[] = { "x", "--exclude", "*.dll", "op", "-xnode_modules/", "--exclude=a b", NULL };
+	int argc;
+	assert_int_equal(parse(&argc, argv), 0);
+	assert_int_equal(v.excludes.n, 3);
+	assert_string_equal(v.excludes.v[0], "*.dll");
+	assert_string_equal(v.excludes.v[1], "node_modules/");
+	assert_string_equal(v.excludes.v[2], "a b");
+	assert_null(v.excludes.v[3]);
+	assert_int_equal(argc, 1);
+}
+
+static void list_options_stop_at_their_limit(void **state)
+{
+	(void)state;
+	char *argv[2 * RTK_OPT_LIST_MAX + 4] = { "x" };
+	int argc, n = 1;
+	for (int i = 0; i <= RTK_OPT_LIST_MAX; i++) {
+		argv[n++] = "-x";
+		argv[n++] = "g";
+	}
+	argv[n] = NULL;
+	assert_int_equal(parse(&argc, argv), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "--exclude may be given at most 32 times");
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(list_options_collect_every_use),
+	cmocka_unit_test(list_options_stop_at_their_limit),
 	cmocka_unit_test(all_forms_parse),
 	cmocka_unit_test(short_forms_and_bundles),
 	cmocka_unit_test(double_dash_ends_options),

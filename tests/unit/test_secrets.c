@@ -105,7 +105,48 @@ static void bad_rules_are_named(void **state)
 	cJSON_Delete(rules);
 }
 
+static void run_plan_patterns_catch_literals_not_placeholders(void **state)
+{
+	(void)state;
+	struct rtk_secrets *s = shipped();
+	expect(s, "export TAVILY_API_KEY=abcd1234efgh", "export TAVILY_API_KEY=[REDACTED:search_api_credential]", 1);
+	expect(s, "BRAVE_SEARCH_API_KEY: \"BSAx9f8e7d6c\"", "BRAVE_SEARCH_API_KEY: \"[REDACTED:search_api_credential]\"", 1);
+	expect(s, "DASHSCOPE_MCP_URL=https://mcp.example/sse?x=1",
+	       "DASHSCOPE_MCP_URL=[REDACTED:search_api_credential]", 1);
+	/* short keys count after : or =, where the generic sk- pattern wants 16 characters */
+	expect(s, "key: sk-0123456789", "key: [REDACTED:key_after_assignment]", 1);
+	expect(s, "t=tvly-abcdefghij", "t=[REDACTED:key_after_assignment]", 1);
+	expect(s, "an sk-0123456789 in prose", "an sk-0123456789 in prose", 0);
+	expect(s, "https://mcp.tavily.com/mcp/?tavilyApiKey=tvly-abc",
+	       "https://mcp.tavily.com/mcp/?tavilyApiKey=[REDACTED:url_credential]", 1);
+	/* placeholders name a secret without holding one */
+	expect(s, "TAVILY_API_KEY=${TAVILY_API_KEY}", "TAVILY_API_KEY=${TAVILY_API_KEY}", 0);
+	expect(s, "BRAVE_API_KEY: <your key here>", "BRAVE_API_KEY: <your key here>", 0);
+	expect(s, "curl 'https://x.io/?api_key=${KEY}'", "curl 'https://x.io/?api_key=${KEY}'", 0);
+	rtk_secrets_free(s);
+}
+
+static void the_allowlist_pragma_exempts_its_line_only(void **state)
+{
+	(void)state;
+	struct rtk_secrets *s = shipped();
+	expect(s, "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR",
+	       "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR", 0);
+	expect(s, "DOCS: TAVILY_API_KEY=tvly-abcdefghijklmnop pragma: allowlist-secret why=DOCS_EXAMPLE",
+	       "DOCS: TAVILY_API_KEY=tvly-abcdefghijklmnop pragma: allowlist-secret why=DOCS_EXAMPLE", 0);
+	/* any other why is not an exemption, nor is a pragma on another line */
+	expect(s, "sk-abcdefghijklmnop1234 # pragma: allowlist-secret why=BECAUSE",
+	       "[REDACTED:openai_key] # pragma: allowlist-secret why=BECAUSE", 1);
+	expect(s, "# pragma: allowlist-secret why=FIXTURE\nsk-abcdefghijklmnop1234\n",
+	       "# pragma: allowlist-secret why=FIXTURE\n[REDACTED:openai_key]\n", 1);
+	expect(s, "sk-abcdefghijklmnop1234 why=FIXTUREX pragma: allowlist-secret why=FIXTURES",
+	       "[REDACTED:openai_key] why=FIXTUREX pragma: allowlist-secret why=FIXTURES", 1);
+	rtk_secrets_free(s);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(run_plan_patterns_catch_literals_not_placeholders),
+	cmocka_unit_test(the_allowlist_pragma_exempts_its_line_only),
 	cmocka_unit_test(shipped_patterns_catch_each_kind),
 	cmocka_unit_test(ordinary_text_is_left_alone),
 	cmocka_unit_test(first_listed_pattern_wins_at_one_place),

@@ -97,7 +97,60 @@ static void files_are_named(void **state)
 	unlink(path);
 }
 
+/* Emits v, checks the text starts as expected, loads it back and compares. */
+static void round_trip(const char *json, const char *starts_with)
+{
+	cJSON *v = cJSON_Parse(json), *back = NULL;
+	char *text;
+	size_t len;
+	assert_non_null(v);
+	assert_int_equal(rtk_yaml_emit(v, &text, &len), 0);
+	assert_int_equal(strlen(text), len);
+	if (strncmp(text, starts_with, strlen(starts_with)))
+		fail_msg("YAML starts %.60s, not %s", text, starts_with);
+	if (rtk_yaml_load(text, len, "emitted", &back))
+		fail_msg("%s\n%s", rtk_error_message(), text);
+	if (!cJSON_Compare(v, back, 1))
+		fail_msg("round trip changed the value:\n%s", text);
+	cJSON_Delete(back);
+	cJSON_Delete(v);
+	free(text);
+}
+
+static void emitted_yaml_reads_back_the_same(void **state)
+{
+	(void)state;
+	round_trip("{\"envelope\": {\"command\": \"reflectloop\", \"status\": \"OK\", \"error_code\": null,"
+		   " \"missing_inputs\": [], \"next\": {}}, \"steps\": [{\"id\": \"P-1\", \"exit\": 0,"
+		   " \"duration_ms\": 12.5}]}", "envelope:\n");
+	/* strings that would read as something else if written plain */
+	round_trip("[\"true\", \"False\", \"null\", \"~\", \"\", \"123\", \"-1.5e3\", \"0x1F\", \"0o7\", \".inf\","
+		   " \"- item\", \"a: b\", \"#not a comment\", \"line one\\nline two\\n\", \"  padded  \", \"\u00e9t\u00e9 \u2713\","
+		   " \"quote \\\" and 'single'\", \"*alias\", \"&anchor\", \"!tag\", \"%directive\", \"@at\", \"`tick\"]", "- ");
+	round_trip("{\"n\": [0, -7, 3.141592653589793, 1e300, 0.1, 123456789012345678], \"b\": [true, false, null]}", "n:\n");
+	round_trip("{\"yes\": \"no\", \"123\": 1, \"null\": null, \"\": \"empty key\"}", "yes:");
+	round_trip("\"just a string\"", "just a string");
+}
+
+static void emitting_refuses_absurd_nesting(void **state)
+{
+	(void)state;
+	cJSON *v = cJSON_CreateArray(), *inner = v;
+	for (int i = 0; i < 600; i++) {
+		cJSON *a = cJSON_CreateArray();
+		cJSON_AddItemToArray(inner, a);
+		inner = a;
+	}
+	char *text = (char *)1;
+	size_t len;
+	assert_int_equal(rtk_yaml_emit(v, &text, &len), RTK_EXIT_FAILURE);
+	assert_null(text);
+	cJSON_Delete(v);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(emitted_yaml_reads_back_the_same),
+	cmocka_unit_test(emitting_refuses_absurd_nesting),
 	cmocka_unit_test(scalars_follow_the_core_schema),
 	cmocka_unit_test(structure_and_order_are_kept),
 	cmocka_unit_test(aliases_expand),

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# bench/run-plan.sh — rtk run-plan's costs against what a shell would do: sandbox creation on a 20,000-file
+# repository (worktree mode against `git worktree add --detach`, copy mode against `cp -a`), and the
+# per-step overhead of a 200-step plan of `true` against 200 `sh -c true` in a shell loop.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+need_pkgs time git
+
+FILES=${FILES:-20000}
+RUNS=${RUNS:-5}
+STEPS=${STEPS:-200}
+D=$OUT/run-plan
+mkdir -p "$D"
+repo=$D/repo-$FILES
+
+# A repository of FILES files of ~1 KiB in 200 folders, committed: made once and reused.
+if [ ! -f "$repo/.made" ]; then
+	rm -rf "$repo"
+	mkdir -p "$repo"
+	(cd "$repo" && git init -q -b main . && git config user.email bench@rtk.invalid && git config user.name bench &&
+		/usr/bin/python3 - "$FILES" <<'PY' && git add -A && git commit -qm files && touch .made && echo .made > .git/info/exclude
+import os, sys
+n = int(sys.argv[1])
+for i in range(n):
+    d = "pkg%03d" % (i % 200)
+    os.makedirs(d, exist_ok=True)
+    with open("%s/file%05d.c" % (d, i), "w") as f:
+        f.write(("/* file %d */\nint f%d(int x) { return x + %d; }\n" % (i, i, i)) * 16)
+PY
+	)
+fi
+echo "bench: repository of $(git -C "$repo" ls-files | wc -l) files at $repo" >&2
+
+one_step_plan=$D/one-step.yaml
+printf 'new_plan:\n  steps:\n    - {id: only, commands: ["true"]}\n' > "$one_step_plan"
+many_steps_plan=$D/many-steps.yaml
+{ printf 'new_plan:\n  steps:\n'; for i in $(seq 1 "$STEPS"); do printf '    - {id: s%d, commands: ["true"]}\n' "$i"; done; } > "$many_steps_plan"
+
+# rtk_sandbox MODE: one run of a one-step plan that keeps its sandbox, then the sandbox removed
+# outside the timing (the peers' timings include no removal either).
+rtk_sandbox() {
+	rm -rf "$D/state" "$D/sb" "$D/latch"
+	(cd "$repo" && "$RTK" run-plan --mode "$1" --keep-sandbox --plan "$one_step_plan" --state-dir "$D/state" \
+		--sandbox-root "$D/sb" --latch "$D/latch" --format json)
+}
+cleanup_worktrees() {
+	rm -rf "$D/sb" "$D/peer-wt" "$D/peer-cp"
+	git -C "$repo" worktree prune
+}
+export -f rtk_sandbox
+export RTK D repo one_step_plan
+
+
+# The timings, each median of RUNS runs with the page cache warm (the tree is read once first).
+cat "$repo"/pkg*/* > /dev/null
+results=()
+run_rtk() { # run_rtk MODE: KEY rtk_MODE
+	local i e=() m=()
+	for ((i = 0; i < RUNS; i++)); do
+		cleanup_worktrees
+		timed one 1 "$D/rtk-$1.json" bash -c "rtk_sandbox $1"
+		e+=("$one_t") m+=("$one_rss")
+	done
+	printf -v "rtk_$1_t" '%s' "$(median "${e[@]}")"
+	printf -v "rtk_$1_rss" '%s' "$(max "${m[@]}")"
+}
+run_peer() { # run_peer KEY CMD...
+	local key=$1 i e=() m=()
+	shift
+	for ((i = 0; i < RUNS; i++)); do
+		cleanup_worktrees
+		timed one 1 /dev/null "$@"
+		e+=("$one_t") m+=("$one_rss")
+	done
+	printf -v "${key}_t" '%s' "$(median "${e[@]}")"
+	printf -v "${key}_rss" '%s' "$(max "${m[@]}")"
+}
+run_rtk worktree
+run_peer git_wt git -C "$repo" worktree add -q --detach "$D/peer-wt"
+run_rtk copy
+run_peer cp cp -a "$repo" "$D/peer-cp"
+cleanup_worktrees
+jq -e '.status == "OK" and .sandbox.mode == "worktree"' "$D/rtk-worktree.json" > /dev/null
+jq -e '.status == "OK" and .sandbox.mode == "copy"' "$D/rtk-copy.json" > /dev/null
+
+# Per-step overhead: STEPS steps of `true` in copy mode on a tiny project, less a one-step run of the
+# same; the shell loop runs `sh -c true` STEPS times.
+tiny=$D/tiny
+rm -rf "$tiny" && mkdir -p "$tiny" && echo x > "$tiny/README"
+rtk_steps() { # rtk_steps PLAN
+	rm -rf "$D/state" "$D/sb" "$D/latch"
+	(cd "$tiny" && "$RTK" run-plan --mode copy --plan "$1" --state-dir "$D/state" --sandbox-root "$D/sb" --latch "$D/latch" --format json)
+}
+shell_loop() {
+	local i
+	for ((i = 0; i < STEPS; i++)); do sh -c true; done
+}
+export -f rtk_steps shell_loop
+export tiny STEPS
+timed many "$RUNS" "$D/rtk-steps.json" bash -c "rtk_steps $many_steps_plan"
+timed single "$RUNS" /dev/null bash -c "rtk_steps $one_step_plan"
+timed loop "$RUNS" /dev/null bash -c shell_loop
+jq -e --argjson n "$STEPS" '.status == "OK" and (.steps | length) == $n' "$D/rtk-steps.json" > /dev/null
+per_step_ms=$(awk -v a="$many_t" -v b="$single_t" -v n="$STEPS" 'BEGIN { printf "%.3f", (a - b) * 1000 / (n - 1) }')
+loop_ms=$(awk -v a="$loop_t" -v n="$STEPS" 'BEGIN { printf "%.3f", a * 1000 / n }')
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+{
+	echo "### run-plan ($FILES files, medians of $RUNS runs)"
+	echo
+	machine_info
+	echo
+	echo "| what | rtk | peer | rtk / peer | target |"
+	echo "| --- | ---: | ---: | ---: | --- |"
+	echo "| worktree sandbox | ${rtk_worktree_t} s, ${rtk_worktree_rss} KiB | git worktree add --detach: ${git_wt_t} s, ${git_wt_rss} KiB | $(ratio "$rtk_worktree_t" "$git_wt_t") | ≤ 1.2 |"
+	echo "| copy sandbox (with its baseline commit) | ${rtk_copy_t} s, ${rtk_copy_rss} KiB | cp -a: ${cp_t} s, ${cp_rss} KiB | $(ratio "$rtk_copy_t" "$cp_t") | ≤ 1.2 |"
+	echo "| per step ($STEPS steps of \`true\`) | ${per_step_ms} ms | sh -c true in a loop: ${loop_ms} ms | $(ratio "$per_step_ms" "$loop_ms") | ≤ 1.5 |"
+	echo
+	echo "The rtk rows are whole runs of a one-step plan with --keep-sandbox (plan, sandbox, the step, logs,"
+	echo "summary, patch, state file), so they hold more than the sandbox; the per-step row is (${STEPS}-step run"
+	echo "− one-step run) / $((STEPS - 1)). Commands:"
+	echo
+	echo '```'
+	echo "cd $repo && rtk run-plan --mode worktree|copy --keep-sandbox --plan one-step.yaml --state-dir ... --sandbox-root ... --latch ... --format json"
+	echo "git -C $repo worktree add -q --detach DIR"
+	echo "cp -a $repo DIR"
+	echo "rtk run-plan --mode copy --plan many-steps.yaml ...   # $STEPS steps of true, on a one-file project"
+	echo "for i in \$(seq $STEPS); do sh -c true; done"
+	echo '```'
+} | tee "$D/results.md"

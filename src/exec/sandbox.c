@@ -1,0 +1,552 @@
+/* src/exec/sandbox.c — run-plan's sandboxes: a detached worktree of a clean repository, or a filtered copy with a baseline commit. */
+#include "config.h"
+#include "sandbox.h"
+#include "git/git2api.h"
+#include "git/gitx.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/strbuf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The folder no sandbox may hold, in either mode: a copy leaves it out whatever the rules say; a
+ * worktree cannot, so a repository that tracks it gets a copy. */
+static const char secrets_folder[] = ".claude/private/secrets";
+
+/* --- exclusions --------------------------------------------------------------------------------- */
+
+static bool glob_matches(const char *glob, size_t glen, const char *rel)
+{
+	char pattern[PATH_MAX];
+	const char *base = strrchr(rel, '/');
+	bool anchored = memchr(glob, '/', glen) != NULL;
+	if (glen >= sizeof(pattern))
+		return false;
+	memcpy(pattern, glob, glen);
+	pattern[glen] = '\0';
+	if (anchored)
+		return fnmatch(pattern[0] == '/' ? pattern + 1 : pattern, rel, FNM_PATHNAME | FNM_PERIOD) == 0;
+	return fnmatch(pattern, base ? base + 1 : rel, FNM_PERIOD) == 0;
+}
+
+bool sandbox_excluded(const char *const *exclude, const char *rel, bool is_dir)
+{
+	for (; exclude && *exclude; exclude++) {
+		size_t len = strlen(*exclude);
+		bool dir_only = len && (*exclude)[len - 1] == '/';
+		if (dir_only && !is_dir)
+			continue;
+		if (glob_matches(*exclude, dir_only ? len - 1 : len, rel))
+			return true;
+	}
+	return false;
+}
+
+/* --- paths --------------------------------------------------------------------------------------- */
+
+/* Whether path is dir itself or below it (both real paths). */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+static int real_path(const char *path, char **out)
+{
+	if (!(*out = realpath(path, NULL)))
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static int remove_tree(const char *dir)
+{
+	if (nftw(dir, remove_entry, 32, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot remove %s", dir);
+	return 0;
+}
+
+/* <root>/<run_id> made fresh (an existing one is never reused) and its repo/ path. */
+static int make_root(const struct sandbox_spec *spec, const char *project, struct sandbox *sb)
+{
+	char *root = NULL, *base = NULL;
+	int rc;
+	if ((rc = rtk_mkdir_p(spec->sandbox_root, 0700)) || (rc = real_path(spec->sandbox_root, &base)))
+		return rc;
+	if (path_within(base, project)) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "the sandbox root %s is inside the project %s", base, project);
+		goto out;
+	}
+	if (asprintf(&root, "%s/%s", base, spec->run_id) < 0) {
+		root = NULL;
+		rc = rtk_oom();
+		goto out;
+	}
+	if (mkdir(root, 0700)) {
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot make the sandbox %s", root);
+		goto out;
+	}
+	sb->root = root;
+	root = NULL;
+	if (asprintf(&sb->dir, "%s/repo", sb->root) < 0) {
+		sb->dir = NULL;
+		rc = rtk_oom();
+	}
+out:
+	free(root);
+	free(base);
+	return rc;
+}
+
+/* --- worktree mode ------------------------------------------------------------------------------- */
+
+static bool head_tracks(git_repository *repo, const char *path)
+{
+	git_commit *head = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	bool tracked = gitx_resolve_commit(repo, "HEAD", &head) == 0 && git_commit_tree(&tree, head) == 0 &&
+		       git_tree_entry_bypath(&entry, tree, path) == 0;
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(head);
+	return tracked;
+}
+
+/* Whether rel or a folder above it is excluded: a change there never reaches a sandbox anyway. */
+static bool under_excluded(const char *const *exclude, const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s", rel);
+	if (sandbox_excluded(exclude, path, false))
+		return true;
+	for (char *slash = strrchr(path, '/'); slash; slash = strrchr(path, '/')) {
+		*slash = '\0';
+		if (sandbox_excluded(exclude, path, true))
+			return true;
+	}
+	return false;
+}
+
+/* Changes that count against a clean tree: not those under excluded folders (rtk's own state, say). */
+static size_t counted_changes(const struct gitx_paths *changed, const char *const *exclude)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < changed->n; i++)
+		n += !under_excluded(exclude, changed->v[i]);
+	return n;
+}
+
+/* NULL when the project can have a worktree sandbox, else why not (a static string). */
+static const char *worktree_obstacle(git_repository *repo, const char *project, const char *const *exclude)
+{
+	struct gitx_paths changed = { 0 };
+	const char *workdir = git_repository_workdir(repo);
+	char *real = workdir ? realpath(workdir, NULL) : NULL;
+	const char *why = NULL;
+	if (!real || strcmp(real, project))
+		why = "the project is not the top of a git work tree";
+	else if (git_repository_head_unborn(repo) == 1)
+		why = "the repository has no commit yet";
+	else if (gitx_changed_files(repo, "HEAD", &changed))
+		why = "the work tree's state could not be read";
+	else if (counted_changes(&changed, exclude))
+		why = "the work tree has uncommitted changes";
+	else if (head_tracks(repo, secrets_folder))
+		why = "the repository tracks .claude/private/secrets/, which no sandbox may hold";
+	gitx_paths_free(&changed);
+	free(real);
+	return why;
+}
+
+/*
+ * libgit2 checks a new worktree out on a branch: make a throwaway one at HEAD, then detach the
+ * worktree's HEAD and delete the branch, which leaves what `git worktree add --detach` leaves.
+ */
+static int add_detached_worktree(git_repository *repo, struct sandbox *sb, const char *run_id)
+{
+	git_commit *head = NULL;
+	git_reference *branch = NULL;
+	git_worktree *wt = NULL;
+	git_repository *wtrepo = NULL;
+	git_worktree_add_options opts;
+	int rc;
+	if (asprintf(&sb->worktree_name, "rtk-%s", run_id) < 0) {
+		sb->worktree_name = NULL;
+		return rtk_oom();
+	}
+	if ((rc = gitx_resolve_commit(repo, "HEAD", &head)))
+		return rc;
+	gitx_oid_hex(git_commit_id(head), sb->baseline);
+	git_worktree_add_options_init(&opts, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+	if (git_branch_create(&branch, repo, sb->worktree_name, head, 0) < 0 || !(opts.ref = branch) ||
+	    git_worktree_add(&wt, repo, sb->worktree_name, sb->dir, &opts) < 0 ||
+	    git_repository_open_ext(&wtrepo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    git_repository_set_head_detached(wtrepo, git_commit_id(head)) < 0)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make a worktree at %s: %s", sb->dir, rtk_git2_error());
+	sb->mode = SANDBOX_WORKTREE; /* from here on, removing the sandbox prunes what was registered */
+	if (branch && git_reference_delete(branch) < 0 && !rc)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot delete the branch %s: %s", sb->worktree_name, rtk_git2_error());
+	git_repository_free(wtrepo);
+	git_worktree_free(wt);
+	git_reference_free(branch);
+	git_commit_free(head);
+	return rc;
+}
+
+/* --- copy mode ----------------------------------------------------------------------------------- */
+
+struct copy_walk {
+	const char *const *exclude;
+	struct rtk_strbuf rel; /* the path being copied, relative to the project */
+	size_t files;
+};
+
+static int copy_bytes(int from, int to, off_t size, const char *rel)
+{
+	off_t left = size;
+	while (left > 0) {
+		ssize_t n = copy_file_range(from, NULL, to, NULL, (size_t)left, 0);
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL))
+			break; /* no kernel-side copy between these files: copy through a buffer */
+		if (n < 0)
+			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot copy %s", rel);
+		if (n == 0)
+			return 0; /* the file shrank while we copied */
+		left -= n;
+	}
+	for (char buf[65536]; left > 0;) {
+		ssize_t n = read(from, buf, sizeof(buf));
+		if (n <= 0)
+			return n < 0 ? rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", rel) : 0;
+		if (rtk_write_all(to, buf, (size_t)n))
+			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write %s", rel);
+		left -= n;
+	}
+	return 0;
+}
+
+static int copy_file(int src_dir, int dst_dir, const char *name, const struct stat *st, struct copy_walk *w)
+{
+	int from = openat(src_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), to, rc;
+	if (from < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", w->rel.s);
+	to = openat(dst_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st->st_mode & 07777);
+	if (to < 0) {
+		close(from);
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot create %s in the sandbox", w->rel.s);
+	}
+	rc = copy_bytes(from, to, st->st_size, w->rel.s);
+	close(from);
+	if (close(to) && !rc)
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write %s", w->rel.s);
+	w->files++;
+	return rc;
+}
+
+static int copy_link(int src_dir, int dst_dir, const char *name, struct copy_walk *w)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(src_dir, name, target, sizeof(target) - 1);
+	if (n < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read the link %s", w->rel.s);
+	target[n] = '\0';
+	if (symlinkat(target, dst_dir, name))
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot copy the link %s", w->rel.s);
+	w->files++;
+	return 0;
+}
+
+static int copy_dir(int src_dir, int dst_dir, struct copy_walk *w);
+
+static int copy_entry(int src_dir, int dst_dir, const char *name, struct copy_walk *w)
+{
+	struct stat st;
+	size_t keep = w->rel.len;
+	int rc = 0;
+	if (keep)
+		rtk_strbuf_puts(&w->rel, "/");
+	rtk_strbuf_puts(&w->rel, name);
+	if (w->rel.failed)
+		return rtk_oom();
+	if (fstatat(src_dir, name, &st, AT_SYMLINK_NOFOLLOW))
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", w->rel.s);
+	else if (sandbox_excluded(w->exclude, w->rel.s, S_ISDIR(st.st_mode)) || !strcmp(w->rel.s, secrets_folder) ||
+		 !strcmp(name, ".git"))
+		rc = 0; /* whatever the rules say: no secrets, and no .git (the copy gets a baseline of its own) */
+	else if (S_ISDIR(st.st_mode)) {
+		int from = openat(src_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), to = -1;
+		if (from < 0 || mkdirat(dst_dir, name, (st.st_mode & 07777) | 0700) ||
+		    (to = openat(dst_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot copy the folder %s", w->rel.s);
+		else
+			rc = copy_dir(from, to, w);
+		if (from >= 0)
+			close(from);
+		if (to >= 0)
+			close(to);
+	} else if (S_ISREG(st.st_mode))
+		rc = copy_file(src_dir, dst_dir, name, &st, w);
+	else if (S_ISLNK(st.st_mode))
+		rc = copy_link(src_dir, dst_dir, name, w);
+	/* FIFOs, sockets and devices are not project files: left out */
+	rtk_strbuf_truncate(&w->rel, keep);
+	return rc;
+}
+
+/* Copies the entries of src_dir into dst_dir; takes neither descriptor. */
+static int copy_dir(int src_dir, int dst_dir, struct copy_walk *w)
+{
+	int fd = dup(src_dir), rc = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot list %s", w->rel.len ? w->rel.s : ".");
+	}
+	while (!rc && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rc = copy_entry(src_dir, dst_dir, e->d_name, w);
+	closedir(d);
+	return rc;
+}
+
+/* A commit of everything in the copy (.gitignore honoured), so the steps' changes can be diffed. */
+static int commit_baseline(struct sandbox *sb)
+{
+	git_repository *repo = NULL;
+	git_index *index = NULL;
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_id, commit_id;
+	int rc = 0;
+	if (git_repository_init(&repo, sb->dir, 0) < 0 || git_repository_index(&index, repo) < 0 ||
+	    git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, NULL, NULL) < 0 || git_index_write(index) < 0 ||
+	    git_index_write_tree(&tree_id, index) < 0 || git_tree_lookup(&tree, repo, &tree_id) < 0 ||
+	    git_signature_new(&sig, "rtk run-plan", "run-plan@rtk.invalid", 0, 0) < 0 ||
+	    git_commit_create(&commit_id, repo, "HEAD", sig, sig, NULL, "rtk run-plan baseline\n", tree, 0, NULL) < 0)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot record the sandbox's baseline in %s: %s", sb->dir,
+			      rtk_git2_error());
+	else
+		gitx_oid_hex(&commit_id, sb->baseline);
+	git_tree_free(tree);
+	git_signature_free(sig);
+	git_index_free(index);
+	git_repository_free(repo);
+	return rc;
+}
+
+static int make_copy(const struct sandbox_spec *spec, struct sandbox *sb)
+{
+	struct copy_walk w = { .exclude = spec->exclude };
+	int from = open(sb->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC), to = -1, rc;
+	if (from < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", sb->project);
+	if (mkdir(sb->dir, 0700) || (to = open(sb->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot make %s", sb->dir);
+	else
+		rc = copy_dir(from, to, &w);
+	close(from);
+	if (to >= 0)
+		close(to);
+	rtk_strbuf_free(&w.rel);
+	sb->files_copied = w.files;
+	sb->mode = SANDBOX_COPY;
+	return rc ? rc : commit_baseline(sb);
+}
+
+/* --- the sandbox --------------------------------------------------------------------------------- */
+
+/* Tries worktree mode; *why says why it cannot be had (then nothing was made). */
+static int try_worktree(const struct sandbox_spec *spec, struct sandbox *sb, const char **why)
+{
+	git_repository *repo = NULL;
+	int rc;
+	*why = NULL;
+	if (git_repository_open_ext(&repo, sb->project, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		*why = "the project is not a git repository";
+		return 0;
+	}
+	if (!(*why = worktree_obstacle(repo, sb->project, spec->exclude)))
+		rc = add_detached_worktree(repo, sb, spec->run_id);
+	else
+		rc = 0;
+	git_repository_free(repo);
+	return rc;
+}
+
+static int create_in(const struct sandbox_spec *spec, struct sandbox *sb)
+{
+	const char *why = NULL;
+	int rc;
+	if ((rc = rtk_git2_load()) || (rc = real_path(spec->project, &sb->project)) || (rc = make_root(spec, sb->project, sb)))
+		return rc;
+	if (spec->mode != SANDBOX_COPY) {
+		if ((rc = try_worktree(spec, sb, &why)))
+			return rc;
+		if (!why)
+			return 0;
+		if (spec->mode == SANDBOX_WORKTREE)
+			return rtk_fail(RTK_EXIT_FAILURE, "no worktree sandbox for %s: %s", sb->project, why);
+		if (!(sb->fallback = strdup(why)))
+			return rtk_oom();
+	}
+	return make_copy(spec, sb);
+}
+
+int sandbox_create(const struct sandbox_spec *spec, struct sandbox **out)
+{
+	struct sandbox *sb = calloc(1, sizeof(*sb));
+	int rc;
+	*out = NULL;
+	if (!sb)
+		return rtk_oom();
+	if ((rc = create_in(spec, sb))) {
+		char *why = strdup(rtk_error_message());
+		sandbox_remove(sb);
+		sandbox_free(sb);
+		rtk_fail(rc, "%s", why ? why : "cannot make the sandbox");
+		free(why);
+		return rc;
+	}
+	char *real = NULL;
+	if ((rc = real_path(sb->dir, &real))) {
+		sandbox_remove(sb);
+		sandbox_free(sb);
+		return rc;
+	}
+	free(sb->dir);
+	sb->dir = real;
+	*out = sb;
+	return 0;
+}
+
+static bool has_dotdot(const char *p)
+{
+	for (const char *s = p; (s = strstr(s, "..")); s += 2)
+		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+			return true;
+	return false;
+}
+
+int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exist, char **out)
+{
+	char *joined = NULL, *real;
+	*out = NULL;
+	if (!cwd || !*cwd)
+		cwd = ".";
+	if (cwd[0] == '/' || has_dotdot(cwd))
+		return rtk_fail(RTK_EXIT_SANDBOX_ESCAPE, "cwd '%s' leaves the sandbox (absolute or '..')", cwd);
+	if (asprintf(&joined, "%s/%s", sb->dir, cwd) < 0)
+		return rtk_oom();
+	real = realpath(joined, NULL);
+	if (!real) {
+		int err = errno;
+		free(joined);
+		if (err == ENOENT && !must_exist)
+			return 0;
+		return rtk_fail_errno(RTK_EXIT_FAILURE, err, "cwd '%s'", cwd);
+	}
+	free(joined);
+	if (!path_within(real, sb->dir)) {
+		int rc = rtk_fail(RTK_EXIT_SANDBOX_ESCAPE, "cwd '%s' resolves to %s, outside the sandbox", cwd, real);
+		free(real);
+		return rc;
+	}
+	*out = real;
+	return 0;
+}
+
+int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len)
+{
+	git_repository *repo = NULL;
+	git_commit *base = NULL;
+	git_tree *tree = NULL;
+	git_diff *diff = NULL;
+	git_buf buf = { 0 };
+	git_diff_options opts;
+	int rc;
+	*patch = NULL;
+	*len = 0;
+	if (git_repository_open_ext(&repo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot open the sandbox %s: %s", sb->dir, rtk_git2_error());
+	if ((rc = gitx_resolve_commit(repo, sb->baseline, &base)))
+		goto out;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS | GIT_DIFF_SHOW_UNTRACKED_CONTENT |
+		     GIT_DIFF_SHOW_BINARY;
+	if (git_commit_tree(&tree, base) < 0 || git_diff_tree_to_workdir_with_index(&diff, repo, tree, &opts) < 0 ||
+	    git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot diff the sandbox %s: %s", sb->dir, rtk_git2_error());
+		goto out;
+	}
+	if (!(*patch = malloc(buf.size + 1))) {
+		rc = rtk_oom();
+		goto out;
+	}
+	memcpy(*patch, buf.ptr ? buf.ptr : "", buf.size);
+	(*patch)[buf.size] = '\0';
+	*len = buf.size;
+out:
+	git_buf_dispose(&buf);
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_commit_free(base);
+	git_repository_free(repo);
+	return rc;
+}
+
+/* Forgets the worktree registration whose folder is gone (what `git worktree prune` does for it). */
+static int prune_worktree(const struct sandbox *sb)
+{
+	git_repository *repo = NULL;
+	git_worktree *wt = NULL;
+	git_worktree_prune_options opts;
+	int rc = 0;
+	if (git_repository_open_ext(&repo, sb->project, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot open %s: %s", sb->project, rtk_git2_error());
+	git_worktree_prune_options_init(&opts, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
+	if (git_worktree_lookup(&wt, repo, sb->worktree_name) == 0 && git_worktree_prune(wt, &opts) < 0)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot prune the worktree %s: %s", sb->worktree_name, rtk_git2_error());
+	git_worktree_free(wt);
+	git_repository_free(repo);
+	return rc;
+}
+
+int sandbox_remove(struct sandbox *sb)
+{
+	int rc = 0;
+	if (sb->root && (rc = remove_tree(sb->root)))
+		return rc;
+	if (sb->mode == SANDBOX_WORKTREE && sb->worktree_name)
+		rc = prune_worktree(sb);
+	return rc;
+}
+
+void sandbox_free(struct sandbox *sb)
+{
+	if (!sb)
+		return;
+	free(sb->fallback);
+	free(sb->dir);
+	free(sb->root);
+	free(sb->project);
+	free(sb->worktree_name);
+	free(sb);
+}

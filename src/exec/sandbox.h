@@ -1,0 +1,63 @@
+/* src/exec/sandbox.h — run-plan's isolated copy of a project: a detached git worktree, or a filtered copy with a git baseline. */
+#ifndef RTK_SANDBOX_H
+#define RTK_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum sandbox_mode { SANDBOX_AUTO, SANDBOX_WORKTREE, SANDBOX_COPY };
+
+struct sandbox_spec {
+	const char *project;        /* the project's root folder */
+	const char *sandbox_root;   /* where sandboxes go; must not be inside the project */
+	const char *run_id;         /* names <sandbox_root>/<run_id>/repo (no slashes: plan.v1 checks) */
+	enum sandbox_mode mode;
+	const char *const *exclude; /* copy mode: gitignore-style globs, NULL-terminated (see sandbox_excluded) */
+};
+
+struct sandbox {
+	enum sandbox_mode mode; /* SANDBOX_WORKTREE or SANDBOX_COPY: what was made */
+	char *fallback;         /* why auto made a copy ("the work tree has uncommitted changes"), or NULL */
+	char *dir;              /* the sandbox's work tree, real path: where steps run */
+	char *root;             /* <sandbox_root>/<run_id>, real path: removed with the sandbox */
+	char *project;          /* the project's real path */
+	char *worktree_name;    /* worktree mode: the name registered in the project's repository */
+	char baseline[41];      /* the commit patches are diffed against */
+	size_t files_copied;    /* copy mode */
+};
+
+/*
+ * Makes the sandbox. worktree: the project must be a git repository with a clean work tree (else
+ * RTK_EXIT_FAILURE saying why); copy: the project's files less the excluded ones (symlinks copied as
+ * links, never followed), then a baseline commit inside the copy; auto: worktree when it can, else
+ * copy with the reason in fallback. 0 with *out set, else an rtk_exit code with the reason.
+ */
+int sandbox_create(const struct sandbox_spec *spec, struct sandbox **out);
+
+/*
+ * The step folder cwd (NULL or "": the sandbox itself) as a real path inside the sandbox, malloc'd
+ * into *out. An absolute cwd, one with a ".." component, or one whose real path (symlinks followed)
+ * leaves the sandbox is RTK_EXIT_SANDBOX_ESCAPE; a folder that does not exist (yet) is 0 with *out
+ * NULL when must_exist is false, RTK_EXIT_FAILURE when it is true.
+ */
+int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exist, char **out);
+
+/*
+ * What the steps changed: a git patch (binary-safe, new files included) of the sandbox's work tree
+ * against its baseline, such that `git apply` accepts it on the project. malloc'd into *patch.
+ */
+int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len);
+
+/* Removes the sandbox's folder and, for a worktree, its registration in the project. */
+int sandbox_remove(struct sandbox *sb);
+void sandbox_free(struct sandbox *sb);
+
+/*
+ * Whether rel (a path relative to the project, '/'-separated) is excluded by one of the globs, as
+ * .gitignore reads them: a trailing '/' matches folders only; a glob with no other '/' matches the
+ * name at any depth ("node_modules/", "*.dll"); one with a '/' inside is anchored at the root
+ * (".claude/state/"). '*' and '?' do not cross '/'.
+ */
+bool sandbox_excluded(const char *const *exclude, const char *rel, bool is_dir);
+
+#endif

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# tests/cli/run_plan.sh — rtk run-plan on real projects and real processes: sandboxes, fail-fast, latch,
+# blocker heuristics, timeouts, escapes, secrets, bwrap isolation, the re-plan loop, and every file's schema.
+. "$(dirname "$0")/lib.sh"
+export RTK RTK_SRCDIR
+
+# A project and a place for everything run-plan writes, in the case's scratch folder:
+#   project/  the project (tests/fixtures/sandbox-project.sh KIND)
+#   state/    --state-dir     sb/  --sandbox-root     latch  --latch
+setup_case() {
+	bash "$RTK_SRCDIR/tests/fixtures/sandbox-project.sh" project "${1:-clean}" >/dev/null
+}
+rp() {
+	"$RTK" run-plan --project-root project --state-dir state --sandbox-root sb --latch latch --plan plan.yaml "$@"
+}
+# step ID COMMAND... : one step of a plan (appended to plan.yaml after `plan`).
+plan() {
+	printf 'envelope: {command: planner, status: OK}\nnew_plan:\n  unified_goal: "%s"\n  steps:\n' "${1:-test goal}" > plan.yaml
+}
+step() {
+	local id=$1 cmd
+	shift
+	printf '    - id: %s\n      commands:\n' "$id" >> plan.yaml
+	for cmd in "$@"; do printf '        - %s\n' "$(jq -Rn --arg c "$cmd" '$c')" >> plan.yaml; done
+}
+export -f setup_case rp plan step
+
+# yaml_conforms NAME FILE SCHEMA: a YAML file run-plan wrote, read by Debian's python3-yaml (timestamps
+# kept as strings), conforms to schemas/SCHEMA.v1.schema.json by rtk's own validator.
+yaml_conforms() {
+	local name=$1 out
+	if out=$(/usr/bin/python3 - "$2" <<'PY' > "$2.json" 2>&1 && "$RTK" validate --assert-format --all --ref-dir "$RTK_SRCDIR/schemas" --schema "$RTK_SRCDIR/schemas/$3.v1.schema.json" "$2.json" 2>&1
+import json, sys, yaml
+class Loader(yaml.SafeLoader):
+    pass
+Loader.yaml_implicit_resolvers = {k: [r for r in v if r[0] != "tag:yaml.org,2002:timestamp"]
+                                  for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+print(json.dumps(yaml.load(open(sys.argv[1]), Loader=Loader)))
+PY
+	); then pass "$name"; else fail "$name" "$out"; fi
+}
+
+# --- a passing plan --------------------------------------------------------------------------------
+scratch
+(cd "$SCRATCH" && setup_case clean && plan "edit and check" &&
+	step P-2 'grep -c changed README.md' && printf '      depends_on: [P-1]\n' >> plan.yaml &&
+	step P-1 'echo changed >> README.md' 'printf "\\001\\002bin" > new.bin' 'echo to stderr >&2' &&
+	rp --json > out.json; echo $? > rc)
+check "a passing plan exits 0" test "$(cat "$SCRATCH/rc")" = 0
+conforms "a passing run's JSON conforms" "$SCRATCH/out.json" run-plan
+check "steps ran in dependency order" test "$(jq -c '[.steps[].id]' "$SCRATCH/out.json")" = '["P-1","P-2"]'
+check "worktree mode on a clean repository" test "$(jq -r .sandbox.mode "$SCRATCH/out.json")" = worktree
+run_dir=$SCRATCH/$(jq -r .run_dir "$SCRATCH/out.json")
+check "the patch applies to the project" bash -c "cd '$SCRATCH/project' && git apply --check '$run_dir/changes.patch' && git apply '$run_dir/changes.patch' && grep -q changed README.md && test -f new.bin"
+check "the log holds both streams and the commands" grep -q '^to stderr$' "$run_dir/logs/P-1.log"
+check "the log shows each command" grep -q '^\$ echo changed >> README.md$' "$run_dir/logs/P-1.log"
+check "summary.md names the goal and the steps" grep -q 'Goal: edit and check' "$run_dir/summary.md"
+check "the state file starts with its envelope" test "$(head -1 "$SCRATCH/state/reflectloop/reflectloop.latest.yaml")" = envelope:
+yaml_conforms "a passing run's state file conforms" "$SCRATCH/state/reflectloop/reflectloop.latest.yaml" reflectloop
+check "no latch after a pass" test ! -e "$SCRATCH/latch"
+check "the sandbox is gone and the worktree pruned" bash -c "test -z \"\$(ls '$SCRATCH/sb')\" && test \"\$(git -C '$SCRATCH/project' worktree list | wc -l)\" = 1"
+testing "markdown names the run and its result" \
+	"setup_case clean && plan && step A true && rp | head -1 | sed 's/plan [0-9TZ]*-[0-9a-f]*/plan RUN/'" \
+	"# run-plan RUN: OK\n"
+
+# --- a failing step: blocker, needs, latch, LATCHED, --unlatch --------------------------------------
+fail_case() { # fail_case OUTPUT_LINE: a plan whose second step prints the line and fails; prints needs and rc
+	setup_case clean && plan && step ok true && step bad "echo 'noise'; echo '$1'; exit 3" && step never true
+	rp --json > out.json
+	echo "$? $(jq -r '.needs, .error_code, ([.steps[].status] | join(","))' out.json | tr '\n' ' ')"
+}
+export -f fail_case
+testing "a missing module needs RESEARCH" "fail_case 'ModuleNotFoundError: No module named yaml'" \
+	"1 RESEARCH STEP_FAILED passed,failed,not_run \n"
+testing "a failed assertion needs REPLAN" "fail_case 'AssertionError: 3 != 4'" "1 REPLAN STEP_FAILED passed,failed,not_run \n"
+testing "'tests failed' needs REPLAN" "fail_case '2 tests failed'" "1 REPLAN STEP_FAILED passed,failed,not_run \n"
+testing "an incompatible version needs RESEARCH" "fail_case 'gcc version 9 is incompatible'" "1 RESEARCH STEP_FAILED passed,failed,not_run \n"
+testing "anything else needs RESEARCH" "fail_case 'segmentation fault'" "1 RESEARCH STEP_FAILED passed,failed,not_run \n"
+
+scratch
+(cd "$SCRATCH" && fail_case 'expected 3, got 4' > first && cp latch latch.copy &&
+	rp --json > second.json; echo $? > second.rc; rp --unlatch --json > unlatch.json; echo $? > unlatch.rc)
+blocker=$SCRATCH/state/thinking/blocker.latest.yaml
+check "the blocker card is written" test -f "$blocker"
+check "the blocker names the failing step" grep -q '^  id: bad$' "$blocker"
+check "the blocker keeps the last log lines" grep -q -- '- expected 3, got 4' "$blocker"
+check "the blocker says REPLAN" grep -q '^needs: REPLAN$' "$blocker"
+yaml_conforms "the blocker card conforms" "$blocker" blocker
+yaml_conforms "a failed run's state file conforms" "$SCRATCH/state/reflectloop/reflectloop.latest.yaml" reflectloop
+check "the latch conforms" "$RTK" validate --assert-format --ref-dir "$RTK_SRCDIR/schemas" --schema "$RTK_SRCDIR/schemas/latch.v1.schema.json" "$SCRATCH/latch.copy"
+check "the latch names the run" test "$(jq -r .run_id "$SCRATCH/latch.copy")" = "$(jq -r .run_id "$SCRATCH/out.json")"
+check "a later run is LATCHED (exit 1)" test "$(cat "$SCRATCH/second.rc") $(jq -r .error_code "$SCRATCH/second.json")" = "1 LATCHED"
+check "a LATCHED run ran nothing" test "$(jq -r '.steps | length' "$SCRATCH/second.json")" = 0
+conforms "a LATCHED run's JSON conforms" "$SCRATCH/second.json" run-plan
+check "--unlatch removes the latch" test ! -e "$SCRATCH/latch"
+check "--unlatch prints what it held" test "$(cat "$SCRATCH/unlatch.rc") $(jq -r .latch.contents.error_code "$SCRATCH/unlatch.json")" = "0 STEP_FAILED"
+conforms "--unlatch's JSON conforms" "$SCRATCH/unlatch.json" run-plan
+testing "--unlatch without a latch says so" "rp --unlatch; echo \$?" "# run-plan: unlatch\n\nNo latch at latch.\n\n0\n"
+
+# --- plans that cannot run ---------------------------------------------------------------------------
+testing "a missing plan is MISSING_PLAN" \
+	"setup_case clean && rp --json > o.json; echo \$? \$(jq -r '.error_code, .status' o.json | tr '\n' ' '); jq -r .reason o.json" \
+	"1 MISSING_PLAN ERROR\nplan.yaml: No such file or directory\n"
+testing "malformed YAML is INVALID_PLAN with its line" \
+	"setup_case clean && printf 'new_plan:\n  steps:\n    - id: a\n      commands: [x\n' > plan.yaml && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); jq -r .reason o.json | cut -d: -f1-2" \
+	"1 INVALID_PLAN\nplan.yaml:5\n"
+testing "a duplicate id is INVALID_PLAN naming the step" \
+	"setup_case clean && plan && step a true && step a false && rp --json > o.json; echo \$?; jq -r .reason o.json" \
+	"1\nplan.yaml: step 'a' (step 2) repeats the id of step 1\n"
+testing "a cycle is INVALID_PLAN naming it" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [b]\n' >> plan.yaml && step b true && printf '      depends_on: [a]\n' >> plan.yaml && rp --json > o.json; echo \$?; jq -r .reason o.json" \
+	"1\nplan.yaml: step 'a' is part of a dependency cycle: a -> b -> a\n"
+testing "an invalid plan writes the latch and the state file but runs nothing" \
+	"setup_case clean && plan && step a 'touch ran' && step a true && rp >/dev/null 2>&1; test -e latch && test -f state/reflectloop/reflectloop.latest.yaml && ! find sb -name ran | grep -q .; echo \$?" \
+	"0\n"
+
+# --- the step timeout ends the whole group ---------------------------------------------------------
+scratch
+(cd "$SCRATCH" && setup_case clean && plan &&
+	step slow "sh -c 'trap \"\" TERM; echo \$\$ > $SCRATCH/grandchild; exec sleep 60' & wait" &&
+	printf 'limits: {kill_grace: 1s}\n' > rules.yaml &&
+	start=$(date +%s) && rp --json --step-timeout 1s --rules rules.yaml > out.json; echo $? > rc; echo $(($(date +%s) - start)) > took)
+check "a step past its timeout fails the run" test "$(cat "$SCRATCH/rc") $(jq -r '.steps[0].status' "$SCRATCH/out.json")" = "1 timed_out"
+check "the timeout returns within seconds, not the sleep's minute" test "$(cat "$SCRATCH/took")" -lt 20
+# (dead, or a zombie nobody reaps: this machine's init may not reap orphans)
+check "a grandchild that ignores TERM is killed too" bash -c "s=\$(ps -o stat= -p \$(cat '$SCRATCH/grandchild')); test -z \"\$s\" || test \"\${s#Z}\" != \"\$s\""
+check "the timeout says so in the reason" grep -q 'ran past its 1 s timeout' <(jq -r .reason "$SCRATCH/out.json")
+
+# --- copy mode: fallback and exclusions --------------------------------------------------------------
+scratch
+(cd "$SCRATCH" && setup_case dirty && plan &&
+	step look 'find . -path ./.git -prune -o -print | sort > /tmp/rtk-run-plan-listing.$PPID; cp /tmp/rtk-run-plan-listing.$PPID listing; rm -f /tmp/rtk-run-plan-listing.$PPID' &&
+	rp --json --keep-sandbox --exclude 'README.*' > out.json; echo $? > rc)
+listing=$(jq -r .sandbox.path "$SCRATCH/out.json")/listing
+check "a dirty tree falls back to a copy" test "$(jq -r '.sandbox.mode + ": " + .sandbox.fallback' "$SCRATCH/out.json")" = "copy: the work tree has uncommitted changes"
+check "the copy holds the uncommitted change" grep -q 'return 2' "$(jq -r .sandbox.path "$SCRATCH/out.json")/src/main.c"
+for gone in ./.claude/state ./.claude/private/secrets ./node_modules ./src/deep/node_modules ./tools/helper.dll ./pipe.fifo ./README.md; do
+	check "the copy leaves out $gone" bash -c "! grep -qx -- '$gone' '$listing'"
+done
+check "the copy keeps .claude/settings.json" grep -qx ./.claude/settings.json "$listing"
+check "--keep-sandbox keeps it" test -d "$(jq -r .sandbox.path "$SCRATCH/out.json")"
+
+# --- cwd escapes: exit 98, nothing run ---------------------------------------------------------------
+escape_case() { # escape_case CWD [SETUP]: a plan whose second step runs in CWD
+	setup_case clean && (cd project && eval "${2:-true}" && git add -A && git commit -qm link >/dev/null 2>&1; true)
+	plan && step first 'touch ../first-ran' && step second true && printf '      cwd: "%s"\n' "$1" >> plan.yaml
+	rp --json > o.json
+	echo "$? $(jq -r '.error_code, (.steps | map(.status) | join(","))' o.json | tr '\n' ' ')$(find sb -name first-ran | wc -l)"
+}
+export -f escape_case
+testing "a cwd with .. escapes (98, nothing run)" "escape_case ../.." "98 SANDBOX_ESCAPE not_run,escaped 0\n"
+testing "an absolute cwd escapes" "escape_case /etc" "98 SANDBOX_ESCAPE not_run,escaped 0\n"
+testing "a cwd through a link pointing out escapes" \
+	"escape_case out 'ln -s /tmp out' && jq -r .reason o.json | grep -c 'outside the sandbox'" \
+	"98 SANDBOX_ESCAPE not_run,escaped 0\n1\n"
+testing "a link made by an earlier step is caught before its step" \
+	"setup_case clean && plan && step mk 'ln -s /tmp out' && step use 'touch escaped-here' && printf '      cwd: out\n' >> plan.yaml && rp --json > o.json; echo \$? \$(jq -r '.steps | map(.status) | join(\",\")' o.json); test -e /tmp/escaped-here; echo \$?" \
+	"98 passed,escaped\n1\n"
+
+# --- secrets ----------------------------------------------------------------------------------------
+testing "a secret in a command: 99, nothing run" \
+	"setup_case clean && plan && step a 'touch ran' 'curl -H \"Authorization: Bearer abcdefghijklmnop\" x' && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); find sb -name ran | wc -l; cat latch | jq -r .error_code" \
+	"99 SECRET_LEAK\n0\nSECRET_LEAK\n"
+testing "a secret elsewhere in the plan file: 99" \
+	"setup_case clean && plan 'use sk-abcdefghijklmnopqrstuvwx for the call' && step a true && rp >/dev/null 2>&1; echo \$?" \
+	"99\n"
+scratch
+(cd "$SCRATCH" && setup_case clean && plan &&
+	step leak "echo before; printf 'token=sk-abcdefgh'; sleep 0.3; printf 'ijklmnopqrstuvwx\\\\n'; echo after; sleep 30" "touch never" &&
+	rp --json > out.json; echo $? > rc)
+log=$SCRATCH/$(jq -r .run_dir "$SCRATCH/out.json")/logs/leak.log
+check "a secret printed by a step ends the run with 99" test "$(cat "$SCRATCH/rc") $(jq -r '.error_code, .steps[0].status' "$SCRATCH/out.json" | tr '\n' ' ')" = "99 SECRET_LEAK secret_leak "
+check "a secret split across two writes is redacted in the log" grep -q 'token=\[REDACTED:openai_key\]' "$log"
+check "the joined secret reaches no file" bash -c "! grep -rq 'abcdefghijklmnop' '$SCRATCH/state' '$SCRATCH/latch'"
+check "the step is stopped at the secret (no sleep 30, no next command)" bash -c "! grep -qx after '$log' && test \$(jq '.steps[0].duration_ms' '$SCRATCH/out.json') -lt 20000 && test \$(jq '.steps[0].commands_run' '$SCRATCH/out.json') = 1"
+testing "a \${VAR} in a command is not a secret" \
+	"setup_case clean && plan && step a 'echo TAVILY_API_KEY=\${TAVILY_API_KEY}' && rp --json > o.json; echo \$? \$(jq -r .status o.json)" \
+	"0 OK\n"
+testing "the allowlist pragma lets a fixture key through" \
+	"setup_case clean && plan && step a 'echo \"sk-abcdefghijklmnopqrstuvwx # pragma: allowlist-secret why=FIXTURE\"' && rp --json > o.json; echo \$? \$(jq -r .status o.json); grep -c 'sk-abcdefghijklmnopqrstuvwx # pragma' state/reflectloop/runs/*/logs/a.log" \
+	"0 OK\n2\n"
+testing "a pragma with another why is no exemption" \
+	"setup_case clean && plan && step a 'echo \"sk-abcdefghijklmnopqrstuvwx # pragma: allowlist-secret why=TRUST_ME\"' && rp --json > o.json; echo \$? \$(jq -r .error_code o.json)" \
+	"99 SECRET_LEAK\n"
+testing "env_status says SET or UNSET, never the value" \
+	"setup_case clean && plan && step a 'echo \$RTK_TEST_SET_VAR \${RTK_TEST_UNSET_VAR:-x} \$HOME' && RTK_TEST_SET_VAR=hunter2 rp --json | jq -c .env_status" \
+	'{"HOME":"<SET>","RTK_TEST_SET_VAR":"<SET>","RTK_TEST_UNSET_VAR":"<UNSET>"}\n'
+
+# --- --isolate bwrap -----------------------------------------------------------------------------------
+if ! command -v bwrap >/dev/null; then
+	echo "SKIP: --isolate bwrap: bwrap is not installed (Debian package bubblewrap)"
+elif ! bwrap --unshare-all --ro-bind / / true 2>/dev/null; then
+	echo "SKIP: --isolate bwrap: this kernel refuses user namespaces to bwrap"
+else
+	testing "bwrap: writing to \$HOME fails the step" \
+		"setup_case clean && plan && step w 'touch \"\$HOME/rtk-bwrap-test\"' && HOME=\$PWD/home && mkdir -p home && HOME=\$HOME rp --isolate bwrap --json > o.json; echo \$? \$(jq -r '.steps[0].status' o.json); test -e home/rtk-bwrap-test; echo \$?" \
+		"1 failed\n1\n"
+	outside=/var/tmp/rtk-bwrap-outside.$$
+	testing "bwrap: writing outside the sandbox fails, inside works" \
+		"setup_case clean && plan && step in 'touch inside' && step out 'touch $outside' && rp --isolate bwrap --json > o.json; echo \$? \$(jq -r '[.steps[].status] | join(\",\")' o.json); test -e $outside; echo \$?; rm -f $outside" \
+		"1 passed,failed\n1\n"
+	testing "bwrap: no network without --network" \
+		"setup_case clean && plan && step net 'python3 -c \"import socket; s=socket.socket(); s.connect((\\\"127.0.0.1\\\", 9))\"' && rp --isolate bwrap --json > o.json; echo \$? \$(jq -r '.steps[0].status' o.json); grep -c 'Network is unreachable\|Connection refused' state/reflectloop/runs/*/logs/net.log" \
+		"1 failed\n1\n"
+	testing "bwrap: --network keeps loopback reachable (refused, not unreachable)" \
+		"setup_case clean && plan && step net 'python3 -c \"import socket; s=socket.socket(); s.connect((\\\"127.0.0.1\\\", 9))\"' && rp --isolate bwrap --network --json > o.json; grep -c 'Connection refused' state/reflectloop/runs/*/logs/net.log" \
+		"1\n"
+fi
+testing "a missing bwrap is SANDBOX_CREATE_FAILED, never unisolated" \
+	"setup_case clean && plan && step a 'touch ran' && PATH=/nonexistent:/usr/bin/nonexistent \"$RTK\" run-plan --project-root project --state-dir state --sandbox-root sb --latch latch --plan plan.yaml --isolate bwrap --json > o.json; echo \$? \$(jq -r .error_code o.json); jq -r .reason o.json; find sb -name ran | wc -l" \
+	"1 SANDBOX_CREATE_FAILED\n--isolate bwrap: bwrap is not installed (Debian package bubblewrap)\n0\n"
+
+# --- the re-plan loop ---------------------------------------------------------------------------------
+# The planner fixes the plan on its second call: the first re-plan writes a plan that fails again,
+# the second one that passes.
+cat > "$SCRATCH_ROOT/planner.sh" <<'EOF'
+n=$(($(cat "$RTK_PLAN.calls" 2>/dev/null || echo 0) + 1)); echo $n > "$RTK_PLAN.calls"
+test -f "$RTK_BLOCKER" || exit 9
+if [ $n = 1 ]; then cmd='echo "AssertionError: still wrong"; exit 1'; else cmd='echo fixed'; fi
+printf 'new_plan:\n  steps:\n    - id: try%s\n      commands: ["%s"]\n' "$n" "$(printf '%s' "$cmd" | sed 's/"/\\"/g')" > "$RTK_PLAN"
+EOF
+testing "re-plan: the planner fixes the plan on its second try" \
+	"setup_case clean && plan && step first 'echo \"expected 1\"; exit 1' && rp --json --replan 'sh $SCRATCH_ROOT/planner.sh' > o.json; echo \$? \$(jq -r '[.attempts[] | .outcome + \"/\" + (.needs // \"-\")] | join(\" \")' o.json); test -e latch; echo \$?" \
+	"0 STEP_FAILED/REPLAN STEP_FAILED/REPLAN OK/-\n1\n"
+testing "re-plan: a planner that writes the same plan again stops the loop" \
+	"setup_case clean && plan && step first 'exit 1' && cp plan.yaml keep.yaml && rp --json --replan 'cp ../keep.yaml \"\$RTK_PLAN\"' > o.json 2>err; echo \$? \$(jq -r '.attempts | length' o.json); grep -c 'already tried' err; test -e latch; echo \$?" \
+	"1 1\n1\n0\n"
+testing "re-plan: past --max-retries it is MAX_RETRIES with the latch left" \
+	"setup_case clean && plan && step first 'exit 1' && rp --json --max-retries 1 --replan 'printf \"new_plan:\\n  steps:\\n    - {id: s\$RANDOM, commands: [\\\"exit 1\\\"]}\\n\" > \$RTK_PLAN' > o.json; echo \$? \$(jq -r '.error_code, (.attempts | length)' o.json | tr '\n' ' '); jq -r .error_code latch" \
+	"1 MAX_RETRIES 2\nMAX_RETRIES\n"
+testing "re-plan: a secret leak is never retried" \
+	"setup_case clean && plan && step a 'echo sk-abcdefghijklmnopqrstuvwx' && rp --json --replan 'exit 0' > o.json; echo \$? \$(jq -r '.attempts | length' o.json)" \
+	"99 1\n"
+
+# --- options -------------------------------------------------------------------------------------------
+testing "a bad --mode is a usage error" "\"$RTK\" run-plan --mode fast 2>&1; echo \$?" \
+	"rtk run-plan: --mode takes auto, worktree or copy, not 'fast'\n2\n"
+testing "--network without bwrap is a usage error" "\"$RTK\" run-plan --network 2>&1; echo \$?" \
+	"rtk run-plan: --network goes with --isolate bwrap\n2\n"
+testing "a bad --step-timeout is a usage error" "\"$RTK\" run-plan --step-timeout soon 2>&1; echo \$?" \
+	"rtk run-plan: --step-timeout takes a duration such as 90s, 10m or 2h, not 'soon'\n2\n"
+
+finish
