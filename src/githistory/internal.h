@@ -83,7 +83,8 @@ struct githistory_run {
 /*
  * githistory.c: everything up to the failures: loads the rules and the risk-floor table, opens o->repo,
  * resolves o->rev, sets the window and walks it (files of every walked non-merge loaded). h must be
- * zeroed; githistory_run_close frees it whatever this returns. 0, RTK_EXIT_USAGE or RTK_EXIT_FAILURE.
+ * zeroed and o outlive it; githistory_run_close frees it whatever this returns. 0, RTK_EXIT_USAGE or
+ * RTK_EXIT_FAILURE.
  */
 int githistory_run_open(struct githistory_run *h, const struct githistory_opts *o);
 void githistory_run_close(struct githistory_run *h);
