@@ -1,0 +1,357 @@
+/* src/githistory/blame.c — blame through diffs for git-history: a fix's changed lines followed back only
+ * through the commits of its fix window, across renames, to the commits that last touched them. */
+#include "config.h"
+#include "internal.h"
+#include "similarity.h"
+#include "lib/alloc.h"
+#include "lib/err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pending { /* lines still to follow: in commit c's version of path (a string c or a later commit owns) */
+	struct githistory_commit *c;
+	const char *path;
+	struct lt_set lines;
+};
+
+void githistory_blame_result_free(struct githistory_blame_result *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		cJSON_Delete(b->v[i].ranges);
+	free(b->v);
+	memset(b, 0, sizeof(*b));
+}
+
+static int add_pending(struct pending **v, size_t *n, size_t *cap, struct githistory_commit *c, const char *path,
+		       const struct lt_set *lines)
+{
+	if (!lines->n)
+		return 0;
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].c == c && !strcmp((*v)[i].path, path))
+			return lt_set_union(&(*v)[i].lines, lines) ? rtk_oom() : 0;
+	if (RTK_GROW_FROM(*v, *n + 1, *cap, 8))
+		return RTK_EXIT_FAILURE;
+	(*v)[*n] = (struct pending){ c, path, { 0 } };
+	return lt_set_union(&(*v)[(*n)++].lines, lines) ? rtk_oom() : 0;
+}
+
+static int credit(struct githistory_blame_result *b, struct githistory_commit *c, const char *path,
+		  const struct lt_set *lines)
+{
+	struct githistory_blamed *e = NULL;
+	char buf[64];
+	for (size_t i = 0; i < b->n; i++)
+		if (b->v[i].c == c)
+			e = &b->v[i];
+	if (!e) {
+		if (RTK_GROW_FROM(b->v, b->n + 1, b->cap, 4))
+			return RTK_EXIT_FAILURE;
+		e = &b->v[b->n++];
+		*e = (struct githistory_blamed){ c, cJSON_CreateArray(), 0 };
+		if (!e->ranges)
+			return rtk_oom();
+	}
+	for (size_t i = 0; i < lines->n; i++) {
+		char *s;
+		uint32_t a = lines->v[i].start, z = lines->v[i].end - 1;
+		if (a == z)
+			snprintf(buf, sizeof(buf), "%u", a);
+		else
+			snprintf(buf, sizeof(buf), "%u-%u", a, z);
+		if (asprintf(&s, "%s:%s", path, buf) < 0)
+			return rtk_oom();
+		cJSON_AddItemToArray(e->ranges, cJSON_CreateString(s));
+		free(s);
+	}
+	e->lines += lt_set_lines(lines);
+	return 0;
+}
+
+/* 1 when c adds q, -1 when it deletes q, else 0; *blob gets q's blob on the side that has it. */
+static int rename_side(struct githistory_run *h, struct githistory_commit *c, struct githistory_commit *p, const char *q,
+		       git_oid *blob)
+{
+	git_oid in_p, in_c;
+	bool has_p = githistory_blob_at(h, p, q, &in_p), has_c = githistory_blob_at(h, c, q, &in_c);
+	if (has_c && !has_p) {
+		*blob = in_c;
+		return 1;
+	}
+	if (has_p && !has_c) {
+		*blob = in_p;
+		return -1;
+	}
+	return 0;
+}
+
+/* A blob a rename pairing needs: one a tree names but the store lacks is a broken repository (exit 1). */
+static int rename_blob(struct githistory_run *h, const git_oid *id, const struct gitodb_object **out)
+{
+	int rc = gitodb_read(h->odb, id, GIT_OBJECT_BLOB, out);
+	if (rc == GIT_ENOTFOUND) {
+		char why[256];
+		snprintf(why, sizeof(why), "%s", rtk_error_message());
+		return rtk_fail(RTK_EXIT_FAILURE, "%s", why);
+	}
+	return rc;
+}
+
+/*
+ * Did commit c rename another file to or from path? Renames as git -M sees them: a path c deletes
+ * paired with one it adds, with the same blob (an exact rename, preferred) or else the most similar
+ * content at blame.rename_min_similarity or more (1: exact renames only). from_new_side: path is one
+ * c adds (absent from its parent p), and the other side is among the paths c deletes; otherwise path
+ * is one c deletes and the other side is among the paths it adds. *other gets that path (a string of
+ * c's file list) and *other_blob its blob, or NULL when path was not renamed.
+ */
+#define RENAME_LIMIT 1000 /* as git's diff.renameLimit: past added × deleted = this squared, exact renames only */
+static int find_rename(struct githistory_run *h, struct githistory_commit *c, struct githistory_commit *p, const char *path,
+		       const git_oid *blob, bool from_new_side, const char **other, git_oid *other_blob)
+{
+	size_t added = 0, deleted = 0;
+	double best = -1;
+	const struct gitodb_object *mine = NULL;
+	int rc;
+
+	*other = NULL;
+	if ((rc = githistory_walk_files(h, c)))
+		return rc;
+	for (size_t i = 0; i < c->files.n; i++) { /* exact renames first, counting both sides on the way */
+		git_oid qb;
+		int side = rename_side(h, c, p, c->files.v[i], &qb);
+		added += side == 1, deleted += side == -1;
+		if (side == (from_new_side ? -1 : 1) && strcmp(c->files.v[i], path) && !*other && !memcmp(qb.id, blob->id, 20))
+			*other = c->files.v[i], *other_blob = qb;
+	}
+	if (*other || h->rules.rename_min_similarity >= 1 || added * deleted > (size_t)RENAME_LIMIT * RENAME_LIMIT)
+		return 0;
+	if ((rc = rename_blob(h, blob, &mine)))
+		return rc;
+	for (size_t i = 0; i < c->files.n && !rc; i++) {
+		const char *q = c->files.v[i];
+		const struct gitodb_object *theirs;
+		git_oid qb;
+		double sim;
+		if (rename_side(h, c, p, q, &qb) != (from_new_side ? -1 : 1) || !strcmp(q, path))
+			continue;
+		if ((rc = rename_blob(h, &qb, &theirs)))
+			break;
+		size_t lo = mine->size < theirs->size ? mine->size : theirs->size;
+		size_t hi = mine->size < theirs->size ? theirs->size : mine->size;
+		/* The bytes in common are at most the smaller size: skip pairs that cannot reach the threshold, as git does. */
+		if ((double)lo >= h->rules.rename_min_similarity * (double)hi) {
+			if (similarity_estimate(mine->data, mine->size, theirs->data, theirs->size, &sim))
+				rc = rtk_oom();
+			else if (sim >= h->rules.rename_min_similarity && sim > best)
+				best = sim, *other = q, *other_blob = qb;
+		}
+		gitodb_release(theirs);
+	}
+	gitodb_release(mine);
+	if (rc)
+		*other = NULL;
+	return rc;
+}
+
+static bool changes_path(const struct githistory_commit *c, const char *path)
+{
+	for (size_t i = 0; i < c->files.n; i++)
+		if (!strcmp(c->files.v[i], path))
+			return true;
+	return false;
+}
+
+/* The zero-context hunks between two blobs (old NULL: an empty file), read through the walk's object store. */
+static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
+		      struct lt_hunk **hunks, size_t *nh, uint32_t *old_total)
+{
+	const struct gitodb_object *a = NULL, *b = NULL;
+	int rc;
+	*hunks = NULL, *nh = 0, *old_total = 0;
+	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &a))) ||
+	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &b))))
+		goto out;
+	if (!(rc = gitx_buffer_hunks(a ? a->data : NULL, a ? a->size : 0, b ? b->data : NULL, b ? b->size : 0,
+				     ignore_whitespace, hunks, nh)))
+		*old_total = a ? gitx_count_lines(a->data, a->size) : 0;
+out:
+	gitodb_release(a);
+	gitodb_release(b);
+	return rc;
+}
+
+/* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
+static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct lt_set *lines,
+		      int64_t cutoff, struct githistory_blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
+{
+	git_oid mine, theirs;
+	struct lt_hunk *hunks = NULL;
+	size_t nh = 0;
+	uint32_t total;
+	struct lt_set added = { 0 }, before = { 0 };
+	struct githistory_commit *p1 = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
+	const char *parent_path = path; /* where the lines were in p1: elsewhere when c renamed the file */
+	bool have_p1;
+	int rc = 0;
+
+	if (p1 && c->nparents == 1) {
+		/* A commit that leaves the path alone hands the lines to its parent unread: most of a blame chain. */
+		if ((rc = githistory_walk_files(h, c)))
+			return rc;
+		if (!changes_path(c, path))
+			return add_pending(pv, pn, pcap, p1, path, lines);
+	}
+	if (!githistory_blob_at(h, c, path, &mine))
+		return 0; /* the path is not a file here: the lines cannot be followed further */
+	have_p1 = githistory_blob_at(h, p1, path, &theirs);
+	if (!have_p1 && p1 && c->nparents == 1) {
+		/* c adds the path: if it renamed an older file, the lines go on under the old path. */
+		const char *from;
+		if ((rc = find_rename(h, c, p1, path, &mine, true, &from, &theirs)))
+			return rc;
+		if (from)
+			have_p1 = true, parent_path = from;
+	}
+	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
+		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
+	if ((rc = blob_hunks(h, have_p1 ? &theirs : NULL, &mine, 1, &hunks, &nh, &total)) ||
+	    (lt_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom())))
+		goto out;
+	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before)))
+		goto out;
+	if (!added.n)
+		goto out;
+	if (c->nparents > 1) {
+		/* A merge: lines new against the first parent may come from the second; merges are never culprits. */
+		struct githistory_commit *p2 = githistory_walk_commit(h, &c->parent[1]);
+		struct lt_hunk *h2 = NULL;
+		size_t n2 = 0;
+		struct lt_set added2 = { 0 }, before2 = { 0 };
+		if (githistory_blob_at(h, p2, path, &theirs)) {
+			if (!memcmp(mine.id, theirs.id, 20))
+				rc = add_pending(pv, pn, pcap, p2, path, &added);
+			else if (!(rc = blob_hunks(h, &theirs, &mine, 1, &h2, &n2, &total)) &&
+				 !(rc = lt_map_back(h2, n2, &added, &added2, &before2, 0) ? rtk_oom() : 0))
+				rc = add_pending(pv, pn, pcap, p2, path, &before2);
+		}
+		free(h2);
+		lt_set_free(&added2);
+		lt_set_free(&before2);
+		goto out;
+	}
+	if ((rc = githistory_walk_files(h, c)))
+		goto out;
+	if (c->ignored || c->files.n > (size_t)h->rules.max_files) {
+		/* Look through it, as blame --ignore-rev does: its lines stand for the ones they replaced. */
+		lt_set_clear(&before);
+		if (lt_map_back(hunks, nh, &added, &before, &before, 1))
+			rc = rtk_oom();
+		else if (p1)
+			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
+	} else if (c->kind != GITHISTORY_KIND_OTHER) {
+		out->skipped_lines += lt_set_lines(&added);
+	} else if (c->author_time < cutoff) {
+		out->older_lines += lt_set_lines(&added);
+	} else {
+		rc = credit(out, c, path, &added);
+	}
+out:
+	free(hunks);
+	lt_set_free(&added);
+	lt_set_free(&before);
+	return rc;
+}
+
+int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *start, const char *path,
+			   const struct lt_set *lines, int64_t cutoff, struct githistory_blame_result *out)
+{
+	struct pending *pv = NULL;
+	size_t pn = 0, pcap = 0;
+	int rc = add_pending(&pv, &pn, &pcap, start, path, lines);
+
+	while (!rc && pn) {
+		/* The newest pending commit next, so every commit is visited once with all its lines. */
+		size_t best = 0;
+		for (size_t i = 1; i < pn; i++)
+			if (pv[i].c->commit_time > pv[best].c->commit_time)
+				best = i;
+		struct pending cur = pv[best];
+		pv[best] = pv[--pn];
+		if (cur.c->commit_time >= cutoff)
+			rc = blame_step(h, cur.c, cur.path, &cur.lines, cutoff, out, &pv, &pn, &pcap);
+		else
+			out->older_lines += lt_set_lines(&cur.lines);
+		lt_set_free(&cur.lines);
+	}
+	for (size_t i = 0; i < pn; i++)
+		lt_set_free(&pv[i].lines);
+	free(pv);
+	return rc;
+}
+
+int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, struct githistory_blame_result *out,
+			 bool *weak)
+{
+	struct githistory_commit *p = f->nparents ? githistory_walk_commit(h, &f->parent[0]) : NULL;
+	int64_t cutoff = f->author_time - h->rules.fix_window;
+	struct lt_set *changed, *context;
+	size_t n = f->files.n;
+	bool any_changed = false;
+	int rc = 0;
+
+	*weak = false;
+	if (!p)
+		return 0;
+	changed = calloc(n ? n : 1, sizeof(*changed));
+	context = calloc(n ? n : 1, sizeof(*context));
+	if (!changed || !context) {
+		free(changed);
+		free(context);
+		return rtk_oom();
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		git_oid old_blob, new_blob;
+		struct lt_hunk *hunks = NULL;
+		size_t nh;
+		uint32_t total;
+		if (!githistory_blob_at(h, p, f->files.v[i], &old_blob))
+			continue; /* a new file: nothing older to blame */
+		bool have_new = githistory_blob_at(h, f, f->files.v[i], &new_blob);
+		if (!have_new) {
+			/* The fix deletes the path: if it only renamed the file, compare with where it went. */
+			const char *to;
+			if ((rc = find_rename(h, f, p, f->files.v[i], &old_blob, false, &to, &new_blob)))
+				break;
+			have_new = to != NULL;
+		}
+		if ((rc = blob_hunks(h, &old_blob, have_new ? &new_blob : NULL, 1, &hunks, &nh, &total)))
+			break;
+		if (lt_old_lines(hunks, nh, total, (uint32_t)h->rules.add_only_context, &changed[i], &context[i]))
+			rc = rtk_oom();
+		any_changed |= changed[i].n > 0;
+		free(hunks);
+	}
+	*weak = !any_changed;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct lt_set *lines = any_changed ? &changed[i] : &context[i];
+		if (lines->n)
+			rc = githistory_blame_lines(h, p, f->files.v[i], lines, cutoff, out);
+	}
+	for (size_t i = 0; i < n; i++) {
+		lt_set_free(&changed[i]);
+		lt_set_free(&context[i]);
+	}
+	free(changed);
+	free(context);
+	return rc;
+}
+
+const char *githistory_blame_why_none(const struct githistory_blame_result *b)
+{
+	return b->older_lines     ? "the lines it fixes were last changed before the fix window"
+	       : b->skipped_lines ? "the lines it fixes were last changed by another fix or revert"
+				  : "nothing older to blame (it only adds new files, or touches no earlier line)";
+}

@@ -1,0 +1,395 @@
+/* src/githistory/classify.c — the failures of git-history: each revert or fix of the window linked to its
+ * culprit (by message, patch id, subject, line share, blame or Fixes: trailer), then bucketed by T and S. */
+#include "config.h"
+#include "internal.h"
+#include "convcommit.h"
+#include "trailers.h"
+#include "lib/alloc.h"
+#include "lib/err.h"
+#include "rules/riskfloor.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool type_in(const struct convcommit *c, const cJSON *types)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, types)
+		if (cJSON_IsString(t) && convcommit_type_is(c, t->valuestring))
+			return true;
+	return false;
+}
+
+static bool matches(const struct rtk_re *re, const char *s)
+{
+	return s && rtk_re_matches(re, s, strlen(s));
+}
+
+void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c)
+{
+	struct convcommit cc;
+	bool conventional = convcommit_parse(c->subject, strlen(c->subject), &cc);
+	c->agent = matches(r->agent_message, c->message) || matches(r->agent_author, c->author);
+	c->fix_type = conventional && type_in(&cc, r->fix_types);
+	c->fix_word = matches(r->fix_subject, c->subject);
+	if (matches(r->reapply_subject, c->subject))
+		c->kind = GITHISTORY_KIND_REAPPLY;
+	else if ((conventional && type_in(&cc, r->revert_types)) || matches(r->revert_subject, c->subject) ||
+		 matches(r->reverts_commit, c->message))
+		c->kind = GITHISTORY_KIND_REVERT;
+	else if (c->fix_type || c->fix_word)
+		c->kind = GITHISTORY_KIND_FIX;
+}
+
+/* The hex run that ends the first match of re in text (the sha a pattern captures), as a commit. */
+static struct githistory_commit *commit_named_by(struct githistory_run *h, const struct rtk_re *re, const char *text)
+{
+	size_t a, b, len = strlen(text), k;
+	if (rtk_re_search(re, text, len, 0, &a, &b) != 1)
+		return NULL;
+	while (b > a && !isxdigit((unsigned char)text[b - 1]))
+		b--;
+	for (k = b; k > a && isxdigit((unsigned char)text[k - 1]); k--)
+		;
+	return githistory_walk_lookup_hex(h, text + k, b - k);
+}
+
+static struct githistory_failure *failure_new(struct githistory_failures *fs, const char *kind,
+					      struct githistory_commit *remedy)
+{
+	struct githistory_failure *f;
+	if (RTK_GROW_FROM(fs->v, fs->n + 1, fs->cap, 32))
+		return NULL;
+	f = &fs->v[fs->n];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind, f->remedy = remedy;
+	f->rules = cJSON_CreateArray();
+	f->evidence = cJSON_CreateObject();
+	if (!f->rules || !f->evidence) {
+		cJSON_Delete(f->rules);
+		cJSON_Delete(f->evidence);
+		return NULL;
+	}
+	remedy->failure = (long)fs->n++;
+	return f;
+}
+
+static void fired(struct githistory_failure *f, const char *rule)
+{
+	cJSON_AddItemToArray(f->rules, cJSON_CreateString(rule));
+}
+
+static int unlinked(struct githistory_failures *fs, struct githistory_commit *remedy, const char *kind, const char *why,
+		    cJSON *rules)
+{
+	cJSON *u = cJSON_CreateObject();
+	if (!u) {
+		cJSON_Delete(rules);
+		return rtk_oom();
+	}
+	cJSON_AddStringToObject(u, "kind", kind);
+	cJSON_AddItemToObject(u, "remedy", githistory_report_commit(remedy));
+	cJSON_AddItemToObject(u, "rules", rules);
+	cJSON_AddStringToObject(u, "reason", why);
+	cJSON_AddItemToArray(fs->unlinked, u);
+	return 0;
+}
+
+/*
+ * A revert of x by r, found by message, patch id, or one of the looser routes (route: "revert-subject" or
+ * "revert-lines", else NULL; weak: the link rests on line shares alone); a revert of a revert is a
+ * reapply: the original failure flaps.
+ */
+static int link_revert(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *r,
+		       struct githistory_commit *x, bool by_message, bool by_patch_id, const git_oid *pid, const char *route,
+		       bool weak)
+{
+	char hex[41];
+	struct githistory_failure *f;
+	double share = NAN;
+	int rc;
+
+	if (x->kind == GITHISTORY_KIND_REVERT || x->kind == GITHISTORY_KIND_REAPPLY) {
+		fs->reapplies++;
+		/* The change comes back: the failure the reverted revert recorded is one flapping failure. */
+		if (x->failure >= 0) {
+			fs->v[x->failure].flap = true;
+			r->failure = x->failure;
+		}
+		return 0;
+	}
+	if (x->failure >= 0 && x->kind == GITHISTORY_KIND_OTHER) {
+		/* x was a reapply already reverted again: the same flapping change, still one failure. */
+		fs->v[x->failure].flap = true;
+		return 0;
+	}
+	if (!(f = failure_new(fs, "revert", r)))
+		return rtk_oom();
+	f->culprit[0] = x, f->nculprits = 1;
+	if (by_message)
+		fired(f, "revert-message");
+	if (by_patch_id) {
+		fired(f, "revert-patch-id");
+		cJSON_AddStringToObject(f->evidence, "patch_id", gitx_oid_hex(pid, hex));
+	}
+	if (route)
+		fired(f, route);
+	if (x->nparents > 1)
+		fired(f, "revert-of-merge");
+	if (matches(h->rules.reversing_changes, r->message))
+		fired(f, "reversing-changes");
+	if (x->nparents <= 1) {
+		if ((rc = githistory_patchid_revert_share(h, r, x, &share)))
+			return rc;
+		if (!isnan(share)) {
+			cJSON_AddNumberToObject(f->evidence, "reverted_share", share);
+			if (share >= h->rules.partial_min_share && share < 1) {
+				f->partial = true;
+				fired(f, "partial-revert");
+			}
+		}
+	}
+	f->weak = weak;
+	cJSON_AddStringToObject(f->evidence, "strength", weak ? "weak" : "strong");
+	return 0;
+}
+
+/* A merge and a commit whose diffs against their first parents are the same change (equal patch ids). */
+static bool same_change(struct githistory_run *h, struct githistory_commit *a, struct githistory_commit *b)
+{
+	git_oid x, y;
+	return !githistory_patchid_of(h, a, false, &x) && !githistory_patchid_of(h, b, false, &y) && !memcmp(x.id, y.id, 20);
+}
+
+static int detect_revert(struct githistory_run *h, struct githistory_failures *fs, struct githistory_pathset_index *ix,
+			 struct githistory_commit *r, bool *handled)
+{
+	struct githistory_commit *named = NULL, *by_pid = NULL, *by_subject = NULL, *by_lines = NULL, *predicted;
+	git_oid pid = { { 0 } };
+	int rc;
+
+	*handled = false;
+	if (r->kind == GITHISTORY_KIND_REVERT || r->kind == GITHISTORY_KIND_REAPPLY)
+		named = commit_named_by(h, h->rules.reverts_commit, r->message);
+	if ((rc = githistory_patchid_find(h, ix, r, &by_pid)))
+		return rc;
+	if (by_pid)
+		githistory_patchid_of(h, by_pid, false, &pid);
+	/* A revert-kind commit no patch id explains: the quoted subject, else the share of lines taken back. */
+	if (!by_pid && r->kind == GITHISTORY_KIND_REVERT) {
+		if ((rc = githistory_patchid_find_by_subject(h, ix, r, &by_subject)) ||
+		    ((named || !by_subject) && (rc = githistory_patchid_find_by_lines(h, ix, r, &by_lines))))
+			return rc;
+	}
+	predicted = by_pid ? by_pid : by_subject ? by_subject : by_lines;
+	if (named) {
+		/*
+		 * Ground truth: does rtk's linking by content alone — the patch id, else the share of lines
+		 * taken back — find the commit the "This reverts commit" line names? The quoted subject is
+		 * not counted: it is read from the message as the sha is, so it would check the message
+		 * against itself rather than the linking the issue asks about ("by blame/patch id alone").
+		 */
+		struct githistory_commit *by_content = by_pid ? by_pid : by_lines;
+		struct githistory_accuracy *a = &fs->acc[1];
+		a->remedies++, a->truth++;
+		a->predicted += by_content != NULL;
+		a->agreeing += by_content == named ||
+			       (by_content && named->nparents > 1 && same_change(h, named, by_content));
+	}
+	if (!named && !predicted) {
+		if (r->kind == GITHISTORY_KIND_REAPPLY) {
+			fs->reapplies++;
+			*handled = true;
+		} else if (r->kind == GITHISTORY_KIND_REVERT) {
+			cJSON *rules = cJSON_CreateArray();
+			cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
+			*handled = true;
+			return unlinked(fs, r, "revert",
+					"the reverted commit is not named, no patch id matches, no earlier commit has the "
+					"quoted subject, and none has enough of its added lines taken back",
+					rules);
+		}
+		return 0;
+	}
+	*handled = true;
+	if (named) /* the routes that agree with the commit the message names are listed as corroboration */
+		return link_revert(h, fs, r, named, true, by_pid && by_pid == named, &pid,
+				   by_subject == named ? "revert-subject" : by_lines == named ? "revert-lines" : NULL, false);
+	return link_revert(h, fs, r, predicted, false, by_pid != NULL, &pid,
+			   by_subject ? "revert-subject" : by_lines ? "revert-lines" : NULL, by_lines != NULL);
+}
+
+/* The Fixes: trailers of a message, as commits (ground truth for the accuracy check). */
+struct trailer_truth {
+	struct githistory_run *h;
+	struct githistory_commit *v[GITHISTORY_MAX_CULPRITS];
+	size_t n;
+};
+
+static int fixes_trailer(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	struct trailer_truth *t = arg;
+	size_t n = 0;
+	struct githistory_commit *c;
+	if (kl != 5 || strncasecmp(k, "fixes", 5))
+		return 0;
+	while (n < vl && isxdigit((unsigned char)v[n]))
+		n++;
+	if ((c = githistory_walk_lookup_hex(t->h, v, n)) && t->n < GITHISTORY_MAX_CULPRITS)
+		t->v[t->n++] = c;
+	return 0;
+}
+
+static int by_lines_desc(const void *a, const void *b)
+{
+	const struct githistory_blamed *x = a, *y = b;
+	if (x->lines != y->lines)
+		return x->lines < y->lines ? 1 : -1;
+	return (x->c->commit_time < y->c->commit_time) - (x->c->commit_time > y->c->commit_time);
+}
+
+static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *fx)
+{
+	struct githistory_blame_result b = { 0 };
+	struct trailer_truth truth = { h, { 0 }, 0 };
+	struct githistory_failure *f;
+	bool weak;
+	int rc;
+
+	if ((rc = githistory_blame_fix(h, fx, &b, &weak)))
+		goto out;
+	if (b.n > 1)
+		qsort(b.v, b.n, sizeof(*b.v), by_lines_desc);
+	if (trailers_foreach(fx->message, strlen(fx->message), fixes_trailer, &truth) < 0) {
+		rc = rtk_oom();
+		goto out;
+	}
+	if (truth.n) {
+		struct githistory_accuracy *a = &fs->acc[0];
+		a->remedies++, a->truth += truth.n, a->predicted += b.n;
+		for (size_t i = 0; i < b.n; i++)
+			for (size_t j = 0; j < truth.n; j++)
+				a->agreeing += b.v[i].c == truth.v[j];
+	}
+	if (!b.n && !truth.n) {
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fx->fix_type ? "fix-type" : "fix-subject"));
+		rc = unlinked(fs, fx, "fix", githistory_blame_why_none(&b), rules);
+		goto out;
+	}
+	if (!(f = failure_new(fs, "fix", fx))) {
+		rc = rtk_oom();
+		goto out;
+	}
+	fired(f, fx->fix_type ? "fix-type" : "fix-subject");
+	if (truth.n) {
+		/* The trailer names the culprit outright; blame's answer is kept as evidence and for the accuracy check. */
+		fired(f, "fixes-trailer");
+		for (size_t j = 0; j < truth.n; j++)
+			f->culprit[f->nculprits++] = truth.v[j];
+	} else {
+		fired(f, weak ? "blame-context" : "blame");
+		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_MAX_CULPRITS; i++)
+			f->culprit[f->nculprits++] = b.v[i].c;
+	}
+	f->weak = weak && !truth.n;
+	cJSON_AddStringToObject(f->evidence, "strength", f->weak ? "weak" : "strong");
+	cJSON *blamed = cJSON_AddArrayToObject(f->evidence, "blamed");
+	for (size_t i = 0; blamed && i < b.n; i++) {
+		char hex[41];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "sha", gitx_oid_hex(&b.v[i].c->oid, hex));
+		cJSON_AddItemToObject(e, "lines", b.v[i].ranges);
+		b.v[i].ranges = NULL;
+		cJSON_AddItemToArray(blamed, e);
+	}
+out:
+	githistory_blame_result_free(&b);
+	return rc;
+}
+
+/* The top-level folder of a path ("" for a file at the root). */
+static size_t top_len(const char *path)
+{
+	const char *slash = strchr(path, '/');
+	return slash ? (size_t)(slash - path) : 0;
+}
+
+int githistory_classify_failure(struct githistory_run *h, struct githistory_failure *f)
+{
+	const struct githistory_rules *r = &h->rules;
+	double best = 0;
+	int rc;
+
+	f->surface = "none";
+	for (size_t i = 0; i < f->nculprits; i++) {
+		struct githistory_commit *c = f->culprit[i];
+		if ((rc = githistory_walk_files(h, c)))
+			return rc;
+		for (size_t k = 0; k < c->files.n; k++) {
+			struct riskfloor_surface s = riskfloor_classify(h->risk, c->files.v[k], strlen(c->files.v[k]));
+			if (s.weight > best)
+				best = s.weight, f->surface = s.name;
+		}
+	}
+	f->S = best >= riskfloor_threshold(h->risk) && strcmp(f->surface, "none");
+	if (f->S)
+		fired(f, "review-surface");
+	/* T by path: a test file the remedy adds or changes, in a top-level folder the culprit changed. */
+	if ((rc = githistory_walk_files(h, f->remedy)))
+		return rc;
+	for (size_t k = 0; k < f->remedy->files.n && !f->T; k++) {
+		const char *t = f->remedy->files.v[k];
+		git_oid blob;
+		if (!matches(r->test_paths, t) || !githistory_blob_at(h, f->remedy, t, &blob)) /* a deleted test does not count */
+			continue;
+		for (size_t i = 0; i < f->nculprits && !f->T; i++)
+			for (size_t j = 0; j < f->culprit[i]->files.n && !f->T; j++) {
+				const char *p = f->culprit[i]->files.v[j];
+				f->T = top_len(p) == top_len(t) && !strncmp(p, t, top_len(t));
+			}
+	}
+	if (f->T)
+		fired(f, "test-path");
+	if (matches(r->ci_message, f->remedy->message)) {
+		f->T = true;
+		fired(f, "ci-message");
+	}
+	if (f->flap)
+		fired(f, "flap");
+	f->agent = f->culprit[0]->agent;
+	f->bucket = f->T ? 1 : f->S ? 2 : 3;
+	return 0;
+}
+
+int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs)
+{
+	struct githistory_pathset_index ix = { 0 };
+	int rc = githistory_patchid_index_build(h, &ix);
+	/* Oldest first, so a revert is known before the reapply that reverts it. */
+	for (size_t i = h->n; !rc && i-- > 0;) {
+		struct githistory_commit *c = h->v[i];
+		bool handled = false;
+		if (!c->in_window || c->nparents > 1)
+			continue;
+		if ((rc = detect_revert(h, fs, &ix, c, &handled)) || handled)
+			continue;
+		if (c->kind == GITHISTORY_KIND_FIX)
+			rc = detect_fix(h, fs, c);
+	}
+	githistory_patchid_index_free(&ix);
+	return rc;
+}
+
+void githistory_classify_free(struct githistory_failures *fs)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		cJSON_Delete(fs->v[i].rules);
+		cJSON_Delete(fs->v[i].evidence);
+	}
+	free(fs->v);
+	cJSON_Delete(fs->unlinked);
+}

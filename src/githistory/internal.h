@@ -1,0 +1,242 @@
+/* src/githistory/internal.h — what the files of the git-history engine share (the run, its commits, its
+ * failures) and the functions one file gives another; not for use outside src/githistory/ and its unit tests. */
+#ifndef RTK_GITHISTORY_INTERNAL_H
+#define RTK_GITHISTORY_INTERNAL_H
+
+#include "githistory.h"
+#include "git/gitodb.h"
+#include "git/gitx.h"
+#include "git/linetrack.h"
+#include "lib/re.h"
+#include "lib/strmap.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * Ownership, once for the whole engine: a run owns everything hanging off it: every commit record
+ * (freed by githistory_run_close), the rules, the object readers. Functions hand out records as
+ * borrowed pointers; a function that gives the caller something to free says so.
+ */
+
+/* ----- rules.c: the pre-registered rules (data/rules/git-history.yaml, merged with --config) ----- */
+
+struct githistory_rules {
+	const struct githistory_opts *opts;
+	cJSON *json;
+	char sha256[65];
+	int64_t fix_window, revert_lookback;
+	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
+	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author;
+	const cJSON *revert_types, *fix_types;
+	double partial_min_share, rename_min_similarity, kill_upper, ci_level;
+	long max_files, add_only_context, min_n;
+	const char *ignore_revs_file;
+};
+
+/* Loads the rules r->opts asks for (its config and fix_window), compiling every pattern. 0 or RTK_EXIT_*. */
+int githistory_rules_load(struct githistory_rules *r);
+/* Frees what githistory_rules_load made (also after it failed). */
+void githistory_rules_free(struct githistory_rules *r);
+
+/* ----- the run: one record per commit walked (or looked up on demand) ----- */
+
+enum githistory_kind { GITHISTORY_KIND_OTHER, GITHISTORY_KIND_FIX, GITHISTORY_KIND_REVERT, GITHISTORY_KIND_REAPPLY };
+
+struct githistory_commit {
+	git_oid oid, tree, parent[2];
+	git_oid *more_parents; /* an octopus merge's third and later parents */
+	unsigned nparents; /* all parents; parent[] keeps the first two */
+	int64_t author_time, commit_time;
+	char *subject, *message, *author;
+	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
+	bool files_loaded, in_window, agent, ignored, fix_word, fix_type, queued;
+	size_t seq; /* order first queued in the walk: ties of commit time pop oldest-queued first */
+	unsigned mark; /* the last ancestry search that reached it */
+	enum githistory_kind kind;
+	uint64_t pathset; /* hash of the sorted path list: a revert touches the same paths */
+	bool have_pid, have_inverse_pid;
+	int64_t *ink; /* per file, the change in non-whitespace bytes (a cheap test before patch ids) */
+	git_oid pid, inverse_pid;
+	long failure; /* index into the failures, or -1 */
+};
+
+struct githistory_run {
+	git_repository *repo;
+	struct gitodb *odb; /* commits and trees for the walk: libgit2's reads were most of its time */
+	unsigned char *parent_buf; /* scratch for parsing commits */
+	unsigned mark; /* the current ancestry search */
+	size_t parent_cap;
+	struct githistory_rules rules;
+	struct riskfloor *risk;
+	git_oid tip; /* the commit --rev names */
+	struct githistory_commit **v; /* walk order: newest first by committer date */
+	size_t n, cap, walked_in_window;
+	struct rtk_strmap *by_oid; /* 20-byte id -> struct githistory_commit * */
+	struct rtk_strmap *ignore_revs; /* 20-byte ids from .git-blame-ignore-revs */
+	int64_t since, until;
+	bool progress;
+	char rules_sha[65]; /* of the git-history rules and the risk-floor table together */
+};
+
+/*
+ * githistory.c: everything up to the failures: loads the rules and the risk-floor table, opens o->repo,
+ * resolves o->rev, sets the window and walks it (files of every walked non-merge loaded). h must be
+ * zeroed and o outlive it; githistory_run_close frees it whatever this returns. 0, RTK_EXIT_USAGE or
+ * RTK_EXIT_FAILURE.
+ */
+int githistory_run_open(struct githistory_run *h, const struct githistory_opts *o);
+void githistory_run_close(struct githistory_run *h);
+
+/* FNV-1a over n bytes, continuing from h (first GITHISTORY_FNV_BASIS): path sets and line bags. */
+#define GITHISTORY_FNV_BASIS 14695981039346656037ull
+static inline uint64_t githistory_fnv1a(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* c's i-th parent (i < c->nparents). */
+static inline const git_oid *githistory_parent_id(const struct githistory_commit *c, unsigned i)
+{
+	return i < 2 ? &c->parent[i] : &c->more_parents[i - 2];
+}
+
+/* The blob at path in c's tree into *out; false when c is NULL or path is not a file there. */
+static inline bool githistory_blob_at(struct githistory_run *h, const struct githistory_commit *c, const char *path,
+				      git_oid *out)
+{
+	return c && gitodb_blob_at(h->odb, &c->tree, path, out) == 0;
+}
+
+/* ----- walk.c: the commit walk and the commit records ----- */
+
+/* Readies h (h->repo and h->rules set) for walking: the object reader and the map of commits. */
+int githistory_walk_open(struct githistory_run *h);
+/* Frees the commit records, the object reader and the walk's lists (not the repository, rules or risk table). */
+void githistory_walk_free(struct githistory_run *h);
+/* Reads the revisions blame looks through (blame.ignore_revs_file in the tree, if there). */
+int githistory_walk_ignore_revs(struct githistory_run *h, const git_oid *tree);
+/*
+ * Every commit reachable from tip into h->v, newest commit time first (libgit2's GIT_SORT_TIME), down to
+ * h->since less the longer of the fix window and the revert look-back; then the files of each walked
+ * non-merge committed up to h->until, on up to four threads.
+ */
+int githistory_walk_run(struct githistory_run *h, const git_oid *tip);
+/* The record of any commit, read when first asked for. NULL when it cannot be read (the reason is set). */
+struct githistory_commit *githistory_walk_commit(struct githistory_run *h, const git_oid *id);
+/* Loads c->files (against its first parent) if not loaded yet. */
+int githistory_walk_files(struct githistory_run *h, struct githistory_commit *c);
+/* The commit a hex prefix (7 to 40 digits) names, or NULL. */
+struct githistory_commit *githistory_walk_lookup_hex(struct githistory_run *h, const char *hex, size_t n);
+/* Whether x is in r's history, searched back from r's parents no further than a day before x's date. */
+int githistory_walk_in_history(struct githistory_run *h, struct githistory_commit *x, struct githistory_commit *r,
+			       bool *yes);
+
+/* ----- patchid.c: patch ids, and linking a revert to the commit it takes back ----- */
+
+/* Commits by path set, for patch-id candidates; and by time, for the looser routes. */
+struct githistory_pathset_index {
+	struct rtk_strmap *map; /* 8-byte path-set hash -> the commits with that path set, newest first */
+	struct githistory_commit **by_time; /* the walked non-merges, oldest first by committer date */
+	size_t n_by_time;
+};
+
+int githistory_patchid_index_build(struct githistory_run *h, struct githistory_pathset_index *ix);
+void githistory_patchid_index_free(struct githistory_pathset_index *ix);
+/* c's patch id against its first parent (inverse: of the diff the other way round), computed once. */
+int githistory_patchid_of(struct githistory_run *h, struct githistory_commit *c, bool inverse, git_oid *out);
+/*
+ * The cheap test before patch ids, for r and x changing the same paths (their files loaded): *maybe
+ * false when r's inverse diff cannot have x's patch id, because some file does not gain exactly the
+ * non-whitespace bytes the other loses.
+ */
+int githistory_patchid_may_invert(struct githistory_run *h, struct githistory_commit *r, struct githistory_commit *x,
+				  bool *maybe);
+/*
+ * The commit r reverts, or *out NULL: by patch id (the newest within the revert look-back whose patch
+ * id r's inverse diff equals), by the subject r quotes (`Revert "..."`), or by the largest share of its
+ * added lines r deletes (at least revert.partial_min_share). Each must be in r's history.
+ */
+int githistory_patchid_find(struct githistory_run *h, struct githistory_pathset_index *ix, struct githistory_commit *r,
+			    struct githistory_commit **out);
+int githistory_patchid_find_by_subject(struct githistory_run *h, struct githistory_pathset_index *ix,
+				       struct githistory_commit *r, struct githistory_commit **out);
+int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory_pathset_index *ix,
+				     struct githistory_commit *r, struct githistory_commit **out);
+/* Share of x's added lines that r deletes (a multiset match on path and text); NaN when x adds none. */
+int githistory_patchid_revert_share(struct githistory_run *h, struct githistory_commit *r, struct githistory_commit *x,
+				    double *share);
+
+/* ----- blame.c: a fix's lines followed back through the commits of its fix window ----- */
+
+struct githistory_blamed { /* one culprit of a fix, with the lines (in its own version) it last touched */
+	struct githistory_commit *c;
+	cJSON *ranges; /* ["path:12-14", ...] */
+	uint32_t lines;
+};
+
+struct githistory_blame_result {
+	struct githistory_blamed *v; /* in the order first credited */
+	size_t n, cap;
+	uint32_t older_lines, skipped_lines; /* lines whose last change is before the window, or by a fix/revert */
+};
+
+/*
+ * Blames what fix f deletes or changes (or, when it only adds, the context around its additions:
+ * *weak) within the fix window before f's author date; f->files must be loaded. Free *out with
+ * githistory_blame_result_free, also on failure.
+ */
+int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, struct githistory_blame_result *out,
+			 bool *weak);
+/* Who last touched lines (numbered as in start's version of path), by commits authored at or after cutoff? */
+int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *start, const char *path,
+			   const struct lt_set *lines, int64_t cutoff, struct githistory_blame_result *out);
+/* Why a blame found no culprit, in words for the report. */
+const char *githistory_blame_why_none(const struct githistory_blame_result *b);
+void githistory_blame_result_free(struct githistory_blame_result *b);
+
+/* ----- classify.c: failures found, linked to their culprits and classified ----- */
+
+#define GITHISTORY_MAX_CULPRITS 8
+
+struct githistory_failure {
+	const char *kind; /* "revert" or "fix" */
+	struct githistory_commit *remedy;
+	struct githistory_commit *culprit[GITHISTORY_MAX_CULPRITS]; /* [0] is the primary: the one with most blamed lines */
+	size_t nculprits;
+	cJSON *rules, *evidence;
+	bool weak, flap, partial, T, S, agent;
+	const char *surface;
+	int bucket;
+};
+
+struct githistory_failures {
+	struct githistory_failure *v;
+	size_t n, cap;
+	cJSON *unlinked;
+	size_t reapplies;
+	/* ground truth agreement: [0] fixes with Fixes: trailers, [1] reverts naming their commit */
+	struct githistory_accuracy {
+		size_t remedies, truth, predicted, agreeing;
+	} acc[2];
+};
+
+/* Reads what the rules ask of a commit's message and author: its kind, fix markers, agent markers. */
+void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c);
+/* Every revert and fix of the window into fs (fs->unlinked an array already), oldest first. */
+int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs);
+/* T, S, agent and the bucket of f, by the pre-registered rules. */
+int githistory_classify_failure(struct githistory_run *h, struct githistory_failure *f);
+void githistory_classify_free(struct githistory_failures *fs);
+
+/* ----- report.c: the result as data ----- */
+
+/* The whole rtk.git-history.v1 result (the caller deletes it; it takes fs->unlinked), or NULL. */
+cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failures *fs);
+/* A commit as the result shows it, or NULL. */
+cJSON *githistory_report_commit(const struct githistory_commit *c);
+
+#endif

@@ -1,0 +1,146 @@
+/* src/githistory/rules.c — the pre-registered rules of git-history: data/rules/git-history.yaml, merged with
+ * --config and --fix-window, checked and compiled once per run. */
+#include "config.h"
+#include "internal.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
+#include "lib/timeutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RULES_FILE "data/rules/git-history.yaml"
+
+static const cJSON *rule_at(const cJSON *root, const char *section, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, section), name);
+}
+
+/* A pattern or a list of patterns, joined into one alternation. */
+static int compile_rule(struct githistory_rules *r, const char *section, const char *name, struct rtk_re **out,
+			const char *origin)
+{
+	const cJSON *v = rule_at(r->json, section, name), *p;
+	char what[96], *joined;
+	size_t size = 1;
+	int rc;
+
+	snprintf(what, sizeof(what), "%s.%s", section, name);
+	if (cJSON_IsString(v)) {
+		size += strlen(v->valuestring) + 6;
+	} else {
+		if (!cJSON_IsArray(v) || !cJSON_GetArraySize(v))
+			return rtk_fail(RTK_EXIT_USAGE, "%s: %s must be a pattern or a non-empty list of patterns", origin, what);
+		cJSON_ArrayForEach(p, v) {
+			if (!cJSON_IsString(p))
+				return rtk_fail(RTK_EXIT_USAGE, "%s: %s must hold strings", origin, what);
+			size += strlen(p->valuestring) + 6;
+		}
+	}
+	if (!(joined = malloc(size)))
+		return rtk_oom();
+	*joined = '\0';
+	if (cJSON_IsString(v))
+		strcat(strcat(strcat(joined, "(?:"), v->valuestring), ")");
+	cJSON_ArrayForEach(p, v) {
+		strcat(joined, *joined ? "|(?:" : "(?:");
+		strcat(joined, p->valuestring);
+		strcat(joined, ")");
+	}
+	rc = rtk_re_compile(out, joined, RTK_RE_CASELESS | RTK_RE_MULTILINE | RTK_RE_UTF, what);
+	free(joined);
+	if (rc) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", rtk_error_message());
+		return rtk_fail(rc, "%s: %s", origin, why);
+	}
+	return 0;
+}
+
+static int number_rule(struct githistory_rules *r, const char *section, const char *name, double lo, double hi,
+		       double *out, const char *origin)
+{
+	const cJSON *v = rule_at(r->json, section, name);
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s must be a number in [%g, %g]", origin, section, name, lo, hi);
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int duration_rule(struct githistory_rules *r, const char *section, const char *name, int64_t *out,
+			 const char *origin)
+{
+	const cJSON *v = rule_at(r->json, section, name);
+	if (!cJSON_IsString(v) || rtk_duration_parse(v->valuestring, out))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s must be a duration such as 7d", origin, section, name);
+	return 0;
+}
+
+int githistory_rules_load(struct githistory_rules *r)
+{
+	const struct githistory_opts *o = r->opts;
+	const char *origin = o->config ? o->config : RULES_FILE;
+	double d;
+	int rc = rtk_rules_load(RULES_FILE, o->config, &r->json, r->sha256);
+	if (rc)
+		return rc;
+	/* --fix-window is part of the rules: it goes into the hashed config like any other override. */
+	if (o->fix_window) {
+		int64_t s;
+		if (rtk_duration_parse(o->fix_window, &s)) {
+			char why[256];
+			snprintf(why, sizeof(why), "%s", rtk_error_message());
+			return rtk_fail(RTK_EXIT_USAGE, "--fix-window: %s", why);
+		}
+		cJSON *w = cJSON_GetObjectItemCaseSensitive(r->json, "windows");
+		if (!cJSON_IsObject(w))
+			cJSON_AddItemToObject(r->json, "windows", w = cJSON_CreateObject());
+		cJSON_DeleteItemFromObjectCaseSensitive(w, "fix_window");
+		cJSON_AddStringToObject(w, "fix_window", o->fix_window);
+		if ((rc = rtk_json_sha256(r->json, r->sha256)))
+			return rc;
+	}
+	if ((rc = duration_rule(r, "windows", "fix_window", &r->fix_window, origin)) ||
+	    (rc = duration_rule(r, "windows", "revert_lookback", &r->revert_lookback, origin)) ||
+	    (rc = compile_rule(r, "revert", "subject", &r->revert_subject, origin)) ||
+	    (rc = compile_rule(r, "revert", "reverts_commit", &r->reverts_commit, origin)) ||
+	    (rc = compile_rule(r, "revert", "reversing_changes", &r->reversing_changes, origin)) ||
+	    (rc = compile_rule(r, "revert", "reapply_subject", &r->reapply_subject, origin)) ||
+	    (rc = compile_rule(r, "revert", "quoted_subject", &r->quoted_subject, origin)) ||
+	    (rc = compile_rule(r, "fix", "subject", &r->fix_subject, origin)) ||
+	    (rc = compile_rule(r, "classification", "test_paths", &r->test_paths, origin)) ||
+	    (rc = compile_rule(r, "classification", "ci_message", &r->ci_message, origin)) ||
+	    (rc = compile_rule(r, "agent_markers", "message", &r->agent_message, origin)) ||
+	    (rc = compile_rule(r, "agent_markers", "author_name", &r->agent_author, origin)) ||
+	    (rc = number_rule(r, "revert", "partial_min_share", 0, 1, &r->partial_min_share, origin)) ||
+	    (rc = number_rule(r, "blame", "rename_min_similarity", 0, 1, &r->rename_min_similarity, origin)) ||
+	    (rc = number_rule(r, "verdict", "kill_upper", 0, 1, &r->kill_upper, origin)) ||
+	    (rc = number_rule(r, "verdict", "ci_level", 0.5, 0.9999, &r->ci_level, origin)))
+		return rc;
+	if ((rc = number_rule(r, "verdict", "min_n", 1, 1e9, &d, origin)))
+		return rc;
+	r->min_n = (long)d;
+	if ((rc = number_rule(r, "blame", "max_files", 1, 1e9, &d, origin)))
+		return rc;
+	r->max_files = (long)d;
+	if ((rc = number_rule(r, "blame", "add_only_context", 0, 1000, &d, origin)))
+		return rc;
+	r->add_only_context = (long)d;
+	r->revert_types = rule_at(r->json, "revert", "conventional_types");
+	r->fix_types = rule_at(r->json, "fix", "conventional_types");
+	if (!cJSON_IsArray(r->revert_types) || !cJSON_IsArray(r->fix_types))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.conventional_types and fix.conventional_types must be lists", origin);
+	const cJSON *ig = rule_at(r->json, "blame", "ignore_revs_file");
+	r->ignore_revs_file = cJSON_IsString(ig) && *ig->valuestring ? ig->valuestring : NULL;
+	return 0;
+}
+
+void githistory_rules_free(struct githistory_rules *r)
+{
+	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
+				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author };
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		rtk_re_free(all[i]);
+	cJSON_Delete(r->json);
+}
