@@ -1,4 +1,4 @@
-/* src/exec/checklist.h — the "## Checklist" of a markdown plan: its items, and what changed between two reads of it. */
+/* src/exec/checklist.h — the "## Checklist" of a markdown plan: its items, and what changed between two reads. */
 #ifndef RTK_CHECKLIST_H
 #define RTK_CHECKLIST_H
 

@@ -1,4 +1,4 @@
-/* src/exec/ratelimit.c — the rate-limit parser: shipped signal and resume-time patterns over an agent's error output. */
+/* src/exec/ratelimit.c — the rate-limit parser: shipped signal and resume-time patterns over agent error output. */
 #include "config.h"
 #include "ratelimit.h"
 #include "wallclock.h"
@@ -90,10 +90,9 @@ static int parse_form(const char *name, enum ratelimit_form *form)
 }
 
 /* Compiles each {"name", "regex"[, "form"]} of json (an array, or NULL for none) onto the end of l. */
-static int compile_list(struct rule_list *l, const cJSON *json, const char *key, const char *source)
+static int compile_list(struct rule_list *l, const cJSON *json, const char *key, bool with_form, const char *source)
 {
 	const cJSON *r;
-	bool resume = strstr(key, "resume") != NULL;
 
 	if (json && !cJSON_IsArray(json))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"%s\" must be a list", source, key);
@@ -109,7 +108,7 @@ static int compile_list(struct rule_list *l, const cJSON *json, const char *key,
 			return rtk_oom();
 		rule = &l->rules[l->n];
 		memset(rule, 0, sizeof(*rule));
-		if (resume && parse_form(rtk_json_str(r, "form"), &rule->form))
+		if (with_form && parse_form(rtk_json_str(r, "form"), &rule->form))
 			return rtk_fail(RTK_EXIT_USAGE, "%s: rule %s: \"form\" must be epoch, iso, http_date, clock, seconds or duration",
 					source, name);
 		snprintf(what, sizeof(what), "%s: rate-limit rule %s", source, name);
@@ -129,8 +128,9 @@ static int read_seconds_setting(const cJSON *rules, const char *key, int64_t min
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rules, key);
 
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble || v->valuedouble < (double)min ||
-	    v->valuedouble > (double)RTK_DURATION_MAX_SECONDS)
+	/* The range first (NaN fails it too): only then may the value be converted to check it is whole. */
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)min && v->valuedouble <= (double)RTK_DURATION_MAX_SECONDS) ||
+	    v->valuedouble != (double)(int64_t)v->valuedouble)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"%s\" must be a whole number of seconds, at least %lld", source, key,
 				(long long)min);
 	*out = (int64_t)v->valuedouble;
@@ -139,6 +139,10 @@ static int read_seconds_setting(const cJSON *rules, const char *key, int64_t min
 
 static int compile_all(struct ratelimit *rl, const cJSON *rules, const char *source)
 {
+	static const struct {
+		const char *key;
+		bool resume;
+	} lists[] = { { "signals", false }, { "extra_signals", false }, { "resume", true }, { "extra_resume", true } };
 	int rc;
 
 	if (!cJSON_IsObject(rules))
@@ -150,11 +154,12 @@ static int compile_all(struct ratelimit *rl, const cJSON *rules, const char *sou
 	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(rules, "signals")))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"signals\" must be a list", source);
 	/* The lists first, then the extra_ ones: an override adds to the shipped rules with the latter. */
-	if ((rc = compile_list(&rl->signals, cJSON_GetObjectItemCaseSensitive(rules, "signals"), "signals", source)) ||
-	    (rc = compile_list(&rl->signals, cJSON_GetObjectItemCaseSensitive(rules, "extra_signals"), "extra_signals", source)) ||
-	    (rc = compile_list(&rl->resume, cJSON_GetObjectItemCaseSensitive(rules, "resume"), "resume", source)) ||
-	    (rc = compile_list(&rl->resume, cJSON_GetObjectItemCaseSensitive(rules, "extra_resume"), "extra_resume", source)))
-		return rc;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		struct rule_list *l = lists[i].resume ? &rl->resume : &rl->signals;
+		const cJSON *json = cJSON_GetObjectItemCaseSensitive(rules, lists[i].key);
+		if ((rc = compile_list(l, json, lists[i].key, lists[i].resume, source)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -228,10 +233,12 @@ static bool read_http_date(const char *s, size_t len, int64_t *at)
 	const char *m;
 
 	if (!copy_value(s, len, buf, sizeof(buf)) ||
-	    sscanf(buf, "%*3[A-Za-z], %2d %3[A-Za-z] %4d %2d:%2d:%2d GMT%n", &day, month, &year, &hour, &minute, &second, &end) != 6 ||
+	    sscanf(buf, "%*3[A-Za-z], %2d %3[A-Za-z] %4d %2d:%2d:%2d GMT%n", &day, month, &year, &hour, &minute, &second,
+		   &end) != 6 ||
 	    (size_t)end != len || strlen(month) != 3 || !(m = strstr(months, month)) || (m - months) % 3)
 		return false;
-	snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02dZ", year, (int)(m - months) / 3 + 1, day, hour, minute, second);
+	snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02dZ", year, (int)(m - months) / 3 + 1, day, hour, minute,
+		 second);
 	return rtk_time_parse(iso, at, NULL) == 0;
 }
 
@@ -332,9 +339,9 @@ static bool read_duration(const char *s, size_t len, int64_t *ms)
 			p++;
 		if (!(unit = take_unit(&p, end)))
 			return false;
-		/* milli <= 1e15 and unit <= 8.64e7: the product fits, and the sum is checked. */
-		part = milli / 1000 * unit + milli % 1000 * unit / 1000;
-		if (__builtin_add_overflow(total, part, &total))
+		/* 1e12 days does not fit in int64_t milliseconds: every step is checked (found by fuzzing). */
+		if (__builtin_mul_overflow(milli / 1000, unit, &part) ||
+		    __builtin_add_overflow(part, milli % 1000 * unit / 1000, &part) || __builtin_add_overflow(total, part, &total))
 			return false;
 		any = true;
 	}
@@ -359,7 +366,7 @@ static bool read_value(const struct ratelimit *rl, enum ratelimit_form form, con
 	case FORM_CLOCK:
 		/* From now - grace: "resets 7pm" read at 19:02 is today's 7pm, not tomorrow's. */
 		return wallclock_parse(value, len, &w) == 0 &&
-		       wallclock_next(&w, now - rl->past_grace > 0 ? now - rl->past_grace : 0, at) == 0;
+		       wallclock_next(&w, now > rl->past_grace ? now - rl->past_grace : 0, at) == 0;
 	case FORM_SECONDS:
 		return read_count(value, len, &n) && !__builtin_add_overflow(now, n, at);
 	case FORM_DURATION:

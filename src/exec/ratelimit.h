@@ -1,4 +1,4 @@
-/* src/exec/ratelimit.h — is an agent's error output a rate limit, and when may it run again? Shared by loop and iterate. */
+/* src/exec/ratelimit.h — is an agent's error output a rate limit, and when may it run again? (loop, iterate) */
 #ifndef RTK_RATELIMIT_H
 #define RTK_RATELIMIT_H
 

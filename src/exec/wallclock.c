@@ -1,4 +1,4 @@
-/* src/exec/wallclock.c — wall-clock times in messages ("resets 7pm (Europe/Berlin)") to the next epoch second they name. */
+/* src/exec/wallclock.c — "resets 7pm (Europe/Berlin)": a wall-clock time to the next epoch second it names. */
 #include "config.h"
 #include "wallclock.h"
 #include "lib/err.h"
@@ -255,13 +255,15 @@ static bool fixed_offset(const char *name, int *offset)
 /* Whether name is a TZif file of the tz database (so glibc will not fall back to UTC in silence). */
 static bool tzdb_has(const char *name)
 {
+	static const char allowed[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+-/";
 	const char *dir = getenv("TZDIR");
 	char path[512], magic[4];
 	struct stat st;
 	bool ok;
 	int fd;
 
-	if (!is_alpha(name[0]) || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+-/") != strlen(name))
+	/* No '.': a name never climbs out of the folder ("../"), nor names its index files (zone.tab). */
+	if (!is_alpha(name[0]) || strspn(name, allowed) != strlen(name))
 		return false;
 	if (snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name) >= (int)sizeof(path))
 		return false;

@@ -1,4 +1,4 @@
-/* src/exec/wallclock.h — "7pm (Europe/Berlin)": reading a wall-clock time and finding its next occurrence in a zone. */
+/* src/exec/wallclock.h — "7pm (Europe/Berlin)": reading a wall-clock time and finding its next occurrence. */
 #ifndef RTK_WALLCLOCK_H
 #define RTK_WALLCLOCK_H
 

@@ -1,4 +1,4 @@
-/* tests/unit/test_ratelimit.c — real rate-limit messages of agent CLIs and APIs against the shipped rules, and what is not one. */
+/* tests/unit/test_ratelimit.c — real rate-limit messages of agent CLIs and APIs, and what is not one. */
 #include "unit.h"
 #include "exec/ratelimit.h"
 #include "lib/err.h"
@@ -201,7 +201,8 @@ static void other_agents_and_apis(void **state)
 		  RATELIMIT_RESUME_AT, "2026-11-24T14:30:00Z", "rate_limit", "try_again_in" },
 		{ "wait N min.", "2026-11-24T12:00:00Z", NULL, "429 Too Many Requests - wait 10 min. then retry",
 		  RATELIMIT_RESUME_AT, "2026-11-24T12:10:00Z", "too_many_requests", "try_again_in" },
-		{ "try again after N seconds", "2026-11-24T12:00:00Z", NULL, "Rate limit exceeded. Please try again after 30 seconds.",
+		{ "try again after N seconds", "2026-11-24T12:00:00Z", NULL,
+		  "Rate limit exceeded. Please try again after 30 seconds.",
 		  RATELIMIT_RESUME_AT, "2026-11-24T12:00:30Z", "rate_limit", "try_again_in" },
 		{ "OpenAI TPM message, Go-style duration", "2026-11-24T12:00:00Z", NULL,
 		  "Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 29800, "
@@ -254,6 +255,8 @@ static void past_and_absurd_times(void **state)
 		{ "more digits than any integer", "2026-11-24T12:00:00Z", NULL,
 		  "rate limited, try again in 99999999999999999999999999999999 seconds", RATELIMIT_RESUME_UNKNOWN, NULL,
 		  "rate_limit", NULL },
+		{ "days that overflow int64_t milliseconds (found by fuzzing)", "2026-11-24T12:00:00Z", NULL,
+		  "rate limited: try again in 733300845737 days", RATELIMIT_RESUME_UNKNOWN, NULL, "rate_limit", NULL },
 		{ "Retry-After with 40 digits", "2026-11-24T12:00:00Z", NULL,
 		  "HTTP/1.1 429\nRetry-After: 1234567890123456789012345678901234567890\n", RATELIMIT_RESUME_UNKNOWN, NULL,
 		  "http_429", NULL },
