@@ -389,7 +389,10 @@ static bool in_window(const struct ratelimit *rl, int64_t now, int64_t *at)
 
 /* ---- the text that is searched ------------------------------------------------------------------ */
 
-/* JSON as "name: value" lines, depth first; containers only recurse (cJSON bounds their depth). */
+/*
+ * JSON as "name: value" lines, depth first; containers only recurse (cJSON bounds their depth), and a
+ * member that is false or null says nothing: {"rate_limited": false} is not a rate limit.
+ */
 static void flatten_json(struct rtk_strbuf *b, const cJSON *v)
 {
 	for (const cJSON *c = v->child; c; c = c->next) {
@@ -397,6 +400,8 @@ static void flatten_json(struct rtk_strbuf *b, const cJSON *v)
 			flatten_json(b, c);
 			continue;
 		}
+		if (cJSON_IsFalse(c) || cJSON_IsNull(c))
+			continue;
 		if (c->string)
 			rtk_strbuf_printf(b, "%s: ", c->string);
 		if (cJSON_IsString(c))
@@ -404,7 +409,7 @@ static void flatten_json(struct rtk_strbuf *b, const cJSON *v)
 		else if (cJSON_IsNumber(c))
 			rtk_strbuf_printf(b, "%.15g", c->valuedouble);
 		else
-			rtk_strbuf_puts(b, cJSON_IsTrue(c) ? "true" : cJSON_IsFalse(c) ? "false" : "null");
+			rtk_strbuf_puts(b, "true");
 		rtk_strbuf_puts(b, "\n");
 	}
 }

@@ -55,12 +55,14 @@ void ratelimit_free(struct ratelimit *rl);
  * Reads text[0..len) — a line or a block of an agent's stderr, or its final structured event — at
  * time now (epoch seconds; passed in so callers and tests decide the clock). A line that is a JSON
  * value (or a block that is one) is searched as its "name: value" pairs, so escapes are decoded and
- * a message nested in {"error": {"message": ...}} is found; a JSON object whose "is_error" is false
- * reports success and is skipped whole (Claude Code's final event quoting "rate limit" in its
- * answer is not a limit). Rate-limited when a signal matches anywhere; the resume time comes from
- * the first resume rule, in file order, with a match that reads as a time no more than
- * past_grace_seconds before now and no more than max_wait_seconds after it. Fills *hit and returns
- * 0, or RTK_EXIT_FAILURE when out of memory (then *hit says RATELIMIT_NONE).
+ * a message nested in {"error": {"message": ...}} is found; members that are false or null say
+ * nothing ({"rate_limited": false}), and an object whose "is_error" is false reports success and is
+ * skipped whole (Claude Code's final event quoting "rate limit" in its answer is not a limit).
+ * Rate-limited when a signal matches anywhere; the resume time comes from the first resume rule, in
+ * file order, with a match that reads as a time no more than past_grace_seconds before now and no
+ * more than max_wait_seconds after it. A clock time in a named zone sets TZ for a moment (see
+ * wallclock_next). Fills *hit and returns 0, or RTK_EXIT_FAILURE when out of memory (then *hit says
+ * RATELIMIT_NONE).
  */
 int ratelimit_parse(const struct ratelimit *rl, const char *text, size_t len, int64_t now, struct ratelimit_hit *hit);
 

@@ -303,6 +303,9 @@ static void not_rate_limits(void **state)
 		  "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"Added rate limit handling: "
 		  "on 429 Too Many Requests we now try again in 5 minutes; quota exceeded errors are logged.\"}",
 		  RATELIMIT_NONE },
+		{ "a JSON flag saying no", "2026-11-24T12:00:00Z", NULL,
+		  "{\"type\":\"status\",\"rate_limited\":false,\"quota_exceeded\":null,\"usage\":{\"rate_limits\":{}}}",
+		  RATELIMIT_NONE },
 		{ "empty", "2026-11-24T12:00:00Z", NULL, "", RATELIMIT_NONE },
 	};
 	RUN(cases);
