@@ -56,7 +56,8 @@ for h in "$@"; do
 		-print_final_stats=1 -artifact_prefix="$out/crashes/$h/" $dict \
 		"$out/work/$h" "$srcdir/tests/fuzz/corpus/$h" "$srcdir/tests/fuzz/regressions/$h" >"$log" 2>&1; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-		echo "fuzz: $h: ${runs:-?} executions in ${seconds}s, no crash (corpus $(ls "$out/work/$h" | wc -l) inputs)"
+		cov=$(sed -n 's/^#[0-9]*[[:space:]]*DONE[[:space:]]*\(cov: [0-9]*\).*\(corp: [0-9]*\).*/\1 edges, \2 inputs/p' "$log")
+		echo "fuzz: $h: ${runs:-?} executions in ${seconds}s, no crash (${cov:-?})"
 	else
 		status=1
 		echo "fuzz: $h: CRASH — see $log; the input is in $out/crashes/$h/:" >&2
