@@ -228,7 +228,8 @@ struct zone {
 static bool fixed_offset(const char *name, int *offset)
 {
 	struct cursor c = { name, name + strlen(name) };
-	int sign, hours, minutes = 0, digits;
+	int sign, hours, minutes = 0, minute_digits;
+	bool colon;
 
 	*offset = 0;
 	if (!strcmp(name, "Z"))
@@ -241,10 +242,12 @@ static bool fixed_offset(const char *name, int *offset)
 	if (*c.p != '+' && *c.p != '-')
 		return false;
 	sign = *c.p++ == '-' ? -1 : 1;
-	digits = take_number(&c, 2, &hours);
-	if (!digits)
+	if (!take_number(&c, 2, &hours))
 		return false;
-	if (take_char(&c, ':') ? take_number(&c, 2, &minutes) != 2 : (digits == 2 && take_number(&c, 2, &minutes) == 1))
+	/* Minutes are optional, and two digits when given: "+5", "+05", "+5:30", "+05:30", "+0530". */
+	colon = take_char(&c, ':');
+	minute_digits = take_number(&c, 2, &minutes);
+	if ((colon || minute_digits) && minute_digits != 2)
 		return false;
 	if (c.p != c.end || hours > 14 || minutes > 59)
 		return false;

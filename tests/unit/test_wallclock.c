@@ -97,6 +97,7 @@ static void next_occurrence_in_zones(void **state)
 		{ "UTC", "23:59:59 (UTC)", "2026-11-24T23:59:59Z", "2026-11-25T23:59:59Z" },
 		{ "UTC+2 is two hours east", "3pm (UTC+2)", "2026-11-24T12:00:00Z", "2026-11-24T13:00:00Z" },
 		{ "GMT-05:30", "3pm (GMT-05:30)", "2026-11-24T12:00:00Z", "2026-11-24T20:30:00Z" },
+		{ "UTC+5:30, one-digit hour", "3pm (UTC+5:30)", "2026-11-24T05:00:00Z", "2026-11-24T09:30:00Z" },
 		{ "UTC+0530 across midnight", "1am (UTC+0530)", "2026-11-24T20:00:00Z", "2026-11-25T19:30:00Z" },
 	};
 
@@ -158,7 +159,7 @@ static void unknown_zones_and_ranges_are_errors(void **state)
 	(void)state;
 	static const char *const zones[] = {
 		"Mars/Olympus_Mons", "europe/berlin", "zone.tab", "Europe", "Europe/../Europe/Berlin", "/etc/localtime",
-		"UTC+15", "UTC+2:3", "GMT+",
+		"UTC+15", "UTC+2:3", "UTC+053", "UTC+05:", "GMT+",
 	};
 	struct wallclock w = { .hour = 19 };
 	int64_t t;
