@@ -1,4 +1,4 @@
-/* applets/git-history.c — P2: of a repository's recent failures, which would CI, a human reviewer, or only
+/* applets/git_history.c — P2: of a repository's recent failures, which would CI, a human reviewer, or only
  * the authoring agent's own self-reflection have caught? Reverts and fixes, linked to their culprits. */
 #include "config.h"
 #include "applet.h"

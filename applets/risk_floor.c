@@ -1,4 +1,4 @@
-/* applets/risk-floor.c — the deterministic review floor of a change: its risk surface and whether it needs review. */
+/* applets/risk_floor.c — the deterministic review floor of a change: its risk surface and whether it needs review. */
 #include "config.h"
 #include "applet.h"
 #include "lib/err.h"
