@@ -5,21 +5,15 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import hacking_tables  # noqa: E402
+from hacking_tables import ticked  # noqa: E402
+
 
 def read_table(hacking):
     """folder -> set of folders (or applets.def / src) it may include, from HACKING.md's table."""
-    allowed = {}
-    in_table = False
-    with open(hacking, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("## "):
-                in_table = line.strip() == "## What may include what"
-            m = re.match(r"^\| `([a-z_/]+)` \| (.*) \|\s*$", line) if in_table else None
-            if m:
-                allowed[m.group(1)] = set(re.findall(r"`([a-z_.]+)`", m.group(2)))
-    if not allowed:
-        sys.exit(f"{hacking}: no 'What may include what' table")
-    return allowed
+    return {ticked(folder)[0]: set(ticked(allowed))
+            for folder, allowed in hacking_tables.read_table(hacking, "What may include what", ("folder", "may include"))}
 
 
 def folder_of(tree, path):
