@@ -9,7 +9,7 @@
 static struct boardhistory_opts o = BOARDHISTORY_DEFAULTS;
 static bool fail_on_kill;
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "from", &o.from, "KIND", "input format: native (default), gh-issues, jira or git-data"),
 	RTK_OPT_STRING(0, "timeline", &o.timeline, "FILE", "gh-issues: issue timeline events as JSONL (reopens, references)"),
 	RTK_OPT_STRING(0, "dir", &o.dir, "FOLDER", "git-data: the folder of task files in the repository (default data)"),
@@ -25,21 +25,21 @@ static const struct rtk_option options[] = {
 	RTK_OPT_END(),
 };
 
-static void board_history_render_md(const cJSON *r, struct rtk_md *md)
+static void board_history_render_md(const cJSON *r, struct rtk_out_md *md)
 {
 	boardhistory_render_md(r, md, 1);
 }
 
-static int board_history_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int board_history_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
-	cJSON *result = rtk_result_new("board-history");
+	cJSON *result = rtk_out_result_new("board-history");
 	int rc;
 
 	if (!result)
 		return rtk_oom();
 	if (!(rc = boardhistory_report(&o, argc, argv, result)) &&
-	    !(rc = rtk_emit(result, ctx->format, board_history_render_md, ctx->out)) && fail_on_kill &&
-	    !strcmp(rtk_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))
+	    !(rc = rtk_out_emit(result, ctx->format, board_history_render_md, ctx->out)) && fail_on_kill &&
+	    !strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))
 		rc = RTK_EXIT_KILL;
 	cJSON_Delete(result);
 	return rc;

@@ -14,7 +14,7 @@ static struct calibration_opts o = CALIBRATION_DEFAULTS;
 static const char *svg_path;
 static bool fail_on_kill;
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "confidence-field", &o.confidence_field, "NAME", "member holding the confidence (default confidence)"),
 	RTK_OPT_STRING(0, "label-field", &o.label_field, "NAME", "member holding right/wrong (default correct)"),
 	RTK_OPT_STRING(0, "group-by", &o.group_by, "FIELD", "also report each value of FIELD (agent, model) on its own"),
@@ -32,29 +32,29 @@ static const struct rtk_option options[] = {
 
 static int write_svg(const struct calibration_analysis *a)
 {
-	struct stats_roc_point *roc = NULL;
+	struct rtk_stats_roc_point *roc = NULL;
 	size_t npoints = 0;
-	struct rtk_atomic *file;
+	struct rtk_fs_atomic *file;
 	FILE *fp;
 	int rc;
 
-	if (a->all.auc_available && (rc = stats_roc_curve(a->values, a->k, &roc, &npoints)))
+	if (a->all.auc_available && (rc = rtk_stats_roc_curve(a->values, a->k, &roc, &npoints)))
 		return rc;
-	if ((rc = rtk_atomic_open(&file, svg_path, &fp))) {
+	if ((rc = rtk_fs_atomic_open(&file, svg_path, &fp))) {
 		free(roc);
 		return rc;
 	}
 	rtk_svg_calibration(fp, &a->cal, roc, npoints, a->all.auc_available ? a->all.auc : NAN, o.high);
 	free(roc);
-	return rtk_atomic_commit(file);
+	return rtk_fs_atomic_commit(file);
 }
 
-static void calibrate_render_md(const cJSON *r, struct rtk_md *md)
+static void calibrate_render_md(const cJSON *r, struct rtk_out_md *md)
 {
 	calibration_render_md(r, md, 1);
 }
 
-static int calibrate_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int calibrate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	static char *stdin_only[] = { "-", NULL };
 	struct calibration_corpus *c = NULL;
@@ -72,7 +72,7 @@ static int calibrate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 		rc = calibration_corpus_read(c, argv[i]);
 	if (rc)
 		goto out;
-	if (!(result = rtk_result_new("calibrate"))) {
+	if (!(result = rtk_out_result_new("calibrate"))) {
 		rc = rtk_oom();
 		goto out;
 	}
@@ -80,9 +80,9 @@ static int calibrate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 		goto out;
 	if (svg_path && (rc = write_svg(&overall)))
 		goto out;
-	if ((rc = rtk_emit(result, ctx->format, calibrate_render_md, ctx->out)))
+	if ((rc = rtk_out_emit(result, ctx->format, calibrate_render_md, ctx->out)))
 		goto out;
-	if (fail_on_kill && !strcmp(rtk_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))
+	if (fail_on_kill && !strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))
 		rc = RTK_EXIT_KILL;
 out:
 	calibration_corpus_free(c);

@@ -31,7 +31,7 @@
 
 static bool print_settings;
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL(0, "print-settings", &print_settings, "print the Claude Code settings snippet that registers the hook"),
 	RTK_OPT_END(),
 };
@@ -163,7 +163,7 @@ static void place_free(struct place *pl)
 /* Creates the sentinel; 1 when another capture holds it (or a crashed one left it), 0 when taken. */
 static int take_lock(const char *dir)
 {
-	int rc = rtk_mkdir_p(dir, 0777);
+	int rc = rtk_fs_mkdir_p(dir, 0777);
 	if (rc)
 		return rc;
 	if (snprintf(lock_path, sizeof(lock_path), "%s/.capture.lock", dir) >= (int)sizeof(lock_path))
@@ -209,7 +209,7 @@ static cJSON *read_self_report(const char *path, const char **why)
 		*why = "is not a regular file";
 		return NULL;
 	}
-	if (rtk_read_file(path, &text, &len)) {
+	if (rtk_fs_read_file(path, &text, &len)) {
 		rtk_error_clear();
 		*why = access(path, F_OK) ? NULL : "cannot be read";
 		return NULL;
@@ -276,40 +276,40 @@ static void drop_sidecar_files(struct gitx_paths *files, const char *root, const
 /* Validates text against reflection.v1; NULL when valid, else the first error, malloc'd. */
 static char *check_record(const struct schema *s, const char *text)
 {
-	struct jv_doc *doc;
+	struct rtk_jsonv_doc *doc;
 	size_t line, col;
 	const char *what;
 	char *msg = NULL;
-	if (jv_parse(text, strlen(text), &doc, &line, &col, &what))
+	if (rtk_jsonv_parse(text, strlen(text), &doc, &line, &col, &what))
 		return strdup("the record is not JSON");
 	struct schema_errors errs = { 0 };
-	if (!schema_validate(s, jv_root(doc), false, &errs)) {
+	if (!schema_validate(s, rtk_jsonv_root(doc), false, &errs)) {
 		const struct schema_error *e = &errs.e[schema_errors_best(&errs)];
 		if (asprintf(&msg, "%s: %s", e->instance_location[0] ? e->instance_location : "/", e->message) < 0)
 			msg = strdup("invalid");
 	}
 	schema_errors_clear(&errs);
-	jv_doc_free(doc);
+	rtk_jsonv_doc_free(doc);
 	return msg;
 }
 
 static int compile_reflection_schema(struct schema_registry **reg, struct schema **out)
 {
 	char *path = rtk_data_path("schemas/reflection.v1.schema.json");
-	struct jv_doc *doc;
+	struct rtk_jsonv_doc *doc;
 	int rc;
 	*out = NULL;
 	if (!path || !(*reg = schema_registry_new())) {
 		free(path);
 		return rtk_oom();
 	}
-	rc = jv_load_file(path, &doc);
+	rc = rtk_jsonv_load_file(path, &doc);
 	free(path);
 	if (rc)
 		return rc;
 	if ((rc = schema_registry_add(*reg, NULL, doc)))
 		return rc;
-	return schema_compile(out, *reg, jv_root(doc), NULL, SCHEMA_DRAFT_2020_12, SCHEMA_ASSERT_FORMAT);
+	return schema_compile(out, *reg, rtk_jsonv_root(doc), NULL, SCHEMA_DRAFT_2020_12, SCHEMA_ASSERT_FORMAT);
 }
 
 /* Builds, validates and writes the record; everything after the lock is taken. */
@@ -398,7 +398,7 @@ static int capture(const struct place *pl, const char *dir, const char *session,
 		free(invalid);
 		goto out;
 	}
-	if (!(safe = rtk_safe_file_name(session, SESSION_NAME_MAX)) ||
+	if (!(safe = rtk_fs_safe_file_name(session, SESSION_NAME_MAX)) ||
 	    asprintf(&path, "%s/%s-%s.reflection.json", dir, safe, compact) < 0) {
 		path = NULL;
 		rc = rtk_oom();
@@ -406,7 +406,7 @@ static int capture(const struct place *pl, const char *dir, const char *session,
 	}
 	size_t len = strlen(text);
 	text[len++] = '\n'; /* cJSON_Print's buffer has room: the NUL becomes the newline */
-	rc = rtk_write_file_atomic(path, text, len);
+	rc = rtk_fs_write_file_atomic(path, text, len);
 out:
 	free(path);
 	free(safe);
@@ -422,7 +422,7 @@ out:
 	return rc;
 }
 
-static int capture_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int capture_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	(void)argv;
 	if (print_settings) {

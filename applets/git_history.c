@@ -7,7 +7,7 @@
 
 static struct githistory_opts o = GITHISTORY_DEFAULTS;
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "repo", &o.repo, "PATH", "the repository (default: the one holding the current directory)"),
 	RTK_OPT_STRING(0, "window", &o.window, "D", "the window: commits of the last D before --rev's commit (default 90d)"),
 	RTK_OPT_STRING(0, "since", &o.since, "DATE", "the window starts at DATE (instead of --window)"),
@@ -18,12 +18,12 @@ static const struct rtk_option options[] = {
 	RTK_OPT_END(),
 };
 
-static void git_history_render_md(const cJSON *r, struct rtk_md *md)
+static void git_history_render_md(const cJSON *r, struct rtk_out_md *md)
 {
 	githistory_render_md(r, md, 1);
 }
 
-static int git_history_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int git_history_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	cJSON *result = NULL;
 	int rc;
@@ -31,7 +31,7 @@ static int git_history_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	if (argc)
 		return rtk_fail(RTK_EXIT_USAGE, "unexpected argument '%s' (the repository is given with --repo)", argv[0]);
 	if (!(rc = githistory_report(&o, &result)))
-		rc = rtk_emit(result, ctx->format, git_history_render_md, ctx->out);
+		rc = rtk_out_emit(result, ctx->format, git_history_render_md, ctx->out);
 	cJSON_Delete(result);
 	return rc;
 }

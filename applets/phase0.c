@@ -19,7 +19,7 @@
 
 static bool fail_on_kill;
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when any experiment's verdict is KILL"),
 	RTK_OPT_END(),
 };
@@ -146,7 +146,7 @@ static int run_calibration(struct config *c, struct experiment *e)
 		goto out;
 	for (int i = 0; i < n && !rc; i++)
 		rc = calibration_corpus_read(corpus, files[i]);
-	if (!rc && !(e->result = rtk_result_new("calibrate")))
+	if (!rc && !(e->result = rtk_out_result_new("calibrate")))
 		rc = rtk_oom();
 	if (!rc)
 		rc = calibration_report(corpus, n, files, e->result, &overall);
@@ -231,7 +231,7 @@ static int run_board(struct config *c, struct experiment *e)
 	o.as_of = str(sec, "as_of");
 	number(sec, "kill_below", &o.kill_below);
 	whole(sec, "min_tasks", &o.min_tasks);
-	if (!(e->result = rtk_result_new("board-history")))
+	if (!(e->result = rtk_out_result_new("board-history")))
 		rc = rtk_oom();
 	else if ((rc = boardhistory_report(&o, n, files, e->result)) == RTK_EXIT_USAGE)
 		rc = rtk_fail(RTK_EXIT_USAGE, "board: %s", rtk_error_message());
@@ -270,22 +270,22 @@ static cJSON *summary_row(const struct experiment *e)
 		cJSON_AddNullToObject(row, "key_figure");
 		return row;
 	}
-	cJSON_AddStringToObject(row, "status", rtk_json_str(v, "status"));
-	cJSON_AddStringToObject(row, "reason", rtk_json_str(v, "reason"));
+	cJSON_AddStringToObject(row, "status", rtk_out_json_str(v, "status"));
+	cJSON_AddStringToObject(row, "reason", rtk_out_json_str(v, "reason"));
 	if (!strcmp(e->applet, "calibrate")) {
 		const cJSON *high = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e->result, "overall"), "high");
-		cJSON_AddItemToObject(row, "key_figure", key_figure("AUC of the self-rated-high rows", rtk_json_num(high, "auc"),
+		cJSON_AddItemToObject(row, "key_figure", key_figure("AUC of the self-rated-high rows", rtk_out_json_num(high, "auc"),
 								    cJSON_GetObjectItemCaseSensitive(high, "auc_ci")));
 	} else if (!strcmp(e->applet, "git-history")) {
 		const cJSON *b3 = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e->result, "buckets"),
 								    "reflection_bucket");
 		cJSON_AddItemToObject(row, "key_figure", key_figure("share of failures only self-reflection would catch",
-								    rtk_json_num(b3, "share"),
+								    rtk_out_json_num(b3, "share"),
 								    cJSON_GetObjectItemCaseSensitive(b3, "ci")));
 	} else {
 		const cJSON *base = cJSON_GetObjectItemCaseSensitive(e->result, "base_rate");
 		cJSON_AddItemToObject(row, "key_figure", key_figure("share of completed tasks with an outcome signal",
-								    rtk_json_num(base, "rate"),
+								    rtk_out_json_num(base, "rate"),
 								    cJSON_GetObjectItemCaseSensitive(base, "ci")));
 	}
 	return row;
@@ -301,7 +301,7 @@ static cJSON *decision_json(const struct experiment *e, int n)
 		return NULL;
 	list = cJSON_AddArrayToObject(d, "blocking");
 	for (int i = 0; i < n; i++) {
-		const char *s = e[i].result ? rtk_json_str(cJSON_GetObjectItemCaseSensitive(e[i].result, "verdict"), "status")
+		const char *s = e[i].result ? rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(e[i].result, "verdict"), "status")
 					    : "SKIPPED";
 		char *into = !strcmp(s, "KILL") ? blocking : strcmp(s, "PASS") ? open : NULL;
 		if (into)
@@ -326,38 +326,38 @@ static cJSON *decision_json(const struct experiment *e, int n)
 	return d;
 }
 
-static void phase0_render_md(const cJSON *r, struct rtk_md *md)
+static void phase0_render_md(const cJSON *r, struct rtk_out_md *md)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "decision"), *row;
 	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(r, "experiments");
-	struct rtk_md_table *t;
+	struct rtk_out_md_table *t;
 
-	rtk_md_heading(md, 1, "Phase 0: is self-reflection worth building here?");
-	rtk_md_para(md, "**Decision: %s**: %s", rtk_json_str(d, "status"), rtk_json_str(d, "text"));
-	t = rtk_md_table(md, "lllrrl", "experiment", "question", "verdict", "key figure", "95% CI", "why");
+	rtk_out_md_heading(md, 1, "Phase 0: is self-reflection worth building here?");
+	rtk_out_md_para(md, "**Decision: %s**: %s", rtk_out_json_str(d, "status"), rtk_out_json_str(d, "text"));
+	t = rtk_out_md_table(md, "lllrrl", "experiment", "question", "verdict", "key figure", "95% CI", "why");
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(row, "key_figure");
 		const cJSON *ci = cJSON_GetObjectItemCaseSensitive(k, "ci");
-		rtk_md_cell(t, "%s `%s`", rtk_json_str(row, "experiment"), rtk_json_str(row, "applet"));
-		rtk_md_cell(t, "%s", rtk_json_str(row, "question"));
-		rtk_md_cell(t, "**%s**", rtk_json_str(row, "status"));
-		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(k, "value"), 3));
-		if (isnan(rtk_json_at(ci, 0)))
-			rtk_md_cell(t, "n/a");
+		rtk_out_md_cell(t, "%s `%s`", rtk_out_json_str(row, "experiment"), rtk_out_json_str(row, "applet"));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "question"));
+		rtk_out_md_cell(t, "**%s**", rtk_out_json_str(row, "status"));
+		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(k, "value"), 3));
+		if (isnan(rtk_out_json_at(ci, 0)))
+			rtk_out_md_cell(t, "n/a");
 		else
-			rtk_md_cell(t, "%.3f – %.3f", rtk_json_at(ci, 0), rtk_json_at(ci, 1));
-		rtk_md_cell(t, "%s", rtk_json_str(row, "reason"));
+			rtk_out_md_cell(t, "%.3f – %.3f", rtk_out_json_at(ci, 0), rtk_out_json_at(ci, 1));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "reason"));
 	}
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
-		const cJSON *x = cJSON_GetObjectItemCaseSensitive(ex, rtk_json_str(row, "applet"));
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(ex, rtk_out_json_str(row, "applet"));
 		const cJSON *res = cJSON_GetObjectItemCaseSensitive(x, "result");
 		if (!res) {
-			rtk_md_heading(md, 2, "%s `%s`: skipped", rtk_json_str(row, "experiment"), rtk_json_str(row, "applet"));
-			rtk_md_para(md, "%s.", rtk_json_str(row, "reason"));
-		} else if (!strcmp(rtk_json_str(row, "applet"), "calibrate")) {
+			rtk_out_md_heading(md, 2, "%s `%s`: skipped", rtk_out_json_str(row, "experiment"), rtk_out_json_str(row, "applet"));
+			rtk_out_md_para(md, "%s.", rtk_out_json_str(row, "reason"));
+		} else if (!strcmp(rtk_out_json_str(row, "applet"), "calibrate")) {
 			calibration_render_md(res, md, 2);
-		} else if (!strcmp(rtk_json_str(row, "applet"), "git-history")) {
+		} else if (!strcmp(rtk_out_json_str(row, "applet"), "git-history")) {
 			githistory_render_md(res, md, 2);
 		} else {
 			boardhistory_render_md(res, md, 2);
@@ -365,7 +365,7 @@ static void phase0_render_md(const cJSON *r, struct rtk_md *md)
 	}
 }
 
-static int phase0_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	struct experiment e[] = {
 		{ .id = "P1", .applet = "calibrate", .question = "does self-rated confidence tell right work from wrong?" },
@@ -380,7 +380,7 @@ static int phase0_run(int argc, char **argv, const struct rtk_ctx *ctx)
 
 	if (argc != 1)
 		return rtk_fail(RTK_EXIT_USAGE, "give one config file (YAML), not %d", argc);
-	if ((rc = rtk_read_file(argv[0], &text, &len)) || (rc = rtk_yaml_load(text, len, argv[0], &c.root)))
+	if ((rc = rtk_fs_read_file(argv[0], &text, &len)) || (rc = rtk_yaml_load(text, len, argv[0], &c.root)))
 		goto out;
 	if (!cJSON_IsObject(c.root)) {
 		rc = rtk_fail(RTK_EXIT_USAGE, "%s: the config must be a mapping", argv[0]);
@@ -393,7 +393,7 @@ static int phase0_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	}
 	if ((rc = run_calibration(&c, &e[0])) || (rc = run_git_history(&c, &e[1])) || (rc = run_board(&c, &e[2])))
 		goto out;
-	if (!(result = rtk_result_new("phase0"))) {
+	if (!(result = rtk_out_result_new("phase0"))) {
 		rc = rtk_oom();
 		goto out;
 	}
@@ -416,9 +416,9 @@ static int phase0_run(int argc, char **argv, const struct rtk_ctx *ctx)
 			cJSON_AddStringToObject(x, "skipped", e[i].skipped);
 		}
 	}
-	if ((rc = rtk_emit(result, ctx->format, phase0_render_md, ctx->out)))
+	if ((rc = rtk_out_emit(result, ctx->format, phase0_render_md, ctx->out)))
 		goto out;
-	if (fail_on_kill && strcmp(rtk_json_str(cJSON_GetObjectItemCaseSensitive(result, "decision"), "status"), "BLOCKED") == 0)
+	if (fail_on_kill && strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "decision"), "status"), "BLOCKED") == 0)
 		rc = RTK_EXIT_KILL;
 out:
 	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)

@@ -13,7 +13,7 @@ static struct reflect_opts {
 	bool no_json_mode, dry_run, force;
 } o = { .workspace = "./workspace", .lang = "zh", .timeout = 30, .retries = 3, .jobs = 4 };
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "batch", &o.batch, "FILE.jsonl", "reflect on every trace in FILE, one JSON object a line"),
 	RTK_OPT_STRING(0, "spool", &o.spool, "DIR", "reflect on every DIR/*.json, then move each to DIR/done/ or DIR/failed/"),
 	RTK_OPT_STRING(0, "workspace", &o.workspace, "DIR", "where lessons are routed (default ./workspace)"),
@@ -32,49 +32,49 @@ static const struct rtk_option options[] = {
 	RTK_OPT_END(),
 };
 
-static void reflect_render_md(const cJSON *result, struct rtk_md *md)
+static void reflect_render_md(const cJSON *result, struct rtk_out_md *md)
 {
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(result, "parameters");
 	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(result, "summary"), *it, *f;
 
-	rtk_md_heading(md, 1, "Reflections");
-	rtk_md_para(md, "%.0f trace%s: %.0f reflected (%.0f ERROR, %.0f PREFERENCE, %.0f NONE), %.0f failed, %.0f skipped, "
+	rtk_out_md_heading(md, 1, "Reflections");
+	rtk_out_md_para(md, "%.0f trace%s: %.0f reflected (%.0f ERROR, %.0f PREFERENCE, %.0f NONE), %.0f failed, %.0f skipped, "
 		    "%.0f invalid. Model `%s` at %s.",
-		    rtk_json_num(sum, "traces"), rtk_json_num(sum, "traces") == 1 ? "" : "s", rtk_json_num(sum, "reflected"), rtk_json_num(sum, "error"),
-		    rtk_json_num(sum, "preference"), rtk_json_num(sum, "none"), rtk_json_num(sum, "failed"),
-		    rtk_json_num(sum, "skipped"), rtk_json_num(sum, "invalid"), rtk_json_str(p, "model_id"),
-		    rtk_json_str(p, "base_url"));
+		    rtk_out_json_num(sum, "traces"), rtk_out_json_num(sum, "traces") == 1 ? "" : "s", rtk_out_json_num(sum, "reflected"), rtk_out_json_num(sum, "error"),
+		    rtk_out_json_num(sum, "preference"), rtk_out_json_num(sum, "none"), rtk_out_json_num(sum, "failed"),
+		    rtk_out_json_num(sum, "skipped"), rtk_out_json_num(sum, "invalid"), rtk_out_json_str(p, "model_id"),
+		    rtk_out_json_str(p, "base_url"));
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "dry_run")))
-		rtk_md_para(md, "Dry run: nothing was sent and nothing written; the requests follow, the key masked.");
+		rtk_out_md_para(md, "Dry run: nothing was sent and nothing written; the requests follow, the key masked.");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(result, "results")) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "verdict");
-		const char *status = rtk_json_str(it, "status");
+		const char *status = rtk_out_json_str(it, "status");
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "task_id");
-		const char *name = cJSON_IsString(id) ? id->valuestring : rtk_json_str(it, "source");
+		const char *name = cJSON_IsString(id) ? id->valuestring : rtk_out_json_str(it, "source");
 		if (!strcmp(status, "reflected"))
-			rtk_md_heading(md, 2, "%s — %s (%s)", name, rtk_json_str(v, "type"), rtk_json_str(v, "outcome"));
+			rtk_out_md_heading(md, 2, "%s — %s (%s)", name, rtk_out_json_str(v, "type"), rtk_out_json_str(v, "outcome"));
 		else
-			rtk_md_heading(md, 2, "%s — %s", name, status);
+			rtk_out_md_heading(md, 2, "%s — %s", name, status);
 		if (!strcmp(status, "reflected"))
-			rtk_md_para(md, "%s", rtk_json_str(v, "lesson"));
-		if (*rtk_json_str(v, "root_cause"))
-			rtk_md_bullet(md, "root cause: %s", rtk_json_str(v, "root_cause"));
-		if (*rtk_json_str(v, "reusable_experience"))
-			rtk_md_bullet(md, "reusable experience: %s", rtk_json_str(v, "reusable_experience"));
+			rtk_out_md_para(md, "%s", rtk_out_json_str(v, "lesson"));
+		if (*rtk_out_json_str(v, "root_cause"))
+			rtk_out_md_bullet(md, "root cause: %s", rtk_out_json_str(v, "root_cause"));
+		if (*rtk_out_json_str(v, "reusable_experience"))
+			rtk_out_md_bullet(md, "reusable experience: %s", rtk_out_json_str(v, "reusable_experience"));
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "normalised")))
-			rtk_md_bullet(md, "normalised: the answer was corrected to fit the format");
-		if (*rtk_json_str(it, "error"))
-			rtk_md_bullet(md, "error: %s", rtk_json_str(it, "error"));
+			rtk_out_md_bullet(md, "normalised: the answer was corrected to fit the format");
+		if (*rtk_out_json_str(it, "error"))
+			rtk_out_md_bullet(md, "error: %s", rtk_out_json_str(it, "error"));
 		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(it, "routed_to"))
-			rtk_md_bullet(md, "written to: %s", f->valuestring);
-		if (*rtk_json_str(it, "moved_to"))
-			rtk_md_bullet(md, "moved to: %s", rtk_json_str(it, "moved_to"));
+			rtk_out_md_bullet(md, "written to: %s", f->valuestring);
+		if (*rtk_out_json_str(it, "moved_to"))
+			rtk_out_md_bullet(md, "moved to: %s", rtk_out_json_str(it, "moved_to"));
 		if (!strcmp(status, "dry_run")) {
 			char *req = cJSON_Print(cJSON_GetObjectItemCaseSensitive(it, "request"));
-			rtk_md_para(md, "```json\n%s\n```", req ? req : "");
+			rtk_out_md_para(md, "```json\n%s\n```", req ? req : "");
 			cJSON_free(req);
 		}
-		rtk_md_end_list(md);
+		rtk_out_md_end_list(md);
 	}
 }
 
@@ -108,7 +108,7 @@ static void reflect_engine_options(int argc, char **argv, struct reflect_setting
 					.timeout_s = o.timeout, .dry_run = o.dry_run, .force = o.force };
 }
 
-static int reflect_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int reflect_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	struct reflect_settings_flags flags;
 	struct reflect_settings s = { 0 };
@@ -122,7 +122,7 @@ static int reflect_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	rc = reflect_read(&r);
 	if (r.in.note)
 		rtk_warn("%s", r.in.note);
-	if (rc || (rc = reflect_send(&r, &result)) || (rc = rtk_emit(result, ctx->format, reflect_render_md, ctx->out)))
+	if (rc || (rc = reflect_send(&r, &result)) || (rc = rtk_out_emit(result, ctx->format, reflect_render_md, ctx->out)))
 		goto out;
 	/* Each failure is in the output; the exit code tells cron that something failed. */
 	rc = reflect_exit_code(&r);

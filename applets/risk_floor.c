@@ -17,7 +17,7 @@ static struct risk_floor_opts {
 	bool diff;
 } o = { .threshold = NAN };
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL(0, "diff", &o.diff, "classify the files the index and work tree change against REV (default HEAD)"),
 	RTK_OPT_STRING(0, "rules", &o.rules, "FILE", "surface rules merged over data/rules/risk-floor.yaml"),
 	RTK_OPT_DOUBLE(0, "threshold", &o.threshold, "T", "a score at or above T needs review (default from the rules, 0.5)"),
@@ -55,29 +55,29 @@ static int diff_paths(const char *rev, struct gitx_paths *paths)
 	return rc;
 }
 
-static void risk_floor_render_md(const cJSON *r, struct rtk_md *md)
+static void risk_floor_render_md(const cJSON *r, struct rtk_out_md *md)
 {
 	const cJSON *risk = cJSON_GetObjectItemCaseSensitive(r, "risk");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
 	const cJSON *files = cJSON_GetObjectItemCaseSensitive(r, "files"), *f;
 	bool review = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(risk, "needs_review"));
 
-	rtk_md_heading(md, 1, "Review floor");
-	rtk_md_para(md, "**Needs review: %s**: surface %s, score %.2f (threshold %.2f).", review ? "yes" : "no",
-		    rtk_json_str(risk, "surface"), rtk_json_num(risk, "score"), rtk_json_num(p, "threshold"));
-	rtk_md_para(md, "Reason: %s. Rules sha256 `%s`.", rtk_json_str(risk, "reason"), rtk_json_str(r, "config_sha256"));
+	rtk_out_md_heading(md, 1, "Review floor");
+	rtk_out_md_para(md, "**Needs review: %s**: surface %s, score %.2f (threshold %.2f).", review ? "yes" : "no",
+		    rtk_out_json_str(risk, "surface"), rtk_out_json_num(risk, "score"), rtk_out_json_num(p, "threshold"));
+	rtk_out_md_para(md, "Reason: %s. Rules sha256 `%s`.", rtk_out_json_str(risk, "reason"), rtk_out_json_str(r, "config_sha256"));
 	if (!cJSON_GetArraySize(files))
 		return;
-	struct rtk_md_table *t = rtk_md_table(md, "llr", "file", "surface", "weight");
+	struct rtk_out_md_table *t = rtk_out_md_table(md, "llr", "file", "surface", "weight");
 	cJSON_ArrayForEach(f, files) {
-		rtk_md_cell(t, "%s", rtk_json_str(f, "path"));
-		rtk_md_cell(t, "%s", rtk_json_str(f, "surface"));
-		rtk_md_cell(t, "%.2f", rtk_json_num(f, "weight"));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "path"));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "surface"));
+		rtk_out_md_cell(t, "%.2f", rtk_out_json_num(f, "weight"));
 	}
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 }
 
-static int risk_floor_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int risk_floor_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	struct gitx_paths paths = { 0 };
 	struct riskfloor *rf = NULL;
@@ -107,7 +107,7 @@ static int risk_floor_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	if (rc)
 		goto out;
 
-	if (!(result = rtk_result_new("risk-floor")) ||
+	if (!(result = rtk_out_result_new("risk-floor")) ||
 	    !(risk = riskfloor_assess(rf, (const char *const *)paths.v, paths.n, o.threshold, &files))) {
 		rc = rtk_oom();
 		goto out;
@@ -126,7 +126,7 @@ static int risk_floor_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	cJSON_AddItemToObject(result, "risk", risk);
 	cJSON_AddItemToObject(result, "files", files);
 	cJSON_AddStringToObject(result, "config_sha256", riskfloor_sha256(rf));
-	rc = rtk_emit(result, ctx->format, risk_floor_render_md, ctx->out);
+	rc = rtk_out_emit(result, ctx->format, risk_floor_render_md, ctx->out);
 out:
 	cJSON_Delete(result);
 	gitx_paths_free(&paths);

@@ -19,7 +19,7 @@ static struct run_plan_opts {
 	bool keep_sandbox, network, unlatch;
 } o = { .mode = "auto", .isolate = "none", .max_retries = 2 };
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "plan", &o.plan, "FILE", "the plan (default STATE/thinking/plan.latest.yaml)"),
 	RTK_OPT_STRING(0, "mode", &o.mode, "auto|worktree|copy", "sandbox: a detached git worktree, a copy, or worktree when the tree is clean (default auto)"),
 	RTK_OPT_STRING(0, "sandbox-root", &o.sandbox_root, "DIR", "where sandboxes go (default $TMPDIR/reflectloop; never inside the project)"),
@@ -51,50 +51,50 @@ static void run_plan_stream(void *user, const char *step_id, const char *line, s
 	fprintf(user, "[%s] %.*s\n", step_id, (int)len, line);
 }
 
-static void run_plan_render_md(const cJSON *result, struct rtk_md *md)
+static void run_plan_render_md(const cJSON *result, struct rtk_out_md *md)
 {
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(result, "parameters"), *step, *at;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "unlatch"))) {
 		const cJSON *latch = cJSON_GetObjectItemCaseSensitive(result, "latch");
-		rtk_md_heading(md, 1, "run-plan: unlatch");
-		rtk_md_para(md, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(latch, "removed")) ? "Removed the latch %s: %s"
+		rtk_out_md_heading(md, 1, "run-plan: unlatch");
+		rtk_out_md_para(md, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(latch, "removed")) ? "Removed the latch %s: %s"
 											       : "No latch at %s%s.",
-			    rtk_json_str(latch, "path"), rtk_json_str(cJSON_GetObjectItemCaseSensitive(latch, "contents"), "reason"));
+			    rtk_out_json_str(latch, "path"), rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(latch, "contents"), "reason"));
 		return;
 	}
-	rtk_md_heading(md, 1, "run-plan %s: %s", rtk_json_str(result, "run_id"),
-		       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(result, "error_code")) ? rtk_json_str(result, "error_code") : "OK");
-	if (*rtk_json_str(result, "unified_goal"))
-		rtk_md_para(md, "Goal: %s", rtk_json_str(result, "unified_goal"));
-	if (*rtk_json_str(result, "reason"))
-		rtk_md_para(md, "%s", rtk_json_str(result, "reason"));
-	struct rtk_md_table *t = rtk_md_table(md, "llrrl", "step", "status", "exit", "seconds", "log", NULL);
+	rtk_out_md_heading(md, 1, "run-plan %s: %s", rtk_out_json_str(result, "run_id"),
+		       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(result, "error_code")) ? rtk_out_json_str(result, "error_code") : "OK");
+	if (*rtk_out_json_str(result, "unified_goal"))
+		rtk_out_md_para(md, "Goal: %s", rtk_out_json_str(result, "unified_goal"));
+	if (*rtk_out_json_str(result, "reason"))
+		rtk_out_md_para(md, "%s", rtk_out_json_str(result, "reason"));
+	struct rtk_out_md_table *t = rtk_out_md_table(md, "llrrl", "step", "status", "exit", "seconds", "log", NULL);
 	cJSON_ArrayForEach(step, cJSON_GetObjectItemCaseSensitive(result, "steps")) {
 		const cJSON *exit = cJSON_GetObjectItemCaseSensitive(step, "exit_code");
-		rtk_md_cell(t, "%s", rtk_json_str(step, "id"));
-		rtk_md_cell(t, "%s", rtk_json_str(step, "status"));
-		rtk_md_cell(t, "%s", cJSON_IsNumber(exit) ? rtk_md_num(exit->valuedouble, 0) : "-");
-		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(step, "duration_ms") / 1000, 1));
-		rtk_md_cell(t, "%s", *rtk_json_str(step, "log") ? rtk_json_str(step, "log") : "-");
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(step, "id"));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(step, "status"));
+		rtk_out_md_cell(t, "%s", cJSON_IsNumber(exit) ? rtk_out_md_num(exit->valuedouble, 0) : "-");
+		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(step, "duration_ms") / 1000, 1));
+		rtk_out_md_cell(t, "%s", *rtk_out_json_str(step, "log") ? rtk_out_json_str(step, "log") : "-");
 	}
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 	const cJSON *sb = cJSON_GetObjectItemCaseSensitive(result, "sandbox");
 	if (cJSON_IsObject(sb))
-		rtk_md_bullet(md, "Sandbox: %s at %s%s%s", rtk_json_str(sb, "mode"), rtk_json_str(sb, "path"),
-			      *rtk_json_str(sb, "fallback") ? " (" : "", *rtk_json_str(sb, "fallback") ? rtk_json_str(sb, "fallback") : "");
-	if (*rtk_json_str(result, "needs"))
-		rtk_md_bullet(md, "Needs: %s (blocker card written)", rtk_json_str(result, "needs"));
+		rtk_out_md_bullet(md, "Sandbox: %s at %s%s%s", rtk_out_json_str(sb, "mode"), rtk_out_json_str(sb, "path"),
+			      *rtk_out_json_str(sb, "fallback") ? " (" : "", *rtk_out_json_str(sb, "fallback") ? rtk_out_json_str(sb, "fallback") : "");
+	if (*rtk_out_json_str(result, "needs"))
+		rtk_out_md_bullet(md, "Needs: %s (blocker card written)", rtk_out_json_str(result, "needs"));
 	cJSON_ArrayForEach(at, cJSON_GetObjectItemCaseSensitive(result, "artifacts_written"))
-		rtk_md_bullet(md, "Wrote %s", at->valuestring);
-	rtk_md_end_list(md);
+		rtk_out_md_bullet(md, "Wrote %s", at->valuestring);
+	rtk_out_md_end_list(md);
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result, "attempts")) > 1) {
-		t = rtk_md_table(md, "lll", "attempt run", "outcome", "needs", NULL);
+		t = rtk_out_md_table(md, "lll", "attempt run", "outcome", "needs", NULL);
 		cJSON_ArrayForEach(at, cJSON_GetObjectItemCaseSensitive(result, "attempts")) {
-			rtk_md_cell(t, "%s", rtk_json_str(at, "run_id"));
-			rtk_md_cell(t, "%s", rtk_json_str(at, "outcome"));
-			rtk_md_cell(t, "%s", *rtk_json_str(at, "needs") ? rtk_json_str(at, "needs") : "-");
+			rtk_out_md_cell(t, "%s", rtk_out_json_str(at, "run_id"));
+			rtk_out_md_cell(t, "%s", rtk_out_json_str(at, "outcome"));
+			rtk_out_md_cell(t, "%s", *rtk_out_json_str(at, "needs") ? rtk_out_json_str(at, "needs") : "-");
 		}
-		rtk_md_table_end(t);
+		rtk_out_md_table_end(t);
 	}
 }
 
@@ -126,7 +126,7 @@ static int run_plan_check_options(int argc, struct runplan_opts *ro)
 		return rtk_fail(RTK_EXIT_USAGE, "--mode takes auto, worktree or copy, not '%s'", o.mode);
 	if (strcmp(o.isolate, "none") && strcmp(o.isolate, "bwrap"))
 		return rtk_fail(RTK_EXIT_USAGE, "--isolate takes none or bwrap, not '%s'", o.isolate);
-	if (o.step_timeout && (rtk_duration_parse(o.step_timeout, &seconds) || seconds <= 0))
+	if (o.step_timeout && (rtk_time_duration_parse(o.step_timeout, &seconds) || seconds <= 0))
 		return rtk_fail(RTK_EXIT_USAGE, "--step-timeout takes a duration such as 90s, 10m or 2h, not '%s'", o.step_timeout);
 	if (o.max_retries < 0 || o.max_retries > 100)
 		return rtk_fail(RTK_EXIT_USAGE, "--max-retries takes a whole number from 0 to 100");
@@ -195,7 +195,7 @@ static void run_plan_merge(cJSON *result, cJSON *run)
 	cJSON_Delete(run);
 }
 
-static int run_plan_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int run_plan_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	struct runplan_opts ro;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -205,14 +205,14 @@ static int run_plan_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	(void)argv;
 	if ((rc = run_plan_defaults()) || (rc = run_plan_check_options(argc, &ro)))
 		goto out;
-	if (!(result = rtk_result_new("run-plan"))) {
+	if (!(result = rtk_out_result_new("run-plan"))) {
 		rc = rtk_oom();
 		goto out;
 	}
 	run_plan_parameters(result);
 	if (o.unlatch) {
 		if (!(rc = run_plan_unlatch(result)))
-			rc = rtk_emit(result, ctx->format, run_plan_render_md, ctx->out);
+			rc = rtk_out_emit(result, ctx->format, run_plan_render_md, ctx->out);
 		goto out;
 	}
 	sigaction(SIGINT, &sa, NULL);
@@ -220,9 +220,9 @@ static int run_plan_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	rc = runplan_run(&ro, &run);
 	if (!run)
 		goto out;
-	reason = rc ? strdup(rtk_json_str(run, "reason")) : NULL;
+	reason = rc ? strdup(rtk_out_json_str(run, "reason")) : NULL;
 	run_plan_merge(result, run);
-	emitted = rtk_emit(result, ctx->format, run_plan_render_md, ctx->out);
+	emitted = rtk_out_emit(result, ctx->format, run_plan_render_md, ctx->out);
 	if (interrupted) /* as a shell reports a command killed by the signal */
 		rc = 128 + interrupted;
 	else if (emitted && !rc)

@@ -22,7 +22,7 @@ static struct skeleton_opts {
 
 /* One entry per option, one of each kind here. The same table parses, prints --help and is checked
  * against the man page (tests/cli/help_man.sh). -h, --format and --json are common: don't add them. */
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL('b', "skip-blank", &o.skip_blank, "do not count blank lines"),
 	RTK_OPT_DOUBLE(0, "max-long", &o.max_long, "F", "too long when at least this share of lines is long (default 0.5)"),
 	RTK_OPT_STRING(0, "title", &o.title, "TEXT", "the markdown heading (default Skeleton)"),
@@ -48,7 +48,7 @@ static int skeleton_count(const char *path, long *lines, long *long_lines)
 {
 	char *text;
 	size_t len;
-	int rc = rtk_read_file(path, &text, &len);
+	int rc = rtk_fs_read_file(path, &text, &len);
 	if (rc)
 		return rc;
 	*lines = *long_lines = 0;
@@ -66,23 +66,23 @@ static int skeleton_count(const char *path, long *lines, long *long_lines)
 }
 
 /* Markdown for people (the default output). It reads only the result, so both formats say the same. */
-static void skeleton_render_md(const cJSON *r, struct rtk_md *md)
+static void skeleton_render_md(const cJSON *r, struct rtk_out_md *md)
 {
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
-	struct rtk_md_table *t;
+	struct rtk_out_md_table *t;
 
-	rtk_md_heading(md, 1, "%s", rtk_json_str(p, "title"));
-	rtk_md_para(md, "**%s**: %s.", rtk_json_str(p, "file"),
+	rtk_out_md_heading(md, 1, "%s", rtk_out_json_str(p, "title"));
+	rtk_out_md_para(md, "**%s**: %s.", rtk_out_json_str(p, "file"),
 		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "too_long")) ? "too long" : "fine");
-	t = rtk_md_table(md, "rrr", "lines", "longer than width", "share");
-	rtk_md_cell(t, "%.0f", rtk_json_num(r, "lines"));
-	rtk_md_cell(t, "%.0f", rtk_json_num(r, "long_lines"));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(r, "long_share"), 2)); /* n/a for null */
-	rtk_md_table_end(t);
+	t = rtk_out_md_table(md, "rrr", "lines", "longer than width", "share");
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(r, "lines"));
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(r, "long_lines"));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(r, "long_share"), 2)); /* n/a for null */
+	rtk_out_md_table_end(t);
 }
 
 /* argv holds the operands only; ctx says the format. Check, call the engine, build the result, emit. */
-static int skeleton_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int skeleton_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	cJSON *result, *params;
 	long lines, long_lines;
@@ -92,7 +92,7 @@ static int skeleton_run(int argc, char **argv, const struct rtk_ctx *ctx)
 		return rc;
 	/* The envelope: "schema": "rtk.skeleton.v1", rtk_version, generated_at and an empty parameters,
 	 * which gets every option. The applet's members follow; its schema in schemas/ describes them all. */
-	if (!(result = rtk_result_new("skeleton")))
+	if (!(result = rtk_out_result_new("skeleton")))
 		return rtk_oom();
 	params = cJSON_GetObjectItemCaseSensitive(result, "parameters");
 	cJSON_AddStringToObject(params, "file", argv[0]);
@@ -102,10 +102,10 @@ static int skeleton_run(int argc, char **argv, const struct rtk_ctx *ctx)
 	cJSON_AddNumberToObject(params, "max_long", o.max_long);
 	cJSON_AddNumberToObject(result, "lines", (double)lines);
 	cJSON_AddNumberToObject(result, "long_lines", (double)long_lines);
-	/* NaN has no JSON form: rtk_json_add_number writes null, and the schema allows null there. */
-	rtk_json_add_number(result, "long_share", lines ? (double)long_lines / (double)lines : NAN);
+	/* NaN has no JSON form: rtk_out_json_add_number writes null, and the schema allows null there. */
+	rtk_out_json_add_number(result, "long_share", lines ? (double)long_lines / (double)lines : NAN);
 	cJSON_AddBoolToObject(result, "too_long", lines && (double)long_lines >= o.max_long * (double)lines);
-	rc = rtk_emit(result, ctx->format, skeleton_render_md, ctx->out);
+	rc = rtk_out_emit(result, ctx->format, skeleton_render_md, ctx->out);
 	cJSON_Delete(result);
 	return rc;
 }

@@ -23,7 +23,7 @@ static struct validate_opts {
 	bool assert_format, all;
 } o;
 
-static const struct rtk_option options[] = {
+static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "schema", &o.schema, "FILE", "validate against FILE (default: the shipped schema each instance names in \"schema\")"),
 	RTK_OPT_STRING(0, "draft", &o.draft, "D", "2020-12 or 7, overriding the schema's $schema (default 2020-12)"),
 	RTK_OPT_STRING(0, "ref-dir", &o.ref_dir, "DIR", "resolve remote $refs from the *.json files below DIR, by their $id"),
@@ -55,11 +55,11 @@ struct run {
 /* Compiles the schema in path; the document goes to the registry, which outlives the schema. */
 static int compile_file(struct run *r, const char *path, struct schema **out)
 {
-	struct jv_doc *doc;
-	int rc = jv_load_file(path, &doc);
+	struct rtk_jsonv_doc *doc;
+	int rc = rtk_jsonv_load_file(path, &doc);
 	if (rc)
 		return RTK_EXIT_USAGE; /* a schema that cannot be read is as unusable as one that is not JSON */
-	const struct jv *root = jv_root(doc);
+	const struct rtk_jsonv *root = rtk_jsonv_root(doc);
 	char *uri = NULL, *abs = realpath(path, NULL);
 	if (abs && asprintf(&uri, "file://%s", abs) < 0)
 		uri = NULL;
@@ -74,22 +74,22 @@ static int compile_file(struct run *r, const char *path, struct schema **out)
 	return rc;
 }
 
-static int schema_for_unlocked(struct run *r, const struct jv *inst, const char *where, struct schema **out);
+static int validate_schema_for_unlocked(struct run *r, const struct rtk_jsonv *inst, const char *where, struct schema **out);
 
 /* The shipped schema an instance names in its "schema" member, compiled at its first use. */
-static int schema_for(struct run *r, const struct jv *inst, const char *where, struct schema **out)
+static int validate_schema_for(struct run *r, const struct rtk_jsonv *inst, const char *where, struct schema **out)
 {
 	if (!r->schemas_lock)
-		return schema_for_unlocked(r, inst, where, out);
+		return validate_schema_for_unlocked(r, inst, where, out);
 	pthread_mutex_lock(r->schemas_lock);
-	int rc = schema_for_unlocked(r, inst, where, out);
+	int rc = validate_schema_for_unlocked(r, inst, where, out);
 	pthread_mutex_unlock(r->schemas_lock);
 	return rc;
 }
 
-static int schema_for_unlocked(struct run *r, const struct jv *inst, const char *where, struct schema **out)
+static int validate_schema_for_unlocked(struct run *r, const struct rtk_jsonv *inst, const char *where, struct schema **out)
 {
-	const char *name = jv_get_string(inst, "schema");
+	const char *name = rtk_jsonv_get_string(inst, "schema");
 	if (!name)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: no --schema given and the instance names none in \"schema\"", where);
 	if ((*out = rtk_strmap_get(r->by_name, name, strlen(name))))
@@ -198,14 +198,14 @@ static void report(struct run *r, const char *file, long line, bool jsonl, const
 }
 
 /* One instance: 0 when checked (an invalid one is reported and counted), else RTK_EXIT_USAGE: no usable schema. */
-static int check_instance(struct run *r, const struct jv *inst, const char *file, long line, bool jsonl)
+static int check_instance(struct run *r, const struct rtk_jsonv *inst, const char *file, long line, bool jsonl)
 {
 	struct schema *s = r->given;
 	char where[512];
 	int rc;
 	r->instances++;
 	snprintf(where, sizeof(where), "%s:%ld", file, jsonl ? line : (long)inst->line);
-	if (!s && (rc = schema_for(r, inst, where, &s)))
+	if (!s && (rc = validate_schema_for(r, inst, where, &s)))
 		return rc;
 	if (schema_is_valid(s, inst)) {
 		if (r->mode == OUT_DETAILED || r->mode == OUT_BASIC)
@@ -231,16 +231,16 @@ static bool is_jsonl_name(const char *path)
 /* One JSONL line; RTK_EXIT_USAGE naming FILE:LINE when it is not JSON. */
 static int check_line(struct run *r, const char *name, long lineno, const char *line, size_t len)
 {
-	struct jv_doc *doc;
+	struct rtk_jsonv_doc *doc;
 	size_t eline, col;
 	const char *what;
-	int rc = jv_parse(line, len, &doc, &eline, &col, &what);
+	int rc = rtk_jsonv_parse(line, len, &doc, &eline, &col, &what);
 	if (rc == RTK_EXIT_USAGE)
 		return rtk_fail(rc, "%s:%ld: not valid JSON (column %zu): %s", name, lineno, col, what);
 	if (rc)
 		return rc;
-	rc = check_instance(r, jv_root(doc), name, lineno, true);
-	jv_doc_free(doc);
+	rc = check_instance(r, rtk_jsonv_root(doc), name, lineno, true);
+	rtk_jsonv_doc_free(doc);
 	return rc;
 }
 
@@ -250,13 +250,13 @@ static int check_stdin(struct run *r)
 	char *text;
 	size_t len, eline, col;
 	const char *what;
-	struct jv_doc *doc;
-	int rc = rtk_read_file("-", &text, &len);
+	struct rtk_jsonv_doc *doc;
+	int rc = rtk_fs_read_file("-", &text, &len);
 	if (rc)
 		return rc;
-	if (!jv_parse(text, len, &doc, &eline, &col, &what)) {
-		rc = check_instance(r, jv_root(doc), "<stdin>", 1, false);
-		jv_doc_free(doc);
+	if (!rtk_jsonv_parse(text, len, &doc, &eline, &col, &what)) {
+		rc = check_instance(r, rtk_jsonv_root(doc), "<stdin>", 1, false);
+		rtk_jsonv_doc_free(doc);
 		free(text);
 		return rc;
 	}
@@ -416,16 +416,16 @@ static int check_file(struct run *r, const char *path)
 		return check_stdin(r);
 	if (is_jsonl_name(path))
 		return check_jsonl(r, path);
-	struct jv_doc *doc;
-	int rc = jv_load_file(path, &doc);
+	struct rtk_jsonv_doc *doc;
+	int rc = rtk_jsonv_load_file(path, &doc);
 	if (rc == RTK_EXIT_USAGE && !(n > 5 && !strcmp(path + n - 5, ".json"))) {
 		rtk_error_clear();
 		return check_jsonl(r, path);
 	}
 	if (rc)
 		return rc;
-	rc = check_instance(r, jv_root(doc), path, 1, false);
-	jv_doc_free(doc);
+	rc = check_instance(r, rtk_jsonv_root(doc), path, 1, false);
+	rtk_jsonv_doc_free(doc);
 	return rc;
 }
 
@@ -457,7 +457,7 @@ static int parse_options(struct run *r)
 
 static cJSON *envelope(const struct run *r, int argc, char **argv)
 {
-	cJSON *res = rtk_result_new("validate"), *p, *files;
+	cJSON *res = rtk_out_result_new("validate"), *p, *files;
 	if (!res)
 		return NULL;
 	p = cJSON_GetObjectItemCaseSensitive(res, "parameters");
@@ -477,14 +477,14 @@ static cJSON *envelope(const struct run *r, int argc, char **argv)
 	return res;
 }
 
-static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
+static int validate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	static char *stdin_only[] = { "-", NULL };
 	struct run r = { .out = ctx->out };
 	int rc;
 	if ((rc = parse_options(&r)))
 		return rc;
-	if (ctx->format == RTK_FORMAT_JSON) {
+	if (ctx->format == RTK_OUT_FORMAT_JSON) {
 		if (o.output)
 			return rtk_fail(RTK_EXIT_USAGE, "--output and --json are two different outputs: pick one");
 		r.mode = OUT_ENVELOPE;
@@ -515,7 +515,7 @@ static int validate_run(int argc, char **argv, const struct rtk_ctx *ctx)
 		}
 		cJSON_AddItemToObject(res, "errors", r.results);
 		r.results = NULL;
-		rc = rtk_emit(res, RTK_FORMAT_JSON, NULL, ctx->out); /* the default output is the error lines, printed as found */
+		rc = rtk_out_emit(res, RTK_OUT_FORMAT_JSON, NULL, ctx->out); /* the default output is the error lines, printed as found */
 		cJSON_Delete(res);
 	}
 out:

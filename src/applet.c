@@ -8,7 +8,7 @@
 #include "../applets/applets.def"
 #undef RTK_APPLET
 
-const struct rtk_applet *const rtk_applets[] = {
+const struct rtk_applet *const rtk_applet_all[] = {
 #define RTK_APPLET(id) &rtk_applet_##id,
 #include "../applets/applets.def"
 #undef RTK_APPLET
@@ -17,7 +17,7 @@ const struct rtk_applet *const rtk_applets[] = {
 
 const struct rtk_applet *rtk_applet_find(const char *name)
 {
-	for (const struct rtk_applet *const *a = rtk_applets; *a; a++)
+	for (const struct rtk_applet *const *a = rtk_applet_all; *a; a++)
 		if (!strcmp((*a)->name, name))
 			return *a;
 	return NULL;

@@ -6,8 +6,8 @@
 #include "lib/out.h"
 
 /* What main.c hands every applet: the common options, already parsed. */
-struct rtk_ctx {
-	enum rtk_format format; /* --format / --json; markdown unless asked */
+struct rtk_applet_ctx {
+	enum rtk_out_format format; /* --format / --json; markdown unless asked */
 	FILE *out;              /* stdout; main.c checks it for write errors after run */
 };
 
@@ -15,16 +15,16 @@ struct rtk_applet {
 	const char *name;
 	const char *summary;        /* one line, for --list and --help */
 	const char *usage[4];       /* "calibrate [OPTIONS] [FILE.jsonl...]", NULL-terminated */
-	const struct rtk_option *options;
+	const struct rtk_opt *options;
 	/* A hook whose caller reads any non-zero exit as "block": every exit, bad options included,
 	 * is 0 (the message still goes to stderr). */
 	bool always_exit_zero;
 	/* argv holds the operands only (options are parsed away); argv[argc] is NULL. */
-	int (*run)(int argc, char **argv, const struct rtk_ctx *ctx);
+	int (*run)(int argc, char **argv, const struct rtk_applet_ctx *ctx);
 };
 
 /* Every applet, sorted by name, NULL-terminated. */
-extern const struct rtk_applet *const rtk_applets[];
+extern const struct rtk_applet *const rtk_applet_all[];
 
 const struct rtk_applet *rtk_applet_find(const char *name);
 

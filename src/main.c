@@ -18,7 +18,7 @@ static struct {
 	const char *format;
 } common;
 
-static const struct rtk_option common_options[] = {
+static const struct rtk_opt common_options[] = {
 	RTK_OPT_STRING(0, "format", &common.format, "FMT", "output format: md (default) or json"),
 	RTK_OPT_BOOL(0, "json", &common.json, "short for --format json"),
 	RTK_OPT_BOOL('h', "help", &common.help, "show this help and exit"),
@@ -31,14 +31,14 @@ static void print_usage(FILE *out)
 	      "   or: APPLET [OPTIONS] [ARGS...]    (through a link named after the applet)\n"
 	      "   or: rtk --list | --install [-s] DIR | --version | help APPLET\n\n"
 	      "rtk, the reflection toolkit: evidence for and tools around agent self-reflection.\n\nApplets:\n", out);
-	for (const struct rtk_applet *const *a = rtk_applets; *a; a++)
+	for (const struct rtk_applet *const *a = rtk_applet_all; *a; a++)
 		fprintf(out, "  %-14s %s\n", (*a)->name, (*a)->summary);
 	fputs("\nRun 'rtk help APPLET' for an applet's options.\n", out);
 }
 
 static void print_applet_help(FILE *out, const struct rtk_applet *a)
 {
-	const struct rtk_option *const tables[] = { a->options, common_options };
+	const struct rtk_opt *const tables[] = { a->options, common_options };
 	for (int i = 0; a->usage[i]; i++)
 		fprintf(out, "%s rtk %s\n", i == 0 ? "usage:" : "   or:", a->usage[i]);
 	fprintf(out, "\n%s.\n\n", a->summary);
@@ -56,27 +56,27 @@ static int finish_stdout(int rc)
 		return rc;
 	if (errno == EPIPE)
 		return rc ? rc : RTK_EXIT_FAILURE;
-	fprintf(stderr, "rtk%s%s: write error on standard output: %s\n", rtk_progname() ? " " : "",
-		rtk_progname() ? rtk_progname() : "", strerror(errno));
+	fprintf(stderr, "rtk%s%s: write error on standard output: %s\n", rtk_error_progname() ? " " : "",
+		rtk_error_progname() ? rtk_error_progname() : "", strerror(errno));
 	return RTK_EXIT_FAILURE;
 }
 
 static int run_applet(const struct rtk_applet *a, int argc, char **argv)
 {
-	const struct rtk_option *const tables[] = { a->options, common_options };
-	struct rtk_ctx ctx = { .format = RTK_FORMAT_MD, .out = stdout };
+	const struct rtk_opt *const tables[] = { a->options, common_options };
+	struct rtk_applet_ctx ctx = { .format = RTK_OUT_FORMAT_MD, .out = stdout };
 	int rc;
 
-	rtk_set_progname(a->name);
+	rtk_error_set_progname(a->name);
 	rc = rtk_opt_parse(&argc, argv, tables, 2);
 	if (!rc && common.help) {
 		print_applet_help(stdout, a);
 		return 0;
 	}
 	if (!rc && common.format)
-		rc = rtk_format_parse(common.format, &ctx.format);
+		rc = rtk_out_format_parse(common.format, &ctx.format);
 	if (!rc && common.json)
-		ctx.format = RTK_FORMAT_JSON;
+		ctx.format = RTK_OUT_FORMAT_JSON;
 	if (rc) {
 		fprintf(stderr, "rtk %s: %s\nTry 'rtk %s --help' for more information.\n", a->name,
 			rtk_error_message(), a->name);
@@ -110,7 +110,7 @@ static int install_links(int argc, char **argv)
 		return RTK_EXIT_FAILURE;
 	}
 	self[n] = '\0';
-	for (const struct rtk_applet *const *a = rtk_applets; *a; a++) {
+	for (const struct rtk_applet *const *a = rtk_applet_all; *a; a++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, (*a)->name);
 		if ((symbolic ? symlink(self, path) : link(self, path)) == 0)
 			continue;
@@ -142,7 +142,7 @@ static int run_rtk(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "--list")) {
-		for (const struct rtk_applet *const *p = rtk_applets; *p; p++)
+		for (const struct rtk_applet *const *p = rtk_applet_all; *p; p++)
 			puts((*p)->name);
 		return 0;
 	}

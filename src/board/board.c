@@ -154,7 +154,7 @@ static struct task *task_slot(struct board *b, const char *id, size_t len, uint3
 		*index = (uint32_t)(found - 1);
 		return &b->tasks[found - 1];
 	}
-	if (RTK_GROW_FROM(b->tasks, b->ntasks + 1, b->cap, 1024))
+	if (RTK_ALLOC_GROW_FROM(b->tasks, b->ntasks + 1, b->cap, 1024))
 		return NULL;
 	if (b->ntasks >= UINT32_MAX - 1 || rtk_strmap_put(b->ids, id, len, (void *)(uintptr_t)(b->ntasks + 1)))
 		return NULL;
@@ -315,7 +315,7 @@ int board_add_signal(struct board *b, const struct board_signal_in *s, struct bo
 		fold(b, t, s->kind, s->at);
 		return 0;
 	}
-	if (RTK_GROW_FROM(b->held, b->nheld + 1, b->held_cap, 256))
+	if (RTK_ALLOC_GROW_FROM(b->held, b->nheld + 1, b->held_cap, 256))
 		return RTK_EXIT_FAILURE;
 	struct held_signal *h = &b->held[b->nheld];
 	if ((rc = file_index(b, loc.file, &h->file)))
@@ -358,11 +358,11 @@ static cJSON *rate_json(uint64_t k, uint64_t n, double level)
 	cJSON *r = cJSON_CreateObject();
 	if (!r)
 		return NULL;
-	stats_wilson(k, n, level, &lo, &hi);
+	rtk_stats_wilson(k, n, level, &lo, &hi);
 	cJSON_AddNumberToObject(r, "tasks", (double)k);
 	cJSON_AddNumberToObject(r, "of", (double)n);
-	rtk_json_add_number(r, "rate", n ? (double)k / (double)n : NAN);
-	rtk_json_add_interval(r, "ci", lo, hi);
+	rtk_out_json_add_number(r, "rate", n ? (double)k / (double)n : NAN);
+	rtk_out_json_add_interval(r, "ci", lo, hi);
 	return r;
 }
 
@@ -392,7 +392,7 @@ static cJSON *verdict_json(const struct board_verdict_rule *rule, uint64_t eligi
 	cJSON *v = cJSON_CreateObject(), *t;
 	if (!v)
 		return NULL;
-	stats_wilson(with_signal, eligible_n, rule->ci_level, &lo, &hi);
+	rtk_stats_wilson(with_signal, eligible_n, rule->ci_level, &lo, &hi);
 	snprintf(condition, sizeof(condition),
 		 "base rate = share of completed tasks, anchored at their first completion and at least %g days "
 		 "before the as-of time, with any outcome signal (positive or negative) within %g days of "
@@ -503,7 +503,7 @@ cJSON *board_report_json(const struct board *b, int64_t as_of, const struct boar
 		cJSON_AddStringToObject(row, "kind", kind_names[k]);
 		cJSON_AddStringToObject(row, "polarity", board_kind_negative(k) ? "neg" : "pos");
 		cJSON_AddNumberToObject(row, "tasks", (double)by_kind[k]);
-		rtk_json_add_number(row, "share", eligible_n ? (double)by_kind[k] / (double)eligible_n : NAN);
+		rtk_out_json_add_number(row, "share", eligible_n ? (double)by_kind[k] / (double)eligible_n : NAN);
 		cJSON_AddItemToArray(list, row);
 	}
 	list = cJSON_AddArrayToObject(r, "by_source");

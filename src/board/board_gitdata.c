@@ -89,11 +89,11 @@ static int parse_task_file(const struct gitx_file_version *v, const char *where,
 
 static int closed_kind(const struct gitdata *g, const char *status, enum board_completion *out)
 {
-	if (board_rule_has(g->rules, "done_statuses", status))
+	if (board_import_rule_has(g->rules, "done_statuses", status))
 		*out = BOARD_COMPLETED;
-	else if (board_rule_has(g->rules, "not_planned_statuses", status))
+	else if (board_import_rule_has(g->rules, "not_planned_statuses", status))
 		*out = BOARD_NOT_PLANNED;
-	else if (board_rule_has(g->rules, "duplicate_statuses", status))
+	else if (board_import_rule_has(g->rules, "duplicate_statuses", status))
 		*out = BOARD_DUPLICATE;
 	else
 		return 0;

@@ -43,7 +43,7 @@ static struct issue_history *history_of(struct timeline *tl, long number, struct
 	for (size_t i = 0; i < tl->n; i++)
 		if (tl->issues[i].number == number)
 			return &tl->issues[i];
-	if (RTK_GROW_FROM(tl->issues, tl->n + 1, tl->cap, 64))
+	if (RTK_ALLOC_GROW_FROM(tl->issues, tl->n + 1, tl->cap, 64))
 		return NULL;
 	struct issue_history *h = &tl->issues[tl->n];
 	*h = (struct issue_history){ .number = number, .first_close = INT64_MAX };
@@ -71,7 +71,7 @@ static bool has_label(const cJSON *issue, const cJSON *rules, const char *member
 	const cJSON *label;
 	cJSON_ArrayForEach(label, cJSON_GetObjectItemCaseSensitive(issue, "labels")) {
 		const char *name = cJSON_IsString(label) ? label->valuestring : str(label, "name");
-		if (name && board_rule_has(rules, member, name))
+		if (name && board_import_rule_has(rules, member, name))
 			return true;
 	}
 	return false;
@@ -112,7 +112,7 @@ static int timeline_event(struct timeline *tl, const cJSON *ev, const cJSON *rul
 		return 0; /* comments, assignments, ...: not outcomes */
 	if (!created)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: %s event without \"created_at\"", loc.file, loc.line, event);
-	if ((rc = board_parse_time(created, strlen(created), &at, "created_at", loc)))
+	if ((rc = board_import_parse_time(created, strlen(created), &at, "created_at", loc)))
 		return rc;
 	if (!(h = history_of(tl, (long)num->valuedouble, loc)))
 		return rtk_oom();
@@ -129,7 +129,7 @@ static int timeline_event(struct timeline *tl, const cJSON *ev, const cJSON *rul
 		return add_event(h, BOARD_REOPENED, at, str(ev, "url"));
 	} else if (!strcmp(event, "labeled")) {
 		const char *label = str(cJSON_GetObjectItemCaseSensitive(ev, "label"), "name");
-		if (label && board_rule_has(rules, "verified_labels", label))
+		if (label && board_import_rule_has(rules, "verified_labels", label))
 			return add_event(h, BOARD_VERIFIED, at, str(ev, "url"));
 	} else if (!strcmp(event, "cross-referenced")) {
 		const cJSON *other = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "source"), "issue");
@@ -169,7 +169,7 @@ static int timeline_line(void *ctx, const char *line, size_t len, struct board_l
 static int read_timeline(struct timeline *tl, const char *path, const cJSON *rules, struct board *b, bool skip_invalid)
 {
 	struct timeline_reader t = { tl, rules };
-	return board_each_line(b, path, skip_invalid, timeline_line, &t);
+	return board_import_each_line(b, path, skip_invalid, timeline_line, &t);
 }
 
 /* "https://github.com/OWNER/REPO/issues/7" -> "OWNER/REPO" in repo; false when url is not like that. */
@@ -249,7 +249,7 @@ static int gh_issue(struct board *b, const cJSON *issue, struct timeline *tl, bo
 		if (!closed)
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: issue #%.0f is closed but has no \"closedAt\"", loc.file,
 					loc.line, number->valuedouble);
-		if ((rc = board_parse_time(closed, strlen(closed), &t.completed_at, "closedAt", loc)))
+		if ((rc = board_import_parse_time(closed, strlen(closed), &t.completed_at, "closedAt", loc)))
 			return rc;
 		t.completion = completion_of(reason);
 	} else {
@@ -269,8 +269,8 @@ static int gh_issue(struct board *b, const cJSON *issue, struct timeline *tl, bo
 	const cJSON *e;
 	cJSON_ArrayForEach(e, h->events) {
 		struct board_signal_in s = {
-			.task = id, .task_len = strlen(id), .at = (int64_t)rtk_json_num(e, "at"),
-			.kind = (enum board_kind)rtk_json_num(e, "kind"), .evidence = str(e, "evidence"),
+			.task = id, .task_len = strlen(id), .at = (int64_t)rtk_out_json_num(e, "at"),
+			.kind = (enum board_kind)rtk_out_json_num(e, "kind"), .evidence = str(e, "evidence"),
 			.via = "gh issue timeline",
 		};
 		if ((rc = board_add_signal(b, &s, h->loc)))
@@ -292,19 +292,19 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 
 	if (timeline_path && (rc = read_timeline(&tl, timeline_path, rules, b, skip_invalid)))
 		goto out;
-	if ((rc = board_load_json(issues_path, &text, &root)))
+	if ((rc = board_import_load_json(issues_path, &text, &root)))
 		goto out;
 	if (!cJSON_IsArray(root)) {
 		rc = rtk_fail(RTK_EXIT_USAGE, "%s:1: not a JSON array of issues (gh issue list --json ...)", name);
 		goto out;
 	}
-	if ((rc = board_element_offsets(text, strlen(text), NULL, &offsets, &noffsets)))
+	if ((rc = board_import_element_offsets(text, strlen(text), NULL, &offsets, &noffsets)))
 		goto out;
 	if (!timeline_path)
 		board_add_note(b, "no issue timeline given: reopen history is unknown, so an issue reopened and closed "
 			       "again counts as closed once, anchored at its last close, and reopens are not counted");
 	cJSON_ArrayForEach(issue, root) {
-		struct board_loc loc = { name, i < noffsets ? board_line_of(text, offsets[i]) : 1 };
+		struct board_loc loc = { name, i < noffsets ? board_import_line_of(text, offsets[i]) : 1 };
 		i++;
 		rc = gh_issue(b, issue, &tl, timeline_path != NULL, loc);
 		if (rc == RTK_EXIT_USAGE && skip_invalid) {

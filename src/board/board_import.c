@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-int board_parse_time(const char *text, size_t len, int64_t *out, const char *name, struct board_loc loc)
+int board_import_parse_time(const char *text, size_t len, int64_t *out, const char *name, struct board_loc loc)
 {
 	char buf[64];
 	int32_t nsec;
@@ -26,7 +26,7 @@ int board_parse_time(const char *text, size_t len, int64_t *out, const char *nam
 	return 0;
 }
 
-bool board_rule_has(const cJSON *rules, const char *member, const char *s)
+bool board_import_rule_has(const cJSON *rules, const char *member, const char *s)
 {
 	const cJSON *item;
 	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(rules, member))
@@ -35,7 +35,7 @@ bool board_rule_has(const cJSON *rules, const char *member, const char *s)
 	return false;
 }
 
-long board_line_of(const char *text, size_t off)
+long board_import_line_of(const char *text, size_t off)
 {
 	long line = 1;
 	for (const char *p = text; (p = memchr(p, '\n', (size_t)(text + off - p))); p++)
@@ -43,7 +43,7 @@ long board_line_of(const char *text, size_t off)
 	return line;
 }
 
-int board_element_offsets(const char *text, size_t len, const char *key, size_t **out, size_t *n)
+int board_import_element_offsets(const char *text, size_t len, const char *key, size_t **out, size_t *n)
 {
 	size_t cap = 0, count = 0, *offsets = NULL, key_len = key ? strlen(key) : 0, string_start = 0;
 	int depth = 0, target_depth = -1;
@@ -71,7 +71,7 @@ int board_element_offsets(const char *text, size_t len, const char *key, size_t 
 		case '{':
 		case '[':
 			if (c == '{' && target_depth >= 0 && depth == target_depth) {
-				if (RTK_GROW_FROM(offsets, count + 1, cap, 64)) {
+				if (RTK_ALLOC_GROW_FROM(offsets, count + 1, cap, 64)) {
 					free(offsets);
 					return RTK_EXIT_FAILURE;
 				}
@@ -109,7 +109,7 @@ static const char *const field_names[F_COUNT] = {
 	"type", "id", "completed_at", "completion", "source", "refs", "task", "at", "kind", "polarity", "evidence", "via",
 };
 
-static const char *kind_phrase(enum rtk_json_kind k)
+static const char *kind_phrase(enum rtk_jsonscan_kind k)
 {
 	static const char *const names[] = { "missing", "null", "false", "true", "a number", "a string",
 					     "an array", "an object" };
@@ -124,18 +124,18 @@ static int string_member(const struct rtk_jsonscan_field *f, bool required, cons
 			 char **owned, struct board_loc loc)
 {
 	*s = NULL, *len = 0;
-	if (f->kind == RTK_JSON_NONE || (f->kind == RTK_JSON_NULL && !required)) {
+	if (f->kind == RTK_JSONSCAN_NONE || (f->kind == RTK_JSONSCAN_NULL && !required)) {
 		if (required)
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", loc.file, loc.line, f->name);
 		return 0;
 	}
-	if (f->kind != RTK_JSON_STRING)
+	if (f->kind != RTK_JSONSCAN_STRING)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %s, not a string", loc.file, loc.line, f->name,
 				kind_phrase(f->kind));
 	if (!memchr(f->raw, '\\', f->raw_len)) {
 		*s = f->raw + 1, *len = f->raw_len - 2;
 	} else {
-		if (rtk_json_decode_string(f->raw, f->raw_len, owned, len))
+		if (rtk_jsonscan_decode_string(f->raw, f->raw_len, owned, len))
 			return rtk_oom();
 		*s = *owned;
 	}
@@ -156,7 +156,7 @@ static int native_task(struct board *b, struct rtk_jsonscan_field *f, struct boa
 
 	if ((rc = string_member(&f[F_ID], true, &t.id, &t.id_len, &owned[0], loc)) ||
 	    (rc = string_member(&f[F_COMPLETED_AT], true, &s, &len, &owned[1], loc)) ||
-	    (rc = board_parse_time(s, len, &t.completed_at, "completed_at", loc)))
+	    (rc = board_import_parse_time(s, len, &t.completed_at, "completed_at", loc)))
 		return rc;
 	if ((rc = string_member(&f[F_COMPLETION], false, &s, &len, &owned[2], loc)))
 		return rc;
@@ -169,11 +169,11 @@ static int native_task(struct board *b, struct rtk_jsonscan_field *f, struct boa
 		return rc;
 	if (!t.source)
 		t.source = "(none)", t.source_len = 6;
-	if (f[F_REFS].kind != RTK_JSON_NONE && f[F_REFS].kind != RTK_JSON_OBJECT && f[F_REFS].kind != RTK_JSON_NULL)
+	if (f[F_REFS].kind != RTK_JSONSCAN_NONE && f[F_REFS].kind != RTK_JSONSCAN_OBJECT && f[F_REFS].kind != RTK_JSONSCAN_NULL)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"refs\" is %s, not an object", loc.file, loc.line,
 				kind_phrase(f[F_REFS].kind));
 	/* refs only matter to --emit-native; parsing them for every task would cost the plain run. */
-	if (f[F_REFS].kind == RTK_JSON_OBJECT && board_native_out_wanted(b)) {
+	if (f[F_REFS].kind == RTK_JSONSCAN_OBJECT && board_native_out_wanted(b)) {
 		if (!(refs = cJSON_ParseWithLength(f[F_REFS].raw, f[F_REFS].raw_len)))
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"refs\" cannot be read", loc.file, loc.line);
 		t.refs = refs;
@@ -192,7 +192,7 @@ static int native_signal(struct board *b, struct rtk_jsonscan_field *f, struct b
 
 	if ((rc = string_member(&f[F_TASK], true, &s.task, &s.task_len, &owned[0], loc)) ||
 	    (rc = string_member(&f[F_AT], true, &text, &len, &owned[1], loc)) ||
-	    (rc = board_parse_time(text, len, &s.at, "at", loc)) ||
+	    (rc = board_import_parse_time(text, len, &s.at, "at", loc)) ||
 	    (rc = string_member(&f[F_KIND], true, &text, &len, &owned[2], loc)))
 		return rc;
 	if ((kind = board_kind_parse(text, len)) < 0)
@@ -238,8 +238,8 @@ static int native_line(void *ctx, const char *line, size_t len, struct board_loc
 	if (rtk_jsonscan_object(line, len, f, F_COUNT, &column, &what))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", loc.file, loc.line,
 				what, column);
-	if (f[F_TYPE].kind != RTK_JSON_STRING)
-		return f[F_TYPE].kind == RTK_JSON_NONE
+	if (f[F_TYPE].kind != RTK_JSONSCAN_STRING)
+		return f[F_TYPE].kind == RTK_JSONSCAN_NONE
 			       ? rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"type\" member", loc.file, loc.line)
 			       : rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"type\" is %s, not \"task\" or \"signal\"", loc.file,
 					  loc.line, kind_phrase(f[F_TYPE].kind));
@@ -255,7 +255,7 @@ static int native_line(void *ctx, const char *line, size_t len, struct board_loc
 	return rc;
 }
 
-int board_each_line(struct board *b, const char *path, bool skip_invalid, board_line_fn *each_line, void *ctx)
+int board_import_each_line(struct board *b, const char *path, bool skip_invalid, board_import_line_fn *each_line, void *ctx)
 {
 	struct rtk_jsonl *r;
 	const char *line;
@@ -282,14 +282,14 @@ int board_each_line(struct board *b, const char *path, bool skip_invalid, board_
 
 int board_import_native(struct board *b, const char *path, bool skip_invalid)
 {
-	return board_each_line(b, path, skip_invalid, native_line, b);
+	return board_import_each_line(b, path, skip_invalid, native_line, b);
 }
 
-int board_load_json(const char *path, char **text, cJSON **root)
+int board_import_load_json(const char *path, char **text, cJSON **root)
 {
 	size_t len, column;
 	const char *what, *name = strcmp(path, "-") ? path : "<stdin>";
-	int rc = rtk_read_file(path, text, &len);
+	int rc = rtk_fs_read_file(path, text, &len);
 
 	*root = NULL;
 	if (rc)
@@ -297,7 +297,7 @@ int board_load_json(const char *path, char **text, cJSON **root)
 	if (rtk_jsonscan_value(*text, len, &column, &what)) {
 		size_t off = column - 1 > len ? len : column - 1;
 		const char *line_start = off ? memrchr(*text, '\n', off) : NULL;
-		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu): %s", name, board_line_of(*text, off),
+		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu): %s", name, board_import_line_of(*text, off),
 				off - (line_start ? (size_t)(line_start - *text) + 1 : 0) + 1, what);
 	}
 	if (!(*root = cJSON_ParseWithLength(*text, len)))

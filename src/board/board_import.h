@@ -44,17 +44,17 @@ int board_import_git_data(struct board *b, const char *repo_path, const char *fo
  * it fails with RTK_EXIT_USAGE is, with skip_invalid, counted in b and passed over; any other
  * failure stops the reading.
  */
-typedef int board_line_fn(void *ctx, const char *line, size_t len, struct board_loc loc);
-int board_each_line(struct board *b, const char *path, bool skip_invalid, board_line_fn *each_line, void *ctx);
+typedef int board_import_line_fn(void *ctx, const char *line, size_t len, struct board_loc loc);
+int board_import_each_line(struct board *b, const char *path, bool skip_invalid, board_import_line_fn *each_line, void *ctx);
 
 /* Parses an ISO 8601 time; RTK_EXIT_USAGE "FILE:LINE: "NAME": invalid time ..." otherwise. */
-int board_parse_time(const char *text, size_t len, int64_t *out, const char *name, struct board_loc loc);
+int board_import_parse_time(const char *text, size_t len, int64_t *out, const char *name, struct board_loc loc);
 
 /* Whether the string array rules[member] holds s, ignoring case. */
-bool board_rule_has(const cJSON *rules, const char *member, const char *s);
+bool board_import_rule_has(const cJSON *rules, const char *member, const char *s);
 
 /* The 1-based line of byte offset off in text (for errors in whole-document exports). */
-long board_line_of(const char *text, size_t off);
+long board_import_line_of(const char *text, size_t off);
 
 
 
@@ -63,13 +63,13 @@ long board_line_of(const char *text, size_t off);
  * key is NULL, else the array that is the top-level object's member key. *out is malloc'd (may be
  * NULL when *n is 0). 0 or RTK_EXIT_FAILURE (out of memory). Used to name the line of a bad record.
  */
-int board_element_offsets(const char *text, size_t len, const char *key, size_t **out, size_t *n);
+int board_import_element_offsets(const char *text, size_t len, const char *key, size_t **out, size_t *n);
 
 /*
  * Reads path ("-": stdin) as one strict JSON document: *text keeps the bytes (for
- * board_element_offsets), *root the tree; the caller frees both, also on error. RTK_EXIT_USAGE
+ * board_import_element_offsets), *root the tree; the caller frees both, also on error. RTK_EXIT_USAGE
  * "FILE:LINE: not valid JSON (column C): why", or RTK_EXIT_FAILURE when it cannot be read.
  */
-int board_load_json(const char *path, char **text, cJSON **root);
+int board_import_load_json(const char *path, char **text, cJSON **root);
 
 #endif

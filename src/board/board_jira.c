@@ -58,9 +58,9 @@ static int mark_done(struct jira *j, const char *status)
 
 static enum board_completion completion_of(const struct jira *j, const char *resolution)
 {
-	if (resolution && board_rule_has(j->rules, "not_planned_resolutions", resolution))
+	if (resolution && board_import_rule_has(j->rules, "not_planned_resolutions", resolution))
 		return BOARD_NOT_PLANNED;
-	if (resolution && board_rule_has(j->rules, "duplicate_resolutions", resolution))
+	if (resolution && board_import_rule_has(j->rules, "duplicate_resolutions", resolution))
 		return BOARD_DUPLICATE;
 	return BOARD_COMPLETED;
 }
@@ -96,12 +96,12 @@ static int changes_of(const cJSON *issue, struct change **out, size_t *n, struct
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: %s: a changelog history has no \"created\"", loc.file,
 					loc.line, str(issue, "key"));
 		}
-		if ((rc = board_parse_time(created, strlen(created), &at, "created", loc))) {
+		if ((rc = board_import_parse_time(created, strlen(created), &at, "created", loc))) {
 			free(list);
 			return rc;
 		}
 		cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(history, "items")) {
-			if (RTK_GROW(list, count + 1, cap)) {
+			if (RTK_ALLOC_GROW(list, count + 1, cap)) {
 				free(list);
 				return RTK_EXIT_FAILURE;
 			}
@@ -126,7 +126,7 @@ static bool link_time(const struct jira *j, const char *other_key, const struct 
 {
 	const cJSON *other = rtk_strmap_get(j->created, other_key, strlen(other_key));
 	const char *created = str(member(other, "fields", NULL), "created");
-	if (created && !board_parse_time(created, strlen(created), at, "created", loc))
+	if (created && !board_import_parse_time(created, strlen(created), at, "created", loc))
 		return true;
 	for (size_t i = 0; i < n; i++) {
 		const char *field = str(changes[i].item, "field"), *to = str(changes[i].item, "to");
@@ -204,7 +204,7 @@ static int jira_issue(struct jira *j, const cJSON *issue, struct board_loc loc)
 			free(changes);
 			return 0; /* never completed */
 		}
-		if ((rc = board_parse_time(date, strlen(date), &first_completion, "resolutiondate", loc))) {
+		if ((rc = board_import_parse_time(date, strlen(date), &first_completion, "resolutiondate", loc))) {
 			free(changes);
 			return rc;
 		}
@@ -232,7 +232,7 @@ static int jira_issue(struct jira *j, const cJSON *issue, struct board_loc loc)
 		const char *other_key = str(other, "key");
 		const char *type = str(member(other, "fields", "issuetype"), "name");
 		int64_t at;
-		if (!other_key || !type || !board_rule_has(j->rules, "bug_issue_types", type))
+		if (!other_key || !type || !board_import_rule_has(j->rules, "bug_issue_types", type))
 			continue;
 		if (!link_time(j, other_key, changes, n, &at, loc)) {
 			j->undated_links++;
@@ -257,14 +257,14 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 	const cJSON *issues, *issue, *s;
 	int rc;
 
-	if ((rc = board_load_json(path, &text, &root)))
+	if ((rc = board_import_load_json(path, &text, &root)))
 		goto out;
 	issues = cJSON_GetObjectItemCaseSensitive(root, "issues");
 	if (!cJSON_IsArray(issues)) {
 		rc = rtk_fail(RTK_EXIT_USAGE, "%s:1: not Jira search results: no \"issues\" array", j.file);
 		goto out;
 	}
-	if ((rc = board_element_offsets(text, strlen(text), "issues", &offsets, &noffsets)))
+	if ((rc = board_import_element_offsets(text, strlen(text), "issues", &offsets, &noffsets)))
 		goto out;
 	if (!(j.done = rtk_strmap_new()) || !(j.created = rtk_strmap_new())) {
 		rc = rtk_oom();
@@ -286,7 +286,7 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 		}
 	}
 	cJSON_ArrayForEach(issue, issues) {
-		struct board_loc loc = { j.file, i < noffsets ? board_line_of(text, offsets[i]) : 1 };
+		struct board_loc loc = { j.file, i < noffsets ? board_import_line_of(text, offsets[i]) : 1 };
 		i++;
 		rc = jira_issue(&j, issue, loc);
 		if (rc == RTK_EXIT_USAGE && skip_invalid) {

@@ -18,7 +18,7 @@
 static int load_rules(const struct boardhistory_opts *o, cJSON **rules, char sha[65])
 {
 	cJSON *verdict;
-	int rc = rtk_rules_load(RULES_FILE, o->config, rules, sha);
+	int rc = rtk_data_rules_load(RULES_FILE, o->config, rules, sha);
 	if (rc)
 		return rc;
 	if (!cJSON_IsObject(*rules))
@@ -32,7 +32,7 @@ static int load_rules(const struct boardhistory_opts *o, cJSON **rules, char sha
 		cJSON_ReplaceItemInObjectCaseSensitive(verdict, "kill_below", cJSON_CreateNumber(o->kill_below));
 	if (o->min_tasks >= 0)
 		cJSON_ReplaceItemInObjectCaseSensitive(verdict, "min_tasks", cJSON_CreateNumber((double)o->min_tasks));
-	return rtk_json_sha256(*rules, sha);
+	return rtk_data_json_sha256(*rules, sha);
 }
 
 static int rule_number(const cJSON *obj, const char *name, double lo, double hi, double *out)
@@ -53,7 +53,7 @@ static int read_rule(const cJSON *rules, struct board_verdict_rule *rule, int64_
 
 	if (!window)
 		return rtk_fail(RTK_EXIT_USAGE, "rule window must be a duration such as 30d");
-	if ((rc = rtk_duration_parse(window, within)))
+	if ((rc = rtk_time_duration_parse(window, within)))
 		return rtk_fail(RTK_EXIT_USAGE, "window %s: %s", window, rtk_error_message());
 	if ((rc = rule_number(verdict, "kill_below", 0, 1, &rule->kill_below)) ||
 	    (rc = rule_number(verdict, "min_tasks", 1, 1e12, &min_tasks)) ||
@@ -137,16 +137,16 @@ static void parameters_json(const struct boardhistory_opts *o, cJSON *p, int arg
 
 static int write_outcomes(const struct boardhistory_opts *o, const struct board *b, int64_t as_of)
 {
-	struct rtk_atomic *file;
+	struct rtk_fs_atomic *file;
 	FILE *fp;
-	int rc = rtk_atomic_open(&file, o->emit_outcomes, &fp);
+	int rc = rtk_fs_atomic_open(&file, o->emit_outcomes, &fp);
 	if (rc)
 		return rc;
 	if ((rc = board_write_outcomes(b, as_of, fp))) {
-		rtk_atomic_abort(file);
+		rtk_fs_atomic_abort(file);
 		return rc;
 	}
-	return rtk_atomic_commit(file);
+	return rtk_fs_atomic_commit(file);
 }
 
 int boardhistory_report(const struct boardhistory_opts *o, int argc, char **argv, cJSON *result)
@@ -154,7 +154,7 @@ int boardhistory_report(const struct boardhistory_opts *o, int argc, char **argv
 	static char *stdin_only[] = { "-", NULL };
 	struct board_verdict_rule rule;
 	struct board *b = NULL;
-	struct rtk_atomic *native = NULL;
+	struct rtk_fs_atomic *native = NULL;
 	cJSON *rules = NULL, *report = NULL, *item;
 	FILE *native_fp;
 	char sha[65];
@@ -171,7 +171,7 @@ int boardhistory_report(const struct boardhistory_opts *o, int argc, char **argv
 		goto out;
 	}
 	if (o->emit_native) {
-		if ((rc = rtk_atomic_open(&native, o->emit_native, &native_fp)))
+		if ((rc = rtk_fs_atomic_open(&native, o->emit_native, &native_fp)))
 			goto out;
 		board_set_native_out(b, native_fp);
 	}
@@ -190,11 +190,11 @@ int boardhistory_report(const struct boardhistory_opts *o, int argc, char **argv
 	if (o->emit_outcomes && (rc = write_outcomes(o, b, as_of)))
 		goto out;
 	if (native) {
-		rc = rtk_atomic_commit(native);
+		rc = rtk_fs_atomic_commit(native);
 		native = NULL;
 	}
 out:
-	rtk_atomic_abort(native);
+	rtk_fs_atomic_abort(native);
 	board_free(b);
 	cJSON_Delete(rules);
 	cJSON_Delete(report);
@@ -203,16 +203,16 @@ out:
 
 /* ----- markdown, read back from the result ----- */
 
-static void md_rate_row(struct rtk_md_table *t, const char *label, const cJSON *rate)
+static void md_rate_row(struct rtk_out_md_table *t, const char *label, const cJSON *rate)
 {
-	rtk_md_cell(t, "%s", label);
-	rtk_md_cell(t, "%.0f", rtk_json_num(rate, "tasks"));
-	rtk_md_cell(t, "%.0f", rtk_json_num(rate, "of"));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(rate, "rate"), 3));
-	rtk_md_cell(t, "%s", rtk_md_interval(rate, "ci", 3));
+	rtk_out_md_cell(t, "%s", label);
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(rate, "tasks"));
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(rate, "of"));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(rate, "rate"), 3));
+	rtk_out_md_cell(t, "%s", rtk_out_md_interval(rate, "ci", 3));
 }
 
-void boardhistory_render_md(const cJSON *r, struct rtk_md *md, int level)
+void boardhistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
 	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(r, "tasks");
@@ -221,57 +221,57 @@ void boardhistory_render_md(const cJSON *r, struct rtk_md *md, int level)
 	const cJSON *ttf = cJSON_GetObjectItemCaseSensitive(r, "time_to_first_signal");
 	const cJSON *th = cJSON_GetObjectItemCaseSensitive(v, "thresholds");
 	const cJSON *row;
-	struct rtk_md_table *t;
+	struct rtk_out_md_table *t;
 
-	rtk_md_heading(md, level, "Board history: how many completed tasks ever get an outcome signal?");
-	rtk_md_para(md, "**Verdict: %s**: %s.", rtk_json_str(v, "status"), rtk_json_str(v, "reason"));
-	rtk_md_para(md, "Rule (pre-registered): %s. Rules sha256 `%s`.", rtk_json_str(v, "condition"),
-		    rtk_json_str(v, "config_sha256"));
-	rtk_md_para(md, "As of %s: %.0f tasks read (%.0f completed, %.0f not planned, %.0f duplicates); %.0f completed "
+	rtk_out_md_heading(md, level, "Board history: how many completed tasks ever get an outcome signal?");
+	rtk_out_md_para(md, "**Verdict: %s**: %s.", rtk_out_json_str(v, "status"), rtk_out_json_str(v, "reason"));
+	rtk_out_md_para(md, "Rule (pre-registered): %s. Rules sha256 `%s`.", rtk_out_json_str(v, "condition"),
+		    rtk_out_json_str(v, "config_sha256"));
+	rtk_out_md_para(md, "As of %s: %.0f tasks read (%.0f completed, %.0f not planned, %.0f duplicates); %.0f completed "
 		    "tasks still inside their %g-day window are left out; **%.0f eligible**.",
-		    rtk_json_str(r, "as_of"), rtk_json_num(tasks, "read"), rtk_json_num(tasks, "completed"),
-		    rtk_json_num(tasks, "not_planned"), rtk_json_num(tasks, "duplicate"), rtk_json_num(tasks, "window_open"),
-		    rtk_json_num(th, "within_days"), rtk_json_num(tasks, "eligible"));
-	t = rtk_md_table(md, "lrrrr", "rate", "tasks", "of", "share", "95% Wilson CI");
+		    rtk_out_json_str(r, "as_of"), rtk_out_json_num(tasks, "read"), rtk_out_json_num(tasks, "completed"),
+		    rtk_out_json_num(tasks, "not_planned"), rtk_out_json_num(tasks, "duplicate"), rtk_out_json_num(tasks, "window_open"),
+		    rtk_out_json_num(th, "within_days"), rtk_out_json_num(tasks, "eligible"));
+	t = rtk_out_md_table(md, "lrrrr", "rate", "tasks", "of", "share", "95% Wilson CI");
 	md_rate_row(t, "any signal (base rate)", cJSON_GetObjectItemCaseSensitive(r, "base_rate"));
 	md_rate_row(t, "a negative signal", cJSON_GetObjectItemCaseSensitive(r, "negative_rate"));
-	rtk_md_table_end(t);
-	rtk_md_para(md, "Median time to first signal: %s days (%.0f tasks).",
-		    rtk_md_num(rtk_json_num(ttf, "median_days"), 1), rtk_json_num(ttf, "tasks"));
+	rtk_out_md_table_end(t);
+	rtk_out_md_para(md, "Median time to first signal: %s days (%.0f tasks).",
+		    rtk_out_md_num(rtk_out_json_num(ttf, "median_days"), 1), rtk_out_json_num(ttf, "tasks"));
 
-	rtk_md_heading(md, level + 1, "By signal kind");
-	t = rtk_md_table(md, "llrr", "kind", "polarity", "tasks", "share");
+	rtk_out_md_heading(md, level + 1, "By signal kind");
+	t = rtk_out_md_table(md, "llrr", "kind", "polarity", "tasks", "share");
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_kind")) {
-		rtk_md_cell(t, "%s", rtk_json_str(row, "kind"));
-		rtk_md_cell(t, "%s", rtk_json_str(row, "polarity"));
-		rtk_md_cell(t, "%.0f", rtk_json_num(row, "tasks"));
-		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(row, "share"), 3));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "kind"));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "polarity"));
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(row, "tasks"));
+		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(row, "share"), 3));
 	}
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 
-	rtk_md_heading(md, level + 1, "By source");
-	t = rtk_md_table(md, "lrrrrr", "source", "eligible", "with signal", "negative", "base rate", "95% Wilson CI");
+	rtk_out_md_heading(md, level + 1, "By source");
+	t = rtk_out_md_table(md, "lrrrrr", "source", "eligible", "with signal", "negative", "base rate", "95% Wilson CI");
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_source")) {
-		rtk_md_cell(t, "%s", rtk_json_str(row, "source"));
-		rtk_md_cell(t, "%.0f", rtk_json_num(row, "of"));
-		rtk_md_cell(t, "%.0f", rtk_json_num(row, "tasks"));
-		rtk_md_cell(t, "%.0f", rtk_json_num(row, "negative"));
-		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(row, "rate"), 3));
-		rtk_md_cell(t, "%s", rtk_md_interval(row, "ci", 3));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "source"));
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(row, "of"));
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(row, "tasks"));
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(row, "negative"));
+		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(row, "rate"), 3));
+		rtk_out_md_cell(t, "%s", rtk_out_md_interval(row, "ci", 3));
 	}
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 
-	rtk_md_heading(md, level + 1, "Signals");
-	rtk_md_para(md, "%.0f signals read: %.0f counted inside a window (one per task and kind), %.0f repeats of a "
+	rtk_out_md_heading(md, level + 1, "Signals");
+	rtk_out_md_para(md, "%.0f signals read: %.0f counted inside a window (one per task and kind), %.0f repeats of a "
 		    "kind already counted, %.0f before completion, %.0f after the window.",
-		    rtk_json_num(sig, "read"), rtk_json_num(sig, "in_window"), rtk_json_num(sig, "duplicates"),
-		    rtk_json_num(sig, "before_completion"), rtk_json_num(sig, "after_window"));
-	if (rtk_json_num(in, "skipped_invalid") > 0)
-		rtk_md_para(md, "Skipped %.0f invalid records; the first: %s", rtk_json_num(in, "skipped_invalid"),
-			    rtk_json_str(in, "first_skipped"));
+		    rtk_out_json_num(sig, "read"), rtk_out_json_num(sig, "in_window"), rtk_out_json_num(sig, "duplicates"),
+		    rtk_out_json_num(sig, "before_completion"), rtk_out_json_num(sig, "after_window"));
+	if (rtk_out_json_num(in, "skipped_invalid") > 0)
+		rtk_out_md_para(md, "Skipped %.0f invalid records; the first: %s", rtk_out_json_num(in, "skipped_invalid"),
+			    rtk_out_json_str(in, "first_skipped"));
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(in, "notes"))
-		rtk_md_bullet(md, "Note: %s.", row->valuestring);
+		rtk_out_md_bullet(md, "Note: %s.", row->valuestring);
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(in, "notes")))
-		rtk_md_end_list(md);
+		rtk_out_md_end_list(md);
 }
 

@@ -28,12 +28,12 @@ int boardhistory_check_opts(const struct boardhistory_opts *o);
 
 /*
  * Reads the board (files: JSONL files or one export; none: stdin, or "." for git-data), writes the
- * --emit files (whole or not at all) and fills result, an rtk_result_new envelope, with the
+ * --emit files (whole or not at all) and fills result, an rtk_out_result_new envelope, with the
  * rtk.board-history.v1 members. 0, RTK_EXIT_USAGE (bad input, FILE:LINE) or RTK_EXIT_FAILURE.
  */
 int boardhistory_report(const struct boardhistory_opts *o, int nfiles, char **files, cJSON *result);
 
 /* The markdown of such a result, its title at heading level (1 for board-history, deeper in phase0). */
-void boardhistory_render_md(const cJSON *result, struct rtk_md *md, int level);
+void boardhistory_render_md(const cJSON *result, struct rtk_out_md *md, int level);
 
 #endif

@@ -17,8 +17,8 @@ enum { F_CONFIDENCE, F_LABEL, F_GROUP, F_COUNT };
 
 struct calibration_corpus {
 	const struct calibration_opts *o;
-	struct stats_counter *overall;
-	struct rtk_strmap *groups;  /* group value -> struct stats_counter * */
+	struct rtk_stats_counter *overall;
+	struct rtk_strmap *groups;  /* group value -> struct rtk_stats_counter * */
 	uint64_t rows, skipped;
 	char first_skipped[512];
 };
@@ -35,12 +35,12 @@ int calibration_check_opts(const struct calibration_opts *o)
 		return rtk_fail(RTK_EXIT_USAGE, "--delta must be in (0, 0.5)");
 	if (o->min_per_class < 1)
 		return rtk_fail(RTK_EXIT_USAGE, "--min-per-class must be at least 1");
-	if (o->bins < 1 || o->bins > STATS_MAX_BINS)
-		return rtk_fail(RTK_EXIT_USAGE, "--bins must be in [1, %d]", STATS_MAX_BINS);
+	if (o->bins < 1 || o->bins > RTK_STATS_MAX_BINS)
+		return rtk_fail(RTK_EXIT_USAGE, "--bins must be in [1, %d]", RTK_STATS_MAX_BINS);
 	return 0;
 }
 
-static const char *kind_name(enum rtk_json_kind k)
+static const char *kind_name(enum rtk_jsonscan_kind k)
 {
 	static const char *const names[] = { "missing", "null", "false", "true", "a number", "a string",
 					     "an array", "an object" };
@@ -50,38 +50,38 @@ static const char *kind_name(enum rtk_json_kind k)
 static int parse_label(const struct rtk_jsonscan_field *f, bool *correct)
 {
 	double v;
-	if (f->kind == RTK_JSON_TRUE || f->kind == RTK_JSON_FALSE) {
-		*correct = f->kind == RTK_JSON_TRUE;
+	if (f->kind == RTK_JSONSCAN_TRUE || f->kind == RTK_JSONSCAN_FALSE) {
+		*correct = f->kind == RTK_JSONSCAN_TRUE;
 		return 0;
 	}
-	if (f->kind == RTK_JSON_NUMBER && !rtk_json_parse_number(f->raw, f->raw_len, &v) && (v == 0 || v == 1)) {
+	if (f->kind == RTK_JSONSCAN_NUMBER && !rtk_jsonscan_parse_number(f->raw, f->raw_len, &v) && (v == 0 || v == 1)) {
 		*correct = v == 1;
 		return 0;
 	}
 	return -1;
 }
 
-static struct stats_counter *group_counter(struct calibration_corpus *c, const struct rtk_jsonscan_field *f)
+static struct rtk_stats_counter *group_counter(struct calibration_corpus *c, const struct rtk_jsonscan_field *f)
 {
 	const char *key = "(none)";
 	size_t len = 6;
 	char *decoded = NULL;
-	struct stats_counter *counter;
+	struct rtk_stats_counter *counter;
 
-	if (f->kind == RTK_JSON_STRING && !memchr(f->raw, '\\', f->raw_len)) {
+	if (f->kind == RTK_JSONSCAN_STRING && !memchr(f->raw, '\\', f->raw_len)) {
 		key = f->raw + 1, len = f->raw_len - 2;
-	} else if (f->kind == RTK_JSON_STRING) {
-		if (rtk_json_decode_string(f->raw, f->raw_len, &decoded, &len))
+	} else if (f->kind == RTK_JSONSCAN_STRING) {
+		if (rtk_jsonscan_decode_string(f->raw, f->raw_len, &decoded, &len))
 			return NULL;
 		key = decoded;
-	} else if (f->kind == RTK_JSON_NUMBER || f->kind == RTK_JSON_TRUE || f->kind == RTK_JSON_FALSE) {
+	} else if (f->kind == RTK_JSONSCAN_NUMBER || f->kind == RTK_JSONSCAN_TRUE || f->kind == RTK_JSONSCAN_FALSE) {
 		key = f->raw, len = f->raw_len;
 	}
 	counter = rtk_strmap_get(c->groups, key, len);
 	if (!counter) {
-		counter = stats_counter_new();
+		counter = rtk_stats_counter_new();
 		if (counter && rtk_strmap_put(c->groups, key, len, counter)) {
-			stats_counter_free(counter);
+			rtk_stats_counter_free(counter);
 			counter = NULL;
 		}
 	}
@@ -102,38 +102,38 @@ static int add_line(struct calibration_corpus *c, const char *line, size_t len, 
 	const char *what;
 	double confidence;
 	bool correct;
-	struct stats_counter *group = NULL;
+	struct rtk_stats_counter *group = NULL;
 
 	if (rtk_jsonscan_object(line, len, f, o->group_by ? 3 : 2, &column, &what))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
-	if (f[F_CONFIDENCE].kind == RTK_JSON_NONE)
+	if (f[F_CONFIDENCE].kind == RTK_JSONSCAN_NONE)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", file, lineno, o->confidence_field);
-	if (f[F_CONFIDENCE].kind != RTK_JSON_NUMBER)
+	if (f[F_CONFIDENCE].kind != RTK_JSONSCAN_NUMBER)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %s, not a number in [0, 1]", file, lineno,
 				o->confidence_field, kind_name(f[F_CONFIDENCE].kind));
-	if (rtk_json_parse_number(f[F_CONFIDENCE].raw, f[F_CONFIDENCE].raw_len, &confidence) ||
+	if (rtk_jsonscan_parse_number(f[F_CONFIDENCE].raw, f[F_CONFIDENCE].raw_len, &confidence) ||
 	    !(confidence >= 0 && confidence <= 1))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %.*s, outside [0, 1]", file, lineno,
 				o->confidence_field, (int)f[F_CONFIDENCE].raw_len, f[F_CONFIDENCE].raw);
 	if (parse_label(&f[F_LABEL], &correct)) {
-		if (f[F_LABEL].kind == RTK_JSON_NONE)
+		if (f[F_LABEL].kind == RTK_JSONSCAN_NONE)
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", file, lineno, o->label_field);
-		if (f[F_LABEL].kind == RTK_JSON_NUMBER)
+		if (f[F_LABEL].kind == RTK_JSONSCAN_NUMBER)
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %.*s, not true/false or 1/0", file, lineno,
 					o->label_field, (int)f[F_LABEL].raw_len, f[F_LABEL].raw);
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %s, not true/false or 1/0", file, lineno,
 				o->label_field, kind_name(f[F_LABEL].kind));
 	}
 	if (o->group_by) {
-		if (f[F_GROUP].kind == RTK_JSON_ARRAY || f[F_GROUP].kind == RTK_JSON_OBJECT)
+		if (f[F_GROUP].kind == RTK_JSONSCAN_ARRAY || f[F_GROUP].kind == RTK_JSONSCAN_OBJECT)
 			return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %s; a group must be a string, number or boolean",
 					file, lineno, o->group_by, kind_name(f[F_GROUP].kind));
 		if (!(group = group_counter(c, &f[F_GROUP])))
 			return rtk_oom();
-		if (stats_counter_add(group, confidence, correct))
+		if (rtk_stats_counter_add(group, confidence, correct))
 			return RTK_EXIT_FAILURE;
 	}
-	if (stats_counter_add(c->overall, confidence, correct))
+	if (rtk_stats_counter_add(c->overall, confidence, correct))
 		return RTK_EXIT_FAILURE;
 	c->rows++;
 	return 0;
@@ -196,24 +196,24 @@ static void *read_share(void *arg)
 /* Records, as rtk_fail, what add_line says of a saved bad line at its line number in the file. */
 static int explain_bad_line(const struct share *w, long lineno)
 {
-	struct calibration_corpus scratch = { .o = w->c.o, .overall = stats_counter_new(), .groups = rtk_strmap_new() };
+	struct calibration_corpus scratch = { .o = w->c.o, .overall = rtk_stats_counter_new(), .groups = rtk_strmap_new() };
 	int rc = scratch.overall && scratch.groups
 		 ? add_line(&scratch, w->bad_line, w->bad_len, strcmp(w->path, "-") ? w->path : "<stdin>", lineno)
 		 : rtk_oom();
 	for (size_t i = 0; scratch.groups && i < rtk_strmap_count(scratch.groups); i++)
-		stats_counter_free(rtk_strmap_value_at(scratch.groups, i));
+		rtk_stats_counter_free(rtk_strmap_value_at(scratch.groups, i));
 	rtk_strmap_free(scratch.groups);
-	stats_counter_free(scratch.overall);
+	rtk_stats_counter_free(scratch.overall);
 	return rc;
 }
 
-static int merge_counter(struct stats_counter *into, const struct stats_counter *from)
+static int merge_counter(struct rtk_stats_counter *into, const struct rtk_stats_counter *from)
 {
-	struct stats_value_counts *v;
+	struct rtk_stats_value_counts *v;
 	size_t k;
-	int rc = stats_counter_sorted(from, &v, &k);
+	int rc = rtk_stats_counter_sorted(from, &v, &k);
 	for (size_t i = 0; !rc && i < k; i++)
-		rc = stats_counter_add_n(into, v[i].value, v[i].pos, v[i].neg);
+		rc = rtk_stats_counter_add_n(into, v[i].value, v[i].pos, v[i].neg);
 	free(v);
 	return rc;
 }
@@ -225,9 +225,9 @@ static int merge_share(struct calibration_corpus *c, const struct share *w)
 	for (size_t i = 0; !rc && i < rtk_strmap_count(w->c.groups); i++) {
 		size_t len;
 		const char *key = rtk_strmap_key_at(w->c.groups, i, &len);
-		struct stats_counter *g = rtk_strmap_get(c->groups, key, len);
-		if (!g && (!(g = stats_counter_new()) || rtk_strmap_put(c->groups, key, len, g))) {
-			stats_counter_free(g);
+		struct rtk_stats_counter *g = rtk_strmap_get(c->groups, key, len);
+		if (!g && (!(g = rtk_stats_counter_new()) || rtk_strmap_put(c->groups, key, len, g))) {
+			rtk_stats_counter_free(g);
 			return rtk_oom();
 		}
 		rc = merge_counter(g, rtk_strmap_value_at(w->c.groups, i));
@@ -239,9 +239,9 @@ static int merge_share(struct calibration_corpus *c, const struct share *w)
 static void free_share(struct share *w)
 {
 	for (size_t i = 0; w->c.groups && i < rtk_strmap_count(w->c.groups); i++)
-		stats_counter_free(rtk_strmap_value_at(w->c.groups, i));
+		rtk_stats_counter_free(rtk_strmap_value_at(w->c.groups, i));
 	rtk_strmap_free(w->c.groups);
-	stats_counter_free(w->c.overall);
+	rtk_stats_counter_free(w->c.overall);
 	free(w->bad_line);
 }
 
@@ -270,7 +270,7 @@ int calibration_corpus_read(struct calibration_corpus *c, const char *path)
 		return rc;
 	for (int i = 0; i < parts; i++) {
 		w[i] = (struct share){ .path = path, .start = bounds[i], .end = bounds[i + 1], .whole_file = parts == 1,
-				       .c = { .o = c->o, .overall = stats_counter_new(), .groups = rtk_strmap_new() } };
+				       .c = { .o = c->o, .overall = rtk_stats_counter_new(), .groups = rtk_strmap_new() } };
 		if (!w[i].c.overall || !w[i].c.groups)
 			rc = rtk_oom();
 	}
@@ -304,34 +304,34 @@ int calibration_corpus_read(struct calibration_corpus *c, const char *path)
 
 /* ----- analysis: counts in, result JSON out ----- */
 
-static cJSON *discrimination_json(const struct stats_discrimination *d, const struct calibration_opts *o)
+static cJSON *discrimination_json(const struct rtk_stats_discrimination *d, const struct calibration_opts *o)
 {
 	double lo, hi, elo, ehi;
 	cJSON *j = cJSON_CreateObject(), *mw;
 	if (!j)
 		return NULL;
-	stats_auc_ci(d, o->ci_level, &lo, &hi);
-	stats_auc_ci(d, 1 - 2 * o->alpha, &elo, &ehi);
+	rtk_stats_auc_ci(d, o->ci_level, &lo, &hi);
+	rtk_stats_auc_ci(d, 1 - 2 * o->alpha, &elo, &ehi);
 	cJSON_AddNumberToObject(j, "n", (double)d->n);
 	cJSON_AddNumberToObject(j, "n_correct", (double)d->n_pos);
 	cJSON_AddNumberToObject(j, "n_wrong", (double)d->n_neg);
-	rtk_json_add_number(j, "accuracy", d->n ? (double)d->n_pos / (double)d->n : NAN);
-	rtk_json_add_number(j, "auc", d->auc_available ? d->auc : NAN);
-	rtk_json_add_number(j, "auc_se", d->se_available ? d->delong_se : NAN);
-	rtk_json_add_interval(j, "auc_ci", lo, hi);
-	rtk_json_add_interval(j, "auc_equivalence_ci", elo, ehi);
+	rtk_out_json_add_number(j, "accuracy", d->n ? (double)d->n_pos / (double)d->n : NAN);
+	rtk_out_json_add_number(j, "auc", d->auc_available ? d->auc : NAN);
+	rtk_out_json_add_number(j, "auc_se", d->se_available ? d->delong_se : NAN);
+	rtk_out_json_add_interval(j, "auc_ci", lo, hi);
+	rtk_out_json_add_interval(j, "auc_equivalence_ci", elo, ehi);
 	mw = cJSON_AddObjectToObject(j, "mann_whitney");
 	if (mw) {
-		rtk_json_add_number(mw, "u", d->mw_available ? d->mw_u : NAN);
-		rtk_json_add_number(mw, "z", d->mw_available ? d->mw_z : NAN);
-		rtk_json_add_number(mw, "p_greater", d->mw_available ? d->mw_p : NAN);
+		rtk_out_json_add_number(mw, "u", d->mw_available ? d->mw_u : NAN);
+		rtk_out_json_add_number(mw, "z", d->mw_available ? d->mw_z : NAN);
+		rtk_out_json_add_number(mw, "p_greater", d->mw_available ? d->mw_p : NAN);
 	}
 	cJSON_AddNumberToObject(j, "distinct_values", (double)d->distinct);
-	rtk_json_add_number(j, "tied_pair_share", d->auc_available ? d->tied_pair_share : NAN);
+	rtk_out_json_add_number(j, "tied_pair_share", d->auc_available ? d->tied_pair_share : NAN);
 	return j;
 }
 
-static cJSON *lift_json(const struct stats_discrimination *all, const struct stats_discrimination *high,
+static cJSON *lift_json(const struct rtk_stats_discrimination *all, const struct rtk_stats_discrimination *high,
 			const struct calibration_opts *o)
 {
 	double lo, hi;
@@ -340,35 +340,35 @@ static cJSON *lift_json(const struct stats_discrimination *all, const struct sta
 	cJSON *j = cJSON_CreateObject();
 	if (!j)
 		return NULL;
-	rtk_json_add_number(j, "p_correct", p_all);
-	stats_wilson(all->n_pos, all->n, o->ci_level, &lo, &hi);
-	rtk_json_add_interval(j, "p_correct_ci", lo, hi);
-	rtk_json_add_number(j, "p_correct_high", p_high);
-	stats_wilson(high->n_pos, high->n, o->ci_level, &lo, &hi);
-	rtk_json_add_interval(j, "p_correct_high_ci", lo, hi);
-	rtk_json_add_number(j, "lift", p_all > 0 ? p_high / p_all : NAN);
+	rtk_out_json_add_number(j, "p_correct", p_all);
+	rtk_stats_wilson(all->n_pos, all->n, o->ci_level, &lo, &hi);
+	rtk_out_json_add_interval(j, "p_correct_ci", lo, hi);
+	rtk_out_json_add_number(j, "p_correct_high", p_high);
+	rtk_stats_wilson(high->n_pos, high->n, o->ci_level, &lo, &hi);
+	rtk_out_json_add_interval(j, "p_correct_high_ci", lo, hi);
+	rtk_out_json_add_number(j, "lift", p_all > 0 ? p_high / p_all : NAN);
 	return j;
 }
 
-static cJSON *calibration_json(const struct stats_calibration *cal)
+static cJSON *calibration_json(const struct rtk_stats_calibration *cal)
 {
 	cJSON *j = cJSON_CreateObject(), *bins;
 	if (!j)
 		return NULL;
-	rtk_json_add_number(j, "brier", cal->brier);
-	rtk_json_add_number(j, "reliability", cal->reliability);
-	rtk_json_add_number(j, "resolution", cal->resolution);
-	rtk_json_add_number(j, "uncertainty", cal->uncertainty);
-	rtk_json_add_number(j, "ece_equal_width", cal->ece_width);
-	rtk_json_add_number(j, "ece_equal_count", cal->ece_mass);
-	rtk_json_add_number(j, "mce", cal->mce);
-	rtk_json_add_number(j, "log_loss", cal->log_loss);
-	rtk_json_add_number(j, "mean_confidence", cal->mean_confidence);
-	rtk_json_add_number(j, "accuracy", cal->accuracy);
-	rtk_json_add_number(j, "overconfidence", cal->overconfidence);
+	rtk_out_json_add_number(j, "brier", cal->brier);
+	rtk_out_json_add_number(j, "reliability", cal->reliability);
+	rtk_out_json_add_number(j, "resolution", cal->resolution);
+	rtk_out_json_add_number(j, "uncertainty", cal->uncertainty);
+	rtk_out_json_add_number(j, "ece_equal_width", cal->ece_width);
+	rtk_out_json_add_number(j, "ece_equal_count", cal->ece_mass);
+	rtk_out_json_add_number(j, "mce", cal->mce);
+	rtk_out_json_add_number(j, "log_loss", cal->log_loss);
+	rtk_out_json_add_number(j, "mean_confidence", cal->mean_confidence);
+	rtk_out_json_add_number(j, "accuracy", cal->accuracy);
+	rtk_out_json_add_number(j, "overconfidence", cal->overconfidence);
 	bins = cJSON_AddArrayToObject(j, "reliability_table");
 	for (unsigned i = 0; bins && i < cal->bins; i++) {
-		const struct stats_bin *b = &cal->bin[i];
+		const struct rtk_stats_bin *b = &cal->bin[i];
 		cJSON *row = cJSON_CreateObject();
 		if (!row)
 			break;
@@ -377,9 +377,9 @@ static cJSON *calibration_json(const struct stats_calibration *cal)
 		cJSON_AddNumberToObject(row, "n", (double)b->n);
 		cJSON_AddNumberToObject(row, "n_correct", (double)b->n_correct);
 		cJSON_AddBoolToObject(row, "empty", b->empty);
-		rtk_json_add_number(row, "mean_confidence", b->mean_confidence);
-		rtk_json_add_number(row, "accuracy", b->accuracy);
-		rtk_json_add_interval(row, "accuracy_ci", b->acc_lo, b->acc_hi);
+		rtk_out_json_add_number(row, "mean_confidence", b->mean_confidence);
+		rtk_out_json_add_number(row, "accuracy", b->accuracy);
+		rtk_out_json_add_interval(row, "accuracy_ci", b->acc_lo, b->acc_hi);
 		cJSON_AddItemToArray(bins, row);
 	}
 	return j;
@@ -412,7 +412,7 @@ static cJSON *thresholds_json(const struct calibration_opts *o)
 }
 
 /* The pre-registered rule, applied to the high subset. */
-static cJSON *verdict_json(const struct stats_discrimination *high, const struct calibration_opts *o)
+static cJSON *verdict_json(const struct rtk_stats_discrimination *high, const struct calibration_opts *o)
 {
 	char condition[1024], reason[256], hex[65];
 	const char *status;
@@ -425,8 +425,8 @@ static cJSON *verdict_json(const struct stats_discrimination *high, const struct
 		cJSON_Delete(t);
 		return NULL;
 	}
-	stats_auc_ci(high, o->ci_level, &lo, &hi);
-	stats_auc_ci(high, 1 - 2 * o->alpha, &elo, &ehi);
+	rtk_stats_auc_ci(high, o->ci_level, &lo, &hi);
+	rtk_stats_auc_ci(high, 1 - 2 * o->alpha, &elo, &ehi);
 	if (high->n_pos < (uint64_t)o->min_per_class || high->n_neg < (uint64_t)o->min_per_class) {
 		status = "INCONCLUSIVE";
 		snprintf(reason, sizeof(reason), "too few high rows: %llu right and %llu wrong, %ld of each needed",
@@ -467,7 +467,7 @@ static cJSON *verdict_json(const struct stats_discrimination *high, const struct
 }
 
 /* The first entry at or above the high threshold: the high subset is the tail of the sorted counts. */
-static size_t high_start(const struct stats_value_counts *v, size_t k, double high)
+static size_t high_start(const struct rtk_stats_value_counts *v, size_t k, double high)
 {
 	size_t lo = 0, hi = k;
 	while (lo < hi) {
@@ -480,15 +480,15 @@ static size_t high_start(const struct stats_value_counts *v, size_t k, double hi
 	return lo;
 }
 
-static int analyse(const struct stats_counter *counter, struct calibration_analysis *a, const struct calibration_opts *o)
+static int analyse(const struct rtk_stats_counter *counter, struct calibration_analysis *a, const struct calibration_opts *o)
 {
-	int rc = stats_counter_sorted(counter, &a->values, &a->k);
+	int rc = rtk_stats_counter_sorted(counter, &a->values, &a->k);
 	if (rc)
 		return rc;
 	a->first_high = high_start(a->values, a->k, o->high);
-	if ((rc = stats_discriminate(a->values, a->k, &a->all)) ||
-	    (rc = stats_discriminate(a->values + a->first_high, a->k - a->first_high, &a->high)) ||
-	    (rc = stats_calibrate(a->values, a->k, (unsigned)o->bins, &a->cal)))
+	if ((rc = rtk_stats_discriminate(a->values, a->k, &a->all)) ||
+	    (rc = rtk_stats_discriminate(a->values + a->first_high, a->k - a->first_high, &a->high)) ||
+	    (rc = rtk_stats_calibrate(a->values, a->k, (unsigned)o->bins, &a->cal)))
 		return rc;
 	return 0;
 }
@@ -527,7 +527,7 @@ static cJSON *parameters_json(cJSON *p, int nfiles, char **files, const struct c
 struct calibration_corpus *calibration_corpus_new(const struct calibration_opts *o)
 {
 	struct calibration_corpus *c = calloc(1, sizeof(*c));
-	if (!c || !(c->overall = stats_counter_new()) || !(c->groups = rtk_strmap_new())) {
+	if (!c || !(c->overall = rtk_stats_counter_new()) || !(c->groups = rtk_strmap_new())) {
 		calibration_corpus_free(c);
 		rtk_oom();
 		return NULL;
@@ -541,9 +541,9 @@ void calibration_corpus_free(struct calibration_corpus *c)
 	if (!c)
 		return;
 	for (size_t i = 0; c->groups && i < rtk_strmap_count(c->groups); i++)
-		stats_counter_free(rtk_strmap_value_at(c->groups, i));
+		rtk_stats_counter_free(rtk_strmap_value_at(c->groups, i));
 	rtk_strmap_free(c->groups);
-	stats_counter_free(c->overall);
+	rtk_stats_counter_free(c->overall);
 	free(c);
 }
 
@@ -587,93 +587,93 @@ int calibration_report(const struct calibration_corpus *c, int nfiles, char **fi
 
 /* ----- markdown: read back from the result, so both formats say the same ----- */
 
-static void md_discrimination_row(struct rtk_md_table *t, const char *label, const cJSON *d)
+static void md_discrimination_row(struct rtk_out_md_table *t, const char *label, const cJSON *d)
 {
-	rtk_md_cell(t, "%s", label);
-	rtk_md_cell(t, "%.0f", rtk_json_num(d, "n"));
-	rtk_md_cell(t, "%.0f", rtk_json_num(d, "n_correct"));
-	rtk_md_cell(t, "%.0f", rtk_json_num(d, "n_wrong"));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "accuracy"), 3));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "auc"), 3));
-	rtk_md_cell(t, "%s", rtk_md_interval(d, "auc_ci", 3));
-	rtk_md_cell(t, "%s", rtk_md_pvalue(rtk_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater")));
-	rtk_md_cell(t, "%.0f", rtk_json_num(d, "distinct_values"));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(d, "tied_pair_share"), 3));
+	rtk_out_md_cell(t, "%s", label);
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(d, "n"));
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(d, "n_correct"));
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(d, "n_wrong"));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(d, "accuracy"), 3));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(d, "auc"), 3));
+	rtk_out_md_cell(t, "%s", rtk_out_md_interval(d, "auc_ci", 3));
+	rtk_out_md_cell(t, "%s", rtk_out_md_pvalue(rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater")));
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(d, "distinct_values"));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(d, "tied_pair_share"), 3));
 }
 
-static void md_section(struct rtk_md *md, const cJSON *s, int level, double high, double ci_level)
+static void md_section(struct rtk_out_md *md, const cJSON *s, int level, double high, double ci_level)
 {
 	const cJSON *lift = cJSON_GetObjectItemCaseSensitive(s, "lift");
 	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(s, "calibration");
 	const cJSON *bin;
 	char label[64], ci[32];
-	struct rtk_md_table *t;
+	struct rtk_out_md_table *t;
 
 	snprintf(label, sizeof(label), "high (≥ %g)", high);
 	snprintf(ci, sizeof(ci), "AUC %g%% CI", ci_level * 100);
-	t = rtk_md_table(md, "lrrrrrrrrr", "rows", "n", "right", "wrong", "accuracy", "AUC", ci, "p (AUC > 0.5)",
+	t = rtk_out_md_table(md, "lrrrrrrrrr", "rows", "n", "right", "wrong", "accuracy", "AUC", ci, "p (AUC > 0.5)",
 			 "distinct", "tied pairs");
 	md_discrimination_row(t, "all", cJSON_GetObjectItemCaseSensitive(s, "all"));
 	md_discrimination_row(t, label, cJSON_GetObjectItemCaseSensitive(s, "high"));
-	rtk_md_table_end(t);
-	rtk_md_para(md, "Lift: P(right | high) = %s (%s) against P(right) = %s (%s): **%s×**.",
-		    rtk_md_num(rtk_json_num(lift, "p_correct_high"), 3), rtk_md_interval(lift, "p_correct_high_ci", 3),
-		    rtk_md_num(rtk_json_num(lift, "p_correct"), 3), rtk_md_interval(lift, "p_correct_ci", 3),
-		    rtk_md_num(rtk_json_num(lift, "lift"), 2));
+	rtk_out_md_table_end(t);
+	rtk_out_md_para(md, "Lift: P(right | high) = %s (%s) against P(right) = %s (%s): **%s×**.",
+		    rtk_out_md_num(rtk_out_json_num(lift, "p_correct_high"), 3), rtk_out_md_interval(lift, "p_correct_high_ci", 3),
+		    rtk_out_md_num(rtk_out_json_num(lift, "p_correct"), 3), rtk_out_md_interval(lift, "p_correct_ci", 3),
+		    rtk_out_md_num(rtk_out_json_num(lift, "lift"), 2));
 
-	rtk_md_heading(md, level, "Calibration");
-	t = rtk_md_table(md, "rrrrrrrrr", "Brier", "reliability", "resolution", "uncertainty", "ECE (width)",
+	rtk_out_md_heading(md, level, "Calibration");
+	t = rtk_out_md_table(md, "rrrrrrrrr", "Brier", "reliability", "resolution", "uncertainty", "ECE (width)",
 			 "ECE (count)", "MCE", "log loss", "overconfidence");
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cal, "brier"), 4));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cal, "reliability"), 4));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cal, "resolution"), 4));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cal, "uncertainty"), 4));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cal, "ece_equal_width"), 4));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cal, "ece_equal_count"), 4));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cal, "mce"), 4));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(cal, "log_loss"), 4));
-	rtk_md_cell(t, "%+.4f", rtk_json_num(cal, "overconfidence"));
-	rtk_md_table_end(t);
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(cal, "brier"), 4));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(cal, "reliability"), 4));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(cal, "resolution"), 4));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(cal, "uncertainty"), 4));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(cal, "ece_equal_width"), 4));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(cal, "ece_equal_count"), 4));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(cal, "mce"), 4));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(cal, "log_loss"), 4));
+	rtk_out_md_cell(t, "%+.4f", rtk_out_json_num(cal, "overconfidence"));
+	rtk_out_md_table_end(t);
 
-	t = rtk_md_table(md, "lrrrrrl", "confidence", "n", "right", "mean confidence", "accuracy", "accuracy 95% CI", "");
+	t = rtk_out_md_table(md, "lrrrrrl", "confidence", "n", "right", "mean confidence", "accuracy", "accuracy 95% CI", "");
 	cJSON_ArrayForEach(bin, cJSON_GetObjectItemCaseSensitive(cal, "reliability_table")) {
 		bool empty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bin, "empty"));
-		double hi = rtk_json_num(bin, "hi");
-		rtk_md_cell(t, "[%.2f, %.2f%s", rtk_json_num(bin, "lo"), hi, hi >= 1 ? "]" : ")");
-		rtk_md_cell(t, "%.0f", rtk_json_num(bin, "n"));
-		rtk_md_cell(t, "%.0f", rtk_json_num(bin, "n_correct"));
-		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(bin, "mean_confidence"), 3));
-		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(bin, "accuracy"), 3));
-		rtk_md_cell(t, "%s", rtk_md_interval(bin, "accuracy_ci", 3));
-		rtk_md_cell(t, "%s", empty ? "empty" : "");
+		double hi = rtk_out_json_num(bin, "hi");
+		rtk_out_md_cell(t, "[%.2f, %.2f%s", rtk_out_json_num(bin, "lo"), hi, hi >= 1 ? "]" : ")");
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(bin, "n"));
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(bin, "n_correct"));
+		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(bin, "mean_confidence"), 3));
+		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(bin, "accuracy"), 3));
+		rtk_out_md_cell(t, "%s", rtk_out_md_interval(bin, "accuracy_ci", 3));
+		rtk_out_md_cell(t, "%s", empty ? "empty" : "");
 	}
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 }
 
-void calibration_render_md(const cJSON *r, struct rtk_md *md, int level)
+void calibration_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
 	const cJSON *th = cJSON_GetObjectItemCaseSensitive(v, "thresholds");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(r, "input");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
 	const cJSON *g;
-	double high = rtk_json_num(th, "high"), ci_level = rtk_json_num(th, "ci_level");
+	double high = rtk_out_json_num(th, "high"), ci_level = rtk_out_json_num(th, "ci_level");
 
-	rtk_md_heading(md, level, "Calibration: does self-rated confidence tell right work from wrong?");
-	rtk_md_para(md, "**Verdict: %s**: %s.", rtk_json_str(v, "status"), rtk_json_str(v, "reason"));
-	rtk_md_para(md, "Rule (pre-registered): %s. Rule sha256 `%s`.", rtk_json_str(v, "condition"),
-		    rtk_json_str(v, "config_sha256"));
-	rtk_md_para(md, "%.0f rows read%s.", rtk_json_num(in, "rows"),
-		    rtk_json_num(in, "skipped_invalid") > 0 ? ", some invalid lines skipped" : "");
-	if (rtk_json_num(in, "skipped_invalid") > 0)
-		rtk_md_para(md, "Skipped %.0f invalid lines; the first: %s", rtk_json_num(in, "skipped_invalid"),
-			    rtk_json_str(in, "first_skipped"));
-	rtk_md_heading(md, level + 1, "All rows");
+	rtk_out_md_heading(md, level, "Calibration: does self-rated confidence tell right work from wrong?");
+	rtk_out_md_para(md, "**Verdict: %s**: %s.", rtk_out_json_str(v, "status"), rtk_out_json_str(v, "reason"));
+	rtk_out_md_para(md, "Rule (pre-registered): %s. Rule sha256 `%s`.", rtk_out_json_str(v, "condition"),
+		    rtk_out_json_str(v, "config_sha256"));
+	rtk_out_md_para(md, "%.0f rows read%s.", rtk_out_json_num(in, "rows"),
+		    rtk_out_json_num(in, "skipped_invalid") > 0 ? ", some invalid lines skipped" : "");
+	if (rtk_out_json_num(in, "skipped_invalid") > 0)
+		rtk_out_md_para(md, "Skipped %.0f invalid lines; the first: %s", rtk_out_json_num(in, "skipped_invalid"),
+			    rtk_out_json_str(in, "first_skipped"));
+	rtk_out_md_heading(md, level + 1, "All rows");
 	md_section(md, cJSON_GetObjectItemCaseSensitive(r, "overall"), level + 2, high, ci_level);
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(r, "groups")) {
 		const cJSON *gv = cJSON_GetObjectItemCaseSensitive(g, "verdict");
-		rtk_md_heading(md, level + 1, "%s = %s", rtk_json_str(p, "group_by"), rtk_json_str(g, "group"));
-		rtk_md_para(md, "**Verdict: %s**: %s.", rtk_json_str(gv, "status"), rtk_json_str(gv, "reason"));
+		rtk_out_md_heading(md, level + 1, "%s = %s", rtk_out_json_str(p, "group_by"), rtk_out_json_str(g, "group"));
+		rtk_out_md_para(md, "**Verdict: %s**: %s.", rtk_out_json_str(gv, "status"), rtk_out_json_str(gv, "reason"));
 		md_section(md, g, level + 2, high, ci_level);
 	}
 }

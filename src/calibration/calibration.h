@@ -31,20 +31,20 @@ void calibration_corpus_free(struct calibration_corpus *c);
 int calibration_corpus_read(struct calibration_corpus *c, const char *path);
 
 struct calibration_analysis {
-	struct stats_value_counts *values; /* the caller frees it */
+	struct rtk_stats_value_counts *values; /* the caller frees it */
 	size_t k, first_high;
-	struct stats_discrimination all, high;
-	struct stats_calibration cal;
+	struct rtk_stats_discrimination all, high;
+	struct rtk_stats_calibration cal;
 };
 
 /*
- * Adds to result (an rtk_result_new envelope) the parameters, input, verdict, overall and groups of
+ * Adds to result (an rtk_out_result_new envelope) the parameters, input, verdict, overall and groups of
  * rtk.calibrate.v1; *overall gets the overall analysis (for the SVG).
  */
 int calibration_report(const struct calibration_corpus *c, int nfiles, char **files, cJSON *result,
 		       struct calibration_analysis *overall);
 
 /* The markdown of such a result, its title at heading level (1 for calibrate, deeper inside phase0). */
-void calibration_render_md(const cJSON *result, struct rtk_md *md, int level);
+void calibration_render_md(const cJSON *result, struct rtk_out_md *md, int level);
 
 #endif

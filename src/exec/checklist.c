@@ -175,7 +175,7 @@ static int add_item(struct checklist *c, enum checklist_state state, size_t line
 {
 	struct checklist_item *item;
 
-	if (RTK_GROW(c->items, c->n + 1, c->cap))
+	if (RTK_ALLOC_GROW(c->items, c->n + 1, c->cap))
 		return RTK_EXIT_FAILURE;
 	item = &c->items[c->n];
 	if (!(item->text = malloc(text.n + 1)))
@@ -411,7 +411,7 @@ static void pair_items(struct pairing *p, size_t n_before, size_t n_after)
 
 static int add_change(struct checklist_diff *d, const struct checklist_item *before, const struct checklist_item *after)
 {
-	if (RTK_GROW(d->changes, d->n + 1, d->cap))
+	if (RTK_ALLOC_GROW(d->changes, d->n + 1, d->cap))
 		return RTK_EXIT_FAILURE;
 	d->changes[d->n++] = (struct checklist_change){ before, after };
 	d->ticked += after && after->state == CHECKLIST_DONE && !(before && before->state == CHECKLIST_DONE);

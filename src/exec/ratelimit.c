@@ -97,18 +97,18 @@ static int compile_list(struct rule_list *l, const cJSON *json, const char *key,
 	if (json && !cJSON_IsArray(json))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"%s\" must be a list", source, key);
 	cJSON_ArrayForEach(r, json) {
-		const char *name = rtk_json_str(r, "name"), *regex = rtk_json_str(r, "regex");
+		const char *name = rtk_out_json_str(r, "name"), *regex = rtk_out_json_str(r, "regex");
 		struct ratelimit_rule *rule;
 		char what[160];
 		int rc;
 
 		if (!*name || !*regex)
 			return rtk_fail(RTK_EXIT_USAGE, "%s: each of \"%s\" needs a \"name\" and a \"regex\"", source, key);
-		if (RTK_GROW(l->rules, l->n + 1, l->cap))
+		if (RTK_ALLOC_GROW(l->rules, l->n + 1, l->cap))
 			return rtk_oom();
 		rule = &l->rules[l->n];
 		memset(rule, 0, sizeof(*rule));
-		if (with_form && parse_form(rtk_json_str(r, "form"), &rule->form))
+		if (with_form && parse_form(rtk_out_json_str(r, "form"), &rule->form))
 			return rtk_fail(RTK_EXIT_USAGE, "%s: rule %s: \"form\" must be epoch, iso, http_date, clock, seconds or duration",
 					source, name);
 		snprintf(what, sizeof(what), "%s: rate-limit rule %s", source, name);
@@ -123,13 +123,13 @@ static int compile_list(struct rule_list *l, const cJSON *json, const char *key,
 	return 0;
 }
 
-/* A whole number of seconds in [min, RTK_DURATION_MAX_SECONDS]. */
+/* A whole number of seconds in [min, RTK_TIME_DURATION_MAX_SECONDS]. */
 static int read_seconds_setting(const cJSON *rules, const char *key, int64_t min, const char *source, int64_t *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rules, key);
 
 	/* The range first (NaN fails it too): only then may the value be converted to check it is whole. */
-	if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)min && v->valuedouble <= (double)RTK_DURATION_MAX_SECONDS) ||
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)min && v->valuedouble <= (double)RTK_TIME_DURATION_MAX_SECONDS) ||
 	    v->valuedouble != (double)(int64_t)v->valuedouble)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: \"%s\" must be a whole number of seconds, at least %lld", source, key,
 				(long long)min);
@@ -182,7 +182,7 @@ int ratelimit_compile(const cJSON *rules, const char *source, struct ratelimit *
 int ratelimit_load(const char *override_path, struct ratelimit **out, char sha256[65])
 {
 	cJSON *rules;
-	int rc = rtk_rules_load(RATELIMIT_RULES, override_path, &rules, sha256);
+	int rc = rtk_data_rules_load(RATELIMIT_RULES, override_path, &rules, sha256);
 
 	*out = NULL;
 	if (rc)

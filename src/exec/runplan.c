@@ -37,14 +37,14 @@ static bool plan_holds_secret(struct runplan_attempt *a)
 	char *text;
 	size_t len, out_len;
 	unsigned found = 0;
-	if (rtk_read_file(a->o->plan, &text, &len))
+	if (rtk_fs_read_file(a->o->plan, &text, &len))
 		return false; /* it was just read: a failure now leaves the commands, scanned below */
-	free(rtk_secrets_redact(a->rules->secrets, text, len, &out_len, &found));
+	free(secrets_redact(a->rules->secrets, text, len, &out_len, &found));
 	free(text);
 	for (size_t s = 0; !found && s < a->plan->nsteps; s++)
 		for (size_t c = 0; !found && c < a->plan->steps[s].ncommands; c++) {
 			const char *cmd = a->plan->steps[s].commands[c];
-			free(rtk_secrets_redact(a->rules->secrets, cmd, strlen(cmd), &out_len, &found));
+			free(secrets_redact(a->rules->secrets, cmd, strlen(cmd), &out_len, &found));
 		}
 	return found > 0;
 }
@@ -124,7 +124,7 @@ static bool make_run_dir(struct runplan_attempt *a)
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "out of memory");
 		return false;
 	}
-	if (rtk_mkdir_p(a->run_dir, 0755)) {
+	if (rtk_fs_mkdir_p(a->run_dir, 0755)) {
 		runplan_set_error(a, "SANDBOX_CREATE_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
 		return false;
 	}
@@ -257,7 +257,7 @@ static bool replanned(const struct runplan_opts *o, struct runplan_attempt *a, c
 {
 	char hash[65], *text;
 	size_t len;
-	if (!replan(o, a) || rtk_read_file(o->plan, &text, &len))
+	if (!replan(o, a) || rtk_fs_read_file(o->plan, &text, &len))
 		return false;
 	rtk_sha256_hex(text, len, hash);
 	free(text);

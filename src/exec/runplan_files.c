@@ -60,7 +60,7 @@ static int write_checked(const char *path, const char *schema_rel, const cJSON *
 	else
 		rc = rtk_oom();
 	if (!rc)
-		rc = rtk_write_file_atomic(path, text, len);
+		rc = rtk_fs_write_file_atomic(path, text, len);
 	free(text);
 	return rc;
 }
@@ -73,7 +73,7 @@ static int make_parent(const char *path)
 		return rtk_oom();
 	if ((slash = strrchr(dir, '/')))
 		*slash = '\0';
-	rc = slash ? rtk_mkdir_p(dir, 0755) : 0;
+	rc = slash ? rtk_fs_mkdir_p(dir, 0755) : 0;
 	free(dir);
 	return rc;
 }
@@ -131,7 +131,7 @@ int runplan_unlatch(const char *path, cJSON **contents)
 	*contents = NULL;
 	if (access(path, F_OK) && errno == ENOENT)
 		return 0;
-	if (rtk_read_file(path, &text, &len))
+	if (rtk_fs_read_file(path, &text, &len))
 		return RTK_EXIT_FAILURE;
 	*contents = cJSON_ParseWithLength(text, len);
 	if (!*contents)
@@ -222,7 +222,7 @@ static int write_in_run_dir(struct runplan_attempt *a, const char *name, const c
 	int rc;
 	if (asprintf(&path, "%s/%s", a->run_dir, name) < 0)
 		return rtk_oom();
-	if (!(rc = rtk_write_file_atomic(path, data, len)))
+	if (!(rc = rtk_fs_write_file_atomic(path, data, len)))
 		cJSON_AddItemToArray(a->written, cJSON_CreateString(path));
 	free(path);
 	return rc;

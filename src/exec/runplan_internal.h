@@ -39,7 +39,7 @@ struct runplan_rules {
 	const char *needs_default;
 	long last_lines;
 	int64_t step_timeout_ms, kill_grace_ms;
-	struct rtk_secrets *secrets;
+	struct secrets *secrets;
 	char secrets_sha256[65];
 };
 

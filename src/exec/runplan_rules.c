@@ -40,11 +40,11 @@ static int compile_patterns(const cJSON *list, const char *what, const char *sou
 
 static int load_limit(const cJSON *limits, const char *key, const char *source, int64_t *ms)
 {
-	const char *text = rtk_json_str(limits, key);
+	const char *text = rtk_out_json_str(limits, key);
 	int64_t seconds;
 	if (!*text)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s is missing (a duration such as 10m)", source, key);
-	if (rtk_duration_parse(text, &seconds) || seconds <= 0)
+	if (rtk_time_duration_parse(text, &seconds) || seconds <= 0)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s: '%s' is not a duration such as 10m", source, key, text);
 	*ms = seconds * 1000;
 	return 0;
@@ -84,10 +84,10 @@ static int compile_rules(const struct runplan_opts *o, struct runplan_rules *r)
 	    (rc = load_limit(limits, "step_timeout", source, &r->step_timeout_ms)) ||
 	    (rc = load_limit(limits, "kill_grace", source, &r->kill_grace_ms)))
 		return rc;
-	r->needs_default = rtk_json_str(blocker, "default");
+	r->needs_default = rtk_out_json_str(blocker, "default");
 	if (strcmp(r->needs_default, "RESEARCH") && strcmp(r->needs_default, "REPLAN"))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blocker.default must be RESEARCH or REPLAN", source);
-	r->last_lines = (long)rtk_json_num(blocker, "last_lines");
+	r->last_lines = (long)rtk_out_json_num(blocker, "last_lines");
 	if (!(r->last_lines >= 1 && r->last_lines <= 1000))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blocker.last_lines must be a whole number from 1 to 1000", source);
 	return 0;
@@ -97,8 +97,8 @@ int runplan_rules_load(const struct runplan_opts *o, struct runplan_rules *r)
 {
 	int rc;
 	memset(r, 0, sizeof(*r));
-	if ((rc = rtk_rules_load(RUNPLAN_RULES, o->rules, &r->json, r->sha256)) || (rc = compile_rules(o, r)) ||
-	    (rc = rtk_secrets_load(o->secrets, &r->secrets, r->secrets_sha256))) {
+	if ((rc = rtk_data_rules_load(RUNPLAN_RULES, o->rules, &r->json, r->sha256)) || (rc = compile_rules(o, r)) ||
+	    (rc = secrets_load(o->secrets, &r->secrets, r->secrets_sha256))) {
 		runplan_rules_free(r);
 		return rc;
 	}
@@ -114,7 +114,7 @@ void runplan_rules_free(struct runplan_rules *r)
 	free(r->research);
 	free(r->replan);
 	free(r->exclude);
-	rtk_secrets_free(r->secrets);
+	secrets_free(r->secrets);
 	cJSON_Delete(r->json);
 	memset(r, 0, sizeof(*r));
 }

@@ -87,7 +87,7 @@ static bool log_redacted(struct step_io *io, const char *text, size_t len, bool 
 {
 	unsigned found = 0;
 	size_t out_len;
-	char *clean = rtk_secrets_redact(io->a->rules->secrets, text, len, &out_len, &found);
+	char *clean = secrets_redact(io->a->rules->secrets, text, len, &out_len, &found);
 	if (!clean) {
 		/* no memory to redact with: log nothing of it, and stop as for a secret (fail closed) */
 		io->write_failed = true;
@@ -298,7 +298,7 @@ int runplan_run_steps(struct runplan_attempt *a)
 	int rc;
 	if (asprintf(&logs, "%s/logs", a->run_dir) < 0)
 		return rtk_oom();
-	rc = rtk_mkdir_p(logs, 0755);
+	rc = rtk_fs_mkdir_p(logs, 0755);
 	free(logs);
 	if (rc) {
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());

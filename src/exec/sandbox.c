@@ -86,7 +86,7 @@ static int make_root(const struct sandbox_spec *spec, const char *project, struc
 {
 	char *root = NULL, *base = NULL;
 	int rc;
-	if ((rc = rtk_mkdir_p(spec->sandbox_root, 0700)) || (rc = real_path(spec->sandbox_root, &base)))
+	if ((rc = rtk_fs_mkdir_p(spec->sandbox_root, 0700)) || (rc = real_path(spec->sandbox_root, &base)))
 		return rc;
 	if (path_within(base, project)) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "the sandbox root %s is inside the project %s", base, project);
@@ -198,10 +198,10 @@ static int add_detached_worktree(git_repository *repo, struct sandbox *sb, const
 	    git_worktree_add(&wt, repo, sb->worktree_name, sb->dir, &opts) < 0 ||
 	    git_repository_open_ext(&wtrepo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    git_repository_set_head_detached(wtrepo, git_commit_id(head)) < 0)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make a worktree at %s: %s", sb->dir, rtk_git2_error());
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make a worktree at %s: %s", sb->dir, git2api_error());
 	sb->mode = SANDBOX_WORKTREE; /* from here on, removing the sandbox prunes what was registered */
 	if (branch && git_reference_delete(branch) < 0 && !rc)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot delete the branch %s: %s", sb->worktree_name, rtk_git2_error());
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot delete the branch %s: %s", sb->worktree_name, git2api_error());
 	git_repository_free(wtrepo);
 	git_worktree_free(wt);
 	git_reference_free(branch);
@@ -342,7 +342,7 @@ static int commit_baseline(struct sandbox *sb)
 	    git_signature_new(&sig, "rtk run-plan", "run-plan@rtk.invalid", 0, 0) < 0 ||
 	    git_commit_create(&commit_id, repo, "HEAD", sig, sig, NULL, "rtk run-plan baseline\n", tree, 0, NULL) < 0)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot record the sandbox's baseline in %s: %s", sb->dir,
-			      rtk_git2_error());
+			      git2api_error());
 	else
 		gitx_oid_hex(&commit_id, sb->baseline);
 	git_tree_free(tree);
@@ -395,7 +395,7 @@ static int create_in(const struct sandbox_spec *spec, struct sandbox *sb)
 {
 	const char *why = NULL;
 	int rc;
-	if ((rc = rtk_git2_load()) || (rc = real_path(spec->project, &sb->project)) || (rc = make_root(spec, sb->project, sb)))
+	if ((rc = git2api_load()) || (rc = real_path(spec->project, &sb->project)) || (rc = make_root(spec, sb->project, sb)))
 		return rc;
 	if (spec->mode != SANDBOX_COPY) {
 		if ((rc = try_worktree(spec, sb, &why)))
@@ -485,7 +485,7 @@ int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len)
 	*patch = NULL;
 	*len = 0;
 	if (git_repository_open_ext(&repo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
-		return rtk_fail(RTK_EXIT_FAILURE, "cannot open the sandbox %s: %s", sb->dir, rtk_git2_error());
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot open the sandbox %s: %s", sb->dir, git2api_error());
 	if ((rc = gitx_resolve_commit(repo, sb->baseline, &base)))
 		goto out;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
@@ -493,7 +493,7 @@ int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len)
 		     GIT_DIFF_SHOW_BINARY;
 	if (git_commit_tree(&tree, base) < 0 || git_diff_tree_to_workdir_with_index(&diff, repo, tree, &opts) < 0 ||
 	    git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot diff the sandbox %s: %s", sb->dir, rtk_git2_error());
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot diff the sandbox %s: %s", sb->dir, git2api_error());
 		goto out;
 	}
 	if (!(*patch = malloc(buf.size + 1))) {
@@ -520,10 +520,10 @@ static int prune_worktree(const struct sandbox *sb)
 	git_worktree_prune_options opts;
 	int rc = 0;
 	if (git_repository_open_ext(&repo, sb->project, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
-		return rtk_fail(RTK_EXIT_FAILURE, "cannot open %s: %s", sb->project, rtk_git2_error());
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot open %s: %s", sb->project, git2api_error());
 	git_worktree_prune_options_init(&opts, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
 	if (git_worktree_lookup(&wt, repo, sb->worktree_name) == 0 && git_worktree_prune(wt, &opts) < 0)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot prune the worktree %s: %s", sb->worktree_name, rtk_git2_error());
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot prune the worktree %s: %s", sb->worktree_name, git2api_error());
 	git_worktree_free(wt);
 	git_repository_free(repo);
 	return rc;

@@ -1,4 +1,4 @@
-/* src/git/git2api.c — the lazy libgit2 binding generated from RTK_GIT2_API. */
+/* src/git/git2api.c — the lazy libgit2 binding generated from GIT2API_FUNCTIONS. */
 #include "config.h"
 #include "git2api.h"
 #include "lib/err.h"
@@ -9,22 +9,22 @@
 
 #ifdef RTK_LAZY_LIBS
 static struct {
-#define X RTK_LAZY_SLOT
-	RTK_GIT2_API(X, X)
+#define X RTK_LAZYLIB_SLOT
+	GIT2API_FUNCTIONS(X, X)
 #undef X
 } git2;
 
 static const char *const git2_names[] = {
-#define X RTK_LAZY_NAME
-	RTK_GIT2_API(X, X)
+#define X RTK_LAZYLIB_NAME
+	GIT2API_FUNCTIONS(X, X)
 #undef X
 };
 
 static struct rtk_lazylib git2_lib = { "libgit2", RTK_GIT2_SONAME, RTK_GIT2_PACKAGE, NULL, 0 };
 
-#define STUB(ret, name, params, args) RTK_LAZY_STUB(git2, ret, name, params, args)
-#define STUB_VOID(ret, name, params, args) RTK_LAZY_STUB_VOID(git2, ret, name, params, args)
-RTK_GIT2_API(STUB, STUB_VOID)
+#define STUB(ret, name, params, args) RTK_LAZYLIB_STUB(git2, ret, name, params, args)
+#define STUB_VOID(ret, name, params, args) RTK_LAZYLIB_STUB_VOID(git2, ret, name, params, args)
+GIT2API_FUNCTIONS(STUB, STUB_VOID)
 
 static int load_symbols(void)
 {
@@ -37,7 +37,7 @@ static int load_symbols(void)
 }
 #endif
 
-int rtk_git2_load(void)
+int git2api_load(void)
 {
 	static int loaded;
 	int rc;
@@ -46,12 +46,12 @@ int rtk_git2_load(void)
 	if ((rc = load_symbols()))
 		return rc;
 	if (git_libgit2_init() < 0)
-		return rtk_fail(RTK_EXIT_FAILURE, "libgit2 failed to initialise: %s", rtk_git2_error());
+		return rtk_fail(RTK_EXIT_FAILURE, "libgit2 failed to initialise: %s", git2api_error());
 	loaded = 1;
 	return 0;
 }
 
-void rtk_git2_tune_for_history(void)
+void git2api_tune_for_history(void)
 {
 #ifdef RTK_LAZY_LIBS
 	int (*opts)(int, ...);
@@ -65,7 +65,7 @@ void rtk_git2_tune_for_history(void)
 #endif
 }
 
-const char *rtk_git2_error(void)
+const char *git2api_error(void)
 {
 	const git_error *e = git_error_last();
 	return e && e->message ? e->message : "unknown error";

@@ -8,7 +8,7 @@
  * X(ret, name, params, args) for functions returning a value, XV(...) for void ones. A function
  * rtk calls that is missing here fails to link in the default (lazy) build, so the list stays whole.
  */
-#define RTK_GIT2_API(X, XV)                                                                          \
+#define GIT2API_FUNCTIONS(X, XV)                                                                          \
 	X(int, git_libgit2_init, (void), ())                                                          \
 	X(int, git_libgit2_version, (int *major, int *minor, int *rev), (major, minor, rev))          \
 	X(const git_error *, git_error_last, (void), ())                                              \
@@ -82,17 +82,17 @@
 	XV(void, git_reference_free, (git_reference *ref), (ref))
 
 /* Loads libgit2 (once) and initialises it. 0, or RTK_EXIT_FAILURE naming the package to install. */
-int rtk_git2_load(void);
+int git2api_load(void);
 
 /*
  * Tunes libgit2 for walking a long history: no re-hashing of every object read
  * (GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION; git does not check on read either, and it was a third
  * of a walk's time). Raising libgit2's object cache limits instead made a walk slower and four
- * times bigger. Call after rtk_git2_load(); git_libgit2_opts is variadic, so it has no stub.
+ * times bigger. Call after git2api_load(); git_libgit2_opts is variadic, so it has no stub.
  */
-void rtk_git2_tune_for_history(void);
+void git2api_tune_for_history(void);
 
 /* libgit2's last error message, or "unknown error". */
-const char *rtk_git2_error(void);
+const char *git2api_error(void);
 
 #endif

@@ -375,7 +375,7 @@ static void cache_put(struct gitodb *db, struct obj *o, uint32_t pack, uint64_t 
 {
 	if (o->charge > db->limit / 4)
 		return; /* a big blob would push out hundreds of trees */
-	if (db->count >= db->nbuckets) { /* not RTK_GROW: the objects are rehashed into fresh buckets */
+	if (db->count >= db->nbuckets) { /* not RTK_ALLOC_GROW: the objects are rehashed into fresh buckets */
 		size_t n = db->nbuckets ? db->nbuckets * 2 : 4096;
 		struct obj **b = calloc(n, sizeof(*b));
 		if (!b)
@@ -611,7 +611,7 @@ static int read_packed(struct gitodb *db, uint32_t pn, uint64_t off, struct obj 
 			goto out;
 		if (type == OFS_DELTA || type == REF_DELTA) {
 			uint64_t base_off = 0;
-			if (n == cap) { /* not RTK_GROW: the first links live on the stack */
+			if (n == cap) { /* not RTK_ALLOC_GROW: the first links live on the stack */
 				struct link *v;
 				if (cap >= MAX_CHAIN) {
 					rc = corrupt(p, off, "delta chain too long");
@@ -791,7 +791,7 @@ static int read_fallback(struct gitodb *db, const unsigned char *id, struct obj 
 	/* Readers on other threads share the repository: one libgit2 call at a time. */
 	pthread_mutex_lock(&fallback_lock);
 	if (!db->fallback && git_repository_odb(&db->fallback, db->repo) < 0) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot open the object store: %s", rtk_git2_error());
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot open the object store: %s", git2api_error());
 	} else if (git_odb_read(&go, db->fallback, &oid) < 0) {
 		rc = rtk_fail(GIT_ENOTFOUND, "object %s is missing from the repository", oid_hex(id, hex));
 	} else {
@@ -933,7 +933,7 @@ struct tree_diff {
 static size_t path_at(struct tree_diff *td, size_t len, const struct gitodb_entry *e, bool dir)
 {
 	size_t need = len + e->name_len + 2;
-	if (RTK_GROW_FROM(td->path, need, td->cap, 256))
+	if (RTK_ALLOC_GROW_FROM(td->path, need, td->cap, 256))
 		return 0;
 	memcpy(td->path + len, e->name, e->name_len);
 	len += e->name_len;
@@ -1152,7 +1152,7 @@ int gitodb_commit_parse(const struct gitodb_object *c, struct gitodb_commit *out
 		return rtk_fail(RTK_EXIT_FAILURE, "malformed commit: no tree");
 	p += 46;
 	while (end - p >= 48 && !memcmp(p, "parent ", 7) && p[47] == '\n') {
-		if (RTK_GROW_FROM(*parent_buf, (out->nparents + 1) * 20, *parent_cap, 160))
+		if (RTK_ALLOC_GROW_FROM(*parent_buf, (out->nparents + 1) * 20, *parent_cap, 160))
 			return RTK_EXIT_FAILURE;
 		if (!hex_decode(p + 7, *parent_buf + out->nparents * 20))
 			return rtk_fail(RTK_EXIT_FAILURE, "malformed commit: bad parent");

@@ -12,14 +12,14 @@
 
 int gitx_open(git_repository **out, const char *path)
 {
-	int rc = rtk_git2_load();
+	int rc = git2api_load();
 	*out = NULL;
 	if (rc)
 		return rc;
 	if (git_repository_open_ext(out, path ? path : ".", 0, NULL) < 0) {
 		if (git_error_last() && git_error_last()->klass == GIT_ERROR_REPOSITORY)
 			return rtk_fail(RTK_EXIT_USAGE, "not a git repository: %s", path ? path : ".");
-		return rtk_fail(RTK_EXIT_USAGE, "cannot open a git repository at %s: %s", path ? path : ".", rtk_git2_error());
+		return rtk_fail(RTK_EXIT_USAGE, "cannot open a git repository at %s: %s", path ? path : ".", git2api_error());
 	}
 	return 0;
 }
@@ -48,7 +48,7 @@ int gitx_head_name(git_repository *repo, char **out)
 
 	*out = NULL;
 	if (git_reference_lookup(&head, repo, "HEAD") < 0)
-		return rtk_fail(RTK_EXIT_FAILURE, "cannot read HEAD: %s", rtk_git2_error());
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read HEAD: %s", git2api_error());
 	/* A symbolic HEAD names its branch even when the branch has no commit yet (an unborn HEAD). */
 	if ((target = git_reference_symbolic_target(head))) {
 		if (!strncmp(target, "refs/heads/", 11))
@@ -68,7 +68,7 @@ int gitx_head_name(git_repository *repo, char **out)
 
 int gitx_paths_push(struct gitx_paths *p, const char *s)
 {
-	if (RTK_GROW(p->v, p->n + 1, p->cap))
+	if (RTK_ALLOC_GROW(p->v, p->n + 1, p->cap))
 		return RTK_EXIT_FAILURE;
 	if (!(p->v[p->n] = strdup(s)))
 		return rtk_oom();
@@ -98,14 +98,14 @@ int gitx_changed_files(git_repository *repo, const char *rev, struct gitx_paths 
 		if ((rc = gitx_resolve_commit(repo, rev, &commit)))
 			return rc;
 		if (git_commit_tree(&tree, commit) < 0) {
-			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read the tree of '%s': %s", rev, rtk_git2_error());
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read the tree of '%s': %s", rev, git2api_error());
 			goto out;
 		}
 	}
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS;
 	if (git_diff_tree_to_workdir_with_index(&diff, repo, tree, &opts) < 0) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot diff the work tree against '%s': %s", rev, rtk_git2_error());
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot diff the work tree against '%s': %s", rev, git2api_error());
 		goto out;
 	}
 	for (size_t i = 0, n = git_diff_num_deltas(diff); i < n && !rc; i++) {
@@ -135,7 +135,7 @@ char *gitx_oid_hex(const git_oid *id, char buf[41])
 }
 
 struct hunk_acc {
-	struct lt_hunk *v;
+	struct linetrack_hunk *v;
 	size_t n, cap;
 	int oom;
 };
@@ -144,11 +144,11 @@ static int collect_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *p
 {
 	struct hunk_acc *acc = payload;
 	(void)d;
-	if (RTK_GROW(acc->v, acc->n + 1, acc->cap)) {
+	if (RTK_ALLOC_GROW(acc->v, acc->n + 1, acc->cap)) {
 		acc->oom = 1;
 		return -1;
 	}
-	acc->v[acc->n++] = (struct lt_hunk){ (uint32_t)h->old_start, (uint32_t)h->old_lines, (uint32_t)h->new_start,
+	acc->v[acc->n++] = (struct linetrack_hunk){ (uint32_t)h->old_start, (uint32_t)h->old_lines, (uint32_t)h->new_start,
 					     (uint32_t)h->new_lines };
 	return 0;
 }
@@ -170,19 +170,19 @@ static void diff_options(git_diff_options *opts, int ignore_whitespace)
 	opts->flags = GIT_DIFF_FORCE_TEXT | (ignore_whitespace ? GIT_DIFF_IGNORE_WHITESPACE : 0);
 }
 
-static int hunks_done(int status, struct hunk_acc *acc, struct lt_hunk **h, size_t *nh)
+static int hunks_done(int status, struct hunk_acc *acc, struct linetrack_hunk **h, size_t *nh)
 {
 	if (status < 0 || acc->oom) {
 		free(acc->v);
 		return acc->oom ? rtk_oom()
-				: rtk_fail(RTK_EXIT_FAILURE, "cannot diff two files: %s", rtk_git2_error());
+				: rtk_fail(RTK_EXIT_FAILURE, "cannot diff two files: %s", git2api_error());
 	}
 	*h = acc->v, *nh = acc->n;
 	return 0;
 }
 
 int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
-		      struct lt_hunk **h, size_t *nh)
+		      struct linetrack_hunk **h, size_t *nh)
 {
 	git_diff_options opts;
 	struct hunk_acc acc = { 0 };
@@ -202,12 +202,12 @@ static int first_parent_chain(git_repository *repo, git_oid **out, size_t *n)
 	int rc = gitx_resolve_commit(repo, "HEAD", &c);
 
 	while (!rc && c) {
-		if ((rc = RTK_GROW_FROM(ids, count + 1, cap, 256)))
+		if ((rc = RTK_ALLOC_GROW_FROM(ids, count + 1, cap, 256)))
 			break;
 		ids[count++] = *git_commit_id(c);
 		git_commit *parent = NULL;
 		if (git_commit_parentcount(c) > 0 && git_commit_lookup(&parent, repo, git_commit_parent_id(c, 0)) < 0)
-			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_git2_error());
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", git2api_error());
 		git_commit_free(c);
 		c = parent;
 	}
@@ -248,14 +248,14 @@ int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_vers
 		struct gitx_paths paths = { 0 };
 		char hex[41];
 		if (git_commit_lookup(&c, repo, &chain[i]) < 0) {
-			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", git2api_error());
 			break;
 		}
 		const git_oid *parent_tree = NULL;
 		git_commit *parent = NULL;
 		if (i + 1 < n) {
 			if (git_commit_lookup(&parent, repo, &chain[i + 1]) < 0)
-				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_git2_error());
+				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", git2api_error());
 			else
 				parent_tree = git_commit_tree_id(parent);
 		}

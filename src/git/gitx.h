@@ -47,7 +47,7 @@ int gitx_changed_files(git_repository *repo, const char *rev, struct gitx_paths 
  * when ignore_whitespace is set, into a malloc'd array (*h, *nh). 0, or RTK_EXIT_FAILURE.
  */
 int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
-		      struct lt_hunk **h, size_t *nh);
+		      struct linetrack_hunk **h, size_t *nh);
 
 /* Lines in a buffer: newlines, plus one for a last line without one. */
 uint32_t gitx_count_lines(const char *p, size_t n);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lt_set_add(struct lt_set *s, uint32_t start, uint32_t end)
+int linetrack_set_add(struct linetrack_set *s, uint32_t start, uint32_t end)
 {
 	size_t i, j;
 	if (start >= end)
@@ -21,7 +21,7 @@ int lt_set_add(struct lt_set *s, uint32_t start, uint32_t end)
 			end = s->v[j].end;
 	}
 	if (i == j) { /* no overlap: insert */
-		if (RTK_GROW_FROM(s->v, s->n + 1, s->cap, 8))
+		if (RTK_ALLOC_GROW_FROM(s->v, s->n + 1, s->cap, 8))
 			return -1;
 		memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
 		s->n++;
@@ -33,15 +33,15 @@ int lt_set_add(struct lt_set *s, uint32_t start, uint32_t end)
 	return 0;
 }
 
-int lt_set_union(struct lt_set *dst, const struct lt_set *src)
+int linetrack_set_union(struct linetrack_set *dst, const struct linetrack_set *src)
 {
 	for (size_t i = 0; i < src->n; i++)
-		if (lt_set_add(dst, src->v[i].start, src->v[i].end))
+		if (linetrack_set_add(dst, src->v[i].start, src->v[i].end))
 			return -1;
 	return 0;
 }
 
-uint32_t lt_set_lines(const struct lt_set *s)
+uint32_t linetrack_set_lines(const struct linetrack_set *s)
 {
 	uint32_t n = 0;
 	for (size_t i = 0; i < s->n; i++)
@@ -49,32 +49,32 @@ uint32_t lt_set_lines(const struct lt_set *s)
 	return n;
 }
 
-void lt_set_clear(struct lt_set *s)
+void linetrack_set_clear(struct linetrack_set *s)
 {
 	s->n = 0;
 }
 
-void lt_set_free(struct lt_set *s)
+void linetrack_set_free(struct linetrack_set *s)
 {
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
 
 /* First new-side line of the hunk's region and one past its last (empty for a pure deletion). */
-static void new_region(const struct lt_hunk *h, uint32_t *a, uint32_t *b)
+static void new_region(const struct linetrack_hunk *h, uint32_t *a, uint32_t *b)
 {
 	*a = h->new_lines ? h->new_start : h->new_start + 1;
 	*b = *a + h->new_lines;
 }
 
-static void old_region(const struct lt_hunk *h, uint32_t *a, uint32_t *b)
+static void old_region(const struct linetrack_hunk *h, uint32_t *a, uint32_t *b)
 {
 	*a = h->old_lines ? h->old_start : h->old_start + 1;
 	*b = *a + h->old_lines;
 }
 
-int lt_map_back(const struct lt_hunk *h, size_t nh, const struct lt_set *lines, struct lt_set *added,
-		struct lt_set *before, int positional)
+int linetrack_map_back(const struct linetrack_hunk *h, size_t nh, const struct linetrack_set *lines, struct linetrack_set *added,
+		struct linetrack_set *before, int positional)
 {
 	for (size_t r = 0; r < lines->n; r++) {
 		uint32_t line = lines->v[r].start, end = lines->v[r].end;
@@ -92,7 +92,7 @@ int lt_map_back(const struct lt_hunk *h, size_t nh, const struct lt_set *lines, 
 				k++;
 			}
 			if (k == nh) { /* after the last hunk */
-				if (lt_set_add(before, (uint32_t)(line + shift), (uint32_t)(end + shift)))
+				if (linetrack_set_add(before, (uint32_t)(line + shift), (uint32_t)(end + shift)))
 					return -1;
 				break;
 			}
@@ -100,7 +100,7 @@ int lt_map_back(const struct lt_hunk *h, size_t nh, const struct lt_set *lines, 
 			old_region(&h[k], &oa, &ob);
 			if (line < na) { /* unchanged lines before the hunk */
 				uint32_t stop = end < na ? end : na;
-				if (lt_set_add(before, (uint32_t)(line + shift), (uint32_t)(stop + shift)))
+				if (linetrack_set_add(before, (uint32_t)(line + shift), (uint32_t)(stop + shift)))
 					return -1;
 				line = stop;
 				continue;
@@ -108,14 +108,14 @@ int lt_map_back(const struct lt_hunk *h, size_t nh, const struct lt_set *lines, 
 			/* Inside the hunk's added lines. */
 			uint32_t stop = end < nb ? end : nb;
 			if (!positional) {
-				if (lt_set_add(added, line, stop))
+				if (linetrack_set_add(added, line, stop))
 					return -1;
 			} else if (h[k].old_lines) {
 				for (uint32_t l = line; l < stop; l++) {
 					uint32_t o = oa + (l - na);
 					if (o >= ob)
 						o = ob - 1;
-					if (lt_set_add(before, o, o + 1))
+					if (linetrack_set_add(before, o, o + 1))
 						return -1;
 				}
 			}
@@ -125,12 +125,12 @@ int lt_map_back(const struct lt_hunk *h, size_t nh, const struct lt_set *lines, 
 	return 0;
 }
 
-int lt_old_lines(const struct lt_hunk *h, size_t nh, uint32_t old_total, uint32_t context, struct lt_set *changed,
-		 struct lt_set *context_lines)
+int linetrack_old_lines(const struct linetrack_hunk *h, size_t nh, uint32_t old_total, uint32_t context, struct linetrack_set *changed,
+		 struct linetrack_set *context_lines)
 {
 	for (size_t k = 0; k < nh; k++) {
 		if (h[k].old_lines) {
-			if (lt_set_add(changed, h[k].old_start, h[k].old_start + h[k].old_lines))
+			if (linetrack_set_add(changed, h[k].old_start, h[k].old_start + h[k].old_lines))
 				return -1;
 			continue;
 		}
@@ -140,7 +140,7 @@ int lt_old_lines(const struct lt_hunk *h, size_t nh, uint32_t old_total, uint32_
 			a = 1;
 		if (b > (int64_t)old_total + 1)
 			b = (int64_t)old_total + 1;
-		if (a < b && lt_set_add(context_lines, (uint32_t)a, (uint32_t)b))
+		if (a < b && linetrack_set_add(context_lines, (uint32_t)a, (uint32_t)b))
 			return -1;
 	}
 	return 0;

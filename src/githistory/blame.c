@@ -13,7 +13,7 @@
 struct pending { /* lines still to follow: in commit c's version of path (a string c or a later commit owns) */
 	struct githistory_commit *c;
 	const char *path;
-	struct lt_set lines;
+	struct linetrack_set lines;
 };
 
 void githistory_blame_result_free(struct githistory_blame_result *b)
@@ -25,21 +25,21 @@ void githistory_blame_result_free(struct githistory_blame_result *b)
 }
 
 static int add_pending(struct pending **v, size_t *n, size_t *cap, struct githistory_commit *c, const char *path,
-		       const struct lt_set *lines)
+		       const struct linetrack_set *lines)
 {
 	if (!lines->n)
 		return 0;
 	for (size_t i = 0; i < *n; i++)
 		if ((*v)[i].c == c && !strcmp((*v)[i].path, path))
-			return lt_set_union(&(*v)[i].lines, lines) ? rtk_oom() : 0;
-	if (RTK_GROW_FROM(*v, *n + 1, *cap, 8))
+			return linetrack_set_union(&(*v)[i].lines, lines) ? rtk_oom() : 0;
+	if (RTK_ALLOC_GROW_FROM(*v, *n + 1, *cap, 8))
 		return RTK_EXIT_FAILURE;
 	(*v)[*n] = (struct pending){ c, path, { 0 } };
-	return lt_set_union(&(*v)[(*n)++].lines, lines) ? rtk_oom() : 0;
+	return linetrack_set_union(&(*v)[(*n)++].lines, lines) ? rtk_oom() : 0;
 }
 
 static int credit(struct githistory_blame_result *b, struct githistory_commit *c, const char *path,
-		  const struct lt_set *lines)
+		  const struct linetrack_set *lines)
 {
 	struct githistory_blamed *e = NULL;
 	char buf[64];
@@ -47,7 +47,7 @@ static int credit(struct githistory_blame_result *b, struct githistory_commit *c
 		if (b->v[i].c == c)
 			e = &b->v[i];
 	if (!e) {
-		if (RTK_GROW_FROM(b->v, b->n + 1, b->cap, 4))
+		if (RTK_ALLOC_GROW_FROM(b->v, b->n + 1, b->cap, 4))
 			return RTK_EXIT_FAILURE;
 		e = &b->v[b->n++];
 		*e = (struct githistory_blamed){ c, cJSON_CreateArray(), 0 };
@@ -66,7 +66,7 @@ static int credit(struct githistory_blame_result *b, struct githistory_commit *c
 		cJSON_AddItemToArray(e->ranges, cJSON_CreateString(s));
 		free(s);
 	}
-	e->lines += lt_set_lines(lines);
+	e->lines += linetrack_set_lines(lines);
 	return 0;
 }
 
@@ -166,7 +166,7 @@ static bool changes_path(const struct githistory_commit *c, const char *path)
 
 /* The zero-context hunks between two blobs (old NULL: an empty file), read through the walk's object store. */
 static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
-		      struct lt_hunk **hunks, size_t *nh, uint32_t *old_total)
+		      struct linetrack_hunk **hunks, size_t *nh, uint32_t *old_total)
 {
 	const struct gitodb_object *a = NULL, *b = NULL;
 	int rc;
@@ -184,14 +184,14 @@ out:
 }
 
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
-static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct lt_set *lines,
+static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct linetrack_set *lines,
 		      int64_t cutoff, struct githistory_blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
 {
 	git_oid mine, theirs;
-	struct lt_hunk *hunks = NULL;
+	struct linetrack_hunk *hunks = NULL;
 	size_t nh = 0;
 	uint32_t total;
-	struct lt_set added = { 0 }, before = { 0 };
+	struct linetrack_set added = { 0 }, before = { 0 };
 	struct githistory_commit *p1 = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
 	const char *parent_path = path; /* where the lines were in p1: elsewhere when c renamed the file */
 	bool have_p1;
@@ -218,7 +218,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
 		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
 	if ((rc = blob_hunks(h, have_p1 ? &theirs : NULL, &mine, 1, &hunks, &nh, &total)) ||
-	    (lt_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom())))
+	    (linetrack_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom())))
 		goto out;
 	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before)))
 		goto out;
@@ -227,46 +227,46 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	if (c->nparents > 1) {
 		/* A merge: lines new against the first parent may come from the second; merges are never culprits. */
 		struct githistory_commit *p2 = githistory_walk_commit(h, &c->parent[1]);
-		struct lt_hunk *h2 = NULL;
+		struct linetrack_hunk *h2 = NULL;
 		size_t n2 = 0;
-		struct lt_set added2 = { 0 }, before2 = { 0 };
+		struct linetrack_set added2 = { 0 }, before2 = { 0 };
 		if (githistory_blob_at(h, p2, path, &theirs)) {
 			if (!memcmp(mine.id, theirs.id, 20))
 				rc = add_pending(pv, pn, pcap, p2, path, &added);
 			else if (!(rc = blob_hunks(h, &theirs, &mine, 1, &h2, &n2, &total)) &&
-				 !(rc = lt_map_back(h2, n2, &added, &added2, &before2, 0) ? rtk_oom() : 0))
+				 !(rc = linetrack_map_back(h2, n2, &added, &added2, &before2, 0) ? rtk_oom() : 0))
 				rc = add_pending(pv, pn, pcap, p2, path, &before2);
 		}
 		free(h2);
-		lt_set_free(&added2);
-		lt_set_free(&before2);
+		linetrack_set_free(&added2);
+		linetrack_set_free(&before2);
 		goto out;
 	}
 	if ((rc = githistory_walk_files(h, c)))
 		goto out;
 	if (c->ignored || c->files.n > (size_t)h->rules.max_files) {
 		/* Look through it, as blame --ignore-rev does: its lines stand for the ones they replaced. */
-		lt_set_clear(&before);
-		if (lt_map_back(hunks, nh, &added, &before, &before, 1))
+		linetrack_set_clear(&before);
+		if (linetrack_map_back(hunks, nh, &added, &before, &before, 1))
 			rc = rtk_oom();
 		else if (p1)
 			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
 	} else if (c->kind != GITHISTORY_KIND_OTHER) {
-		out->skipped_lines += lt_set_lines(&added);
+		out->skipped_lines += linetrack_set_lines(&added);
 	} else if (c->author_time < cutoff) {
-		out->older_lines += lt_set_lines(&added);
+		out->older_lines += linetrack_set_lines(&added);
 	} else {
 		rc = credit(out, c, path, &added);
 	}
 out:
 	free(hunks);
-	lt_set_free(&added);
-	lt_set_free(&before);
+	linetrack_set_free(&added);
+	linetrack_set_free(&before);
 	return rc;
 }
 
 int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *start, const char *path,
-			   const struct lt_set *lines, int64_t cutoff, struct githistory_blame_result *out)
+			   const struct linetrack_set *lines, int64_t cutoff, struct githistory_blame_result *out)
 {
 	struct pending *pv = NULL;
 	size_t pn = 0, pcap = 0;
@@ -283,11 +283,11 @@ int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *s
 		if (cur.c->commit_time >= cutoff)
 			rc = blame_step(h, cur.c, cur.path, &cur.lines, cutoff, out, &pv, &pn, &pcap);
 		else
-			out->older_lines += lt_set_lines(&cur.lines);
-		lt_set_free(&cur.lines);
+			out->older_lines += linetrack_set_lines(&cur.lines);
+		linetrack_set_free(&cur.lines);
 	}
 	for (size_t i = 0; i < pn; i++)
-		lt_set_free(&pv[i].lines);
+		linetrack_set_free(&pv[i].lines);
 	free(pv);
 	return rc;
 }
@@ -297,7 +297,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 {
 	struct githistory_commit *p = f->nparents ? githistory_walk_commit(h, &f->parent[0]) : NULL;
 	int64_t cutoff = f->author_time - h->rules.fix_window;
-	struct lt_set *changed, *context;
+	struct linetrack_set *changed, *context;
 	size_t n = f->files.n;
 	bool any_changed = false;
 	int rc = 0;
@@ -314,7 +314,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		git_oid old_blob, new_blob;
-		struct lt_hunk *hunks = NULL;
+		struct linetrack_hunk *hunks = NULL;
 		size_t nh;
 		uint32_t total;
 		if (!githistory_blob_at(h, p, f->files.v[i], &old_blob))
@@ -329,20 +329,20 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 		}
 		if ((rc = blob_hunks(h, &old_blob, have_new ? &new_blob : NULL, 1, &hunks, &nh, &total)))
 			break;
-		if (lt_old_lines(hunks, nh, total, (uint32_t)h->rules.add_only_context, &changed[i], &context[i]))
+		if (linetrack_old_lines(hunks, nh, total, (uint32_t)h->rules.add_only_context, &changed[i], &context[i]))
 			rc = rtk_oom();
 		any_changed |= changed[i].n > 0;
 		free(hunks);
 	}
 	*weak = !any_changed;
 	for (size_t i = 0; i < n && !rc; i++) {
-		const struct lt_set *lines = any_changed ? &changed[i] : &context[i];
+		const struct linetrack_set *lines = any_changed ? &changed[i] : &context[i];
 		if (lines->n)
 			rc = githistory_blame_lines(h, p, f->files.v[i], lines, cutoff, out);
 	}
 	for (size_t i = 0; i < n; i++) {
-		lt_set_free(&changed[i]);
-		lt_set_free(&context[i]);
+		linetrack_set_free(&changed[i]);
+		linetrack_set_free(&context[i]);
 	}
 	free(changed);
 	free(context);

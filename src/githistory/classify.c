@@ -61,7 +61,7 @@ static struct githistory_failure *failure_new(struct githistory_failures *fs, co
 					      struct githistory_commit *remedy)
 {
 	struct githistory_failure *f;
-	if (RTK_GROW_FROM(fs->v, fs->n + 1, fs->cap, 32))
+	if (RTK_ALLOC_GROW_FROM(fs->v, fs->n + 1, fs->cap, 32))
 		return NULL;
 	f = &fs->v[fs->n];
 	memset(f, 0, sizeof(*f));

@@ -15,7 +15,7 @@
 
 /* ----- markdown: read back from the result ----- */
 
-static void md_bucket_rows(struct rtk_md_table *t, const char *who, const cJSON *b)
+static void md_bucket_rows(struct rtk_out_md_table *t, const char *who, const cJSON *b)
 {
 	static const char *const keys[] = { "ci_bucket", "review_bucket", "reflection_bucket" };
 	static const char *const names[] = { "1: tests/CI would catch it (T)", "2: human review would (S, not T)",
@@ -23,11 +23,11 @@ static void md_bucket_rows(struct rtk_md_table *t, const char *who, const cJSON 
 	for (int i = 0; i < 3; i++) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(b, keys[i]);
 		if (who)
-			rtk_md_cell(t, "%s", who);
-		rtk_md_cell(t, "%s", names[i]);
-		rtk_md_cell(t, "%.0f", rtk_json_num(s, "count"));
-		rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(s, "share"), 3));
-		rtk_md_cell(t, "%s", rtk_md_interval(s, "ci", 3));
+			rtk_out_md_cell(t, "%s", who);
+		rtk_out_md_cell(t, "%s", names[i]);
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(s, "count"));
+		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(s, "share"), 3));
+		rtk_out_md_cell(t, "%s", rtk_out_md_interval(s, "ci", 3));
 	}
 }
 
@@ -36,22 +36,22 @@ static const char *short_sha(const cJSON *commit)
 	static char buf[4][16];
 	static unsigned next;
 	char *b = buf[next++ % 4];
-	snprintf(b, sizeof(buf[0]), "%.10s", rtk_json_str(commit, "sha"));
+	snprintf(b, sizeof(buf[0]), "%.10s", rtk_out_json_str(commit, "sha"));
 	return b;
 }
 
-static void md_accuracy_row(struct rtk_md_table *t, const char *what, const cJSON *a)
+static void md_accuracy_row(struct rtk_out_md_table *t, const char *what, const cJSON *a)
 {
-	rtk_md_cell(t, "%s", what);
-	rtk_md_cell(t, "%.0f", rtk_json_num(a, "remedies"));
-	rtk_md_cell(t, "%.0f", rtk_json_num(a, "truth_links"));
-	rtk_md_cell(t, "%.0f", rtk_json_num(a, "predicted_links"));
-	rtk_md_cell(t, "%.0f", rtk_json_num(a, "agreeing"));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(a, "precision"), 3));
-	rtk_md_cell(t, "%s", rtk_md_num(rtk_json_num(a, "recall"), 3));
+	rtk_out_md_cell(t, "%s", what);
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(a, "remedies"));
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(a, "truth_links"));
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(a, "predicted_links"));
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(a, "agreeing"));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(a, "precision"), 3));
+	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(a, "recall"), 3));
 }
 
-void githistory_render_md(const cJSON *r, struct rtk_md *md, int level)
+void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
@@ -61,91 +61,91 @@ void githistory_render_md(const cJSON *r, struct rtk_md *md, int level)
 	const cJSON *split = cJSON_GetObjectItemCaseSensitive(r, "by_author");
 	const cJSON *acc = cJSON_GetObjectItemCaseSensitive(r, "accuracy");
 	const cJSON *f;
-	struct rtk_md_table *t;
+	struct rtk_out_md_table *t;
 	char ci_head[32];
 
 	snprintf(ci_head, sizeof(ci_head), "%g%% Wilson CI",
-		 rtk_json_num(cJSON_GetObjectItemCaseSensitive(v, "thresholds"), "ci_level") * 100);
-	rtk_md_heading(md, level, "Git history: which gate would have caught each failure?");
-	rtk_md_para(md, "**Verdict: %s**: %s.", rtk_json_str(v, "status"), rtk_json_str(v, "reason"));
-	rtk_md_para(md, "Rule (pre-registered): %s. Rules sha256 `%s`.", rtk_json_str(v, "condition"),
-		    rtk_json_str(v, "config_sha256"));
-	rtk_md_para(md, "Window %s to %s (committer dates) up to %s (`%.10s`): %.0f commits in the window, %.0f walked; "
+		 rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(v, "thresholds"), "ci_level") * 100);
+	rtk_out_md_heading(md, level, "Git history: which gate would have caught each failure?");
+	rtk_out_md_para(md, "**Verdict: %s**: %s.", rtk_out_json_str(v, "status"), rtk_out_json_str(v, "reason"));
+	rtk_out_md_para(md, "Rule (pre-registered): %s. Rules sha256 `%s`.", rtk_out_json_str(v, "condition"),
+		    rtk_out_json_str(v, "config_sha256"));
+	rtk_out_md_para(md, "Window %s to %s (committer dates) up to %s (`%.10s`): %.0f commits in the window, %.0f walked; "
 			"%.0f failures classified, %.0f unlinked, %.0f reapplies.",
-		    rtk_json_str(p, "since"), rtk_json_str(p, "until"), rtk_json_str(p, "rev"), rtk_json_str(p, "rev_sha"),
-		    rtk_json_num(in, "commits_in_window"), rtk_json_num(in, "commits_walked"), rtk_json_num(b, "n"),
-		    rtk_json_num(in, "unlinked"), rtk_json_num(in, "reapplies"));
+		    rtk_out_json_str(p, "since"), rtk_out_json_str(p, "until"), rtk_out_json_str(p, "rev"), rtk_out_json_str(p, "rev_sha"),
+		    rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(in, "commits_walked"), rtk_out_json_num(b, "n"),
+		    rtk_out_json_num(in, "unlinked"), rtk_out_json_num(in, "reapplies"));
 
-	t = rtk_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
+	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 
-	rtk_md_heading(md, level + 1, "T × S");
-	t = rtk_md_table(md, "lrrr", "", "S (review surface)", "not S", "total");
-	double ts = rtk_json_num(t2, "T_S"), tn = rtk_json_num(t2, "T_not_S"), ns = rtk_json_num(t2, "not_T_S"),
-	       nn = rtk_json_num(t2, "not_T_not_S");
-	rtk_md_cell(t, "T (tests/CI)");
-	rtk_md_cell(t, "%.0f", ts);
-	rtk_md_cell(t, "%.0f", tn);
-	rtk_md_cell(t, "%.0f", ts + tn);
-	rtk_md_cell(t, "not T");
-	rtk_md_cell(t, "%.0f", ns);
-	rtk_md_cell(t, "%.0f", nn);
-	rtk_md_cell(t, "%.0f", ns + nn);
-	rtk_md_cell(t, "total");
-	rtk_md_cell(t, "%.0f", ts + ns);
-	rtk_md_cell(t, "%.0f", tn + nn);
-	rtk_md_cell(t, "%.0f", ts + tn + ns + nn);
-	rtk_md_table_end(t);
+	rtk_out_md_heading(md, level + 1, "T × S");
+	t = rtk_out_md_table(md, "lrrr", "", "S (review surface)", "not S", "total");
+	double ts = rtk_out_json_num(t2, "T_S"), tn = rtk_out_json_num(t2, "T_not_S"), ns = rtk_out_json_num(t2, "not_T_S"),
+	       nn = rtk_out_json_num(t2, "not_T_not_S");
+	rtk_out_md_cell(t, "T (tests/CI)");
+	rtk_out_md_cell(t, "%.0f", ts);
+	rtk_out_md_cell(t, "%.0f", tn);
+	rtk_out_md_cell(t, "%.0f", ts + tn);
+	rtk_out_md_cell(t, "not T");
+	rtk_out_md_cell(t, "%.0f", ns);
+	rtk_out_md_cell(t, "%.0f", nn);
+	rtk_out_md_cell(t, "%.0f", ns + nn);
+	rtk_out_md_cell(t, "total");
+	rtk_out_md_cell(t, "%.0f", ts + ns);
+	rtk_out_md_cell(t, "%.0f", tn + nn);
+	rtk_out_md_cell(t, "%.0f", ts + tn + ns + nn);
+	rtk_out_md_table_end(t);
 
-	rtk_md_heading(md, level + 1, "Agent-authored and human-authored culprits");
-	t = rtk_md_table(md, "llrrr", "culprit", "bucket", "failures", "share", ci_head);
+	rtk_out_md_heading(md, level + 1, "Agent-authored and human-authored culprits");
+	t = rtk_out_md_table(md, "llrrr", "culprit", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, "agent", cJSON_GetObjectItemCaseSensitive(split, "agent"));
 	md_bucket_rows(t, "human", cJSON_GetObjectItemCaseSensitive(split, "human"));
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 
-	rtk_md_heading(md, level + 1, "Accuracy of culprit linking against ground truth");
-	rtk_md_para(md, "Culprits found by blame (fixes), or by patch id or line share (reverts) alone, "
+	rtk_out_md_heading(md, level + 1, "Accuracy of culprit linking against ground truth");
+	rtk_out_md_para(md, "Culprits found by blame (fixes), or by patch id or line share (reverts) alone, "
 			"compared with `Fixes:` trailers and with the commit a revert's message names.");
-	t = rtk_md_table(md, "lrrrrrr", "ground truth", "remedies", "true links", "found links", "agreeing", "precision",
+	t = rtk_out_md_table(md, "lrrrrrr", "ground truth", "remedies", "true links", "found links", "agreeing", "precision",
 			 "recall");
 	md_accuracy_row(t, "Fixes: trailers", cJSON_GetObjectItemCaseSensitive(acc, "fixes_trailers"));
 	md_accuracy_row(t, "revert messages", cJSON_GetObjectItemCaseSensitive(acc, "revert_messages"));
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 
-	rtk_md_heading(md, level + 1, "Failures");
-	t = rtk_md_table(md, "lllllrlll", "culprit", "subject", "remedy", "kind", "evidence", "days to fix", "T S",
+	rtk_out_md_heading(md, level + 1, "Failures");
+	t = rtk_out_md_table(md, "lllllrlll", "culprit", "subject", "remedy", "kind", "evidence", "days to fix", "T S",
 			 "bucket", "rules");
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failures")) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "culprit"), *rule;
 		char rules[256] = "";
 		cJSON_ArrayForEach(rule, cJSON_GetObjectItemCaseSensitive(f, "rules"))
 			snprintf(rules + strlen(rules), sizeof(rules) - strlen(rules), "%s%s", *rules ? ", " : "", rule->valuestring);
-		rtk_md_cell(t, "%s%s", short_sha(c), cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "agent")) ? " (agent)" : "");
-		rtk_md_cell(t, "%.60s", rtk_json_str(c, "subject"));
-		rtk_md_cell(t, "%s", short_sha(cJSON_GetObjectItemCaseSensitive(f, "remedy")));
-		rtk_md_cell(t, "%s%s%s", rtk_json_str(f, "kind"),
+		rtk_out_md_cell(t, "%s%s", short_sha(c), cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "agent")) ? " (agent)" : "");
+		rtk_out_md_cell(t, "%.60s", rtk_out_json_str(c, "subject"));
+		rtk_out_md_cell(t, "%s", short_sha(cJSON_GetObjectItemCaseSensitive(f, "remedy")));
+		rtk_out_md_cell(t, "%s%s%s", rtk_out_json_str(f, "kind"),
 			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "partial")) ? " (partial)" : "",
 			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "flap")) ? " (flap)" : "");
-		rtk_md_cell(t, "%s", rtk_json_str(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "strength"));
-		rtk_md_cell(t, "%.1f", rtk_json_num(f, "time_to_fix_seconds") / 86400);
-		rtk_md_cell(t, "%s %s", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-",
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "strength"));
+		rtk_out_md_cell(t, "%.1f", rtk_out_json_num(f, "time_to_fix_seconds") / 86400);
+		rtk_out_md_cell(t, "%s %s", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-",
 			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "S")) ? "S" : "-");
-		rtk_md_cell(t, "%.0f", rtk_json_num(f, "bucket"));
-		rtk_md_cell(t, "%s", rules);
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(f, "bucket"));
+		rtk_out_md_cell(t, "%s", rules);
 	}
-	rtk_md_table_end(t);
+	rtk_out_md_table_end(t);
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "unlinked"))) {
-		rtk_md_heading(md, level + 1, "Unlinked (not counted)");
-		t = rtk_md_table(md, "llll", "remedy", "subject", "kind", "why");
+		rtk_out_md_heading(md, level + 1, "Unlinked (not counted)");
+		t = rtk_out_md_table(md, "llll", "remedy", "subject", "kind", "why");
 		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "unlinked")) {
 			const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "remedy");
-			rtk_md_cell(t, "%s", short_sha(c));
-			rtk_md_cell(t, "%.60s", rtk_json_str(c, "subject"));
-			rtk_md_cell(t, "%s", rtk_json_str(f, "kind"));
-			rtk_md_cell(t, "%s", rtk_json_str(f, "reason"));
+			rtk_out_md_cell(t, "%s", short_sha(c));
+			rtk_out_md_cell(t, "%.60s", rtk_out_json_str(c, "subject"));
+			rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "kind"));
+			rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "reason"));
 		}
-		rtk_md_table_end(t);
+		rtk_out_md_table_end(t);
 	}
 }
 
@@ -190,7 +190,7 @@ static int parse_window(const struct githistory_opts *o, int64_t rev_time, int64
 			return rtk_fail(RTK_EXIT_USAGE, "--since: %s", why);
 		}
 	} else {
-		if (rtk_duration_parse(o->window ? o->window : "90d", &span)) {
+		if (rtk_time_duration_parse(o->window ? o->window : "90d", &span)) {
 			snprintf(why, sizeof(why), "%s", rtk_error_message());
 			return rtk_fail(RTK_EXIT_USAGE, "--window: %s", why);
 		}

@@ -24,6 +24,6 @@ struct githistory_opts {
 int githistory_report(const struct githistory_opts *o, cJSON **result);
 
 /* The markdown of such a result, its title at heading level (1 for git-history, deeper in phase0). */
-void githistory_render_md(const cJSON *result, struct rtk_md *md, int level);
+void githistory_render_md(const cJSON *result, struct rtk_out_md *md, int level);
 
 #endif

@@ -193,7 +193,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 			 bool *weak);
 /* Who last touched lines (numbered as in start's version of path), by commits authored at or after cutoff? */
 int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *start, const char *path,
-			   const struct lt_set *lines, int64_t cutoff, struct githistory_blame_result *out);
+			   const struct linetrack_set *lines, int64_t cutoff, struct githistory_blame_result *out);
 /* Why a blame found no culprit, in words for the report. */
 const char *githistory_blame_why_none(const struct githistory_blame_result *b);
 void githistory_blame_result_free(struct githistory_blame_result *b);

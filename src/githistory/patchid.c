@@ -32,7 +32,7 @@ int githistory_patchid_of(struct githistory_run *h, struct githistory_commit *c,
 	    (p && git_tree_lookup(&pt, h->repo, &p->tree) < 0) ||
 	    git_diff_tree_to_tree(&diff, h->repo, inverse ? t : pt, inverse ? pt : t, &opts) < 0 ||
 	    git_diff_patchid(out, diff, NULL) < 0)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot compute a patch id: %s", rtk_git2_error());
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot compute a patch id: %s", git2api_error());
 	git_diff_free(diff);
 	git_tree_free(t);
 	git_tree_free(pt);
@@ -80,7 +80,7 @@ int githistory_patchid_index_build(struct githistory_run *h, struct githistory_p
 			}
 		}
 		/* Most path sets are one commit's: a list starts small (there is one per distinct path set). */
-		if ((rc = RTK_GROW_FROM(l->v, l->n + 1, l->cap, 2)))
+		if ((rc = RTK_ALLOC_GROW_FROM(l->v, l->n + 1, l->cap, 2)))
 			return rc;
 		l->v[l->n++] = c;
 	}
@@ -209,14 +209,14 @@ struct line_bag {
 
 static int bag_push(struct line_bag *b, uint64_t v)
 {
-	int rc = RTK_GROW_FROM(b->v, b->n + 1, b->cap, 64);
+	int rc = RTK_ALLOC_GROW_FROM(b->v, b->n + 1, b->cap, 64);
 	if (!rc)
 		b->v[b->n++] = v;
 	return rc;
 }
 
 /* Hashes (path, line text) of the lines the hunks cover on one side (their start and count, 1-based). */
-static int bag_lines(struct line_bag *bag, const char *path, const struct gitodb_object *side, const struct lt_hunk *hunks,
+static int bag_lines(struct line_bag *bag, const char *path, const struct gitodb_object *side, const struct linetrack_hunk *hunks,
 		     size_t nh, bool new_side)
 {
 	const char *p = side ? side->data : NULL, *end = side ? side->data + side->size : NULL;
@@ -248,7 +248,7 @@ static int line_bag(struct githistory_run *h, struct githistory_commit *c, char 
 		return rc;
 	for (size_t i = 0; i < c->files.n && !rc; i++) {
 		const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
-		struct lt_hunk *hunks = NULL;
+		struct linetrack_hunk *hunks = NULL;
 		size_t nh = 0;
 		if (!(rc = gitx_buffer_hunks(old ? old->data : NULL, old ? old->size : 0, new ? new->data : NULL,
 					     new ? new->size : 0, 0, &hunks, &nh)))

@@ -36,8 +36,8 @@ static cJSON *share_json(size_t k, size_t n, double level)
 		cJSON_AddNumberToObject(j, "share", (double)k / (double)n);
 	else
 		cJSON_AddNullToObject(j, "share");
-	stats_wilson(k, n, level, &lo, &hi);
-	rtk_json_add_interval(j, "ci", lo, hi);
+	rtk_stats_wilson(k, n, level, &lo, &hi);
+	rtk_out_json_add_interval(j, "ci", lo, hi);
 	return j;
 }
 
@@ -75,7 +75,7 @@ static cJSON *verdict_json(const struct githistory_rules *r, const size_t b[4], 
 
 	if (!v)
 		return NULL;
-	stats_wilson(b[3], n, r->ci_level, &lo, &hi);
+	rtk_stats_wilson(b[3], n, r->ci_level, &lo, &hi);
 	if (n < (size_t)r->min_n) {
 		status = "INCONCLUSIVE";
 		snprintf(reason, sizeof(reason), "%zu classified failures, %ld needed", n, r->min_n);
@@ -174,7 +174,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 {
 	size_t all[4] = { 0 }, agent[4] = { 0 }, human[4] = { 0 }, t2[2][2] = { { 0 } };
 	const struct githistory_rules *r = &h->rules;
-	cJSON *result = rtk_result_new("git-history"), *in, *split, *acc, *list, *t;
+	cJSON *result = rtk_out_result_new("git-history"), *in, *split, *acc, *list, *t;
 
 	if (!result)
 		return NULL;

@@ -72,7 +72,7 @@ static int duration_rule(struct githistory_rules *r, const char *section, const 
 			 const char *origin)
 {
 	const cJSON *v = rule_at(r->json, section, name);
-	if (!cJSON_IsString(v) || rtk_duration_parse(v->valuestring, out))
+	if (!cJSON_IsString(v) || rtk_time_duration_parse(v->valuestring, out))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s must be a duration such as 7d", origin, section, name);
 	return 0;
 }
@@ -82,13 +82,13 @@ int githistory_rules_load(struct githistory_rules *r)
 	const struct githistory_opts *o = r->opts;
 	const char *origin = o->config ? o->config : RULES_FILE;
 	double d;
-	int rc = rtk_rules_load(RULES_FILE, o->config, &r->json, r->sha256);
+	int rc = rtk_data_rules_load(RULES_FILE, o->config, &r->json, r->sha256);
 	if (rc)
 		return rc;
 	/* --fix-window is part of the rules: it goes into the hashed config like any other override. */
 	if (o->fix_window) {
 		int64_t s;
-		if (rtk_duration_parse(o->fix_window, &s)) {
+		if (rtk_time_duration_parse(o->fix_window, &s)) {
 			char why[256];
 			snprintf(why, sizeof(why), "%s", rtk_error_message());
 			return rtk_fail(RTK_EXIT_USAGE, "--fix-window: %s", why);
@@ -98,7 +98,7 @@ int githistory_rules_load(struct githistory_rules *r)
 			cJSON_AddItemToObject(r->json, "windows", w = cJSON_CreateObject());
 		cJSON_DeleteItemFromObjectCaseSensitive(w, "fix_window");
 		cJSON_AddStringToObject(w, "fix_window", o->fix_window);
-		if ((rc = rtk_json_sha256(r->json, r->sha256)))
+		if ((rc = rtk_data_json_sha256(r->json, r->sha256)))
 			return rc;
 	}
 	if ((rc = duration_rule(r, "windows", "fix_window", &r->fix_window, origin)) ||

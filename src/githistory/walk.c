@@ -28,7 +28,7 @@ static void commit_free(struct githistory_commit *c)
 int githistory_walk_open(struct githistory_run *h)
 {
 	int rc;
-	rtk_git2_tune_for_history();
+	git2api_tune_for_history();
 	if ((rc = gitodb_open(&h->odb, h->repo)))
 		return rc;
 	return (h->by_oid = rtk_strmap_new()) ? 0 : rtk_oom();
@@ -205,7 +205,7 @@ static int load_all_files(struct githistory_run *h)
 
 static int history_push(struct githistory_run *h, struct githistory_commit *c)
 {
-	int rc = RTK_GROW_FROM(h->v, h->n + 1, h->cap, 1024);
+	int rc = RTK_ALLOC_GROW_FROM(h->v, h->n + 1, h->cap, 1024);
 	if (!rc)
 		h->v[h->n++] = c;
 	return rc;
@@ -254,7 +254,7 @@ static bool newer(const struct githistory_commit *a, const struct githistory_com
 static int queue_push(struct queue *q, struct githistory_commit *c)
 {
 	size_t i;
-	int rc = RTK_GROW_FROM(q->v, q->n + 1, q->cap, 256);
+	int rc = RTK_ALLOC_GROW_FROM(q->v, q->n + 1, q->cap, 256);
 	if (rc)
 		return rc;
 	c->queued = true;
@@ -312,7 +312,7 @@ int githistory_walk_run(struct githistory_run *h, const git_oid *tip)
 				rc = queue_push(&q, p);
 		}
 		if (h->progress && h->n % 20000 == 0) /* the applet's own name: git-history or phase0 */
-			fprintf(stderr, "\rrtk %s: %zu commits walked", rtk_progname() ? rtk_progname() : "git-history", h->n);
+			fprintf(stderr, "\rrtk %s: %zu commits walked", rtk_error_progname() ? rtk_error_progname() : "git-history", h->n);
 	}
 	if (h->progress && h->n >= 20000)
 		fputc('\n', stderr);
@@ -336,7 +336,7 @@ int githistory_walk_in_history(struct githistory_run *h, struct githistory_commi
 	*yes = false;
 	for (unsigned i = 0; i < r->nparents && !rc; i++) {
 		struct githistory_commit *p = githistory_walk_commit(h, githistory_parent_id(r, i));
-		if (!p || (rc = RTK_GROW_FROM(stack, n + 1, cap, 16)))
+		if (!p || (rc = RTK_ALLOC_GROW_FROM(stack, n + 1, cap, 16)))
 			rc = rc ? rc : rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
 		else
 			stack[n++] = p;
@@ -354,7 +354,7 @@ int githistory_walk_in_history(struct githistory_run *h, struct githistory_commi
 			struct githistory_commit *p = githistory_walk_commit(h, githistory_parent_id(c, i));
 			if (!p)
 				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
-			else if (!(rc = RTK_GROW_FROM(stack, n + 1, cap, 16)))
+			else if (!(rc = RTK_ALLOC_GROW_FROM(stack, n + 1, cap, 16)))
 				stack[n++] = p;
 		}
 	}

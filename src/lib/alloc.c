@@ -1,4 +1,4 @@
-/* src/lib/alloc.c — growing arrays with an overflow check (RTK_GROW). */
+/* src/lib/alloc.c — growing arrays with an overflow check (RTK_ALLOC_GROW). */
 #include "config.h"
 #include "alloc.h"
 #include "err.h"

@@ -16,7 +16,7 @@
 #define RTK_PKGDATADIR "/usr/local/share/rtk"
 #endif
 
-const char *rtk_datadir(void)
+const char *rtk_data_dir(void)
 {
 	static char dir[PATH_MAX];
 	struct stat st;
@@ -45,19 +45,19 @@ const char *rtk_datadir(void)
 char *rtk_data_path(const char *rel)
 {
 	char *path = NULL;
-	if (asprintf(&path, "%s/%s", rtk_datadir(), rel) < 0)
+	if (asprintf(&path, "%s/%s", rtk_data_dir(), rel) < 0)
 		return NULL;
 	return path;
 }
 
-void rtk_json_merge(cJSON *dst, cJSON *src)
+void rtk_data_json_merge(cJSON *dst, cJSON *src)
 {
 	cJSON *item;
 	while ((item = src->child)) {
 		cJSON_DetachItemViaPointer(src, item);
 		cJSON *old = cJSON_GetObjectItemCaseSensitive(dst, item->string);
 		if (cJSON_IsObject(old) && cJSON_IsObject(item)) {
-			rtk_json_merge(old, item);
+			rtk_data_json_merge(old, item);
 			cJSON_Delete(item);
 		} else if (old) {
 			cJSON_ReplaceItemViaPointer(dst, old, item);
@@ -67,7 +67,7 @@ void rtk_json_merge(cJSON *dst, cJSON *src)
 	}
 }
 
-int rtk_json_sha256(const cJSON *v, char hex[65])
+int rtk_data_json_sha256(const cJSON *v, char hex[65])
 {
 	char *text = cJSON_PrintUnformatted(v);
 	if (!text)
@@ -77,7 +77,7 @@ int rtk_json_sha256(const cJSON *v, char hex[65])
 	return 0;
 }
 
-int rtk_rules_load(const char *rel, const char *override_path, cJSON **out, char sha256[65])
+int rtk_data_rules_load(const char *rel, const char *override_path, cJSON **out, char sha256[65])
 {
 	char *path = rtk_data_path(rel);
 	cJSON *rules = NULL, *user = NULL;
@@ -101,10 +101,10 @@ int rtk_rules_load(const char *rel, const char *override_path, cJSON **out, char
 			return rtk_fail(RTK_EXIT_USAGE, "%s: a rule file must be a mapping", override_path);
 		}
 		if (cJSON_IsObject(rules) && cJSON_IsObject(user))
-			rtk_json_merge(rules, user);
+			rtk_data_json_merge(rules, user);
 		cJSON_Delete(user);
 	}
-	if ((rc = rtk_json_sha256(rules, sha256))) {
+	if ((rc = rtk_data_json_sha256(rules, sha256))) {
 		cJSON_Delete(rules);
 		return rc;
 	}

@@ -9,9 +9,9 @@
  * folder when it has a data/ beside it (a build tree, as in `./rtk` after ./bootstrap); else the
  * installed pkgdatadir.
  */
-const char *rtk_datadir(void);
+const char *rtk_data_dir(void);
 
-/* rtk_datadir() + "/" + rel, malloc'd; NULL when out of memory. */
+/* rtk_data_dir() + "/" + rel, malloc'd; NULL when out of memory. */
 char *rtk_data_path(const char *rel);
 
 /*
@@ -20,12 +20,12 @@ char *rtk_data_path(const char *rel);
  * anything else (arrays included) is replaced. *sha256 gets the SHA-256 of the merged rules'
  * compact JSON, so a result names the exact rules that produced it. 0, or the loader's error.
  */
-int rtk_rules_load(const char *rel, const char *override_path, cJSON **out, char sha256[65]);
+int rtk_data_rules_load(const char *rel, const char *override_path, cJSON **out, char sha256[65]);
 
-/* Merges src into dst as rtk_rules_load does; src's members are moved (src is left empty). */
-void rtk_json_merge(cJSON *dst, cJSON *src);
+/* Merges src into dst as rtk_data_rules_load does; src's members are moved (src is left empty). */
+void rtk_data_json_merge(cJSON *dst, cJSON *src);
 
 /* SHA-256 of v's compact JSON text. 0, or RTK_EXIT_FAILURE when out of memory. */
-int rtk_json_sha256(const cJSON *v, char hex[65]);
+int rtk_data_json_sha256(const cJSON *v, char hex[65]);
 
 #endif

@@ -53,12 +53,12 @@ void rtk_error_clear(void)
 	message[0] = '\0';
 }
 
-void rtk_set_progname(const char *applet)
+void rtk_error_set_progname(const char *applet)
 {
 	progname = applet;
 }
 
-const char *rtk_progname(void)
+const char *rtk_error_progname(void)
 {
 	return progname;
 }

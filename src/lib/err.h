@@ -41,7 +41,7 @@ void rtk_error_clear(void);
 void rtk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The applet name used in messages ("rtk calibrate: ..."); "rtk" alone before dispatch. */
-void rtk_set_progname(const char *applet);
-const char *rtk_progname(void);
+void rtk_error_set_progname(const char *applet);
+const char *rtk_error_progname(void);
 
 #endif

@@ -16,14 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
-struct rtk_atomic {
+struct rtk_fs_atomic {
 	FILE *fp;
 	char *path;
 	char *temp_path;
 	char *dir;              /* fsynced after the rename, so the new name itself survives a crash */
 };
 
-static void free_atomic(struct rtk_atomic *a)
+static void free_atomic(struct rtk_fs_atomic *a)
 {
 	free(a->path);
 	free(a->temp_path);
@@ -52,7 +52,7 @@ static void random_suffix(char out[7])
 }
 
 /* Creates ".NAME.XXXXXX" beside path with O_EXCL, so it can never clobber anything. */
-static int create_temp(struct rtk_atomic *a, const char *path, mode_t *mode, bool *keep_mode)
+static int create_temp(struct rtk_fs_atomic *a, const char *path, mode_t *mode, bool *keep_mode)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
@@ -79,9 +79,9 @@ static int create_temp(struct rtk_atomic *a, const char *path, mode_t *mode, boo
 	return fd >= 0 ? fd : -EEXIST;
 }
 
-int rtk_atomic_open(struct rtk_atomic **out, const char *path, FILE **fp)
+int rtk_fs_atomic_open(struct rtk_fs_atomic **out, const char *path, FILE **fp)
 {
-	struct rtk_atomic *a = calloc(1, sizeof(*a));
+	struct rtk_fs_atomic *a = calloc(1, sizeof(*a));
 	bool keep_mode = false;
 	mode_t mode = 0;
 	int fd, err;
@@ -122,7 +122,7 @@ static int sync_dir(const char *dir)
 	return err;
 }
 
-int rtk_atomic_commit(struct rtk_atomic *a)
+int rtk_fs_atomic_commit(struct rtk_fs_atomic *a)
 {
 	int err = 0;
 	bool write_error = false;
@@ -154,7 +154,7 @@ int rtk_atomic_commit(struct rtk_atomic *a)
 	return err ? RTK_EXIT_FAILURE : 0;
 }
 
-void rtk_atomic_abort(struct rtk_atomic *a)
+void rtk_fs_atomic_abort(struct rtk_fs_atomic *a)
 {
 	if (!a)
 		return;
@@ -164,16 +164,16 @@ void rtk_atomic_abort(struct rtk_atomic *a)
 	free_atomic(a);
 }
 
-int rtk_write_file_atomic(const char *path, const void *data, size_t len)
+int rtk_fs_write_file_atomic(const char *path, const void *data, size_t len)
 {
-	struct rtk_atomic *a;
+	struct rtk_fs_atomic *a;
 	FILE *fp;
-	int status = rtk_atomic_open(&a, path, &fp);
+	int status = rtk_fs_atomic_open(&a, path, &fp);
 
 	if (status)
 		return status;
 	fwrite(data, 1, len, fp);       /* a short write leaves ferror set, which commit reports */
-	return rtk_atomic_commit(a);
+	return rtk_fs_atomic_commit(a);
 }
 
 /* Writes all of data at the end of fd, whose lock we hold; cuts a failed record back off. */
@@ -200,7 +200,7 @@ static int append_whole(int fd, const char *data, size_t len)
 	return err;
 }
 
-int rtk_append_locked(const char *path, const void *data, size_t len)
+int rtk_fs_append_locked(const char *path, const void *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666), err = 0;
 
@@ -247,7 +247,7 @@ static int file_contains(int fd, const void *key, size_t key_len)
 	return found;
 }
 
-int rtk_append_locked_once(const char *path, const void *data, size_t len, const void *key, size_t key_len,
+int rtk_fs_append_locked_once(const char *path, const void *data, size_t len, const void *key, size_t key_len,
 			   bool *appended)
 {
 	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666), err = 0, found = 0;
@@ -274,7 +274,7 @@ int rtk_append_locked_once(const char *path, const void *data, size_t len, const
 	return err ? rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path) : 0;
 }
 
-int rtk_mkdir_p(const char *path, mode_t mode)
+int rtk_fs_mkdir_p(const char *path, mode_t mode)
 {
 	char *partial = strdup(path);
 	struct stat st;
@@ -307,7 +307,7 @@ int rtk_mkdir_p(const char *path, mode_t mode)
 	return err ? RTK_EXIT_FAILURE : 0;
 }
 
-int rtk_read_file(const char *path, char **text, size_t *len)
+int rtk_fs_read_file(const char *path, char **text, size_t *len)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -328,7 +328,7 @@ int rtk_read_file(const char *path, char **text, size_t *len)
 	if (!(buf = malloc(cap)))
 		goto oom;
 	for (;;) {
-		if (RTK_GROW(buf, used + 2, cap)) /* room to read one byte and end with a NUL */
+		if (RTK_ALLOC_GROW(buf, used + 2, cap)) /* room to read one byte and end with a NUL */
 			goto oom;
 		ssize_t n = read(fd, buf + used, cap - 1 - used);
 		if (n < 0 && errno == EINTR)
@@ -357,7 +357,7 @@ oom:
 	return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
 }
 
-char *rtk_safe_file_name(const char *s, size_t max)
+char *rtk_fs_safe_file_name(const char *s, size_t max)
 {
 	size_t n = strlen(s);
 	if (n > max)

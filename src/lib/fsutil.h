@@ -7,15 +7,15 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-struct rtk_atomic;
+struct rtk_fs_atomic;
 
 /*
  * Starts replacing path: *fp writes to a new temporary file ".NAME.XXXXXX" in path's folder,
  * created with mode 0666 & ~umask like a plain creat(2) — or, when path already exists, with that
  * file's permission bits, so replacing a 0600 file does not widen it. Nothing at path changes
- * until rtk_atomic_commit. 0, or RTK_EXIT_FAILURE with a message naming path.
+ * until rtk_fs_atomic_commit. 0, or RTK_EXIT_FAILURE with a message naming path.
  */
-int rtk_atomic_open(struct rtk_atomic **out, const char *path, FILE **fp);
+int rtk_fs_atomic_open(struct rtk_fs_atomic **out, const char *path, FILE **fp);
 
 /*
  * Flushes, checks for write errors, fsyncs and closes the temporary file, renames it over path
@@ -23,16 +23,16 @@ int rtk_atomic_open(struct rtk_atomic **out, const char *path, FILE **fp);
  * contents. Frees a, and *fp is gone either way. Any failure removes the temporary file and
  * returns RTK_EXIT_FAILURE with a message naming path.
  */
-int rtk_atomic_commit(struct rtk_atomic *a);
+int rtk_fs_atomic_commit(struct rtk_fs_atomic *a);
 
 /* Closes and removes the temporary file, leaving path as it was, and frees a; NULL is fine. */
-void rtk_atomic_abort(struct rtk_atomic *a);
+void rtk_fs_atomic_abort(struct rtk_fs_atomic *a);
 
 /* Writes all of data[0..len) to fd, retrying short writes and EINTR. 0, or -1 with errno set. */
 int rtk_write_all(int fd, const void *data, size_t len);
 
-/* Replaces path with data[0..len) through rtk_atomic_open and rtk_atomic_commit. */
-int rtk_write_file_atomic(const char *path, const void *data, size_t len);
+/* Replaces path with data[0..len) through rtk_fs_atomic_open and rtk_fs_atomic_commit. */
+int rtk_fs_write_file_atomic(const char *path, const void *data, size_t len);
 
 /*
  * Appends one whole record to path (created 0666 & ~umask if missing) under an exclusive flock,
@@ -40,21 +40,21 @@ int rtk_write_file_atomic(const char *path, const void *data, size_t len);
  * that fails part way (disk full) is cut back off, so the file never ends in half a record.
  * 0, or RTK_EXIT_FAILURE with a message naming path.
  */
-int rtk_append_locked(const char *path, const void *data, size_t len);
+int rtk_fs_append_locked(const char *path, const void *data, size_t len);
 
 /*
- * rtk_append_locked, unless path already holds key[0..key_len) somewhere: the check and the
+ * rtk_fs_append_locked, unless path already holds key[0..key_len) somewhere: the check and the
  * append happen under one flock, so concurrent processes appending the same record write it once.
  * *appended (when not NULL) says which happened. 0, or RTK_EXIT_FAILURE naming path.
  */
-int rtk_append_locked_once(const char *path, const void *data, size_t len, const void *key, size_t key_len,
+int rtk_fs_append_locked_once(const char *path, const void *data, size_t len, const void *key, size_t key_len,
 			   bool *appended);
 
 /*
  * Reads the whole file at path ("-": standard input) into *text, malloc'd and NUL-terminated (the
  * file may hold NULs of its own: *len is authoritative). 0, or RTK_EXIT_FAILURE naming path.
  */
-int rtk_read_file(const char *path, char **text, size_t *len);
+int rtk_fs_read_file(const char *path, char **text, size_t *len);
 
 /*
  * s made safe as one file-name component, malloc'd: bytes outside [A-Za-z0-9._-] become '_', a
@@ -62,10 +62,10 @@ int rtk_read_file(const char *path, char **text, size_t *len);
  * gives "_". So "../../x" is "_._.._x" and can never leave the folder it is joined to. NULL only
  * when out of memory.
  */
-char *rtk_safe_file_name(const char *s, size_t max);
+char *rtk_fs_safe_file_name(const char *s, size_t max);
 
 /* Creates path and any missing parents with mode (less umask); existing folders are fine. */
-int rtk_mkdir_p(const char *path, mode_t mode);
+int rtk_fs_mkdir_p(const char *path, mode_t mode);
 
 
 #endif

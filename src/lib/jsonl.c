@@ -172,7 +172,7 @@ static bool fill(struct rtk_jsonl *r)
 		r->filled -= r->start;
 		r->start = 0;
 	}
-	/* Not RTK_GROW: this doubles while a quarter is still free, and a failure names the line. */
+	/* Not RTK_ALLOC_GROW: this doubles while a quarter is still free, and a failure names the line. */
 	if (r->cap - r->filled < r->cap / 4) {
 		char *bigger = r->cap <= SIZE_MAX / 2 ? realloc(r->buf, r->cap * 2) : NULL;
 		if (!bigger) {

@@ -396,21 +396,21 @@ static HOT const unsigned char *scan_member_name(struct scanner *s, const unsign
 }
 
 /* p is at the first byte of a value that is not an array or object. */
-static HOT const unsigned char *scan_scalar(struct scanner *s, const unsigned char *p, enum rtk_json_kind *kind)
+static HOT const unsigned char *scan_scalar(struct scanner *s, const unsigned char *p, enum rtk_jsonscan_kind *kind)
 {
-	static const struct { const char *word; size_t len; enum rtk_json_kind kind; } literals[] = {
-		{ "null", 4, RTK_JSON_NULL }, { "false", 5, RTK_JSON_FALSE }, { "true", 4, RTK_JSON_TRUE },
+	static const struct { const char *word; size_t len; enum rtk_jsonscan_kind kind; } literals[] = {
+		{ "null", 4, RTK_JSONSCAN_NULL }, { "false", 5, RTK_JSONSCAN_FALSE }, { "true", 4, RTK_JSONSCAN_TRUE },
 	};
 	const unsigned char *bad, *after;
 	bool escaped = false;
 
 	switch (*p) {
 	case '"':
-		*kind = RTK_JSON_STRING;
+		*kind = RTK_JSONSCAN_STRING;
 		return scan_string(s, p + 1, &escaped);
 	case '-': case '0': case '1': case '2': case '3': case '4':
 	case '5': case '6': case '7': case '8': case '9':
-		*kind = RTK_JSON_NUMBER;
+		*kind = RTK_JSONSCAN_NUMBER;
 		after = match_number(p, s->end, &bad);
 		return after ? after : fail(s, bad, "invalid number");
 	case 'n': case 'f': case 't':
@@ -429,7 +429,7 @@ static HOT const unsigned char *scan_scalar(struct scanner *s, const unsigned ch
 	}
 }
 
-static void record_member(struct scanner *s, enum rtk_json_kind kind, const unsigned char *value,
+static void record_member(struct scanner *s, enum rtk_jsonscan_kind kind, const unsigned char *value,
 			  const unsigned char *after)
 {
 	s->member->kind = kind;
@@ -454,7 +454,7 @@ static HOT const unsigned char *after_value(struct scanner *s, const unsigned ch
 			return fail(s, p, object ? "expected ',' or '}'" : "expected ',' or ']'");
 		p++;
 		if (--*depth == 1 && s->member)
-			record_member(s, object ? RTK_JSON_OBJECT : RTK_JSON_ARRAY, s->member_value, p);
+			record_member(s, object ? RTK_JSONSCAN_OBJECT : RTK_JSONSCAN_ARRAY, s->member_value, p);
 	}
 	return p;
 }
@@ -462,7 +462,7 @@ static HOT const unsigned char *after_value(struct scanner *s, const unsigned ch
 /* Iterative, with one bit per open container, so hostile nesting costs neither stack nor heap. */
 static int scan_text(struct scanner *s, bool object_only)
 {
-	uint64_t object_bits[RTK_JSON_MAX_DEPTH / 64];
+	uint64_t object_bits[RTK_JSONSCAN_MAX_DEPTH / 64];
 	const unsigned char *p = skip_ws(s->text, s->end), *end = s->end;
 	unsigned depth = 0;
 
@@ -480,7 +480,7 @@ static int scan_text(struct scanner *s, bool object_only)
 			bool object = *p == '{';
 			uint64_t bit = (uint64_t)1 << (depth % 64);
 
-			if (depth == RTK_JSON_MAX_DEPTH) {
+			if (depth == RTK_JSONSCAN_MAX_DEPTH) {
 				fail(s, p, "nested too deeply");
 				return RTK_EXIT_USAGE;
 			}
@@ -495,7 +495,7 @@ static int scan_text(struct scanner *s, bool object_only)
 				p = scan_member_name(s, p, depth);
 		} else {
 			const unsigned char *value = p;
-			enum rtk_json_kind kind = RTK_JSON_NONE;
+			enum rtk_jsonscan_kind kind = RTK_JSONSCAN_NONE;
 
 			p = scan_scalar(s, p, &kind);
 			if (p && depth == 1 && s->member)
@@ -518,7 +518,7 @@ static int scan_text(struct scanner *s, bool object_only)
 static void clear_fields(struct rtk_jsonscan_field *fields, size_t nfields)
 {
 	for (size_t i = 0; i < nfields; i++) {
-		fields[i].kind = RTK_JSON_NONE;
+		fields[i].kind = RTK_JSONSCAN_NONE;
 		fields[i].raw = NULL;
 		fields[i].raw_len = 0;
 	}
@@ -627,7 +627,7 @@ static double strtod_c_locale(const char *text, char **end)
 	return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
 }
 
-int rtk_json_parse_number(const char *raw, size_t len, double *out)
+int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
 {
 	const unsigned char *p = (const unsigned char *)raw, *end = p + len, *bad;
 	char small[64], *copy = small, *copy_end;
@@ -654,7 +654,7 @@ int rtk_json_parse_number(const char *raw, size_t len, double *out)
 	return 0;
 }
 
-int rtk_json_decode_string(const char *raw, size_t len, char **out, size_t *out_len)
+int rtk_jsonscan_decode_string(const char *raw, size_t len, char **out, size_t *out_len)
 {
 	const unsigned char *p, *end;
 	unsigned char *decoded, *q;

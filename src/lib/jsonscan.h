@@ -5,22 +5,22 @@
 #include <stddef.h>
 
 /* Deepest nesting of arrays and objects accepted; the outermost container counts as depth 1. */
-#define RTK_JSON_MAX_DEPTH 512
+#define RTK_JSONSCAN_MAX_DEPTH 512
 
-enum rtk_json_kind {
-	RTK_JSON_NONE,
-	RTK_JSON_NULL,
-	RTK_JSON_FALSE,
-	RTK_JSON_TRUE,
-	RTK_JSON_NUMBER,
-	RTK_JSON_STRING,
-	RTK_JSON_ARRAY,
-	RTK_JSON_OBJECT,
+enum rtk_jsonscan_kind {
+	RTK_JSONSCAN_NONE,
+	RTK_JSONSCAN_NULL,
+	RTK_JSONSCAN_FALSE,
+	RTK_JSONSCAN_TRUE,
+	RTK_JSONSCAN_NUMBER,
+	RTK_JSONSCAN_STRING,
+	RTK_JSONSCAN_ARRAY,
+	RTK_JSONSCAN_OBJECT,
 };
 
 struct rtk_jsonscan_field {
 	const char *name;            /* in: the member name (plain UTF-8, unescaped) */
-	enum rtk_json_kind kind;     /* out: RTK_JSON_NONE when absent */
+	enum rtk_jsonscan_kind kind;     /* out: RTK_JSONSCAN_NONE when absent */
 	const char *raw;             /* out: the member's raw value text (strings include their quotes) */
 	size_t raw_len;              /* out: its length in bytes */
 };
@@ -32,7 +32,7 @@ struct rtk_jsonscan_field {
  * knows the file and line. The whole text is validated, members it does not return included:
  * strict number grammar, strings must be valid UTF-8 without raw control characters, \u escapes need
  * four hex digits (lone surrogates in escapes are accepted, as Python does), nesting deeper than
- * RTK_JSON_MAX_DEPTH is an error. len is authoritative: text need not be NUL-terminated.
+ * RTK_JSONSCAN_MAX_DEPTH is an error. len is authoritative: text need not be NUL-terminated.
  *
  * Each field whose name matches a top-level member gets that member's kind and raw value text (a
  * pointer into text); a member name written with escapes ("conf\u0069dence") matches its decoded
@@ -50,7 +50,7 @@ int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const
  * or a bare '.'); 0 and *out set, else -1. Also -1 when the value overflows a double (1e999);
  * underflow quietly gives 0 or a subnormal. Independent of the C locale.
  */
-int rtk_json_parse_number(const char *raw, size_t len, double *out);
+int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out);
 
 /*
  * raw[0..len) is a JSON string with its quotes, as rtk_jsonscan_object returns it. Sets *out to a
@@ -59,6 +59,6 @@ int rtk_json_parse_number(const char *raw, size_t len, double *out);
  * that \u0000 put inside. Returns 0, or -1 (errno EINVAL) when raw is not a well-formed string,
  * or -1 (errno ENOMEM). Other bytes are copied as they are: validate first with rtk_jsonscan_object.
  */
-int rtk_json_decode_string(const char *raw, size_t len, char **out, size_t *out_len);
+int rtk_jsonscan_decode_string(const char *raw, size_t len, char **out, size_t *out_len);
 
 #endif

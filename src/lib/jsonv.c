@@ -1,4 +1,4 @@
-/* src/lib/jsonv.c — builds a jv tree from text that rtk_jsonscan_value has already found to be strict JSON. */
+/* src/lib/jsonv.c — builds a rtk_jsonv tree from text that rtk_jsonscan_value has already found to be strict JSON. */
 #include "config.h"
 #include "jsonv.h"
 #include "alloc.h"
@@ -18,17 +18,17 @@ struct arena_block {
 	max_align_t data[];
 };
 
-struct jv_doc {
+struct rtk_jsonv_doc {
 	struct arena_block *blocks;
-	struct jv root;
+	struct rtk_jsonv root;
 	bool oom;
 	/* Children of the containers being parsed, innermost last: copied out when a container ends. */
-	struct jv_member *stack;
+	struct rtk_jsonv_member *stack;
 	size_t depth_used, stack_cap;
 	unsigned line;
 };
 
-static void *arena_alloc(struct jv_doc *d, size_t n)
+static void *arena_alloc(struct rtk_jsonv_doc *d, size_t n)
 {
 	struct arena_block *b = d->blocks;
 	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
@@ -49,9 +49,9 @@ static void *arena_alloc(struct jv_doc *d, size_t n)
 	return p;
 }
 
-static int stack_push(struct jv_doc *d, const struct jv_member *m)
+static int stack_push(struct rtk_jsonv_doc *d, const struct rtk_jsonv_member *m)
 {
-	if (RTK_GROW_FROM(d->stack, d->depth_used + 1, d->stack_cap, 64)) {
+	if (RTK_ALLOC_GROW_FROM(d->stack, d->depth_used + 1, d->stack_cap, 64)) {
 		d->oom = true;
 		return -1;
 	}
@@ -60,7 +60,7 @@ static int stack_push(struct jv_doc *d, const struct jv_member *m)
 }
 
 struct parser {
-	struct jv_doc *doc;
+	struct rtk_jsonv_doc *doc;
 	const char *p, *end;
 };
 
@@ -100,7 +100,7 @@ static const char *parse_string(struct parser *ps, size_t *out_len)
 	}
 	char *decoded;
 	size_t n;
-	if (rtk_json_decode_string(start, (size_t)(ps->p - start), &decoded, &n)) {
+	if (rtk_jsonscan_decode_string(start, (size_t)(ps->p - start), &decoded, &n)) {
 		ps->doc->oom = true;
 		return NULL;
 	}
@@ -114,21 +114,21 @@ static const char *parse_string(struct parser *ps, size_t *out_len)
 	return s;
 }
 
-static bool same_key(const struct jv_member *a, const struct jv_member *b)
+static bool same_key(const struct rtk_jsonv_member *a, const struct rtk_jsonv_member *b)
 {
 	return a->key_len == b->key_len && !memcmp(a->key, b->key, a->key_len);
 }
 
-static int parse_value(struct parser *ps, struct jv *v);
+static int parse_value(struct parser *ps, struct rtk_jsonv *v);
 
-static int parse_container(struct parser *ps, struct jv *v, bool object)
+static int parse_container(struct parser *ps, struct rtk_jsonv *v, bool object)
 {
 	size_t base = ps->doc->depth_used, n;
 	ps->p++;
 	skip_space(ps);
 	if (*ps->p != (object ? '}' : ']')) {
 		for (;;) {
-			struct jv_member m = { .key = NULL };
+			struct rtk_jsonv_member m = { .key = NULL };
 			skip_space(ps);
 			if (object) {
 				if (!(m.key = parse_string(ps, &m.key_len)))
@@ -157,14 +157,14 @@ static int parse_container(struct parser *ps, struct jv *v, bool object)
 	n = ps->doc->depth_used - base;
 	v->len = n;
 	if (object) {
-		struct jv_member *members = arena_alloc(ps->doc, n * sizeof(*members) + 1);
+		struct rtk_jsonv_member *members = arena_alloc(ps->doc, n * sizeof(*members) + 1);
 		if (!members)
 			return -1;
 		if (n) /* an empty object has no stack yet: memcpy wants a pointer even for 0 bytes */
 			memcpy(members, ps->doc->stack + base, n * sizeof(*members));
 		v->u.members = members;
 	} else {
-		struct jv *items = arena_alloc(ps->doc, n * sizeof(*items) + 1);
+		struct rtk_jsonv *items = arena_alloc(ps->doc, n * sizeof(*items) + 1);
 		if (!items)
 			return -1;
 		for (size_t i = 0; i < n; i++)
@@ -175,30 +175,30 @@ static int parse_container(struct parser *ps, struct jv *v, bool object)
 	return 0;
 }
 
-static int parse_value(struct parser *ps, struct jv *v)
+static int parse_value(struct parser *ps, struct rtk_jsonv *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->line = ps->doc->line;
 	switch (*ps->p) {
 	case '{':
-		v->kind = RTK_JSON_OBJECT;
+		v->kind = RTK_JSONSCAN_OBJECT;
 		return parse_container(ps, v, true);
 	case '[':
-		v->kind = RTK_JSON_ARRAY;
+		v->kind = RTK_JSONSCAN_ARRAY;
 		return parse_container(ps, v, false);
 	case '"':
-		v->kind = RTK_JSON_STRING;
+		v->kind = RTK_JSONSCAN_STRING;
 		return (v->u.str = parse_string(ps, &v->len)) ? 0 : -1;
 	case 'n':
-		v->kind = RTK_JSON_NULL;
+		v->kind = RTK_JSONSCAN_NULL;
 		ps->p += 4;
 		return 0;
 	case 't':
-		v->kind = RTK_JSON_TRUE;
+		v->kind = RTK_JSONSCAN_TRUE;
 		ps->p += 4;
 		return 0;
 	case 'f':
-		v->kind = RTK_JSON_FALSE;
+		v->kind = RTK_JSONSCAN_FALSE;
 		ps->p += 5;
 		return 0;
 	default: {
@@ -206,16 +206,16 @@ static int parse_value(struct parser *ps, struct jv *v)
 		while (ps->p < ps->end && ((*ps->p >= '0' && *ps->p <= '9') || *ps->p == '-' || *ps->p == '+' ||
 					   *ps->p == '.' || *ps->p == 'e' || *ps->p == 'E'))
 			ps->p++;
-		v->kind = RTK_JSON_NUMBER;
+		v->kind = RTK_JSONSCAN_NUMBER;
 		/* Beyond a double's range (1e999) is still a number, just an infinite one. */
-		if (rtk_json_parse_number(start, (size_t)(ps->p - start), &v->u.num))
+		if (rtk_jsonscan_parse_number(start, (size_t)(ps->p - start), &v->u.num))
 			v->u.num = *start == '-' ? -INFINITY : INFINITY;
 		return 0;
 	}
 	}
 }
 
-int jv_parse(const char *text, size_t len, struct jv_doc **out, size_t *err_line, size_t *err_column,
+int rtk_jsonv_parse(const char *text, size_t len, struct rtk_jsonv_doc **out, size_t *err_line, size_t *err_column,
 	     const char **err_what)
 {
 	size_t column;
@@ -229,14 +229,14 @@ int jv_parse(const char *text, size_t len, struct jv_doc **out, size_t *err_line
 		*err_column = at - line_start + 1;
 		return RTK_EXIT_USAGE;
 	}
-	struct jv_doc *d = calloc(1, sizeof(*d));
+	struct rtk_jsonv_doc *d = calloc(1, sizeof(*d));
 	if (!d)
 		return rtk_oom();
 	d->line = 1;
 	struct parser ps = { d, text, text + len };
 	skip_space(&ps);
 	if (parse_value(&ps, &d->root) || d->oom) {
-		jv_doc_free(d);
+		rtk_jsonv_doc_free(d);
 		return rtk_oom();
 	}
 	free(d->stack);
@@ -245,29 +245,29 @@ int jv_parse(const char *text, size_t len, struct jv_doc **out, size_t *err_line
 	return 0;
 }
 
-int jv_load_file(const char *path, struct jv_doc **out)
+int rtk_jsonv_load_file(const char *path, struct rtk_jsonv_doc **out)
 {
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	char *text;
 	size_t len, line, column;
 	const char *what;
 	*out = NULL;
-	int rc = rtk_read_file(path, &text, &len);
+	int rc = rtk_fs_read_file(path, &text, &len);
 	if (rc)
 		return rc;
-	rc = jv_parse(text, len, out, &line, &column, &what);
+	rc = rtk_jsonv_parse(text, len, out, &line, &column, &what);
 	free(text);
 	if (rc == RTK_EXIT_USAGE)
 		rc = rtk_fail(rc, "%s:%zu: not valid JSON (column %zu): %s", name, line, column, what);
 	return rc;
 }
 
-const struct jv *jv_root(const struct jv_doc *doc)
+const struct rtk_jsonv *rtk_jsonv_root(const struct rtk_jsonv_doc *doc)
 {
 	return &doc->root;
 }
 
-void jv_doc_free(struct jv_doc *doc)
+void rtk_jsonv_doc_free(struct rtk_jsonv_doc *doc)
 {
 	if (!doc)
 		return;
@@ -280,52 +280,52 @@ void jv_doc_free(struct jv_doc *doc)
 	free(doc);
 }
 
-const struct jv *jv_getn(const struct jv *obj, const char *key, size_t key_len)
+const struct rtk_jsonv *rtk_jsonv_getn(const struct rtk_jsonv *obj, const char *key, size_t key_len)
 {
-	if (!obj || obj->kind != RTK_JSON_OBJECT)
+	if (!obj || obj->kind != RTK_JSONSCAN_OBJECT)
 		return NULL;
 	for (size_t i = 0; i < obj->len; i++) {
-		const struct jv_member *m = &obj->u.members[i];
+		const struct rtk_jsonv_member *m = &obj->u.members[i];
 		if (m->key_len == key_len && (!key_len || m->key[0] == key[0]) && !memcmp(m->key, key, key_len))
 			return &m->value;
 	}
 	return NULL;
 }
 
-const struct jv *jv_get(const struct jv *obj, const char *key)
+const struct rtk_jsonv *rtk_jsonv_get(const struct rtk_jsonv *obj, const char *key)
 {
-	return jv_getn(obj, key, strlen(key));
+	return rtk_jsonv_getn(obj, key, strlen(key));
 }
 
-const char *jv_get_string(const struct jv *obj, const char *key)
+const char *rtk_jsonv_get_string(const struct rtk_jsonv *obj, const char *key)
 {
-	const struct jv *v = jv_get(obj, key);
-	return v && v->kind == RTK_JSON_STRING ? v->u.str : NULL;
+	const struct rtk_jsonv *v = rtk_jsonv_get(obj, key);
+	return v && v->kind == RTK_JSONSCAN_STRING ? v->u.str : NULL;
 }
 
-bool jv_equal(const struct jv *a, const struct jv *b)
+bool rtk_jsonv_equal(const struct rtk_jsonv *a, const struct rtk_jsonv *b)
 {
 	if (a->kind != b->kind)
 		return false;
 	switch (a->kind) {
-	case RTK_JSON_NUMBER:
+	case RTK_JSONSCAN_NUMBER:
 		return a->u.num == b->u.num;
-	case RTK_JSON_STRING:
+	case RTK_JSONSCAN_STRING:
 		return a->len == b->len && !memcmp(a->u.str, b->u.str, a->len);
-	case RTK_JSON_ARRAY:
+	case RTK_JSONSCAN_ARRAY:
 		if (a->len != b->len)
 			return false;
 		for (size_t i = 0; i < a->len; i++)
-			if (!jv_equal(&a->u.items[i], &b->u.items[i]))
+			if (!rtk_jsonv_equal(&a->u.items[i], &b->u.items[i]))
 				return false;
 		return true;
-	case RTK_JSON_OBJECT:
+	case RTK_JSONSCAN_OBJECT:
 		if (a->len != b->len)
 			return false;
 		for (size_t i = 0; i < a->len; i++) {
-			const struct jv_member *m = &a->u.members[i];
-			const struct jv *other = jv_getn(b, m->key, m->key_len);
-			if (!other || !jv_equal(&m->value, other))
+			const struct rtk_jsonv_member *m = &a->u.members[i];
+			const struct rtk_jsonv *other = rtk_jsonv_getn(b, m->key, m->key_len);
+			if (!other || !rtk_jsonv_equal(&m->value, other))
 				return false;
 		}
 		return true;
@@ -334,12 +334,12 @@ bool jv_equal(const struct jv *a, const struct jv *b)
 	}
 }
 
-bool jv_is_integer(const struct jv *v)
+bool rtk_jsonv_is_integer(const struct rtk_jsonv *v)
 {
-	return v->kind == RTK_JSON_NUMBER && isfinite(v->u.num) && v->u.num == floor(v->u.num);
+	return v->kind == RTK_JSONSCAN_NUMBER && isfinite(v->u.num) && v->u.num == floor(v->u.num);
 }
 
-size_t jv_utf8_length(const char *s, size_t len)
+size_t rtk_jsonv_utf8_length(const char *s, size_t len)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < len; i++)

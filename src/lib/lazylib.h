@@ -28,16 +28,16 @@ _Noreturn void rtk_lazylib_not_loaded(const char *function);
  * name and signature that calls through the resolved pointer. The name is parenthesised so a
  * header's function-like macro of the same name (curl's typecheck macros) is not expanded.
  */
-#define RTK_LAZY_SLOT(ret, name, params, args) ret(*name) params;
-#define RTK_LAZY_NAME(ret, name, params, args) #name,
-#define RTK_LAZY_STUB(api, ret, name, params, args)        \
+#define RTK_LAZYLIB_SLOT(ret, name, params, args) ret(*name) params;
+#define RTK_LAZYLIB_NAME(ret, name, params, args) #name,
+#define RTK_LAZYLIB_STUB(api, ret, name, params, args)        \
 	ret(name) params                                    \
 	{                                                   \
 		if (!api.name)                              \
 			rtk_lazylib_not_loaded(#name);      \
 		return api.name args;                       \
 	}
-#define RTK_LAZY_STUB_VOID(api, ret, name, params, args)   \
+#define RTK_LAZYLIB_STUB_VOID(api, ret, name, params, args)   \
 	ret(name) params                                    \
 	{                                                   \
 		if (!api.name)                              \

@@ -8,27 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct rtk_option *find_long(const struct rtk_option *const tables[], int ntables,
+static const struct rtk_opt *find_long(const struct rtk_opt *const tables[], int ntables,
 					  const char *name, size_t len)
 {
 	for (int t = 0; t < ntables; t++)
-		for (const struct rtk_option *o = tables[t]; o->kind != RTK_OPTK_END; o++)
+		for (const struct rtk_opt *o = tables[t]; o->kind != RTK_OPT_KIND_END; o++)
 			if (o->long_name && strlen(o->long_name) == len && !memcmp(o->long_name, name, len))
 				return o;
 	return NULL;
 }
 
-static const struct rtk_option *find_short(const struct rtk_option *const tables[], int ntables, int c)
+static const struct rtk_opt *find_short(const struct rtk_opt *const tables[], int ntables, int c)
 {
 	for (int t = 0; t < ntables; t++)
-		for (const struct rtk_option *o = tables[t]; o->kind != RTK_OPTK_END; o++)
+		for (const struct rtk_opt *o = tables[t]; o->kind != RTK_OPT_KIND_END; o++)
 			if (o->short_name == c)
 				return o;
 	return NULL;
 }
 
 /* "--high" or "-t", for messages. */
-static const char *spelling(const struct rtk_option *o, char buf[static 128])
+static const char *spelling(const struct rtk_opt *o, char buf[static 128])
 {
 	if (o->long_name)
 		snprintf(buf, 128, "--%s", o->long_name);
@@ -37,17 +37,17 @@ static const char *spelling(const struct rtk_option *o, char buf[static 128])
 	return buf;
 }
 
-static int store(const struct rtk_option *o, const char *arg)
+static int store(const struct rtk_opt *o, const char *arg)
 {
 	char sbuf[128], *end;
 	switch (o->kind) {
-	case RTK_OPTK_BOOL:
+	case RTK_OPT_KIND_BOOL:
 		*(bool *)o->value = true;
 		return 0;
-	case RTK_OPTK_STRING:
+	case RTK_OPT_KIND_STRING:
 		*(const char **)o->value = arg;
 		return 0;
-	case RTK_OPTK_INT: {
+	case RTK_OPT_KIND_INT: {
 		errno = 0;
 		long v = strtol(arg, &end, 10);
 		if (errno || end == arg || *end)
@@ -55,7 +55,7 @@ static int store(const struct rtk_option *o, const char *arg)
 		*(long *)o->value = v;
 		return 0;
 	}
-	case RTK_OPTK_DOUBLE: {
+	case RTK_OPT_KIND_DOUBLE: {
 		errno = 0;
 		double v = strtod(arg, &end);
 		if (errno || end == arg || *end || !isfinite(v))
@@ -70,20 +70,20 @@ static int store(const struct rtk_option *o, const char *arg)
 		list->v[list->n++] = arg;
 		return 0;
 	}
-	case RTK_OPTK_END:
+	case RTK_OPT_KIND_END:
 		break;
 	}
 	return rtk_fail(RTK_EXIT_USAGE, "internal error: bad option table");
 }
 
-static int parse_long(char **argv, int argc, int *i, const struct rtk_option *const tables[], int ntables)
+static int parse_long(char **argv, int argc, int *i, const struct rtk_opt *const tables[], int ntables)
 {
 	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
-	const struct rtk_option *o = find_long(tables, ntables, name, len);
+	const struct rtk_opt *o = find_long(tables, ntables, name, len);
 	if (!o)
 		return rtk_fail(RTK_EXIT_USAGE, "unknown option '--%.*s'", (int)len, name);
-	if (o->kind == RTK_OPTK_BOOL) {
+	if (o->kind == RTK_OPT_KIND_BOOL) {
 		if (eq)
 			return rtk_fail(RTK_EXIT_USAGE, "option '--%s' takes no value", o->long_name);
 		return store(o, NULL);
@@ -95,13 +95,13 @@ static int parse_long(char **argv, int argc, int *i, const struct rtk_option *co
 	return store(o, argv[++*i]);
 }
 
-static int parse_short(char **argv, int argc, int *i, const struct rtk_option *const tables[], int ntables)
+static int parse_short(char **argv, int argc, int *i, const struct rtk_opt *const tables[], int ntables)
 {
 	for (const char *p = argv[*i] + 1; *p; p++) {
-		const struct rtk_option *o = find_short(tables, ntables, (unsigned char)*p);
+		const struct rtk_opt *o = find_short(tables, ntables, (unsigned char)*p);
 		if (!o)
 			return rtk_fail(RTK_EXIT_USAGE, "unknown option '-%c'", *p);
-		if (o->kind == RTK_OPTK_BOOL) {
+		if (o->kind == RTK_OPT_KIND_BOOL) {
 			store(o, NULL);
 			continue;
 		}
@@ -114,7 +114,7 @@ static int parse_short(char **argv, int argc, int *i, const struct rtk_option *c
 	return 0;
 }
 
-int rtk_opt_parse(int *argc, char **argv, const struct rtk_option *const tables[], int ntables)
+int rtk_opt_parse(int *argc, char **argv, const struct rtk_opt *const tables[], int ntables)
 {
 	int n = *argc, operands = 0, rc;
 	bool options_done = false;
@@ -139,12 +139,12 @@ int rtk_opt_parse(int *argc, char **argv, const struct rtk_option *const tables[
 	return 0;
 }
 
-void rtk_opt_print_help(FILE *out, const struct rtk_option *const tables[], int ntables)
+void rtk_opt_print_help(FILE *out, const struct rtk_opt *const tables[], int ntables)
 {
 	char left[128];
 	fputs("Options:\n", out);
 	for (int t = 0; t < ntables; t++) {
-		for (const struct rtk_option *o = tables[t]; o->kind != RTK_OPTK_END; o++) {
+		for (const struct rtk_opt *o = tables[t]; o->kind != RTK_OPT_KIND_END; o++) {
 			int n = 0;
 			if (o->short_name)
 				n = snprintf(left, sizeof(left), "-%c%s", o->short_name, o->long_name ? ", " : "");

@@ -6,11 +6,11 @@
 #include <stdio.h>
 
 enum rtk_opt_kind {
-	RTK_OPTK_END,
-	RTK_OPTK_BOOL,   /* bool *: set to true */
-	RTK_OPTK_STRING, /* const char **: the argument as given */
-	RTK_OPTK_INT,    /* long *: a whole number */
-	RTK_OPTK_DOUBLE, /* double *: a finite number */
+	RTK_OPT_KIND_END,
+	RTK_OPT_KIND_BOOL,   /* bool *: set to true */
+	RTK_OPT_KIND_STRING, /* const char **: the argument as given */
+	RTK_OPT_KIND_INT,    /* long *: a whole number */
+	RTK_OPT_KIND_DOUBLE, /* double *: a finite number */
 	RTK_OPTK_LIST,   /* struct rtk_opt_list *: each use adds its argument */
 };
 
@@ -21,7 +21,7 @@ struct rtk_opt_list {
 	size_t n;
 };
 
-struct rtk_option {
+struct rtk_opt {
 	enum rtk_opt_kind kind;
 	int short_name;        /* 0 for none */
 	const char *long_name; /* NULL for none */
@@ -30,12 +30,12 @@ struct rtk_option {
 	const char *help;
 };
 
-#define RTK_OPT_BOOL(s, l, v, h) { RTK_OPTK_BOOL, (s), (l), (v), NULL, (h) }
-#define RTK_OPT_STRING(s, l, v, a, h) { RTK_OPTK_STRING, (s), (l), (v), (a), (h) }
-#define RTK_OPT_INT(s, l, v, a, h) { RTK_OPTK_INT, (s), (l), (v), (a), (h) }
-#define RTK_OPT_DOUBLE(s, l, v, a, h) { RTK_OPTK_DOUBLE, (s), (l), (v), (a), (h) }
+#define RTK_OPT_BOOL(s, l, v, h) { RTK_OPT_KIND_BOOL, (s), (l), (v), NULL, (h) }
+#define RTK_OPT_STRING(s, l, v, a, h) { RTK_OPT_KIND_STRING, (s), (l), (v), (a), (h) }
+#define RTK_OPT_INT(s, l, v, a, h) { RTK_OPT_KIND_INT, (s), (l), (v), (a), (h) }
+#define RTK_OPT_DOUBLE(s, l, v, a, h) { RTK_OPT_KIND_DOUBLE, (s), (l), (v), (a), (h) }
 #define RTK_OPT_LIST(s, l, v, a, h) { RTK_OPTK_LIST, (s), (l), (v), (a), (h) }
-#define RTK_OPT_END() { RTK_OPTK_END, 0, NULL, NULL, NULL, NULL }
+#define RTK_OPT_END() { RTK_OPT_KIND_END, 0, NULL, NULL, NULL, NULL }
 
 /*
  * Parses argv[1..argc) against the tables in order (an applet's own, then the common one), GNU style:
@@ -43,9 +43,9 @@ struct rtk_option {
  * any order, "--" ends options, "-" is an operand. Operands are moved to argv[0..*argc) (argv[0]
  * itself is dropped). Returns 0, or RTK_EXIT_USAGE with the reason recorded.
  */
-int rtk_opt_parse(int *argc, char **argv, const struct rtk_option *const tables[], int ntables);
+int rtk_opt_parse(int *argc, char **argv, const struct rtk_opt *const tables[], int ntables);
 
 /* The "Options:" block of --help for the tables, aligned in one column. */
-void rtk_opt_print_help(FILE *out, const struct rtk_option *const tables[], int ntables);
+void rtk_opt_print_help(FILE *out, const struct rtk_opt *const tables[], int ntables);
 
 #endif

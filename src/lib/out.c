@@ -10,18 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rtk_format_parse(const char *name, enum rtk_format *out)
+int rtk_out_format_parse(const char *name, enum rtk_out_format *out)
 {
 	if (!strcmp(name, "md") || !strcmp(name, "markdown"))
-		*out = RTK_FORMAT_MD;
+		*out = RTK_OUT_FORMAT_MD;
 	else if (!strcmp(name, "json"))
-		*out = RTK_FORMAT_JSON;
+		*out = RTK_OUT_FORMAT_JSON;
 	else
 		return rtk_fail(RTK_EXIT_USAGE, "--format takes json or md, not '%s'", name);
 	return 0;
 }
 
-cJSON *rtk_result_new(const char *applet)
+cJSON *rtk_out_result_new(const char *applet)
 {
 	char schema[96], when[RTK_TIME_BUFSZ];
 	cJSON *r = cJSON_CreateObject();
@@ -39,47 +39,47 @@ cJSON *rtk_result_new(const char *applet)
 	return r;
 }
 
-struct rtk_md {
+struct rtk_out_md {
 	struct rtk_strbuf text;
 };
 
-struct rtk_md_table {
-	struct rtk_md *md;
+struct rtk_out_md_table {
+	struct rtk_out_md *md;
 	char align[32];
 	int ncols;
 	char **cells; /* row-major, header row first */
 	size_t ncells, cap;
 };
 
-struct rtk_md *rtk_md_new(void)
+struct rtk_out_md *rtk_out_md_new(void)
 {
-	return calloc(1, sizeof(struct rtk_md));
+	return calloc(1, sizeof(struct rtk_out_md));
 }
 
-void rtk_md_free(struct rtk_md *md)
+void rtk_out_md_free(struct rtk_out_md *md)
 {
 	if (md)
 		rtk_strbuf_free(&md->text);
 	free(md);
 }
 
-const char *rtk_md_text(const struct rtk_md *md, size_t *len)
+const char *rtk_out_md_text(const struct rtk_out_md *md, size_t *len)
 {
 	*len = md->text.len;
 	return md->text.s ? md->text.s : "";
 }
 
-bool rtk_md_failed(const struct rtk_md *md)
+bool rtk_out_md_failed(const struct rtk_out_md *md)
 {
 	return md->text.failed;
 }
 
-static void md_append(struct rtk_md *md, const char *s, size_t n)
+static void md_append(struct rtk_out_md *md, const char *s, size_t n)
 {
 	rtk_strbuf_put(&md->text, s, n);
 }
 
-void rtk_md_heading(struct rtk_md *md, int level, const char *fmt, ...)
+void rtk_out_md_heading(struct rtk_out_md *md, int level, const char *fmt, ...)
 {
 	va_list ap;
 	rtk_strbuf_printf(&md->text, "%.*s ", level, "######");
@@ -89,7 +89,7 @@ void rtk_md_heading(struct rtk_md *md, int level, const char *fmt, ...)
 	md_append(md, "\n\n", 2);
 }
 
-void rtk_md_para(struct rtk_md *md, const char *fmt, ...)
+void rtk_out_md_para(struct rtk_out_md *md, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -98,7 +98,7 @@ void rtk_md_para(struct rtk_md *md, const char *fmt, ...)
 	md_append(md, "\n\n", 2);
 }
 
-void rtk_md_bullet(struct rtk_md *md, const char *fmt, ...)
+void rtk_out_md_bullet(struct rtk_out_md *md, const char *fmt, ...)
 {
 	va_list ap;
 	md_append(md, "- ", 2);
@@ -108,18 +108,18 @@ void rtk_md_bullet(struct rtk_md *md, const char *fmt, ...)
 	md_append(md, "\n", 1);
 }
 
-void rtk_md_end_list(struct rtk_md *md)
+void rtk_out_md_end_list(struct rtk_out_md *md)
 {
 	md_append(md, "\n", 1);
 }
 
-static void table_push(struct rtk_md_table *t, char *cell)
+static void table_push(struct rtk_out_md_table *t, char *cell)
 {
 	if (!cell) {
 		t->md->text.failed = true;
 		return;
 	}
-	if (RTK_GROW_FROM(t->cells, t->ncells + 1, t->cap, 64)) {
+	if (RTK_ALLOC_GROW_FROM(t->cells, t->ncells + 1, t->cap, 64)) {
 		free(cell);
 		t->md->text.failed = true;
 		return;
@@ -127,9 +127,9 @@ static void table_push(struct rtk_md_table *t, char *cell)
 	t->cells[t->ncells++] = cell;
 }
 
-struct rtk_md_table *rtk_md_table(struct rtk_md *md, const char *align, ...)
+struct rtk_out_md_table *rtk_out_md_table(struct rtk_out_md *md, const char *align, ...)
 {
-	struct rtk_md_table *t = calloc(1, sizeof(*t));
+	struct rtk_out_md_table *t = calloc(1, sizeof(*t));
 	va_list ap;
 	if (!t) {
 		md->text.failed = true;
@@ -164,7 +164,7 @@ static char *escape_cell(char *s)
 	return out;
 }
 
-void rtk_md_cell(struct rtk_md_table *t, const char *fmt, ...)
+void rtk_out_md_cell(struct rtk_out_md_table *t, const char *fmt, ...)
 {
 	char *s = NULL;
 	va_list ap;
@@ -185,7 +185,7 @@ static size_t display_width(const char *s)
 	return w;
 }
 
-static void pad(struct rtk_md *md, size_t n)
+static void pad(struct rtk_out_md *md, size_t n)
 {
 	static const char spaces[] = "                                                                ";
 	while (n > 0) {
@@ -195,7 +195,7 @@ static void pad(struct rtk_md *md, size_t n)
 	}
 }
 
-static void emit_cell(struct rtk_md *md, const char *s, size_t width, char align)
+static void emit_cell(struct rtk_out_md *md, const char *s, size_t width, char align)
 {
 	size_t w = display_width(s), room = width - w;
 	size_t before = align == 'r' ? room : align == 'c' ? room / 2 : 0;
@@ -206,11 +206,11 @@ static void emit_cell(struct rtk_md *md, const char *s, size_t width, char align
 	md_append(md, " |", 2);
 }
 
-void rtk_md_table_end(struct rtk_md_table *t)
+void rtk_out_md_table_end(struct rtk_out_md_table *t)
 {
 	if (!t)
 		return;
-	struct rtk_md *md = t->md;
+	struct rtk_out_md *md = t->md;
 	size_t widths[32] = { 0 };
 	int ncols = t->ncols < 32 ? t->ncols : 32;
 
@@ -249,7 +249,7 @@ void rtk_md_table_end(struct rtk_md_table *t)
 	free(t);
 }
 
-const char *rtk_md_num(double v, int decimals)
+const char *rtk_out_md_num(double v, int decimals)
 {
 	static char ring[16][48];
 	static unsigned next;
@@ -260,7 +260,7 @@ const char *rtk_md_num(double v, int decimals)
 	return buf;
 }
 
-void rtk_json_add_number(cJSON *obj, const char *name, double v)
+void rtk_out_json_add_number(cJSON *obj, const char *name, double v)
 {
 	if (isnan(v))
 		cJSON_AddNullToObject(obj, name);
@@ -268,7 +268,7 @@ void rtk_json_add_number(cJSON *obj, const char *name, double v)
 		cJSON_AddNumberToObject(obj, name, v);
 }
 
-void rtk_json_add_interval(cJSON *obj, const char *name, double lo, double hi)
+void rtk_out_json_add_interval(cJSON *obj, const char *name, double lo, double hi)
 {
 	cJSON *a = cJSON_AddArrayToObject(obj, name);
 	if (a) {
@@ -277,45 +277,45 @@ void rtk_json_add_interval(cJSON *obj, const char *name, double lo, double hi)
 	}
 }
 
-const char *rtk_md_interval(const cJSON *obj, const char *name, int decimals)
+const char *rtk_out_md_interval(const cJSON *obj, const char *name, int decimals)
 {
 	static char ring[8][96];
 	static unsigned next;
 	char *buf = ring[next++ % 8];
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, name);
-	double lo = rtk_json_at(a, 0), hi = rtk_json_at(a, 1);
+	double lo = rtk_out_json_at(a, 0), hi = rtk_out_json_at(a, 1);
 	if (isnan(lo) || isnan(hi))
 		return "n/a";
 	snprintf(buf, sizeof(ring[0]), "%.*f – %.*f", decimals, lo, decimals, hi);
 	return buf;
 }
 
-const char *rtk_md_pvalue(double p)
+const char *rtk_out_md_pvalue(double p)
 {
-	return !isnan(p) && p < 0.0001 ? "< 0.0001" : rtk_md_num(p, 4);
+	return !isnan(p) && p < 0.0001 ? "< 0.0001" : rtk_out_md_num(p, 4);
 }
 
-double rtk_json_num(const cJSON *obj, const char *name)
+double rtk_out_json_num(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-const char *rtk_json_str(const cJSON *obj, const char *name)
+const char *rtk_out_json_str(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-double rtk_json_at(const cJSON *array, int index)
+double rtk_out_json_at(const cJSON *array, int index)
 {
 	const cJSON *v = cJSON_IsArray(array) ? cJSON_GetArrayItem(array, index) : NULL;
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-int rtk_emit(const cJSON *result, enum rtk_format format, rtk_md_render_fn *render, FILE *out)
+int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_render_fn *render, FILE *out)
 {
-	if (format == RTK_FORMAT_JSON || !render) {
+	if (format == RTK_OUT_FORMAT_JSON || !render) {
 		char *text = cJSON_Print(result);
 		if (!text)
 			return rtk_oom();
@@ -324,17 +324,17 @@ int rtk_emit(const cJSON *result, enum rtk_format format, rtk_md_render_fn *rend
 		cJSON_free(text);
 		return 0;
 	}
-	struct rtk_md *md = rtk_md_new();
+	struct rtk_out_md *md = rtk_out_md_new();
 	if (!md)
 		return rtk_oom();
 	render(result, md);
 	if (md->text.failed) {
-		rtk_md_free(md);
+		rtk_out_md_free(md);
 		return rtk_oom();
 	}
 	size_t len;
-	const char *text = rtk_md_text(md, &len);
+	const char *text = rtk_out_md_text(md, &len);
 	fwrite(text, 1, len, out);
-	rtk_md_free(md);
+	rtk_out_md_free(md);
 	return 0;
 }

@@ -7,68 +7,68 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum rtk_format { RTK_FORMAT_MD, RTK_FORMAT_JSON };
+enum rtk_out_format { RTK_OUT_FORMAT_MD, RTK_OUT_FORMAT_JSON };
 
 /* Parses "md" / "markdown" / "json"; 0 or RTK_EXIT_USAGE. */
-int rtk_format_parse(const char *name, enum rtk_format *out);
+int rtk_out_format_parse(const char *name, enum rtk_out_format *out);
 
 /*
  * A new result object carrying the envelope every applet's JSON shares: "schema": "rtk.APPLET.v1",
  * "rtk_version", "generated_at" (UTC; SOURCE_DATE_EPOCH makes it reproducible) and an empty
  * "parameters" object for the applet to fill. NULL only when out of memory.
  */
-cJSON *rtk_result_new(const char *applet);
+cJSON *rtk_out_result_new(const char *applet);
 
 /*
  * Markdown is built into memory and written at the end, so an applet that fails half-way
  * prints nothing. Tables are padded so they also read well in a terminal.
  */
-struct rtk_md;
-struct rtk_md_table;
+struct rtk_out_md;
+struct rtk_out_md_table;
 
-struct rtk_md *rtk_md_new(void);
-void rtk_md_free(struct rtk_md *md);
-const char *rtk_md_text(const struct rtk_md *md, size_t *len);
-bool rtk_md_failed(const struct rtk_md *md); /* an allocation failed on the way */
+struct rtk_out_md *rtk_out_md_new(void);
+void rtk_out_md_free(struct rtk_out_md *md);
+const char *rtk_out_md_text(const struct rtk_out_md *md, size_t *len);
+bool rtk_out_md_failed(const struct rtk_out_md *md); /* an allocation failed on the way */
 
-void rtk_md_heading(struct rtk_md *md, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void rtk_md_para(struct rtk_md *md, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rtk_md_bullet(struct rtk_md *md, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rtk_out_md_heading(struct rtk_out_md *md, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void rtk_out_md_para(struct rtk_out_md *md, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rtk_out_md_bullet(struct rtk_out_md *md, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A blank line after a run of bullets. */
-void rtk_md_end_list(struct rtk_md *md);
+void rtk_out_md_end_list(struct rtk_out_md *md);
 
 /* align: one of 'l', 'r', 'c' per column, e.g. "lrr". Headers are given as ncols strings. */
-struct rtk_md_table *rtk_md_table(struct rtk_md *md, const char *align, ...);
+struct rtk_out_md_table *rtk_out_md_table(struct rtk_out_md *md, const char *align, ...);
 /* Cells fill rows left to right; a row ends by itself after its last column. */
-void rtk_md_cell(struct rtk_md_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rtk_out_md_cell(struct rtk_out_md_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Renders the table into md and frees it. */
-void rtk_md_table_end(struct rtk_md_table *t);
+void rtk_out_md_table_end(struct rtk_out_md_table *t);
 
 /* Formats a double for people: "n/a" for NaN, else printf("%.*f"). Uses a small ring of buffers. */
-const char *rtk_md_num(double v, int decimals);
+const char *rtk_out_md_num(double v, int decimals);
 /* A p-value for people: "< 0.0001" rather than a row of zeros, "n/a" for NaN. */
-const char *rtk_md_pvalue(double p);
+const char *rtk_out_md_pvalue(double p);
 
 /*
  * Writes result to out as JSON, or as markdown via render (which reads only the result). Returns 0
  * or RTK_EXIT_FAILURE; write errors on out are left for main.c to notice.
  */
-typedef void rtk_md_render_fn(const cJSON *result, struct rtk_md *md);
-int rtk_emit(const cJSON *result, enum rtk_format format, rtk_md_render_fn *render, FILE *out);
+typedef void rtk_out_md_render_fn(const cJSON *result, struct rtk_out_md *md);
+int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_render_fn *render, FILE *out);
 
 /*
  * NaN has no JSON form: these write null where a statistic is undefined, and the schemas allow
  * null exactly there. An interval is the array [lo, hi].
  */
-void rtk_json_add_number(cJSON *obj, const char *name, double v);
-void rtk_json_add_interval(cJSON *obj, const char *name, double lo, double hi);
+void rtk_out_json_add_number(cJSON *obj, const char *name, double v);
+void rtk_out_json_add_interval(cJSON *obj, const char *name, double lo, double hi);
 
 /* The interval obj.name ([lo, hi]) for people: "0.123 – 0.456", or "n/a". Uses a small ring of buffers. */
-const char *rtk_md_interval(const cJSON *obj, const char *name, int decimals);
+const char *rtk_out_md_interval(const cJSON *obj, const char *name, int decimals);
 
 /* Number lookup helpers for renderers: NaN when the member is missing or not a number (e.g. null). */
-double rtk_json_num(const cJSON *obj, const char *name);
-const char *rtk_json_str(const cJSON *obj, const char *name); /* "" when missing */
-double rtk_json_at(const cJSON *array, int index);            /* NaN when missing or null */
+double rtk_out_json_num(const cJSON *obj, const char *name);
+const char *rtk_out_json_str(const cJSON *obj, const char *name); /* "" when missing */
+double rtk_out_json_at(const cJSON *array, int index);            /* NaN when missing or null */
 
 #endif

@@ -25,7 +25,7 @@ struct counter_slot {
 	uint64_t pos, neg;
 };
 
-struct stats_counter {
+struct rtk_stats_counter {
 	struct counter_slot *slot;
 	size_t capacity;       /* a power of two, kept at least twice `used` so probes stay short */
 	size_t used;
@@ -61,8 +61,8 @@ static struct counter_slot *probe(struct counter_slot *slot, size_t capacity, ui
 	return &slot[i];
 }
 
-/* Not RTK_GROW: the slots are rehashed into a fresh table, not copied over. */
-static int grow(struct stats_counter *c)
+/* Not RTK_ALLOC_GROW: the slots are rehashed into a fresh table, not copied over. */
+static int grow(struct rtk_stats_counter *c)
 {
 	size_t capacity = c->capacity * 2;
 	struct counter_slot *slot;
@@ -78,9 +78,9 @@ static int grow(struct stats_counter *c)
 	return 0;
 }
 
-struct stats_counter *stats_counter_new(void)
+struct rtk_stats_counter *rtk_stats_counter_new(void)
 {
-	struct stats_counter *c = calloc(1, sizeof(*c));
+	struct rtk_stats_counter *c = calloc(1, sizeof(*c));
 
 	if (c)
 		c->slot = slots_new(INITIAL_CAPACITY);
@@ -93,7 +93,7 @@ struct stats_counter *stats_counter_new(void)
 	return c;
 }
 
-void stats_counter_free(struct stats_counter *c)
+void rtk_stats_counter_free(struct rtk_stats_counter *c)
 {
 	if (!c)
 		return;
@@ -111,7 +111,7 @@ static uint64_t value_key(double value)
 	return key;
 }
 
-int stats_counter_add_n(struct stats_counter *c, double value, uint64_t pos, uint64_t neg)
+int rtk_stats_counter_add_n(struct rtk_stats_counter *c, double value, uint64_t pos, uint64_t neg)
 {
 	struct counter_slot *slot;
 	uint64_t key;
@@ -140,22 +140,22 @@ int stats_counter_add_n(struct stats_counter *c, double value, uint64_t pos, uin
 	return 0;
 }
 
-int stats_counter_add(struct stats_counter *c, double value, bool correct)
+int rtk_stats_counter_add(struct rtk_stats_counter *c, double value, bool correct)
 {
-	return stats_counter_add_n(c, value, correct ? 1 : 0, correct ? 0 : 1);
+	return rtk_stats_counter_add_n(c, value, correct ? 1 : 0, correct ? 0 : 1);
 }
 
 static int by_value(const void *a, const void *b)
 {
-	double x = ((const struct stats_value_counts *)a)->value;
-	double y = ((const struct stats_value_counts *)b)->value;
+	double x = ((const struct rtk_stats_value_counts *)a)->value;
+	double y = ((const struct rtk_stats_value_counts *)b)->value;
 
 	return (x > y) - (x < y);
 }
 
-int stats_counter_sorted(const struct stats_counter *c, struct stats_value_counts **out, size_t *k)
+int rtk_stats_counter_sorted(const struct rtk_stats_counter *c, struct rtk_stats_value_counts **out, size_t *k)
 {
-	struct stats_value_counts *v = NULL;
+	struct rtk_stats_value_counts *v = NULL;
 	size_t n = 0;
 
 	if (c->used) {
@@ -186,7 +186,7 @@ struct totals {
 };
 
 /* Sorted input is what makes one pass enough; a caller handing anything else has a bug. */
-static int count_totals(const struct stats_value_counts *v, size_t k, struct totals *t)
+static int count_totals(const struct rtk_stats_value_counts *v, size_t k, struct totals *t)
 {
 	u128 pos = 0, neg = 0;
 
@@ -208,7 +208,7 @@ static int count_totals(const struct stats_value_counts *v, size_t k, struct tot
 
 #define SQRT1_2 0.70710678118654752440
 
-double stats_norm_cdf(double z)
+double rtk_stats_norm_cdf(double z)
 {
 	/* erfc keeps full relative precision far into the lower tail, where 1 + erf would give 0 */
 	return 0.5 * erfc(-z * SQRT1_2);
@@ -250,7 +250,7 @@ static double ppf_far(double r)
 }
 
 /* Wichura (1988), Algorithm AS 241 (PPND16): about 1e-16 relative accuracy. */
-double stats_norm_ppf(double p)
+double rtk_stats_norm_ppf(double p)
 {
 	double q = p - 0.5, r, x;
 
@@ -271,14 +271,14 @@ double stats_norm_ppf(double p)
 /* z of a two-sided interval; -ppf of the lower tail, as statsmodels' norm.isf(alpha / 2) */
 static double two_sided_z(double level)
 {
-	return -stats_norm_ppf((1.0 - level) / 2.0);
+	return -rtk_stats_norm_ppf((1.0 - level) / 2.0);
 }
 
 /* ---- discrimination ---- */
 
 /* Var = S10/P + S01/N: each distinct value's rows share one placement value, so sum by counts. */
-static void delong(const struct stats_value_counts *v, size_t k, const struct totals *t,
-		   long double auc, struct stats_discrimination *out)
+static void delong(const struct rtk_stats_value_counts *v, size_t k, const struct totals *t,
+		   long double auc, struct rtk_stats_discrimination *out)
 {
 	long double pos = t->pos, neg = t->neg, ss10 = 0, ss01 = 0;
 	uint64_t neg_below = 0, pos_below = 0;
@@ -302,7 +302,7 @@ static void delong(const struct stats_value_counts *v, size_t k, const struct to
  * PN/12 * sum(t (n-t) (n+t)) / (n(n-1)): all terms non-negative, so no cancellation even when
  * nearly every row shares one value.
  */
-static long double mw_null_variance(const struct stats_value_counts *v, size_t k, const struct totals *t)
+static long double mw_null_variance(const struct rtk_stats_value_counts *v, size_t k, const struct totals *t)
 {
 	long double n = t->n, ties = 0;
 
@@ -313,8 +313,8 @@ static long double mw_null_variance(const struct stats_value_counts *v, size_t k
 	return (long double)t->pos * t->neg / 12.0L * ties / (n * (n - 1));
 }
 
-static void mann_whitney(const struct stats_value_counts *v, size_t k, const struct totals *t,
-			 u128 twice_u, struct stats_discrimination *out)
+static void mann_whitney(const struct rtk_stats_value_counts *v, size_t k, const struct totals *t,
+			 u128 twice_u, struct rtk_stats_discrimination *out)
 {
 	long double sigma = sqrtl(mw_null_variance(v, k, t));
 	/* 2 (U - PN/2 - 1/2), from integers, so it is exact before the division */
@@ -329,10 +329,10 @@ static void mann_whitney(const struct stats_value_counts *v, size_t k, const str
 		return;
 	}
 	out->mw_z = (double)(twice_numerator / 2 / sigma);
-	out->mw_p = stats_norm_cdf(-out->mw_z);
+	out->mw_p = rtk_stats_norm_cdf(-out->mw_z);
 }
 
-int stats_discriminate(const struct stats_value_counts *v, size_t k, struct stats_discrimination *out)
+int rtk_stats_discriminate(const struct rtk_stats_value_counts *v, size_t k, struct rtk_stats_discrimination *out)
 {
 	struct totals t;
 	u128 twice_u = 0, tied = 0, pairs;
@@ -342,7 +342,7 @@ int stats_discriminate(const struct stats_value_counts *v, size_t k, struct stat
 
 	if (rc)
 		return rc;
-	*out = (struct stats_discrimination){
+	*out = (struct rtk_stats_discrimination){
 		.n = t.n, .n_pos = t.pos, .n_neg = t.neg, .distinct = k,
 		.auc = NAN, .tied_pair_share = NAN, .delong_var = NAN, .delong_se = NAN,
 		.mw_u = NAN, .mw_z = NAN, .mw_p = NAN,
@@ -368,7 +368,7 @@ int stats_discriminate(const struct stats_value_counts *v, size_t k, struct stat
 	return 0;
 }
 
-int stats_auc_ci(const struct stats_discrimination *d, double level, double *lo, double *hi)
+int rtk_stats_auc_ci(const struct rtk_stats_discrimination *d, double level, double *lo, double *hi)
 {
 	double half;
 
@@ -385,7 +385,7 @@ int stats_auc_ci(const struct stats_discrimination *d, double level, double *lo,
 
 /* ---- proportions ---- */
 
-void stats_wilson(uint64_t successes, uint64_t n, double level, double *lo, double *hi)
+void rtk_stats_wilson(uint64_t successes, uint64_t n, double level, double *lo, double *hi)
 {
 	long double z, z2, q, denom, centre, dist;
 
@@ -428,7 +428,7 @@ static unsigned mass_bin(uint64_t rows_before, uint64_t n, unsigned bins)
 	return (unsigned)((u128)rows_before * bins / n);
 }
 
-static void bin_add(struct bin_sum *b, const struct stats_value_counts *v)
+static void bin_add(struct bin_sum *b, const struct rtk_stats_value_counts *v)
 {
 	b->n += v->pos + v->neg;
 	b->pos += v->pos;
@@ -455,11 +455,11 @@ static long double expected_error(const struct bin_sum *b, unsigned bins, uint64
 	return sum / n;
 }
 
-static void reliability_table(const struct bin_sum *b, unsigned bins, struct stats_bin *out)
+static void reliability_table(const struct bin_sum *b, unsigned bins, struct rtk_stats_bin *out)
 {
 	for (unsigned i = 0; i < bins; i++) {
-		struct stats_bin *o = &out[i];
-		*o = (struct stats_bin){
+		struct rtk_stats_bin *o = &out[i];
+		*o = (struct rtk_stats_bin){
 			.lo = (double)i / bins, .hi = (double)(i + 1) / bins,
 			.n = b[i].n, .n_correct = b[i].pos, .empty = b[i].n == 0,
 			.mean_confidence = NAN, .accuracy = NAN, .acc_lo = NAN, .acc_hi = NAN,
@@ -468,7 +468,7 @@ static void reliability_table(const struct bin_sum *b, unsigned bins, struct sta
 			continue;
 		o->mean_confidence = (double)(b[i].confidence / b[i].n);
 		o->accuracy = (double)((long double)b[i].pos / b[i].n);
-		stats_wilson(b[i].pos, b[i].n, STATS_RELIABILITY_LEVEL, &o->acc_lo, &o->acc_hi);
+		rtk_stats_wilson(b[i].pos, b[i].n, RTK_STATS_RELIABILITY_LEVEL, &o->acc_lo, &o->acc_hi);
 	}
 }
 
@@ -484,8 +484,8 @@ static void clipped_costs(double value, long double *cost_correct, long double *
 }
 
 /* Per-row scores summed over distinct values; each value is one Murphy group. */
-static void proper_scores(const struct stats_value_counts *v, size_t k, const struct totals *t,
-			  struct stats_calibration *out)
+static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, const struct totals *t,
+			  struct rtk_stats_calibration *out)
 {
 	long double n = t->n, base_rate = t->pos / n;
 	long double brier = 0, rel = 0, res = 0, loss = 0, confidence = 0;
@@ -513,23 +513,23 @@ static void proper_scores(const struct stats_value_counts *v, size_t k, const st
 	out->log_loss = (double)(loss / n);
 }
 
-static void calibration_unavailable(struct stats_calibration *out)
+static void stats_calibration_unavailable(struct rtk_stats_calibration *out)
 {
 	out->mean_confidence = out->accuracy = out->overconfidence = NAN;
 	out->brier = out->reliability = out->resolution = out->uncertainty = NAN;
 	out->ece_width = out->ece_mass = out->mce = out->log_loss = NAN;
 }
 
-int stats_calibrate(const struct stats_value_counts *v, size_t k, unsigned bins, struct stats_calibration *out)
+int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsigned bins, struct rtk_stats_calibration *out)
 {
-	struct bin_sum width[STATS_MAX_BINS] = { 0 }, mass[STATS_MAX_BINS] = { 0 };
+	struct bin_sum width[RTK_STATS_MAX_BINS] = { 0 }, mass[RTK_STATS_MAX_BINS] = { 0 };
 	struct totals t;
 	uint64_t rows_before = 0;
 	long double mce, unused;
 	int rc;
 
-	if (bins < 1 || bins > STATS_MAX_BINS)
-		return rtk_fail(RTK_EXIT_USAGE, "bin count %u is not between 1 and %d", bins, STATS_MAX_BINS);
+	if (bins < 1 || bins > RTK_STATS_MAX_BINS)
+		return rtk_fail(RTK_EXIT_USAGE, "bin count %u is not between 1 and %d", bins, RTK_STATS_MAX_BINS);
 	rc = count_totals(v, k, &t);
 	if (rc)
 		return rc;
@@ -544,7 +544,7 @@ int stats_calibrate(const struct stats_value_counts *v, size_t k, unsigned bins,
 	}
 	reliability_table(width, bins, out->bin);
 	if (!t.n) {
-		calibration_unavailable(out);
+		stats_calibration_unavailable(out);
 		return 0;
 	}
 	proper_scores(v, k, &t, out);
@@ -556,9 +556,9 @@ int stats_calibrate(const struct stats_value_counts *v, size_t k, unsigned bins,
 
 /* ---- ROC curve ---- */
 
-int stats_roc_curve(const struct stats_value_counts *v, size_t k, struct stats_roc_point **out, size_t *npoints)
+int rtk_stats_roc_curve(const struct rtk_stats_value_counts *v, size_t k, struct rtk_stats_roc_point **out, size_t *npoints)
 {
-	struct stats_roc_point *point;
+	struct rtk_stats_roc_point *point;
 	uint64_t tp = 0, fp = 0;
 	struct totals t;
 	int rc = count_totals(v, k, &t);
@@ -570,12 +570,12 @@ int stats_roc_curve(const struct stats_value_counts *v, size_t k, struct stats_r
 	point = malloc((k + 1) * sizeof(*point));
 	if (!point)
 		return rtk_oom();
-	point[0] = (struct stats_roc_point){ .threshold = INFINITY, .fpr = 0.0, .tpr = 0.0 };
+	point[0] = (struct rtk_stats_roc_point){ .threshold = INFINITY, .fpr = 0.0, .tpr = 0.0 };
 	for (size_t j = 1; j <= k; j++) {
-		const struct stats_value_counts *c = &v[k - j];
+		const struct rtk_stats_value_counts *c = &v[k - j];
 		tp += c->pos;
 		fp += c->neg;
-		point[j] = (struct stats_roc_point){
+		point[j] = (struct rtk_stats_roc_point){
 			.threshold = c->value,
 			.fpr = (double)((long double)fp / t.neg),
 			.tpr = (double)((long double)tp / t.pos),

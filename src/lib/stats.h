@@ -11,28 +11,28 @@
  * correct and one of wrong rows per distinct value: memory O(K), time O(K log K), and the rank
  * statistics are exact integers however many rows there are. "pos" is correct, "neg" is wrong.
  */
-struct stats_value_counts {
+struct rtk_stats_value_counts {
 	double value;
 	uint64_t pos;
 	uint64_t neg;
 };
 
 /* Accumulates (confidence, correct) rows into per-distinct-value counts. */
-struct stats_counter;
+struct rtk_stats_counter;
 
 /* NULL when out of memory (the reason is recorded with rtk_fail). */
-struct stats_counter *stats_counter_new(void);
+struct rtk_stats_counter *rtk_stats_counter_new(void);
 /*
  * value must be finite and in [0, 1] (the caller validates; NaN and out-of-range values are
  * refused with RTK_EXIT_USAGE only to keep the table sound). -0.0 counts as 0.0. Returns 0, or
  * RTK_EXIT_FAILURE when out of memory or when a count would pass 2^64 - 1 rows.
  */
-int stats_counter_add(struct stats_counter *c, double value, bool correct);
+int rtk_stats_counter_add(struct rtk_stats_counter *c, double value, bool correct);
 /* Adds pos correct and neg wrong rows at once; pos = neg = 0 adds nothing. */
-int stats_counter_add_n(struct stats_counter *c, double value, uint64_t pos, uint64_t neg);
+int rtk_stats_counter_add_n(struct rtk_stats_counter *c, double value, uint64_t pos, uint64_t neg);
 /* One entry per distinct value, ascending; the caller frees *out (NULL when *k is 0). */
-int stats_counter_sorted(const struct stats_counter *c, struct stats_value_counts **out, size_t *k);
-void stats_counter_free(struct stats_counter *c);
+int rtk_stats_counter_sorted(const struct rtk_stats_counter *c, struct rtk_stats_value_counts **out, size_t *k);
+void rtk_stats_counter_free(struct rtk_stats_counter *c);
 
 /*
  * Every analysis below takes such an array: values strictly ascending, total rows at most
@@ -43,7 +43,7 @@ void stats_counter_free(struct stats_counter *c);
  * Discrimination, with a fixed direction: higher confidence should mean more likely correct. An
  * AUC below 0.5 is reported as it is, never flipped. Undefined quantities are NaN, with a flag.
  */
-struct stats_discrimination {
+struct rtk_stats_discrimination {
 	uint64_t n, n_pos, n_neg;
 	size_t distinct;           /* K, the number of distinct confidence values */
 
@@ -68,43 +68,43 @@ struct stats_discrimination {
 	double mw_p;
 };
 
-int stats_discriminate(const struct stats_value_counts *v, size_t k, struct stats_discrimination *out);
+int rtk_stats_discriminate(const struct rtk_stats_value_counts *v, size_t k, struct rtk_stats_discrimination *out);
 
 /*
  * Two-sided interval auc -/+ z * SE at the given level (0.95 for 95 %), clipped to [0, 1]; NaN
  * when !se_available. RTK_EXIT_USAGE unless 0 < level < 1.
  */
-int stats_auc_ci(const struct stats_discrimination *d, double level, double *lo, double *hi);
+int rtk_stats_auc_ci(const struct rtk_stats_discrimination *d, double level, double *lo, double *hi);
 
 /* Standard normal CDF, and its inverse (Wichura's AS241): 0 -> -inf, 1 -> +inf, outside -> NaN. */
-double stats_norm_cdf(double z);
-double stats_norm_ppf(double p);
+double rtk_stats_norm_cdf(double z);
+double rtk_stats_norm_ppf(double p);
 
 /*
  * Wilson score interval for a proportion at the given two-sided level, the formula of statsmodels'
  * proportion_confint(method='wilson'); its ends are exactly 0 at successes = 0 and exactly 1 at
  * successes = n. n = 0 (or a level outside (0, 1)) gives NaN, NaN.
  */
-void stats_wilson(uint64_t successes, uint64_t n, double level, double *lo, double *hi);
+void rtk_stats_wilson(uint64_t successes, uint64_t n, double level, double *lo, double *hi);
 
-#define STATS_MAX_BINS 100
-#define STATS_RELIABILITY_LEVEL 0.95
+#define RTK_STATS_MAX_BINS 100
+#define RTK_STATS_RELIABILITY_LEVEL 0.95
 
 /*
  * Equal-width bin i covers [i/B, (i+1)/B), the last one including 1.0. Edges are the doubles
  * nearest i/B, so a confidence written as 0.7 lands in [0.7, 0.8) with B = 10 as one expects.
  */
-struct stats_bin {
+struct rtk_stats_bin {
 	double lo, hi;
 	uint64_t n, n_correct;
 	bool empty;
 	double mean_confidence;    /* NaN when empty */
 	double accuracy;           /* NaN when empty */
-	double acc_lo, acc_hi;     /* Wilson interval at STATS_RELIABILITY_LEVEL; NaN when empty */
+	double acc_lo, acc_hi;     /* Wilson interval at RTK_STATS_RELIABILITY_LEVEL; NaN when empty */
 };
 
 /* All NaN when n = 0. */
-struct stats_calibration {
+struct rtk_stats_calibration {
 	uint64_t n, n_correct;
 	unsigned bins;             /* B */
 	double mean_confidence, accuracy;
@@ -124,22 +124,22 @@ struct stats_calibration {
 	 * which in doubles is -ln(9 * 2^-53) = 34.5396, a correct row at 0.0 -ln(1e-15) = 34.5388.
 	 */
 	double log_loss;
-	struct stats_bin bin[STATS_MAX_BINS];  /* the reliability table; bin[0 .. bins - 1] are used */
+	struct rtk_stats_bin bin[RTK_STATS_MAX_BINS];  /* the reliability table; bin[0 .. bins - 1] are used */
 };
 
-/* bins must be 1 .. STATS_MAX_BINS, else RTK_EXIT_USAGE. */
-int stats_calibrate(const struct stats_value_counts *v, size_t k, unsigned bins, struct stats_calibration *out);
+/* bins must be 1 .. RTK_STATS_MAX_BINS, else RTK_EXIT_USAGE. */
+int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsigned bins, struct rtk_stats_calibration *out);
 
 /*
  * The ROC curve for plotting: k + 1 points from (0, 0) to (1, 1). Point j > 0 calls a row
  * correct when its confidence >= threshold, the j-th highest distinct value; point 0 has
  * threshold +inf. Needs correct and wrong rows (RTK_EXIT_FAILURE otherwise); caller frees *out.
  */
-struct stats_roc_point {
+struct rtk_stats_roc_point {
 	double threshold;
 	double fpr, tpr;
 };
 
-int stats_roc_curve(const struct stats_value_counts *v, size_t k, struct stats_roc_point **out, size_t *npoints);
+int rtk_stats_roc_curve(const struct rtk_stats_value_counts *v, size_t k, struct rtk_stats_roc_point **out, size_t *npoints);
 
 #endif

@@ -13,7 +13,7 @@ static bool reserve(struct rtk_strbuf *b, size_t extra)
 {
 	if (b->failed)
 		return false;
-	if (extra >= SIZE_MAX - b->len || RTK_GROW_FROM(b->s, b->len + extra + 1, b->cap, 64)) {
+	if (extra >= SIZE_MAX - b->len || RTK_ALLOC_GROW_FROM(b->s, b->len + extra + 1, b->cap, 64)) {
 		b->failed = true;
 		return false;
 	}

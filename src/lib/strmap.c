@@ -66,7 +66,7 @@ void *rtk_strmap_get(const struct rtk_strmap *m, const char *key, size_t len)
 	return s ? m->entries[s - 1].value : NULL;
 }
 
-/* Not RTK_GROW: the slots are rebuilt into a fresh table, not copied over. */
+/* Not RTK_ALLOC_GROW: the slots are rebuilt into a fresh table, not copied over. */
 static int grow(struct rtk_strmap *m)
 {
 	size_t n = m->nslots ? m->nslots * 2 : 16;
@@ -93,7 +93,7 @@ int rtk_strmap_put(struct rtk_strmap *m, const char *key, size_t len, void *valu
 	}
 	if (m->count == UINT32_MAX - 1)
 		return -1;
-	if (RTK_GROW(m->entries, m->count + 1, m->cap))
+	if (RTK_ALLOC_GROW(m->entries, m->count + 1, m->cap))
 		return -1;
 	char *copy = malloc(len + 1);
 	if (!copy)

@@ -33,11 +33,11 @@ static void axes(FILE *out, double x0, const char *title, const char *xlabel, co
 		x0 - 40, py(0.5), ylabel);
 }
 
-static void reliability(FILE *out, const struct stats_calibration *cal, double x0)
+static void reliability(FILE *out, const struct rtk_stats_calibration *cal, double x0)
 {
 	axes(out, x0, "Reliability", "confidence (bars: accuracy per bin; dots: at the bin's mean confidence)", "accuracy");
 	for (unsigned i = 0; i < cal->bins; i++) {
-		const struct stats_bin *b = &cal->bin[i];
+		const struct rtk_stats_bin *b = &cal->bin[i];
 		double left = px(x0, b->lo) + 1, width = (b->hi - b->lo) * PANEL - 2;
 		if (b->empty) {
 			fprintf(out, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\" fill=\"#999\">-</text>\n",
@@ -54,7 +54,7 @@ static void reliability(FILE *out, const struct stats_calibration *cal, double x
 	}
 }
 
-static void roc_curve(FILE *out, const struct stats_roc_point *roc, size_t n, double auc, double high, double x0)
+static void roc_curve(FILE *out, const struct rtk_stats_roc_point *roc, size_t n, double auc, double high, double x0)
 {
 	char title[64];
 	if (isnan(auc))
@@ -80,7 +80,7 @@ static void roc_curve(FILE *out, const struct stats_roc_point *roc, size_t n, do
 	}
 }
 
-void rtk_svg_calibration(FILE *out, const struct stats_calibration *cal, const struct stats_roc_point *roc,
+void rtk_svg_calibration(FILE *out, const struct rtk_stats_calibration *cal, const struct rtk_stats_roc_point *roc,
 			 size_t npoints, double auc, double high)
 {
 	int width = 2 * MARGIN + 2 * PANEL + GAP, height = TOP + PANEL + 60;

@@ -11,7 +11,7 @@
  * each bin's row count. Right: the ROC curve (roc may be NULL when there is no curve) with the
  * chance diagonal, the AUC in its title, and the point where confidence crosses high marked.
  */
-void rtk_svg_calibration(FILE *out, const struct stats_calibration *cal, const struct stats_roc_point *roc,
+void rtk_svg_calibration(FILE *out, const struct rtk_stats_calibration *cal, const struct rtk_stats_roc_point *roc,
 			 size_t npoints, double auc, double high);
 
 #endif

@@ -200,7 +200,7 @@ static const char *take_components(const char **p, const struct duration_unit *u
 
 		for (; **p >= '0' && **p <= '9'; (*p)++) {
 			value = value * 10 + (**p - '0');
-			if (value > RTK_DURATION_MAX_SECONDS)
+			if (value > RTK_TIME_DURATION_MAX_SECONDS)
 				return "too large (at most 1000 years)";
 		}
 		for (unit = 0; unit < nunits && units[unit].letter != **p; unit++)
@@ -209,7 +209,7 @@ static const char *take_components(const char **p, const struct duration_unit *u
 			return **p == '.' || **p == ',' ? "fractions are not supported" : "unknown or missing unit";
 		if (unit < next_unit)
 			return "units must go from largest to smallest, each once";
-		if (value > (RTK_DURATION_MAX_SECONDS - *total) / units[unit].seconds)
+		if (value > (RTK_TIME_DURATION_MAX_SECONDS - *total) / units[unit].seconds)
 			return "too large (at most 1000 years)";
 		*total += value * units[unit].seconds;
 		next_unit = unit + 1;
@@ -243,7 +243,7 @@ static const char *take_iso_duration(const char **p, int64_t *total)
 	return why;
 }
 
-int rtk_duration_parse(const char *s, int64_t *seconds)
+int rtk_time_duration_parse(const char *s, int64_t *seconds)
 {
 	static const struct duration_unit units[] = {
 		{ 'w', 7 * 86400 }, { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 },

@@ -8,8 +8,8 @@
  * -Wformat-truncation wants, since it cannot see that months and days have two digits. */
 #define RTK_TIME_BUFSZ 48
 
-/* The longest duration rtk_duration_parse takes: 1000 years of 366 days. */
-#define RTK_DURATION_MAX_SECONDS ((int64_t)1000 * 366 * 86400)
+/* The longest duration rtk_time_duration_parse takes: 1000 years of 366 days. */
+#define RTK_TIME_DURATION_MAX_SECONDS ((int64_t)1000 * 366 * 86400)
 
 /*
  * Parses "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM[:SS[.frac]][zone]", where the 'T' may
@@ -26,9 +26,9 @@ int rtk_time_parse(const char *s, int64_t *epoch_sec, int32_t *nsec);
  * Parses a positive duration: compact "90d", "12h", "2w", "30m", "45s" or combinations from the
  * largest unit down ("1w2d", "1d12h"), or ISO 8601 "P90D", "PT12H", "P2W", "P1DT2H", "P1W2DT3H4M5S".
  * Years and months are refused (no fixed length), as are fractions, zero, negatives and anything
- * over RTK_DURATION_MAX_SECONDS. 0, or RTK_EXIT_USAGE with an rtk_fail message.
+ * over RTK_TIME_DURATION_MAX_SECONDS. 0, or RTK_EXIT_USAGE with an rtk_fail message.
  */
-int rtk_duration_parse(const char *s, int64_t *seconds);
+int rtk_time_duration_parse(const char *s, int64_t *seconds);
 
 /* Writes epoch_sec as "2026-11-22T05:09:03Z" (UTC). */
 void rtk_time_format(int64_t epoch_sec, char buf[static RTK_TIME_BUFSZ]);

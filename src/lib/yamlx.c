@@ -119,7 +119,7 @@ static int remember_anchor(struct loader *l, const yaml_char_t *name, cJSON *val
 {
 	if (!name)
 		return 0;
-	if (RTK_GROW_FROM(l->anchors, l->nanchors + 1, l->cap, 8))
+	if (RTK_ALLOC_GROW_FROM(l->anchors, l->nanchors + 1, l->cap, 8))
 		return RTK_EXIT_FAILURE;
 	if (!(l->anchors[l->nanchors].name = strdup((const char *)name)))
 		return rtk_oom();
@@ -290,7 +290,7 @@ int rtk_yaml_load_file(const char *path, cJSON **out)
 	int rc;
 
 	*out = NULL;
-	if ((rc = rtk_read_file(path, &text, &len)))
+	if ((rc = rtk_fs_read_file(path, &text, &len)))
 		return rc;
 	rc = rtk_yaml_load(text, len, path, out);
 	free(text);
@@ -308,7 +308,7 @@ struct emit_out {
 static int emit_write(void *data, unsigned char *bytes, size_t size)
 {
 	struct emit_out *o = data;
-	if (RTK_GROW_FROM(o->buf, o->len + size + 1, o->cap, 4096)) {
+	if (RTK_ALLOC_GROW_FROM(o->buf, o->len + size + 1, o->cap, 4096)) {
 		o->failed = true;
 		return 0;
 	}

@@ -1,4 +1,4 @@
-/* src/llm/curlapi.c — the lazy libcurl binding generated from RTK_CURL_API. */
+/* src/llm/curlapi.c — the lazy libcurl binding generated from CURLAPI_FUNCTIONS. */
 #include "config.h"
 #include "curlapi.h"
 #include "lib/err.h"
@@ -13,24 +13,24 @@
 	X(CURLcode, curl_easy_getinfo, (CURL *, CURLINFO, ...), ())
 
 static struct {
-#define X RTK_LAZY_SLOT
-	RTK_CURL_API(X, X)
+#define X RTK_LAZYLIB_SLOT
+	CURLAPI_FUNCTIONS(X, X)
 	VARIADIC(X)
 #undef X
 } curl;
 
 static const char *const curl_names[] = {
-#define X RTK_LAZY_NAME
-	RTK_CURL_API(X, X)
+#define X RTK_LAZYLIB_NAME
+	CURLAPI_FUNCTIONS(X, X)
 	VARIADIC(X)
 #undef X
 };
 
 static struct rtk_lazylib curl_lib = { "libcurl", RTK_CURL_SONAME, RTK_CURL_PACKAGE, NULL, 0 };
 
-#define STUB(ret, name, params, args) RTK_LAZY_STUB(curl, ret, name, params, args)
-#define STUB_VOID(ret, name, params, args) RTK_LAZY_STUB_VOID(curl, ret, name, params, args)
-RTK_CURL_API(STUB, STUB_VOID)
+#define STUB(ret, name, params, args) RTK_LAZYLIB_STUB(curl, ret, name, params, args)
+#define STUB_VOID(ret, name, params, args) RTK_LAZYLIB_STUB_VOID(curl, ret, name, params, args)
+CURLAPI_FUNCTIONS(STUB, STUB_VOID)
 
 /*
  * A variadic call cannot be forwarded as is, but curl encodes each option's argument type in its
@@ -77,7 +77,7 @@ static int load_symbols(void)
 }
 #endif
 
-int rtk_curl_load(void)
+int curlapi_load(void)
 {
 	static int loaded;
 	int rc;

@@ -8,7 +8,7 @@
  * X(ret, name, params, args) for functions returning a value, XV(...) for void ones. The variadic
  * curl_easy_setopt and curl_easy_getinfo are bound separately in curlapi.c.
  */
-#define RTK_CURL_API(X, XV)                                                                          \
+#define CURLAPI_FUNCTIONS(X, XV)                                                                          \
 	X(CURLcode, curl_global_init, (long flags), (flags))                                          \
 	X(curl_version_info_data *, curl_version_info, (CURLversion v), (v))                          \
 	X(CURL *, curl_easy_init, (void), ())                                                         \
@@ -28,6 +28,6 @@
 	X(CURLMsg *, curl_multi_info_read, (CURLM * multi, int *left), (multi, left))
 
 /* Loads libcurl (once) and runs curl_global_init. 0, or RTK_EXIT_FAILURE naming the package to install. */
-int rtk_curl_load(void);
+int curlapi_load(void);
 
 #endif

@@ -1,4 +1,4 @@
-/* src/llm/http.c — the libcurl multi loop behind rtk_http_run: a pool of transfers, deadlines and retry waits. */
+/* src/llm/http.c — the libcurl multi loop behind http_run: a pool of transfers, deadlines and retry waits. */
 #include "config.h"
 #include "http.h"
 #include "curlapi.h"
@@ -26,9 +26,9 @@ struct transfer {
 	double started, deadline, wake_at;
 	double retry_after;  /* from this attempt's Retry-After header; -1 when none */
 	bool too_large;
-	struct rtk_http_response resp;
+	struct http_response resp;
 	size_t cap;
-	const struct rtk_http_options *opt;
+	const struct http_options *opt;
 };
 
 static double monotonic_now(void)
@@ -38,7 +38,7 @@ static double monotonic_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-double rtk_http_retry_after(const char *value, double now)
+double http_retry_after(const char *value, double now)
 {
 	char *end;
 	time_t when;
@@ -74,7 +74,7 @@ static const cJSON *find_retry_delay(const cJSON *node)
 	return NULL;
 }
 
-double rtk_http_gemini_retry_delay(const char *body, size_t len)
+double http_gemini_retry_delay(const char *body, size_t len)
 {
 	cJSON *doc;
 	const cJSON *hit;
@@ -103,7 +103,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 		t->too_large = true;
 		return 0;       /* curl stops the transfer with CURLE_WRITE_ERROR */
 	}
-	if (RTK_GROW_FROM(t->resp.body, t->resp.body_len + n + 1, t->cap, 4096))
+	if (RTK_ALLOC_GROW_FROM(t->resp.body, t->resp.body_len + n + 1, t->cap, 4096))
 		return 0;
 	memcpy(t->resp.body + t->resp.body_len, data, n);
 	t->resp.body_len += n;
@@ -124,13 +124,13 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 			vlen = sizeof(value) - 1;
 		memcpy(value, data + sizeof(name) - 1, vlen);
 		value[vlen] = '\0';
-		t->retry_after = rtk_http_retry_after(value, (double)time(NULL));
+		t->retry_after = http_retry_after(value, (double)time(NULL));
 	}
 	return n;
 }
 
 /* Sets up the easy handle for one request; 0 or RTK_EXIT_FAILURE. */
-static int transfer_prepare(struct transfer *t, const struct rtk_http_request *req)
+static int transfer_prepare(struct transfer *t, const struct http_request *req)
 {
 	if (!(t->easy = curl_easy_init()))
 		return rtk_fail(RTK_EXIT_FAILURE, "libcurl: cannot create a transfer");
@@ -186,7 +186,7 @@ static double retry_delay(const struct transfer *t)
 {
 	double asked = t->retry_after;
 	if (asked < 0)
-		asked = rtk_http_gemini_retry_delay(t->resp.body, t->resp.body_len);
+		asked = http_gemini_retry_delay(t->resp.body, t->resp.body_len);
 	if (asked >= 0)
 		return asked;
 	double base = t->opt->backoff_s * pow(2, t->resp.attempts - 1);
@@ -203,7 +203,7 @@ static void transfer_error(struct transfer *t, CURLcode code)
 		snprintf(t->resp.error, sizeof(t->resp.error), "%s", curl_easy_strerror(code));
 }
 
-static void transfer_finish(struct transfer *t, double now, rtk_http_done_fn *done, void *user)
+static void transfer_finish(struct transfer *t, double now, http_done_fn *done, void *user)
 {
 	t->resp.elapsed_s = now - t->started;
 	done(t->index, &t->resp, user);
@@ -215,7 +215,7 @@ static void transfer_finish(struct transfer *t, double now, rtk_http_done_fn *do
 }
 
 /* An attempt ended: retry it later, or hand the answer over. */
-static void attempt_done(CURLM *multi, struct transfer *t, CURLcode code, double now, rtk_http_done_fn *done,
+static void attempt_done(CURLM *multi, struct transfer *t, CURLcode code, double now, http_done_fn *done,
 			 void *user)
 {
 	curl_multi_remove_handle(multi, t->easy);
@@ -239,15 +239,15 @@ static void attempt_done(CURLM *multi, struct transfer *t, CURLcode code, double
 	transfer_finish(t, now, done, user);
 }
 
-int rtk_http_run(const struct rtk_http_request *reqs, size_t n, const struct rtk_http_options *opt,
-		 rtk_http_done_fn *done, void *user)
+int http_run(const struct http_request *reqs, size_t n, const struct http_options *opt,
+		 http_done_fn *done, void *user)
 {
 	size_t jobs = opt->jobs > 0 ? (size_t)opt->jobs : 1, next = 0, finished = 0;
 	struct transfer *pool;
 	CURLM *multi;
 	int rc;
 
-	if ((rc = rtk_curl_load()))
+	if ((rc = curlapi_load()))
 		return rc;
 	if (jobs > n)
 		jobs = n ? n : 1;

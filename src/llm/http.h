@@ -4,14 +4,14 @@
 
 #include <stddef.h>
 
-struct rtk_http_request {
+struct http_request {
 	const char *url;
 	const char *const *headers; /* "Name: value" lines, NULL-terminated; NULL for none */
 	const char *body;           /* POSTed when not NULL, else a GET */
 	size_t body_len;
 };
 
-struct rtk_http_options {
+struct http_options {
 	int jobs;              /* requests in flight at once (at least 1) */
 	double timeout_s;      /* total deadline of one request: every attempt and wait included */
 	int retries;           /* further attempts after a 429 or 503 */
@@ -19,7 +19,7 @@ struct rtk_http_options {
 	size_t max_body;       /* a longer response body is an error; 0 for no limit */
 };
 
-struct rtk_http_response {
+struct http_response {
 	long status;           /* the last attempt's HTTP status; 0 when none arrived */
 	char *body;            /* malloc'd, NUL-terminated (NULL when none); freed after the callback */
 	size_t body_len;
@@ -32,7 +32,7 @@ struct rtk_http_response {
  * Called once per request, in the order they finish, with the final response. The callback may
  * take resp->body (set it to NULL) to keep it.
  */
-typedef void rtk_http_done_fn(size_t index, struct rtk_http_response *resp, void *user);
+typedef void http_done_fn(size_t index, struct http_response *resp, void *user);
 
 /*
  * Runs reqs[0..n) with at most opt->jobs in flight. A 429 or 503 is retried up to opt->retries
@@ -42,16 +42,16 @@ typedef void rtk_http_done_fn(size_t index, struct rtk_http_response *resp, void
  * large) are reported in resp->error, never retried. 0, or RTK_EXIT_FAILURE when libcurl cannot
  * be loaded or set up.
  */
-int rtk_http_run(const struct rtk_http_request *reqs, size_t n, const struct rtk_http_options *opt,
-		 rtk_http_done_fn *done, void *user);
+int http_run(const struct http_request *reqs, size_t n, const struct http_options *opt,
+		 http_done_fn *done, void *user);
 
 /*
  * The seconds a Retry-After value asks to wait, given the time now: delta-seconds or an HTTP date.
  * -1 when it is neither.
  */
-double rtk_http_retry_after(const char *value, double now);
+double http_retry_after(const char *value, double now);
 
 /* The seconds a Gemini error body's "retryDelay": "12s" asks for, or -1 when it has none. */
-double rtk_http_gemini_retry_delay(const char *body, size_t len);
+double http_gemini_retry_delay(const char *body, size_t len);
 
 #endif

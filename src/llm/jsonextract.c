@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-size_t rtk_json_balanced_end(const char *text, size_t len, size_t start)
+size_t jsonextract_balanced_end(const char *text, size_t len, size_t start)
 {
 	size_t depth = 0;
 	int in_string = 0;
@@ -30,7 +30,7 @@ size_t rtk_json_balanced_end(const char *text, size_t len, size_t start)
 	return 0;
 }
 
-cJSON *rtk_json_extract_object(const char *text, size_t len, size_t *at)
+cJSON *jsonextract_object(const char *text, size_t len, size_t *at)
 {
 	cJSON *obj = cJSON_ParseWithLength(text, len);
 
@@ -42,7 +42,7 @@ cJSON *rtk_json_extract_object(const char *text, size_t len, size_t *at)
 	cJSON_Delete(obj);
 	/* Each '{' in turn: a brace in the prose before the real object must not hide it. */
 	for (const char *open = memchr(text, '{', len); open; open = memchr(open + 1, '{', len - (size_t)(open + 1 - text))) {
-		size_t start = (size_t)(open - text), end = rtk_json_balanced_end(text, len, start);
+		size_t start = (size_t)(open - text), end = jsonextract_balanced_end(text, len, start);
 		if (!end)
 			continue;
 		obj = cJSON_ParseWithLength(text + start, end - start);

@@ -11,12 +11,12 @@
  * markdown code fence or after a sentence of prose. *at (when not NULL) gets its byte offset.
  * The object, or NULL when there is none.
  */
-cJSON *rtk_json_extract_object(const char *text, size_t len, size_t *at);
+cJSON *jsonextract_object(const char *text, size_t len, size_t *at);
 
 /*
  * The end (one past the closing brace) of the balanced {...} that starts at text[start], which
  * must be '{'; 0 when it is not closed within len. Strings and their escapes are skipped.
  */
-size_t rtk_json_balanced_end(const char *text, size_t len, size_t start);
+size_t jsonextract_balanced_end(const char *text, size_t len, size_t start);
 
 #endif

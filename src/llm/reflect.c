@@ -55,7 +55,7 @@ static void reflect_finish_spool(struct reflect_run *r, size_t i)
 }
 
 /* One answer arrived (or failed): verdict, routing, spool move — so a run cut short keeps what it did. */
-static void reflect_on_answer(size_t index, struct rtk_http_response *resp, void *user)
+static void reflect_on_answer(size_t index, struct http_response *resp, void *user)
 {
 	struct reflect_run *r = user;
 	size_t i = r->sent[index];
@@ -69,7 +69,7 @@ static void reflect_on_answer(size_t index, struct rtk_http_response *resp, void
 	if (!(out->verdict = reflect_answer_interpret(resp, why, sizeof(why)))) {
 		out->verdict = reflect_answer_failed_verdict();
 		reflect_settings_mask_key(r->s, why);
-		char *redacted = rtk_secrets_redact(r->s->secrets, why, strlen(why), NULL, NULL);
+		char *redacted = secrets_redact(r->s->secrets, why, strlen(why), NULL, NULL);
 		out->error = redacted ? redacted : strdup("reflection failed");
 	}
 	rtk_time_format(rtk_time_now(), when);
@@ -95,7 +95,7 @@ static void reflect_finish_unsent(struct reflect_run *r)
 }
 
 /* The requests of the traces to send, into reqs; *n of them. */
-static int reflect_build_requests(struct reflect_run *r, const char *const *headers, struct rtk_http_request *reqs,
+static int reflect_build_requests(struct reflect_run *r, const char *const *headers, struct http_request *reqs,
 				  size_t *n)
 {
 	*n = 0;
@@ -107,7 +107,7 @@ static int reflect_build_requests(struct reflect_run *r, const char *const *head
 		if (!(out->request_body = reflect_request_body(r->s, it->trace)))
 			return rtk_oom();
 		r->sent[*n] = i;
-		reqs[(*n)++] = (struct rtk_http_request){ r->s->url, headers, out->request_body, strlen(out->request_body) };
+		reqs[(*n)++] = (struct http_request){ r->s->url, headers, out->request_body, strlen(out->request_body) };
 	}
 	return 0;
 }
@@ -119,8 +119,8 @@ static int reflect_send_all(struct reflect_run *r)
 	char *auth = NULL;
 	int rc = 0;
 	const char *headers[3] = { "Content-Type: application/json", NULL, NULL };
-	struct rtk_http_request *reqs = calloc(r->in.n + 1, sizeof(*reqs));
-	struct rtk_http_options opt = { .jobs = r->cfg.jobs, .timeout_s = r->cfg.timeout_s, .retries = r->cfg.retries,
+	struct http_request *reqs = calloc(r->in.n + 1, sizeof(*reqs));
+	struct http_options opt = { .jobs = r->cfg.jobs, .timeout_s = r->cfg.timeout_s, .retries = r->cfg.retries,
 					.backoff_s = 1, .max_body = REFLECT_MAX_RESPONSE_BODY };
 
 	r->sent = calloc(r->in.n + 1, sizeof(*r->sent));
@@ -134,7 +134,7 @@ static int reflect_send_all(struct reflect_run *r)
 	if (!rc)
 		rc = reflect_build_requests(r, headers, reqs, &n);
 	if (!rc && n && !r->cfg.dry_run)
-		rc = rtk_http_run(reqs, n, &opt, reflect_on_answer, r);
+		rc = http_run(reqs, n, &opt, reflect_on_answer, r);
 	if (auth) {
 		explicit_bzero(auth, strlen(auth));
 		free(auth);
@@ -196,7 +196,7 @@ static void reflect_parameters(const struct reflect_run *r, cJSON *p)
 	cJSON_AddStringToObject(p, "model", s->model_alias);
 	cJSON_AddStringToObject(p, "model_id", s->model_id);
 	/* A base URL may carry a credential (?key=...): it is shown redacted, like anything else. */
-	char *shown_url = rtk_secrets_redact(s->secrets, s->base_url, strlen(s->base_url), NULL, NULL);
+	char *shown_url = secrets_redact(s->secrets, s->base_url, strlen(s->base_url), NULL, NULL);
 	cJSON_AddStringToObject(p, "base_url", shown_url ? shown_url : "");
 	free(shown_url);
 	cJSON_AddStringToObject(p, "lang", s->lang);
@@ -222,7 +222,7 @@ static void reflect_results(const struct reflect_run *r, cJSON *result)
 	cJSON *list = cJSON_AddArrayToObject(result, "results"), *sum;
 
 	for (size_t i = 0; i < r->in.n; i++) {
-		const char *status = reflect_item_status(r, i), *type = rtk_json_str(r->out[i].verdict, "type");
+		const char *status = reflect_item_status(r, i), *type = rtk_out_json_str(r->out[i].verdict, "type");
 		cJSON_AddItemToArray(list, reflect_item_json(r, i));
 		for (int k = 1; k < 5; k++)
 			counts[k] += !strcmp(status, counted[k]);
@@ -256,7 +256,7 @@ int reflect_send(struct reflect_run *r, cJSON **result)
 	reflect_finish_unsent(r);
 	if ((rc = reflect_send_all(r)))
 		return rc;
-	if (!(*result = rtk_result_new("reflect")))
+	if (!(*result = rtk_out_result_new("reflect")))
 		return rtk_oom();
 	reflect_parameters(r, cJSON_GetObjectItemCaseSensitive(*result, "parameters"));
 	reflect_results(r, *result);

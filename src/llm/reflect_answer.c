@@ -74,8 +74,8 @@ static void reflect_answer_add_attempts(char *why, size_t size, int n, int attem
 static void reflect_answer_describe_error(const cJSON *e, long status, int attempts, char *why, size_t size)
 {
 	int n;
-	const char *msg = cJSON_IsString(e) ? e->valuestring : rtk_json_str(e, "message");
-	const char *code = rtk_json_str(e, "status");
+	const char *msg = cJSON_IsString(e) ? e->valuestring : rtk_out_json_str(e, "message");
+	const char *code = rtk_out_json_str(e, "status");
 	char *clean = reflect_answer_clean_line(*msg ? msg : "no message");
 	if (status != 200)
 		n = snprintf(why, size, "HTTP %ld: API error%s%s%s: %s", status, *code ? " (" : "", code, *code ? ")" : "",
@@ -87,7 +87,7 @@ static void reflect_answer_describe_error(const cJSON *e, long status, int attem
 }
 
 /* A status other than 200 without an API error in the body: the status and the body's start. */
-static void reflect_answer_describe_status(const struct rtk_http_response *resp, char *why, size_t size)
+static void reflect_answer_describe_status(const struct http_response *resp, char *why, size_t size)
 {
 	const char *raw = resp->body ? resp->body : "";
 	char *head = strndup(raw, rtk_utf8_prefix(raw, resp->body_len, ERROR_BODY_CHARS, NULL));
@@ -100,8 +100,8 @@ static void reflect_answer_describe_status(const struct rtk_http_response *resp,
 
 cJSON *reflect_answer_normalise(const cJSON *answer, char *why, size_t size)
 {
-	const char *type = rtk_json_str(answer, "type"), *outcome = rtk_json_str(answer, "outcome");
-	const char *cause = rtk_json_str(answer, "root_cause");
+	const char *type = rtk_out_json_str(answer, "type"), *outcome = rtk_out_json_str(answer, "outcome");
+	const char *cause = rtk_out_json_str(answer, "root_cause");
 	const cJSON *lesson = cJSON_GetObjectItemCaseSensitive(answer, "lesson");
 	const cJSON *reuse = cJSON_GetObjectItemCaseSensitive(answer, "reusable_experience");
 	bool changed = false, is_error = !strcmp(type, "ERROR");
@@ -150,7 +150,7 @@ cJSON *reflect_answer_normalise(const cJSON *answer, char *why, size_t size)
 	return v;
 }
 
-cJSON *reflect_answer_interpret(const struct rtk_http_response *resp, char *why, size_t size)
+cJSON *reflect_answer_interpret(const struct http_response *resp, char *why, size_t size)
 {
 	cJSON *body, *answer, *v;
 	const cJSON *content, *e;
@@ -183,7 +183,7 @@ cJSON *reflect_answer_interpret(const struct rtk_http_response *resp, char *why,
 		cJSON_Delete(body);
 		return NULL;
 	}
-	answer = rtk_json_extract_object(content->valuestring, strlen(content->valuestring), NULL);
+	answer = jsonextract_object(content->valuestring, strlen(content->valuestring), NULL);
 	cJSON_Delete(body);
 	if (!answer) {
 		snprintf(why, size, "answer holds no JSON object");

@@ -23,7 +23,7 @@
  * status), another HTTP status than 200, a body that is not JSON, no content, no object in it, or
  * an object that is no verdict.
  */
-cJSON *reflect_answer_interpret(const struct rtk_http_response *resp, char *why, size_t size);
+cJSON *reflect_answer_interpret(const struct http_response *resp, char *why, size_t size);
 
 /*
  * The model's object made a verdict: an unknown outcome is replaced by the type's usual one, an

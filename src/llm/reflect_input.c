@@ -42,7 +42,7 @@ const char *reflect_input_trace_problem(const cJSON *t, char *buf, size_t size)
 			return buf;
 		}
 	}
-	if (!*rtk_json_str(t, "task_id"))
+	if (!*rtk_out_json_str(t, "task_id"))
 		return "\"task_id\" is empty";
 	return NULL;
 }
@@ -52,7 +52,7 @@ static int reflect_input_add(struct reflect_input *in, const char *source, cJSON
 {
 	struct reflect_input_item *it;
 
-	if (RTK_GROW(in->items, in->n + 1, in->cap)) {
+	if (RTK_ALLOC_GROW(in->items, in->n + 1, in->cap)) {
 		cJSON_Delete(trace);
 		return RTK_EXIT_FAILURE;
 	}
@@ -62,7 +62,7 @@ static int reflect_input_add(struct reflect_input *in, const char *source, cJSON
 	it->trace = trace;
 	it->source = strdup(source);
 	if (trace)
-		it->task_id = strdup(rtk_json_str(trace, "task_id"));
+		it->task_id = strdup(rtk_out_json_str(trace, "task_id"));
 	if (!it->source || (trace && !it->task_id))
 		return rtk_oom();
 	if (out)
@@ -87,7 +87,7 @@ int reflect_input_parse(const char *text, size_t len, const char *source, cJSON 
 	return 0;
 }
 
-/* rtk_read_file's failure on "-" names "-": call it "<stdin>", as every other message does. */
+/* rtk_fs_read_file's failure on "-" names "-": call it "<stdin>", as every other message does. */
 static int reflect_input_stdin_failure(int rc)
 {
 	char *why = strdup(rtk_error_message() + 1);
@@ -102,7 +102,7 @@ int reflect_input_read_single(struct reflect_input *in, const char *path)
 	size_t len = 0;
 	char *text;
 	cJSON *t;
-	int rc = rtk_read_file(path, &text, &len);
+	int rc = rtk_fs_read_file(path, &text, &len);
 
 	if (rc)
 		return name == path ? rc : reflect_input_stdin_failure(rc);
@@ -138,7 +138,7 @@ static int reflect_input_add_claim(struct reflect_input *in, struct spool_item *
 	char *text;
 	size_t len;
 	cJSON *t = NULL;
-	int bad = rtk_read_file(claim->path, &text, &len), rc;
+	int bad = rtk_fs_read_file(claim->path, &text, &len), rc;
 
 	if (!bad)
 		bad = reflect_input_parse(text, len, claim->path, &t);
@@ -178,7 +178,7 @@ static int reflect_input_read_ids(struct rtk_strmap *seen, const char *path)
 
 	while (!rc && rtk_jsonl_next_line(j, &line, &len)) {
 		cJSON *rec = cJSON_ParseWithLength(line, len);
-		const char *id = rtk_json_str(rec, "task_id");
+		const char *id = rtk_out_json_str(rec, "task_id");
 		if (*id && rtk_strmap_put(seen, id, strlen(id), (void *)1))
 			rc = rtk_oom();
 		cJSON_Delete(rec);

@@ -32,15 +32,15 @@ static char *reflect_request_user_message(const cJSON *t, const char *lang)
 	static const char *const en[] = { "Task ID", "User message", "System response (first 500 characters)",
 					  "User feedback", "none", "Tools used", "Tokens used", "Duration (ms)" };
 	const char *const *label = !strcmp(lang, "en") ? en : zh;
-	const char *response = rtk_json_str(t, "system_response");
+	const char *response = rtk_out_json_str(t, "system_response");
 	const cJSON *feedback = cJSON_GetObjectItemCaseSensitive(t, "user_feedback");
 	const cJSON *tokens = cJSON_GetObjectItemCaseSensitive(t, "tokens_used");
 	const cJSON *duration = cJSON_GetObjectItemCaseSensitive(t, "duration_ms");
 	size_t cut = rtk_utf8_prefix(response, strlen(response), REFLECT_REQUEST_RESPONSE_CHARS, NULL);
 	struct rtk_strbuf b = { 0 };
 
-	rtk_strbuf_printf(&b, "%s: %s\n", label[0], rtk_json_str(t, "task_id"));
-	rtk_strbuf_printf(&b, "%s: %s\n", label[1], rtk_json_str(t, "user_message"));
+	rtk_strbuf_printf(&b, "%s: %s\n", label[0], rtk_out_json_str(t, "task_id"));
+	rtk_strbuf_printf(&b, "%s: %s\n", label[1], rtk_out_json_str(t, "user_message"));
 	rtk_strbuf_printf(&b, "%s: %.*s\n", label[2], (int)cut, response);
 	rtk_strbuf_printf(&b, "%s: %s\n", label[3],
 			  cJSON_IsString(feedback) && *feedback->valuestring ? feedback->valuestring : label[4]);
@@ -69,7 +69,7 @@ char *reflect_request_body(const struct reflect_settings *s, const cJSON *trace)
 	if (!plain)
 		return NULL;
 	/* Secrets are redacted from everything taken from the trace. */
-	redacted = rtk_secrets_redact(s->secrets, plain, strlen(plain), NULL, NULL);
+	redacted = secrets_redact(s->secrets, plain, strlen(plain), NULL, NULL);
 	free(plain);
 	if (!redacted || !(req = cJSON_CreateObject())) {
 		free(redacted);
@@ -92,7 +92,7 @@ cJSON *reflect_request_shown(const struct reflect_settings *s, const char *body)
 {
 	cJSON *req = cJSON_CreateObject(), *headers;
 	cJSON_AddStringToObject(req, "method", "POST");
-	char *shown_url = rtk_secrets_redact(s->secrets, s->url, strlen(s->url), NULL, NULL);
+	char *shown_url = secrets_redact(s->secrets, s->url, strlen(s->url), NULL, NULL);
 	cJSON_AddStringToObject(req, "url", shown_url ? shown_url : "");
 	free(shown_url);
 	headers = cJSON_AddObjectToObject(req, "headers");

@@ -31,7 +31,7 @@ int reflect_route_prepare(const char *workspace)
 	static const char *const dirs[] = { "rules/experience", "memory/user", NULL };
 	for (const char *const *d = dirs; *d; d++) {
 		char *path = reflect_route_path(workspace, *d);
-		int rc = path ? rtk_mkdir_p(path, 0777) : rtk_oom();
+		int rc = path ? rtk_fs_mkdir_p(path, 0777) : rtk_oom();
 		free(path);
 		if (rc)
 			return rc;
@@ -59,9 +59,9 @@ static void reflect_route_append(struct reflect_route_state *st, const char *rel
 		return;
 	}
 	if (once_key)
-		rc = rtk_append_locked_once(path, data, strlen(data), once_key, strlen(once_key), &appended);
+		rc = rtk_fs_append_locked_once(path, data, strlen(data), once_key, strlen(once_key), &appended);
 	else
-		rc = rtk_append_locked(path, data, strlen(data));
+		rc = rtk_fs_append_locked(path, data, strlen(data));
 	free(path);
 	if (rc)
 		reflect_route_keep(st, rc);
@@ -94,8 +94,8 @@ static void reflect_route_append_json(struct reflect_route_state *st, const char
 static void reflect_route_error(struct reflect_route_state *st, const struct reflect_route_lesson *l)
 {
 	const cJSON *v = l->verdict;
-	const char *lesson = rtk_json_str(v, "lesson"), *cause = rtk_json_str(v, "root_cause");
-	const char *reuse = rtk_json_str(v, "reusable_experience");
+	const char *lesson = rtk_out_json_str(v, "lesson"), *cause = rtk_out_json_str(v, "root_cause");
+	const char *reuse = rtk_out_json_str(v, "reusable_experience");
 	char *entry = NULL, *key = NULL;
 	cJSON *rec;
 
@@ -103,7 +103,7 @@ static void reflect_route_error(struct reflect_route_state *st, const struct ref
 	if (asprintf(&key, "## %s\n", lesson) < 0)
 		key = NULL;
 	else if (asprintf(&entry, "## %s\n\n- task: `%s` (%s, reflected by %s)\n- outcome: %s\n- root cause: %s\n%s%s%s\n",
-			  lesson, l->task_id, l->when, l->model_id, rtk_json_str(v, "outcome"), *cause ? cause : "unknown",
+			  lesson, l->task_id, l->when, l->model_id, rtk_out_json_str(v, "outcome"), *cause ? cause : "unknown",
 			  *reuse ? "- reusable experience: " : "", reuse, *reuse ? "\n" : "") < 0)
 		entry = NULL;
 	reflect_route_append(st, REFLECT_ROUTE_ERROR_PATTERNS, entry, key);
@@ -116,7 +116,7 @@ static void reflect_route_error(struct reflect_route_state *st, const struct ref
 
 static void reflect_route_preference(struct reflect_route_state *st, const struct reflect_route_lesson *l)
 {
-	const char *lesson = rtk_json_str(l->verdict, "lesson");
+	const char *lesson = rtk_out_json_str(l->verdict, "lesson");
 	char *entry = NULL, *key = NULL;
 
 	if (asprintf(&key, "- %s (", lesson) < 0)
@@ -130,7 +130,7 @@ static void reflect_route_preference(struct reflect_route_state *st, const struc
 int reflect_route_write(const char *workspace, const struct reflect_route_lesson *l, cJSON *routed_to)
 {
 	struct reflect_route_state st = { .workspace = workspace, .routed_to = routed_to };
-	const char *type = rtk_json_str(l->verdict, "type");
+	const char *type = rtk_out_json_str(l->verdict, "type");
 	cJSON *rec;
 
 	if (!l->error && !strcmp(type, "ERROR"))

@@ -46,7 +46,7 @@ static int reflect_settings_read_key(const char *path, char **key)
 	int dash = !strcmp(path, "-");
 	char *text;
 	size_t len;
-	int rc = rtk_read_file(dash ? "./-" : path, &text, &len);
+	int rc = rtk_fs_read_file(dash ? "./-" : path, &text, &len);
 
 	if (rc && dash) {
 		char *why = strdup(rtk_error_message() + 2);
@@ -86,11 +86,11 @@ static int reflect_settings_endpoint(struct reflect_settings *s, const struct re
 {
 	static const char *const base_env[] = { "RTK_LLM_BASE_URL", NULL };
 	const char *v = f->base_url ? f->base_url : reflect_settings_first_env(base_env);
-	const char *model = rtk_json_str(llm, "model");
+	const char *model = rtk_out_json_str(llm, "model");
 
-	s->base_url = strdup(v ? v : rtk_json_str(llm, "base_url"));
+	s->base_url = strdup(v ? v : rtk_out_json_str(llm, "base_url"));
 	s->model_alias = strdup(f->model ? f->model : *model ? model : "gemini-flash");
-	v = s->model_alias ? rtk_json_str(cJSON_GetObjectItemCaseSensitive(llm, "models"), s->model_alias) : "";
+	v = s->model_alias ? rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(llm, "models"), s->model_alias) : "";
 	s->model_id = strdup(*v ? v : s->model_alias ? s->model_alias : "");
 	if (!s->base_url || !s->model_alias || !s->model_id)
 		return rtk_oom();
@@ -116,12 +116,12 @@ static int reflect_settings_config(struct reflect_settings *s, const struct refl
 		return rtk_oom();
 	if (!f->config)
 		s->config_file = reflect_settings_default_config();
-	if ((rc = rtk_rules_load(REFLECT_SETTINGS_DEFAULTS, s->config_file, &config, s->config_sha256)))
+	if ((rc = rtk_data_rules_load(REFLECT_SETTINGS_DEFAULTS, s->config_file, &config, s->config_sha256)))
 		return rc;
 	llm = cJSON_GetObjectItemCaseSensitive(config, "llm");
 	/* The key never reaches the output, not even hashed: take it out before hashing what is left. */
 	key = cJSON_DetachItemFromObjectCaseSensitive(llm, "api_key");
-	if (!(rc = rtk_json_sha256(config, s->config_sha256)) && !(rc = reflect_settings_key(s, f, key)))
+	if (!(rc = rtk_data_json_sha256(config, s->config_sha256)) && !(rc = reflect_settings_key(s, f, key)))
 		rc = reflect_settings_endpoint(s, f, llm);
 	cJSON_Delete(key);
 	cJSON_Delete(config);
@@ -137,7 +137,7 @@ static int reflect_settings_prompt(struct reflect_settings *s)
 	snprintf(rel, sizeof(rel), "data/prompts/reflect.%s.md", s->lang);
 	if (!(path = rtk_data_path(rel)))
 		return rtk_oom();
-	rc = rtk_read_file(path, &s->system_prompt, &len);
+	rc = rtk_fs_read_file(path, &s->system_prompt, &len);
 	free(path);
 	if (rc)
 		return rc;
@@ -154,7 +154,7 @@ int reflect_settings_load(struct reflect_settings *s, const struct reflect_setti
 		return rtk_oom();
 	if ((rc = reflect_settings_config(s, f)) || (rc = reflect_settings_prompt(s)))
 		return rc;
-	return rtk_secrets_load(f->secrets, &s->secrets, s->secrets_sha256);
+	return secrets_load(f->secrets, &s->secrets, s->secrets_sha256);
 }
 
 void reflect_settings_free(struct reflect_settings *s)
@@ -166,7 +166,7 @@ void reflect_settings_free(struct reflect_settings *s)
 	}
 	free(s->base_url), free(s->url), free(s->model_alias), free(s->model_id), free(s->system_prompt);
 	free(s->config_file), free(s->lang);
-	rtk_secrets_free(s->secrets);
+	secrets_free(s->secrets);
 	memset(s, 0, sizeof(*s));
 }
 

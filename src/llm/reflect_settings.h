@@ -33,7 +33,7 @@ struct reflect_settings {
 	bool json_mode;
 	char config_sha256[65];   /* of the merged config without llm.api_key */
 	char secrets_sha256[65], prompt_sha256[65];
-	struct rtk_secrets *secrets;
+	struct secrets *secrets;
 };
 
 /*

@@ -50,7 +50,7 @@ static int spool_list(struct spool *sp)
 	while (!rc && (e = readdir(d))) {
 		if (!spool_is_item_name(e->d_name))
 			continue;
-		if (!(rc = RTK_GROW_FROM(sp->names, sp->n + 1, sp->cap, 64)) && !(sp->names[sp->n++] = strdup(e->d_name)))
+		if (!(rc = RTK_ALLOC_GROW_FROM(sp->names, sp->n + 1, sp->cap, 64)) && !(sp->names[sp->n++] = strdup(e->d_name)))
 			sp->n--, rc = rtk_oom();
 	}
 	closedir(d);
@@ -215,7 +215,7 @@ static int spool_write_reason(const char *item_path, const char *error)
 	if (asprintf(&reason_path, "%s.error", item_path) < 0 || asprintf(&reason, "%s\n", error) < 0)
 		rc = rtk_oom();
 	else
-		rc = rtk_write_file_atomic(reason_path, reason, strlen(reason));
+		rc = rtk_fs_write_file_atomic(reason_path, reason, strlen(reason));
 	free(reason_path), free(reason);
 	return rc;
 }
@@ -228,7 +228,7 @@ int spool_finish(struct spool_item *item, const char *error)
 
 	if (asprintf(&folder, "%.*s/%s", dir_len, slash ? item->path : ".", error ? "failed" : "done") < 0)
 		folder = NULL;
-	rc = !folder ? rtk_oom() : rtk_mkdir_p(folder, 0777);
+	rc = !folder ? rtk_oom() : rtk_fs_mkdir_p(folder, 0777);
 	if (!rc)
 		rc = spool_move_into(item->path, folder, &moved_to);
 	if (!rc && error)
@@ -252,7 +252,7 @@ int spool_write(const char *dir, const char *name, const void *data, size_t len,
 	/* Hidden while it is written, so no consumer lists it; unique, so two writers never share it. */
 	if (asprintf(&tmp, "%s/.%s.%ld.%lu", dir, name, (long)getpid(), __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)) < 0)
 		return rtk_oom();
-	rc = rtk_write_file_atomic(tmp, data, len);
+	rc = rtk_fs_write_file_atomic(tmp, data, len);
 	if (!rc && (rc = spool_rename_free(tmp, dir, name, &at)))
 		unlink(tmp);
 	free(tmp);

@@ -16,14 +16,14 @@ struct secret_pattern {
 	struct rtk_re *re;
 };
 
-struct rtk_secrets {
+struct secrets {
 	struct secret_pattern *patterns;
 	size_t n;
 	char *replacement;
 	struct rtk_re *allowlist; /* a line it matches keeps its secrets (NULL: none is) */
 };
 
-void rtk_secrets_free(struct rtk_secrets *s)
+void secrets_free(struct secrets *s)
 {
 	if (!s)
 		return;
@@ -38,11 +38,11 @@ void rtk_secrets_free(struct rtk_secrets *s)
 }
 
 /* Compiles each {"name", "regex"} of list onto the end of s->patterns (sized by the caller). */
-static int compile_list(struct rtk_secrets *s, const cJSON *list, const char *source)
+static int compile_list(struct secrets *s, const cJSON *list, const char *source)
 {
 	const cJSON *p;
 	cJSON_ArrayForEach(p, list) {
-		const char *name = rtk_json_str(p, "name"), *regex = rtk_json_str(p, "regex");
+		const char *name = rtk_out_json_str(p, "name"), *regex = rtk_out_json_str(p, "regex");
 		struct secret_pattern *sp = &s->patterns[s->n];
 		char what[160];
 		int rc;
@@ -61,13 +61,13 @@ static int compile_list(struct rtk_secrets *s, const cJSON *list, const char *so
 	return 0;
 }
 
-int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secrets **out)
+int secrets_compile(const cJSON *rules, const char *source, struct secrets **out)
 {
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(rules, "patterns");
 	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(rules, "extra_patterns");
 	const cJSON *repl = cJSON_GetObjectItemCaseSensitive(rules, "replacement");
 	const cJSON *pragma = cJSON_GetObjectItemCaseSensitive(rules, "allowlist_pragma");
-	struct rtk_secrets *s;
+	struct secrets *s;
 	int rc = 0;
 
 	*out = NULL;
@@ -82,7 +82,7 @@ int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secre
 	size_t total = (size_t)cJSON_GetArraySize(list) + (size_t)cJSON_GetArraySize(extra);
 	if (!(s = calloc(1, sizeof(*s))) || !(s->patterns = calloc(total + 1, sizeof(*s->patterns))) ||
 	    !(s->replacement = strdup(repl ? repl->valuestring : "[REDACTED:{name}]"))) {
-		rtk_secrets_free(s);
+		secrets_free(s);
 		return rtk_oom();
 	}
 	/* "patterns" first, then "extra_patterns": an override adds to the shipped list with the latter. */
@@ -94,20 +94,20 @@ int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secre
 		rc = rtk_re_compile(&s->allowlist, pragma->valuestring, 0, what);
 	}
 	if (rc) {
-		rtk_secrets_free(s);
+		secrets_free(s);
 		return rc;
 	}
 	*out = s;
 	return 0;
 }
 
-int rtk_secrets_load(const char *override_path, struct rtk_secrets **out, char sha256[65])
+int secrets_load(const char *override_path, struct secrets **out, char sha256[65])
 {
 	cJSON *rules;
-	int rc = rtk_rules_load(RTK_SECRETS_RULES, override_path, &rules, sha256);
+	int rc = rtk_data_rules_load(SECRETS_RULES, override_path, &rules, sha256);
 	if (rc)
 		return rc;
-	rc = rtk_secrets_compile(rules, override_path ? override_path : RTK_SECRETS_RULES, out);
+	rc = secrets_compile(rules, override_path ? override_path : SECRETS_RULES, out);
 	cJSON_Delete(rules);
 	return rc;
 }
@@ -125,7 +125,7 @@ static void add_replacement(struct rtk_strbuf *b, const char *replacement, const
 }
 
 /* Whether the line holding text[at] carries the allowlist pragma. */
-static bool line_allowed(const struct rtk_secrets *s, const char *text, size_t len, size_t at)
+static bool line_allowed(const struct secrets *s, const char *text, size_t len, size_t at)
 {
 	size_t start = at, end = at;
 	if (!s->allowlist)
@@ -137,7 +137,7 @@ static bool line_allowed(const struct rtk_secrets *s, const char *text, size_t l
 	return rtk_re_matches(s->allowlist, text + start, end - start);
 }
 
-char *rtk_secrets_redact(const struct rtk_secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
+char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
 {
 	struct rtk_strbuf b = { 0 };
 	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */

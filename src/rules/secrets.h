@@ -5,26 +5,26 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-struct rtk_secrets;
+struct secrets;
 
 /* The shipped rule file of secret patterns. */
-#define RTK_SECRETS_RULES "data/rules/secrets.yaml"
+#define SECRETS_RULES "data/rules/secrets.yaml"
 
 /*
- * Loads RTK_SECRETS_RULES, with override_path (NULL for none) merged on top, and compiles its
+ * Loads SECRETS_RULES, with override_path (NULL for none) merged on top, and compiles its
  * patterns. *sha256 names the rules used. 0, or the loader's error (RTK_EXIT_USAGE for a bad
  * pattern, naming it and the file).
  */
-int rtk_secrets_load(const char *override_path, struct rtk_secrets **out, char sha256[65]);
+int secrets_load(const char *override_path, struct secrets **out, char sha256[65]);
 
 /*
  * Compiles rules already loaded: {"replacement": "[REDACTED:{name}]", "patterns": [{"name", "regex"}],
  * "extra_patterns": [...], "allowlist_pragma": "regex"}. An override file's "patterns" replaces the shipped list (lists are not
  * merged); its "extra_patterns" are added after it. source names where they came from in messages.
  */
-int rtk_secrets_compile(const cJSON *rules, const char *source, struct rtk_secrets **out);
+int secrets_compile(const cJSON *rules, const char *source, struct secrets **out);
 
-void rtk_secrets_free(struct rtk_secrets *s);
+void secrets_free(struct secrets *s);
 
 /*
  * A malloc'd, NUL-terminated copy of text[0..len) with every match replaced by the replacement
@@ -32,6 +32,6 @@ void rtk_secrets_free(struct rtk_secrets *s);
  * listed first wins. A match on a line that holds the rules' allowlist_pragma is kept as it is.
  * *count (when not NULL) gets the number of redactions. NULL only when out of memory.
  */
-char *rtk_secrets_redact(const struct rtk_secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count);
+char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count);
 
 #endif

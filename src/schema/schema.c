@@ -25,8 +25,8 @@
 /* ----- the registry of documents references may name ----- */
 
 struct schema_registry {
-	struct rtk_strmap *docs; /* uri -> const struct jv * (root) */
-	struct jv_doc **owned;
+	struct rtk_strmap *docs; /* uri -> const struct rtk_jsonv * (root) */
+	struct rtk_jsonv_doc **owned;
 	size_t n, cap;
 };
 
@@ -45,13 +45,13 @@ void schema_registry_free(struct schema_registry *reg)
 	if (!reg)
 		return;
 	for (size_t i = 0; i < reg->n; i++)
-		jv_doc_free(reg->owned[i]);
+		rtk_jsonv_doc_free(reg->owned[i]);
 	free(reg->owned);
 	rtk_strmap_free(reg->docs);
 	free(reg);
 }
 
-static int registry_put(struct schema_registry *reg, const char *uri, const struct jv *root)
+static int registry_put(struct schema_registry *reg, const char *uri, const struct rtk_jsonv *root)
 {
 	char *bare = uri_strip_fragment(uri);
 	int rc = bare && !rtk_strmap_put(reg->docs, bare, strlen(bare), (void *)root) ? 0 : -1;
@@ -59,17 +59,17 @@ static int registry_put(struct schema_registry *reg, const char *uri, const stru
 	return rc ? rtk_oom() : 0;
 }
 
-int schema_registry_add(struct schema_registry *reg, const char *uri, struct jv_doc *doc)
+int schema_registry_add(struct schema_registry *reg, const char *uri, struct rtk_jsonv_doc *doc)
 {
-	if (RTK_GROW(reg->owned, reg->n + 1, reg->cap)) {
-		jv_doc_free(doc);
+	if (RTK_ALLOC_GROW(reg->owned, reg->n + 1, reg->cap)) {
+		rtk_jsonv_doc_free(doc);
 		return RTK_EXIT_FAILURE;
 	}
 	reg->owned[reg->n++] = doc;
-	const struct jv *root = jv_root(doc);
-	const char *id = jv_get_string(root, "$id");
+	const struct rtk_jsonv *root = rtk_jsonv_root(doc);
+	const char *id = rtk_jsonv_get_string(root, "$id");
 	if (!id)
-		id = jv_get_string(root, "id");
+		id = rtk_jsonv_get_string(root, "id");
 	int rc = 0;
 	if (uri)
 		rc = registry_put(reg, uri, root);
@@ -83,8 +83,8 @@ int schema_registry_add(struct schema_registry *reg, const char *uri, struct jv_
 
 int schema_registry_add_file(struct schema_registry *reg, const char *path, const char *uri)
 {
-	struct jv_doc *doc;
-	int rc = jv_load_file(path, &doc);
+	struct rtk_jsonv_doc *doc;
+	int rc = rtk_jsonv_load_file(path, &doc);
 	return rc ? rc : schema_registry_add(reg, uri, doc);
 }
 
@@ -157,7 +157,7 @@ struct node_list {
 };
 
 struct node {
-	const struct jv *src;
+	const struct rtk_jsonv *src;
 	struct resource *res;
 	char *location;      /* absolute: resource URI # pointer */
 	int draft;
@@ -166,7 +166,7 @@ struct node {
 	bool filled;
 
 	unsigned types;
-	const struct jv *const_value, *enum_values;
+	const struct rtk_jsonv *const_value, *enum_values;
 	bool has_min, has_max, has_xmin, has_xmax, has_multiple;
 	double min, max, xmin, xmax, multiple;
 	long min_length, max_length;
@@ -188,8 +188,8 @@ struct node {
 	struct pattern_node *pattern_properties;
 	size_t npattern_properties;
 	struct node *additional_properties, *property_names, *unevaluated_properties;
-	const struct jv *required;
-	struct { const char *name; size_t len; const struct jv *names; } *dependent_required;
+	const struct rtk_jsonv *required;
+	struct { const char *name; size_t len; const struct rtk_jsonv *names; } *dependent_required;
 	size_t ndependent_required;
 	long min_properties, max_properties;
 	const char *dependencies_keyword; /* "dependentRequired"/"dependentSchemas" or draft-07's "dependencies" */
@@ -205,10 +205,10 @@ struct node {
 struct schema {
 	struct schema_registry *reg;
 	unsigned flags;
-	struct rtk_strmap *node_of_value; /* (const struct jv *) bytes -> node */
+	struct rtk_strmap *node_of_value; /* (const struct rtk_jsonv *) bytes -> node */
 	struct rtk_strmap *by_uri;        /* "uri#fragment" -> node */
 	struct rtk_strmap *resources;     /* uri -> struct resource *, also roots in root_of */
-	struct rtk_strmap *root_of;       /* uri -> const struct jv * of the resource's root */
+	struct rtk_strmap *root_of;       /* uri -> const struct rtk_jsonv * of the resource's root */
 	struct node **nodes;
 	size_t nnodes, cap;
 	struct resource **res;
@@ -246,7 +246,7 @@ static char *str_printf(const char *fmt, ...)
 	return n < 0 ? NULL : s;
 }
 
-static struct node *node_of(const struct schema *s, const struct jv *v)
+static struct node *node_of(const struct schema *s, const struct rtk_jsonv *v)
 {
 	return rtk_strmap_get(s->node_of_value, (const char *)&v, sizeof(v));
 }
@@ -269,12 +269,12 @@ static int draft_of(const char *schema_uri, int fallback)
 	return fallback;
 }
 
-static struct resource *resource_new(struct schema *s, const char *uri, const struct jv *root)
+static struct resource *resource_new(struct schema *s, const char *uri, const struct rtk_jsonv *root)
 {
 	struct resource *r = rtk_strmap_get(s->resources, uri, strlen(uri));
 	if (r)
 		return r;
-	if (RTK_GROW(s->res, s->nres + 1, s->res_cap))
+	if (RTK_ALLOC_GROW(s->res, s->nres + 1, s->res_cap))
 		goto oom;
 	if (!(r = calloc(1, sizeof(*r))) || !(r->uri = strdup(uri)) || !(r->dynamic_anchors = rtk_strmap_new())) {
 		if (r)
@@ -296,10 +296,10 @@ oom:
 
 static unsigned vocab_of(struct schema *s, const char *metaschema);
 
-static void walk(struct schema *s, const struct jv *v, struct resource *res, struct rtk_strbuf *ptr, int draft,
+static void walk(struct schema *s, const struct rtk_jsonv *v, struct resource *res, struct rtk_strbuf *ptr, int draft,
 		 unsigned vocab);
 
-static void walk_child(struct schema *s, const struct jv *v, struct resource *res, struct rtk_strbuf *ptr,
+static void walk_child(struct schema *s, const struct rtk_jsonv *v, struct resource *res, struct rtk_strbuf *ptr,
 		       int draft, unsigned vocab, const char *kw, const char *name, size_t name_len, long index)
 {
 	size_t mark = ptr->len;
@@ -333,11 +333,11 @@ static bool keyword_in_draft(const char *kw, int draft)
 	return true;
 }
 
-static struct node *node_new(struct schema *s, const struct jv *v, struct resource *res, const char *ptr,
+static struct node *node_new(struct schema *s, const struct rtk_jsonv *v, struct resource *res, const char *ptr,
 			     int draft, unsigned vocab)
 {
 	struct node *n = calloc(1, sizeof(*n));
-	if (!n || RTK_GROW_FROM(s->nodes, s->nnodes + 1, s->cap, 64)) {
+	if (!n || RTK_ALLOC_GROW_FROM(s->nodes, s->nnodes + 1, s->cap, 64)) {
 		free(n);
 		s->oom = true;
 		return NULL;
@@ -347,28 +347,28 @@ static struct node *node_new(struct schema *s, const struct jv *v, struct resour
 	n->res = res;
 	n->draft = draft;
 	n->vocab = vocab;
-	n->boolean = v->kind == RTK_JSON_TRUE ? 1 : v->kind == RTK_JSON_FALSE ? 0 : -1;
+	n->boolean = v->kind == RTK_JSONSCAN_TRUE ? 1 : v->kind == RTK_JSONSCAN_FALSE ? 0 : -1;
 	n->location = str_printf("%s#%s", res->uri, ptr);
 	if (!n->location || rtk_strmap_put(s->node_of_value, (const char *)&v, sizeof(v), n))
 		s->oom = true;
 	return n;
 }
 
-static void walk(struct schema *s, const struct jv *v, struct resource *res, struct rtk_strbuf *ptr, int draft,
+static void walk(struct schema *s, const struct rtk_jsonv *v, struct resource *res, struct rtk_strbuf *ptr, int draft,
 		 unsigned vocab)
 {
-	if ((v->kind != RTK_JSON_OBJECT && v->kind != RTK_JSON_TRUE && v->kind != RTK_JSON_FALSE) || node_of(s, v) ||
+	if ((v->kind != RTK_JSONSCAN_OBJECT && v->kind != RTK_JSONSCAN_TRUE && v->kind != RTK_JSONSCAN_FALSE) || node_of(s, v) ||
 	    s->oom || !res)
 		return;
 	struct rtk_strbuf own = { 0 };
-	if (v->kind == RTK_JSON_OBJECT) {
-		const char *meta = jv_get_string(v, "$schema");
-		const char *id = jv_get_string(v, "$id");
+	if (v->kind == RTK_JSONSCAN_OBJECT) {
+		const char *meta = rtk_jsonv_get_string(v, "$schema");
+		const char *id = rtk_jsonv_get_string(v, "$id");
 		if (meta) {
 			draft = draft_of(meta, draft);
 			vocab = vocab_of(s, meta);
 		}
-		if (id && draft == SCHEMA_DRAFT_7 && jv_get(v, "$ref"))
+		if (id && draft == SCHEMA_DRAFT_7 && rtk_jsonv_get(v, "$ref"))
 			id = NULL; /* draft-07: $ref's siblings, $id included, are ignored */
 		if (id && draft == SCHEMA_DRAFT_7 && id[0] == '#')
 			id = NULL; /* a plain-name anchor, registered once the node exists, below */
@@ -394,17 +394,17 @@ static void walk(struct schema *s, const struct jv *v, struct resource *res, str
 	put_uri(s, n->location, n);
 	if (!ptr->len)
 		put_uri(s, res->uri, n);
-	if (v->kind != RTK_JSON_OBJECT)
+	if (v->kind != RTK_JSONSCAN_OBJECT)
 		goto out;
-	const char *id = jv_get_string(v, "$id");
-	if (id && draft == SCHEMA_DRAFT_7 && id[0] == '#' && !jv_get(v, "$ref")) {
+	const char *id = rtk_jsonv_get_string(v, "$id");
+	if (id && draft == SCHEMA_DRAFT_7 && id[0] == '#' && !rtk_jsonv_get(v, "$ref")) {
 		char *anchor = str_printf("%s%s", res->uri, id);
 		if (anchor && rtk_strmap_put(s->by_uri, anchor, strlen(anchor), n))
 			s->oom = true;
 		free(anchor);
 	}
-	const char *anchor = draft == SCHEMA_DRAFT_2020_12 ? jv_get_string(v, "$anchor") : NULL;
-	const char *dyn = draft == SCHEMA_DRAFT_2020_12 ? jv_get_string(v, "$dynamicAnchor") : NULL;
+	const char *anchor = draft == SCHEMA_DRAFT_2020_12 ? rtk_jsonv_get_string(v, "$anchor") : NULL;
+	const char *dyn = draft == SCHEMA_DRAFT_2020_12 ? rtk_jsonv_get_string(v, "$dynamicAnchor") : NULL;
 	for (int i = 0; i < 2; i++) {
 		const char *a = i ? dyn : anchor;
 		char *uri = a ? str_printf("%s#%s", res->uri, a) : NULL;
@@ -415,30 +415,30 @@ static void walk(struct schema *s, const struct jv *v, struct resource *res, str
 	if (dyn && !rtk_strmap_get(res->dynamic_anchors, dyn, strlen(dyn)) &&
 	    rtk_strmap_put(res->dynamic_anchors, dyn, strlen(dyn), n))
 		s->oom = true;
-	if (draft == SCHEMA_DRAFT_7 && jv_get(v, "$ref")) {
+	if (draft == SCHEMA_DRAFT_7 && rtk_jsonv_get(v, "$ref")) {
 		/* Siblings of $ref mean nothing in draft-07, but a pointer may still lead into definitions. */
-		const struct jv *defs = jv_get(v, "definitions");
-		for (size_t i = 0; defs && defs->kind == RTK_JSON_OBJECT && i < defs->len; i++)
+		const struct rtk_jsonv *defs = rtk_jsonv_get(v, "definitions");
+		for (size_t i = 0; defs && defs->kind == RTK_JSONSCAN_OBJECT && i < defs->len; i++)
 			walk_child(s, &defs->u.members[i].value, res, ptr, draft, vocab, "definitions",
 				   defs->u.members[i].key, defs->u.members[i].key_len, -1);
 		goto out;
 	}
 	for (const char *const *kw = single_keywords; *kw; kw++) {
-		const struct jv *c = jv_get(v, *kw);
+		const struct rtk_jsonv *c = rtk_jsonv_get(v, *kw);
 		if (c && keyword_in_draft(*kw, draft))
 			walk_child(s, c, res, ptr, draft, vocab, *kw, NULL, 0, -1);
 	}
 	for (const char *const *kw = map_keywords; *kw; kw++) {
-		const struct jv *c = jv_get(v, *kw);
-		if (!c || c->kind != RTK_JSON_OBJECT || !keyword_in_draft(*kw, draft))
+		const struct rtk_jsonv *c = rtk_jsonv_get(v, *kw);
+		if (!c || c->kind != RTK_JSONSCAN_OBJECT || !keyword_in_draft(*kw, draft))
 			continue;
 		for (size_t i = 0; i < c->len; i++)
 			walk_child(s, &c->u.members[i].value, res, ptr, draft, vocab, *kw, c->u.members[i].key,
 				   c->u.members[i].key_len, -1);
 	}
 	for (const char *const *kw = array_keywords; *kw; kw++) {
-		const struct jv *c = jv_get(v, *kw);
-		if (!c || c->kind != RTK_JSON_ARRAY || !keyword_in_draft(*kw, draft))
+		const struct rtk_jsonv *c = rtk_jsonv_get(v, *kw);
+		if (!c || c->kind != RTK_JSONSCAN_ARRAY || !keyword_in_draft(*kw, draft))
 			continue;
 		for (size_t i = 0; i < c->len; i++)
 			walk_child(s, &c->u.items[i], res, ptr, draft, vocab, *kw, NULL, 0, (long)i);
@@ -452,7 +452,7 @@ static bool load_document(struct schema *s, const char *uri, int draft)
 {
 	if (rtk_strmap_get(s->resources, uri, strlen(uri)))
 		return true;
-	const struct jv *root = rtk_strmap_get(s->reg->docs, uri, strlen(uri));
+	const struct rtk_jsonv *root = rtk_strmap_get(s->reg->docs, uri, strlen(uri));
 	if (!root)
 		return false;
 	struct resource *res = resource_new(s, uri, root);
@@ -467,10 +467,10 @@ static bool load_document(struct schema *s, const char *uri, int draft)
 static unsigned vocab_of(struct schema *s, const char *metaschema)
 {
 	char *bare = uri_strip_fragment(metaschema);
-	const struct jv *root = bare ? rtk_strmap_get(s->reg->docs, bare, strlen(bare)) : NULL;
+	const struct rtk_jsonv *root = bare ? rtk_strmap_get(s->reg->docs, bare, strlen(bare)) : NULL;
 	free(bare);
-	const struct jv *voc = jv_get(root, "$vocabulary");
-	if (!voc || voc->kind != RTK_JSON_OBJECT)
+	const struct rtk_jsonv *voc = rtk_jsonv_get(root, "$vocabulary");
+	if (!voc || voc->kind != RTK_JSONSCAN_OBJECT)
 		return VOC_ALL;
 	unsigned mask = 0;
 	for (size_t i = 0; i < voc->len; i++) {
@@ -509,7 +509,7 @@ static int unescape_pointer_token(const char *tok, size_t n, char *out)
 }
 
 /* The value at JSON Pointer fragment (already without '#') below root, or NULL. */
-static const struct jv *follow_pointer(const struct jv *v, const char *p)
+static const struct rtk_jsonv *follow_pointer(const struct rtk_jsonv *v, const char *p)
 {
 	char tok[1024];
 	while (v && *p == '/') {
@@ -518,9 +518,9 @@ static const struct jv *follow_pointer(const struct jv *v, const char *p)
 		if (n >= sizeof(tok))
 			return NULL;
 		int len = unescape_pointer_token(p, n, tok);
-		if (v->kind == RTK_JSON_OBJECT) {
-			v = jv_getn(v, tok, (size_t)len);
-		} else if (v->kind == RTK_JSON_ARRAY) {
+		if (v->kind == RTK_JSONSCAN_OBJECT) {
+			v = rtk_jsonv_getn(v, tok, (size_t)len);
+		} else if (v->kind == RTK_JSONSCAN_ARRAY) {
 			char *end;
 			tok[len] = 0;
 			unsigned long i = strtoul(tok, &end, 10);
@@ -548,8 +548,8 @@ static struct node *resolve(struct schema *s, const char *uri, int draft)
 	n = rtk_strmap_get(s->by_uri, uri, strlen(uri));
 	if (!n && (*frag == '/' || !*frag)) {
 		struct resource *res = rtk_strmap_get(s->resources, bare, strlen(bare));
-		const struct jv *root = rtk_strmap_get(s->root_of, bare, strlen(bare));
-		const struct jv *target = root ? follow_pointer(root, frag) : NULL;
+		const struct rtk_jsonv *root = rtk_strmap_get(s->root_of, bare, strlen(bare));
+		const struct rtk_jsonv *target = root ? follow_pointer(root, frag) : NULL;
 		if (target && !(n = node_of(s, target))) {
 			/* A pointer into a place no keyword walks (an unknown keyword): a schema all the same. */
 			struct rtk_strbuf ptr = { 0 };
@@ -582,7 +582,7 @@ static int schema_error_at(const struct node *n, const char *why)
 
 static int fill_child(struct schema *s, struct node *n, const char *kw, struct node **out)
 {
-	const struct jv *v = jv_get(n->src, kw);
+	const struct rtk_jsonv *v = rtk_jsonv_get(n->src, kw);
 	if (!v)
 		return 0;
 	if (!(*out = node_of(s, v)))
@@ -592,10 +592,10 @@ static int fill_child(struct schema *s, struct node *n, const char *kw, struct n
 
 static int fill_list(struct schema *s, struct node *n, const char *kw, struct node_list *out)
 {
-	const struct jv *v = jv_get(n->src, kw);
+	const struct rtk_jsonv *v = rtk_jsonv_get(n->src, kw);
 	if (!v)
 		return 0;
-	if (v->kind != RTK_JSON_ARRAY)
+	if (v->kind != RTK_JSONSCAN_ARRAY)
 		return bad_keyword(n, kw, "an array of schemas");
 	if (!(out->v = calloc(v->len + 1, sizeof(*out->v))))
 		return rtk_oom();
@@ -606,15 +606,15 @@ static int fill_list(struct schema *s, struct node *n, const char *kw, struct no
 	return 0;
 }
 
-static int fill_map(struct schema *s, struct node *n, const struct jv *v, const char *kw, struct named_node **out,
+static int fill_map(struct schema *s, struct node *n, const struct rtk_jsonv *v, const char *kw, struct named_node **out,
 		    size_t *count)
 {
-	if (v->kind != RTK_JSON_OBJECT)
+	if (v->kind != RTK_JSONSCAN_OBJECT)
 		return bad_keyword(n, kw, "an object of schemas");
 	if (!(*out = calloc(v->len + 1, sizeof(**out))))
 		return rtk_oom();
 	for (size_t i = 0; i < v->len; i++) {
-		const struct jv_member *m = &v->u.members[i];
+		const struct rtk_jsonv_member *m = &v->u.members[i];
 		struct node *c = node_of(s, &m->value);
 		if (!c)
 			continue; /* draft-07 dependencies: an array member is handled by the caller */
@@ -625,27 +625,27 @@ static int fill_map(struct schema *s, struct node *n, const struct jv *v, const 
 	return 0;
 }
 
-static bool get_number(const struct jv *obj, const char *kw, double *out)
+static bool get_number(const struct rtk_jsonv *obj, const char *kw, double *out)
 {
-	const struct jv *v = jv_get(obj, kw);
-	if (!v || v->kind != RTK_JSON_NUMBER)
+	const struct rtk_jsonv *v = rtk_jsonv_get(obj, kw);
+	if (!v || v->kind != RTK_JSONSCAN_NUMBER)
 		return false;
 	*out = v->u.num;
 	return true;
 }
 
-static long get_count(const struct jv *obj, const char *kw)
+static long get_count(const struct rtk_jsonv *obj, const char *kw)
 {
-	const struct jv *v = jv_get(obj, kw);
-	if (!v || !jv_is_integer(v) || v->u.num < 0)
+	const struct rtk_jsonv *v = rtk_jsonv_get(obj, kw);
+	if (!v || !rtk_jsonv_is_integer(v) || v->u.num < 0)
 		return -1;
 	return v->u.num > 1e15 ? (long)1e15 : (long)v->u.num;
 }
 
-static unsigned type_bit(const struct jv *t)
+static unsigned type_bit(const struct rtk_jsonv *t)
 {
 	static const char *const names[] = { "null", "boolean", "object", "array", "number", "string", "integer" };
-	if (t->kind != RTK_JSON_STRING)
+	if (t->kind != RTK_JSONSCAN_STRING)
 		return 0;
 	for (unsigned i = 0; i < 7; i++)
 		if (!strcmp(t->u.str, names[i]))
@@ -655,7 +655,7 @@ static unsigned type_bit(const struct jv *t)
 
 static int fill_refs(struct schema *s, struct node *n)
 {
-	const char *ref = jv_get_string(n->src, "$ref");
+	const char *ref = rtk_jsonv_get_string(n->src, "$ref");
 	if (ref) {
 		char *abs = uri_resolve(n->res->uri, ref);
 		if (!abs)
@@ -669,7 +669,7 @@ static int fill_refs(struct schema *s, struct node *n)
 		}
 		free(abs);
 	}
-	const char *dref = n->draft == SCHEMA_DRAFT_2020_12 ? jv_get_string(n->src, "$dynamicRef") : NULL;
+	const char *dref = n->draft == SCHEMA_DRAFT_2020_12 ? rtk_jsonv_get_string(n->src, "$dynamicRef") : NULL;
 	if (dref) {
 		char *abs = uri_resolve(n->res->uri, dref);
 		if (!abs)
@@ -679,8 +679,8 @@ static int fill_refs(struct schema *s, struct node *n)
 		if (!n->dynamic_ref)
 			return rtk_fail(RTK_EXIT_USAGE, "schema %s: cannot resolve $dynamicRef \"%s\"", n->location, dref);
 		const char *hash = strchr(dref, '#');
-		const char *target_anchor = n->dynamic_ref->src->kind == RTK_JSON_OBJECT
-			? jv_get_string(n->dynamic_ref->src, "$dynamicAnchor") : NULL;
+		const char *target_anchor = n->dynamic_ref->src->kind == RTK_JSONSCAN_OBJECT
+			? rtk_jsonv_get_string(n->dynamic_ref->src, "$dynamicAnchor") : NULL;
 		/* Dynamic only when the static target carries the same $dynamicAnchor ("bookending"). */
 		if (hash && hash[1] != '/' && hash[1] && target_anchor && !strcmp(target_anchor, hash + 1))
 			n->dynamic_ref_anchor = hash + 1;
@@ -691,10 +691,10 @@ static int fill_refs(struct schema *s, struct node *n)
 /* The validation vocabulary: type, const, enum, bounds, lengths, pattern, counts, required. */
 static int fill_validation(struct node *n)
 {
-	const struct jv *v = n->src, *k;
+	const struct rtk_jsonv *v = n->src, *k;
 	int rc;
-	if ((k = jv_get(v, "type"))) {
-		if (k->kind == RTK_JSON_ARRAY) {
+	if ((k = rtk_jsonv_get(v, "type"))) {
+		if (k->kind == RTK_JSONSCAN_ARRAY) {
 			for (size_t i = 0; i < k->len; i++)
 				n->types |= type_bit(&k->u.items[i]);
 		} else {
@@ -704,8 +704,8 @@ static int fill_validation(struct node *n)
 			return bad_keyword(n, "type", "a type name or an array of them");
 	}
 	{
-		n->const_value = jv_get(v, "const");
-		if ((n->enum_values = jv_get(v, "enum")) && n->enum_values->kind != RTK_JSON_ARRAY)
+		n->const_value = rtk_jsonv_get(v, "const");
+		if ((n->enum_values = rtk_jsonv_get(v, "enum")) && n->enum_values->kind != RTK_JSONSCAN_ARRAY)
 			return bad_keyword(n, "enum", "an array");
 		n->has_min = get_number(v, "minimum", &n->min);
 		n->has_max = get_number(v, "maximum", &n->max);
@@ -724,31 +724,31 @@ static int fill_validation(struct node *n)
 			n->min_contains = get_count(v, "minContains");
 			n->max_contains = get_count(v, "maxContains");
 		}
-		k = jv_get(v, "uniqueItems");
-		n->unique_items = k && k->kind == RTK_JSON_TRUE;
-		if ((n->required = jv_get(v, "required")) && n->required->kind != RTK_JSON_ARRAY)
+		k = rtk_jsonv_get(v, "uniqueItems");
+		n->unique_items = k && k->kind == RTK_JSONSCAN_TRUE;
+		if ((n->required = rtk_jsonv_get(v, "required")) && n->required->kind != RTK_JSONSCAN_ARRAY)
 			return bad_keyword(n, "required", "an array of strings");
 		/* 2020-12 still honours draft-07's "dependencies" (its array members), as most validators do. */
-		const struct jv *dr = jv_get(v, "dependentRequired"), *old = jv_get(v, "dependencies");
-		size_t total = (dr && dr->kind == RTK_JSON_OBJECT ? dr->len : 0) + (old && old->kind == RTK_JSON_OBJECT ? old->len : 0);
+		const struct rtk_jsonv *dr = rtk_jsonv_get(v, "dependentRequired"), *old = rtk_jsonv_get(v, "dependencies");
+		size_t total = (dr && dr->kind == RTK_JSONSCAN_OBJECT ? dr->len : 0) + (old && old->kind == RTK_JSONSCAN_OBJECT ? old->len : 0);
 		if (n->draft == SCHEMA_DRAFT_7)
 			dr = NULL;
 		if (total && !(n->dependent_required = calloc(total + 1, sizeof(*n->dependent_required))))
 			return rtk_oom();
 		for (int pass = 0; pass < 2; pass++, dr = old) {
-			if (!dr || dr->kind != RTK_JSON_OBJECT)
+			if (!dr || dr->kind != RTK_JSONSCAN_OBJECT)
 				continue;
 			for (size_t i = 0; i < dr->len; i++) {
-				const struct jv_member *m = &dr->u.members[i];
-				if (m->value.kind != RTK_JSON_ARRAY)
+				const struct rtk_jsonv_member *m = &dr->u.members[i];
+				if (m->value.kind != RTK_JSONSCAN_ARRAY)
 					continue;
 				n->dependent_required[n->ndependent_required].name = m->key;
 				n->dependent_required[n->ndependent_required].len = m->key_len;
 				n->dependent_required[n->ndependent_required++].names = &m->value;
 			}
 		}
-		if ((k = jv_get(v, "pattern"))) {
-			if (k->kind != RTK_JSON_STRING)
+		if ((k = rtk_jsonv_get(v, "pattern"))) {
+			if (k->kind != RTK_JSONSCAN_STRING)
 				return bad_keyword(n, "pattern", "a string");
 			char *pcre = ecmare_to_pcre(k->u.str, k->len);
 			if (!pcre)
@@ -766,7 +766,7 @@ static int fill_validation(struct node *n)
 /* The applicator vocabulary: every keyword that applies subschemas, linked to their nodes. */
 static int fill_applicators(struct schema *s, struct node *n)
 {
-	const struct jv *v = n->src, *k;
+	const struct rtk_jsonv *v = n->src, *k;
 	int rc;
 	if ((rc = fill_child(s, n, "additionalProperties", &n->additional_properties)) ||
 	    (rc = fill_child(s, n, "propertyNames", &n->property_names)) ||
@@ -779,12 +779,12 @@ static int fill_applicators(struct schema *s, struct node *n)
 	    ((rc = fill_child(s, n, "unevaluatedProperties", &n->unevaluated_properties)) ||
 	     (rc = fill_child(s, n, "unevaluatedItems", &n->unevaluated_items))))
 		return rc;
-	k = jv_get(v, "items");
+	k = rtk_jsonv_get(v, "items");
 	if (n->draft == SCHEMA_DRAFT_2020_12) {
 		if ((rc = fill_list(s, n, "prefixItems", &n->prefix_items)) || (rc = fill_child(s, n, "items", &n->items)))
 			return rc;
 		n->items_keyword = "items";
-	} else if (k && k->kind == RTK_JSON_ARRAY) {
+	} else if (k && k->kind == RTK_JSONSCAN_ARRAY) {
 		if ((rc = fill_list(s, n, "items", &n->prefix_items)) ||
 		    (rc = fill_child(s, n, "additionalItems", &n->items)))
 			return rc;
@@ -794,21 +794,21 @@ static int fill_applicators(struct schema *s, struct node *n)
 			return rc;
 		n->items_keyword = "items";
 	}
-	if ((k = jv_get(v, "properties")) && (rc = fill_map(s, n, k, "properties", &n->properties, &n->nproperties)))
+	if ((k = rtk_jsonv_get(v, "properties")) && (rc = fill_map(s, n, k, "properties", &n->properties, &n->nproperties)))
 		return rc;
-	k = jv_get(v, n->draft == SCHEMA_DRAFT_7 ? "dependencies" : "dependentSchemas");
+	k = rtk_jsonv_get(v, n->draft == SCHEMA_DRAFT_7 ? "dependencies" : "dependentSchemas");
 	if (!k && n->draft == SCHEMA_DRAFT_2020_12)
-		k = jv_get(v, "dependencies");
-	n->dependencies_keyword = k == jv_get(v, "dependencies") ? "dependencies" : "dependentSchemas";
+		k = rtk_jsonv_get(v, "dependencies");
+	n->dependencies_keyword = k == rtk_jsonv_get(v, "dependencies") ? "dependencies" : "dependentSchemas";
 	if (k && (rc = fill_map(s, n, k, n->dependencies_keyword, &n->dependent_schemas, &n->ndependent_schemas)))
 		return rc;
-	if ((k = jv_get(v, "patternProperties"))) {
-		if (k->kind != RTK_JSON_OBJECT)
+	if ((k = rtk_jsonv_get(v, "patternProperties"))) {
+		if (k->kind != RTK_JSONSCAN_OBJECT)
 			return bad_keyword(n, "patternProperties", "an object of schemas");
 		if (!(n->pattern_properties = calloc(k->len + 1, sizeof(*n->pattern_properties))))
 			return rtk_oom();
 		for (size_t i = 0; i < k->len; i++) {
-			const struct jv_member *m = &k->u.members[i];
+			const struct rtk_jsonv_member *m = &k->u.members[i];
 			struct pattern_node *p = &n->pattern_properties[n->npattern_properties++];
 			char *pcre = ecmare_to_pcre(m->key, m->key_len);
 			if (!pcre)
@@ -836,9 +836,9 @@ static int link_required(struct node *n)
 	if (!(n->required_property = malloc((n->required->len + 1) * sizeof(*n->required_property))))
 		return rtk_oom();
 	for (size_t i = 0; i < n->required->len; i++) {
-		const struct jv *name = &n->required->u.items[i];
+		const struct rtk_jsonv *name = &n->required->u.items[i];
 		n->required_property[i] = -1;
-		for (size_t p = 0; name->kind == RTK_JSON_STRING && p < n->nproperties; p++)
+		for (size_t p = 0; name->kind == RTK_JSONSCAN_STRING && p < n->nproperties; p++)
 			if (n->properties[p].len == name->len && !memcmp(n->properties[p].name, name->u.str, name->len))
 				n->required_property[i] = (int)p;
 	}
@@ -847,7 +847,7 @@ static int link_required(struct node *n)
 
 static int fill_node(struct schema *s, struct node *n)
 {
-	const struct jv *v = n->src;
+	const struct rtk_jsonv *v = n->src;
 	int rc;
 	n->filled = true;
 	n->min_length = n->max_length = n->min_items = n->max_items = -1;
@@ -862,10 +862,10 @@ static int fill_node(struct schema *s, struct node *n)
 
 	if (validation && (rc = fill_validation(n)))
 		return rc;
-	n->format = jv_get_string(v, "format");
+	n->format = rtk_jsonv_get_string(v, "format");
 	if (n->draft == SCHEMA_DRAFT_7) {
-		n->content_encoding = jv_get_string(v, "contentEncoding");
-		n->content_media_type = jv_get_string(v, "contentMediaType");
+		n->content_encoding = rtk_jsonv_get_string(v, "contentEncoding");
+		n->content_media_type = rtk_jsonv_get_string(v, "contentMediaType");
 	}
 	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & VOC_FORMAT_ASSERTION);
 	if (applicator && (rc = fill_applicators(s, n)))
@@ -895,7 +895,7 @@ static int find_reference_loop(const struct schema *s)
 	return 0;
 }
 
-int schema_compile(struct schema **out, struct schema_registry *reg, const struct jv *root, const char *uri,
+int schema_compile(struct schema **out, struct schema_registry *reg, const struct rtk_jsonv *root, const char *uri,
 		   enum schema_draft draft, unsigned flags)
 {
 	struct schema *s = calloc(1, sizeof(*s));
@@ -913,26 +913,26 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 		schema_free(s);
 		return rtk_oom();
 	}
-	if (root->kind != RTK_JSON_OBJECT && root->kind != RTK_JSON_TRUE && root->kind != RTK_JSON_FALSE) {
+	if (root->kind != RTK_JSONSCAN_OBJECT && root->kind != RTK_JSONSCAN_TRUE && root->kind != RTK_JSONSCAN_FALSE) {
 		schema_free(s);
 		return rtk_fail(RTK_EXIT_USAGE, "a schema must be an object or a boolean");
 	}
-	int d = draft != SCHEMA_DRAFT_AUTO ? (int)draft : draft_of(jv_get_string(root, "$schema"), SCHEMA_DRAFT_2020_12);
+	int d = draft != SCHEMA_DRAFT_AUTO ? (int)draft : draft_of(rtk_jsonv_get_string(root, "$schema"), SCHEMA_DRAFT_2020_12);
 	struct rtk_strbuf ptr = { 0 };
 	rtk_strbuf_put(&ptr, "", 0);
 	struct resource *res = resource_new(s, uri ? uri : "", root);
 	unsigned vocab = VOC_ALL;
-	const char *meta = jv_get_string(root, "$schema");
+	const char *meta = rtk_jsonv_get_string(root, "$schema");
 	if (meta && draft == SCHEMA_DRAFT_AUTO)
 		vocab = vocab_of(s, meta);
 	if (meta && draft == SCHEMA_DRAFT_AUTO && d == SCHEMA_DRAFT_2020_12) {
 		/* A custom metaschema that requires a vocabulary rtk does not know makes the schema unusable. */
 		char *bare = uri_strip_fragment(meta);
-		const struct jv *mroot = bare ? rtk_strmap_get(reg->docs, bare, strlen(bare)) : NULL;
+		const struct rtk_jsonv *mroot = bare ? rtk_strmap_get(reg->docs, bare, strlen(bare)) : NULL;
 		free(bare);
-		const struct jv *voc = jv_get(mroot, "$vocabulary");
-		for (size_t i = 0; voc && voc->kind == RTK_JSON_OBJECT && i < voc->len; i++)
-			if (voc->u.members[i].value.kind == RTK_JSON_TRUE &&
+		const struct rtk_jsonv *voc = rtk_jsonv_get(mroot, "$vocabulary");
+		for (size_t i = 0; voc && voc->kind == RTK_JSONSCAN_OBJECT && i < voc->len; i++)
+			if (voc->u.members[i].value.kind == RTK_JSONSCAN_TRUE &&
 			    !strstr(voc->u.members[i].key, "json-schema.org/draft/2020-12/vocab/"))
 				rc = rtk_fail(RTK_EXIT_USAGE, "schema needs the unknown vocabulary %s", voc->u.members[i].key);
 	}
@@ -1014,12 +1014,12 @@ struct vctx {
 	size_t nscope;
 	struct {
 		const struct node *n;
-		const struct jv *inst;
+		const struct rtk_jsonv *inst;
 	} refs[MAX_REFS]; /* references being followed, for loop detection */
 	size_t nrefs;
 };
 
-static void add_error(struct vctx *c, const struct node *n, const struct jv *inst, const char *kw, const char *fmt, ...)
+static void add_error(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, const char *kw, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 /* "/" and a decimal index, without printf (error paths are rendered for every error). */
 static void put_index(struct rtk_strbuf *b, long index)
@@ -1049,12 +1049,12 @@ static char *render_path(const struct path_segment *seg, size_t n, const char *l
 	return rtk_strbuf_take(&b); /* NULL only when out of memory: the location is then left out */
 }
 
-static void add_error(struct vctx *c, const struct node *n, const struct jv *inst, const char *kw, const char *fmt, ...)
+static void add_error(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, const char *kw, const char *fmt, ...)
 {
 	if (!c->collect)
 		return;
 	struct schema_errors *l = c->errs;
-	if (RTK_GROW_FROM(l->e, l->n + 1, l->cap, 8))
+	if (RTK_ALLOC_GROW_FROM(l->e, l->n + 1, l->cap, 8))
 		return;
 	struct schema_error *e = &l->e[l->n++];
 	va_list ap;
@@ -1074,7 +1074,7 @@ static size_t push_segment(struct path_segment **stack, size_t *n, size_t *cap, 
 {
 	/* A few hundred bytes, and schema_validate has no way to report failure: a true/false answer without
 	 * part of its path would be a wrong answer. */
-	if (RTK_GROW_FROM(*stack, *n + 1, *cap, 32))
+	if (RTK_ALLOC_GROW_FROM(*stack, *n + 1, *cap, 32))
 		RTK_BUG("out of memory for a path of %zu segments while validating", *n + 1);
 	(*stack)[*n] = (struct path_segment){ kw, name, len, index };
 	return (*n)++;
@@ -1108,10 +1108,10 @@ static void ipop(struct vctx *c, size_t mark)
 		c->nipath = mark;
 }
 
-static bool v_node(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev);
+static bool v_node(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev);
 
 /* A subschema applied to a member or item of inst. */
-static bool v_child(struct vctx *c, const struct node *n, const struct jv *inst, const char *kw, const char *kname,
+static bool v_child(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, const char *kw, const char *kname,
 		    size_t klen, long kindex, const char *iname, size_t ilen, long iindex)
 {
 	size_t km = kpush(c, kw, kname, klen, kindex), im = ipush(c, iname, ilen, iindex);
@@ -1122,7 +1122,7 @@ static bool v_child(struct vctx *c, const struct node *n, const struct jv *inst,
 }
 
 /* Like v_node with no error text, whatever the mode: for not, if and contains. */
-static bool v_quiet(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev)
+static bool v_quiet(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool collect = c->collect;
 	c->collect = false;
@@ -1131,7 +1131,7 @@ static bool v_quiet(struct vctx *c, const struct node *n, const struct jv *inst,
 	return ok;
 }
 
-static bool v_ref(struct vctx *c, const struct node *from, const struct node *target, const struct jv *inst,
+static bool v_ref(struct vctx *c, const struct node *from, const struct node *target, const struct rtk_jsonv *inst,
 		  uint8_t *ev, const char *kw)
 {
 	for (size_t i = 0; i < c->nrefs; i++)
@@ -1153,21 +1153,21 @@ static bool v_ref(struct vctx *c, const struct node *from, const struct node *ta
 	return ok;
 }
 
-static const char *kind_name(enum rtk_json_kind k)
+static const char *kind_name(enum rtk_jsonscan_kind k)
 {
 	static const char *const names[] = { "nothing", "null", "boolean", "boolean", "number", "string", "array", "object" };
 	return names[k];
 }
 
-static bool type_matches(unsigned types, const struct jv *inst)
+static bool type_matches(unsigned types, const struct rtk_jsonv *inst)
 {
 	switch (inst->kind) {
-	case RTK_JSON_NULL: return types & T_NULL;
-	case RTK_JSON_TRUE: case RTK_JSON_FALSE: return types & T_BOOLEAN;
-	case RTK_JSON_OBJECT: return types & T_OBJECT;
-	case RTK_JSON_ARRAY: return types & T_ARRAY;
-	case RTK_JSON_STRING: return types & T_STRING;
-	case RTK_JSON_NUMBER: return (types & T_NUMBER) || ((types & T_INTEGER) && jv_is_integer(inst));
+	case RTK_JSONSCAN_NULL: return types & T_NULL;
+	case RTK_JSONSCAN_TRUE: case RTK_JSONSCAN_FALSE: return types & T_BOOLEAN;
+	case RTK_JSONSCAN_OBJECT: return types & T_OBJECT;
+	case RTK_JSONSCAN_ARRAY: return types & T_ARRAY;
+	case RTK_JSONSCAN_STRING: return types & T_STRING;
+	case RTK_JSONSCAN_NUMBER: return (types & T_NUMBER) || ((types & T_INTEGER) && rtk_jsonv_is_integer(inst));
 	default: return false;
 	}
 }
@@ -1193,26 +1193,26 @@ static bool is_multiple_of(double v, double m)
 }
 
 /* A short rendering of a JSON value for messages. */
-static void value_text(const struct jv *v, char *buf, size_t size)
+static void value_text(const struct rtk_jsonv *v, char *buf, size_t size)
 {
 	switch (v->kind) {
-	case RTK_JSON_STRING:
+	case RTK_JSONSCAN_STRING:
 		snprintf(buf, size, "\"%.*s\"%s", v->len > 40 ? 40 : (int)v->len, v->u.str, v->len > 40 ? "..." : "");
 		break;
-	case RTK_JSON_NUMBER:
+	case RTK_JSONSCAN_NUMBER:
 		snprintf(buf, size, "%.17g", v->u.num);
 		break;
-	case RTK_JSON_NULL: snprintf(buf, size, "null"); break;
-	case RTK_JSON_TRUE: snprintf(buf, size, "true"); break;
-	case RTK_JSON_FALSE: snprintf(buf, size, "false"); break;
-	default: snprintf(buf, size, "%s", v->kind == RTK_JSON_ARRAY ? "an array" : "an object");
+	case RTK_JSONSCAN_NULL: snprintf(buf, size, "null"); break;
+	case RTK_JSONSCAN_TRUE: snprintf(buf, size, "true"); break;
+	case RTK_JSONSCAN_FALSE: snprintf(buf, size, "false"); break;
+	default: snprintf(buf, size, "%s", v->kind == RTK_JSONSCAN_ARRAY ? "an array" : "an object");
 	}
 }
 
 static void errors_move(struct schema_errors *to, struct schema_errors *from)
 {
 	for (size_t i = 0; i < from->n; i++) {
-		if (RTK_GROW_FROM(to->e, to->n + 1, to->cap, 8))
+		if (RTK_ALLOC_GROW_FROM(to->e, to->n + 1, to->cap, 8))
 			break;
 		to->e[to->n++] = from->e[i];
 		from->e[i].message = from->e[i].instance_location = NULL;
@@ -1222,10 +1222,10 @@ static void errors_move(struct schema_errors *to, struct schema_errors *from)
 }
 
 /* anyOf (exactly_one false) or oneOf. */
-static bool v_branches(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev,
+static bool v_branches(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev,
 		       const struct node_list *list, const char *kw, bool exactly_one)
 {
-	size_t valid = 0, len = inst->kind == RTK_JSON_OBJECT || inst->kind == RTK_JSON_ARRAY ? inst->len : 0;
+	size_t valid = 0, len = inst->kind == RTK_JSONSCAN_OBJECT || inst->kind == RTK_JSONSCAN_ARRAY ? inst->len : 0;
 	long first = -1, second = -1;
 	struct schema_errors *saved = c->errs, *branch = NULL;
 	uint8_t *tmp = ev && len ? malloc(len) : NULL;
@@ -1316,7 +1316,7 @@ static long base64_decode(const char *in, size_t n, char *out)
 }
 
 /* draft-07's contentEncoding (base64) and contentMediaType (application/json). */
-static bool content_ok(const struct node *n, const struct jv *inst)
+static bool content_ok(const struct node *n, const struct rtk_jsonv *inst)
 {
 	const char *text = inst->u.str;
 	size_t len = inst->len;
@@ -1329,17 +1329,17 @@ static bool content_ok(const struct node *n, const struct jv *inst)
 		text = decoded, len = got < 0 ? 0 : (size_t)got;
 	}
 	if (ok && n->content_media_type && !strcmp(n->content_media_type, "application/json")) {
-		struct jv_doc *doc;
+		struct rtk_jsonv_doc *doc;
 		size_t line, col;
 		const char *what;
-		ok = !jv_parse(text, len, &doc, &line, &col, &what);
-		jv_doc_free(ok ? doc : NULL);
+		ok = !rtk_jsonv_parse(text, len, &doc, &line, &col, &what);
+		rtk_jsonv_doc_free(ok ? doc : NULL);
 	}
 	free(decoded);
 	return ok;
 }
 
-static bool v_numbers(struct vctx *c, const struct node *n, const struct jv *inst)
+static bool v_numbers(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst)
 {
 	bool ok = true;
 	double v = inst->u.num;
@@ -1366,11 +1366,11 @@ static bool v_numbers(struct vctx *c, const struct node *n, const struct jv *ins
 	return ok;
 }
 
-static bool v_string(struct vctx *c, const struct node *n, const struct jv *inst)
+static bool v_string(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst)
 {
 	bool ok = true;
 	if (n->min_length >= 0 || n->max_length >= 0) {
-		size_t len = jv_utf8_length(inst->u.str, inst->len);
+		size_t len = rtk_jsonv_utf8_length(inst->u.str, inst->len);
 		if (n->min_length >= 0 && len < (size_t)n->min_length) {
 			add_error(c, n, inst, "minLength", "is %zu characters long, shorter than %ld", len, n->min_length);
 			CHECK(false);
@@ -1400,7 +1400,7 @@ static bool v_string(struct vctx *c, const struct node *n, const struct jv *inst
 	return ok;
 }
 
-static bool v_array(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev)
+static bool v_array(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool ok = true;
 	size_t len = inst->len;
@@ -1456,7 +1456,7 @@ static bool v_array(struct vctx *c, const struct node *n, const struct jv *inst,
 	if (n->unique_items)
 		for (size_t a = 0; a < len; a++)
 			for (size_t b = a + 1; b < len; b++)
-				if (jv_equal(&inst->u.items[a], &inst->u.items[b])) {
+				if (rtk_jsonv_equal(&inst->u.items[a], &inst->u.items[b])) {
 					add_error(c, n, inst, "uniqueItems", "items %zu and %zu are equal", a, b);
 					CHECK(false);
 					a = b = len;
@@ -1464,7 +1464,7 @@ static bool v_array(struct vctx *c, const struct node *n, const struct jv *inst,
 	return ok;
 }
 
-static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev)
+static bool v_object(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool ok = true;
 	size_t len = inst->len;
@@ -1477,12 +1477,12 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 		CHECK(false);
 	}
 	for (size_t i = 0; i < n->ndependent_required; i++) {
-		if (!jv_getn(inst, n->dependent_required[i].name, n->dependent_required[i].len))
+		if (!rtk_jsonv_getn(inst, n->dependent_required[i].name, n->dependent_required[i].len))
 			continue;
-		const struct jv *names = n->dependent_required[i].names;
+		const struct rtk_jsonv *names = n->dependent_required[i].names;
 		for (size_t j = 0; j < names->len; j++)
-			if (names->u.items[j].kind == RTK_JSON_STRING &&
-			    !jv_getn(inst, names->u.items[j].u.str, names->u.items[j].len)) {
+			if (names->u.items[j].kind == RTK_JSONSCAN_STRING &&
+			    !rtk_jsonv_getn(inst, names->u.items[j].u.str, names->u.items[j].len)) {
 				add_error(c, n, inst, n->draft == SCHEMA_DRAFT_7 ? "dependencies" : "dependentRequired",
 					  "has \"%s\", so it needs \"%s\" too", n->dependent_required[i].name,
 					  names->u.items[j].u.str);
@@ -1493,7 +1493,7 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 	if (n->required_property)
 		memset(seen, 0, n->nproperties);
 	for (size_t i = 0; i < len; i++) {
-		const struct jv_member *m = &inst->u.members[i];
+		const struct rtk_jsonv_member *m = &inst->u.members[i];
 		bool matched = false;
 		for (size_t p = 0; p < n->nproperties; p++)
 			if (n->properties[p].len == m->key_len && (!m->key_len || n->properties[p].name[0] == m->key[0]) &&
@@ -1528,17 +1528,17 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 			ev[i] = 1;
 	}
 	for (size_t i = 0; n->required && i < n->required->len; i++) {
-		const struct jv *name = &n->required->u.items[i];
+		const struct rtk_jsonv *name = &n->required->u.items[i];
 		int p = n->required_property ? n->required_property[i] : -1;
-		if (name->kind == RTK_JSON_STRING && !(p >= 0 ? seen[p] : jv_getn(inst, name->u.str, name->len) != NULL)) {
+		if (name->kind == RTK_JSONSCAN_STRING && !(p >= 0 ? seen[p] : rtk_jsonv_getn(inst, name->u.str, name->len) != NULL)) {
 			add_error(c, n, inst, "required", "missing required property \"%s\"", name->u.str);
 			CHECK(false);
 		}
 	}
 	if (n->property_names)
 		for (size_t i = 0; i < len; i++) {
-			const struct jv_member *m = &inst->u.members[i];
-			struct jv name = { .kind = RTK_JSON_STRING, .line = m->value.line, .len = m->key_len, .u.str = m->key };
+			const struct rtk_jsonv_member *m = &inst->u.members[i];
+			struct rtk_jsonv name = { .kind = RTK_JSONSCAN_STRING, .line = m->value.line, .len = m->key_len, .u.str = m->key };
 			size_t km = kpush(c, "propertyNames", NULL, 0, -1), im = ipush(c, m->key, m->key_len, -1);
 			bool good = v_node(c, n->property_names, &name, NULL);
 			if (!good)
@@ -1550,7 +1550,7 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 			CHECK(good);
 		}
 	for (size_t i = 0; i < n->ndependent_schemas; i++) {
-		if (!jv_getn(inst, n->dependent_schemas[i].name, n->dependent_schemas[i].len))
+		if (!rtk_jsonv_getn(inst, n->dependent_schemas[i].name, n->dependent_schemas[i].len))
 			continue;
 		size_t km = kpush(c, n->dependencies_keyword, n->dependent_schemas[i].name, n->dependent_schemas[i].len, -1);
 		bool good = v_node(c, n->dependent_schemas[i].node, inst, ev);
@@ -1560,16 +1560,16 @@ static bool v_object(struct vctx *c, const struct node *n, const struct jv *inst
 	return ok;
 }
 
-static bool v_unevaluated(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev)
+static bool v_unevaluated(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool ok = true;
-	const struct node *u = inst->kind == RTK_JSON_OBJECT ? n->unevaluated_properties : n->unevaluated_items;
-	const char *kw = inst->kind == RTK_JSON_OBJECT ? "unevaluatedProperties" : "unevaluatedItems";
+	const struct node *u = inst->kind == RTK_JSONSCAN_OBJECT ? n->unevaluated_properties : n->unevaluated_items;
+	const char *kw = inst->kind == RTK_JSONSCAN_OBJECT ? "unevaluatedProperties" : "unevaluatedItems";
 	for (size_t i = 0; i < inst->len; i++) {
 		if (ev[i])
 			continue;
-		const struct jv_member *m = inst->kind == RTK_JSON_OBJECT ? &inst->u.members[i] : NULL;
-		const struct jv *value = m ? &m->value : &inst->u.items[i];
+		const struct rtk_jsonv_member *m = inst->kind == RTK_JSONSCAN_OBJECT ? &inst->u.members[i] : NULL;
+		const struct rtk_jsonv *value = m ? &m->value : &inst->u.items[i];
 		if (u->boolean == 0) {
 			size_t im = ipush(c, m ? m->key : NULL, m ? m->key_len : 0, (long)i);
 			if (m)
@@ -1586,7 +1586,7 @@ static bool v_unevaluated(struct vctx *c, const struct node *n, const struct jv 
 	return ok;
 }
 
-static bool v_keywords(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev)
+static bool v_keywords(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool ok = true;
 	char a[64], b[64];
@@ -1613,7 +1613,7 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct jv *in
 		add_error(c, n, inst, "type", "expected %s, got %s", a, kind_name(inst->kind));
 		CHECK(false);
 	}
-	if (n->const_value && !jv_equal(n->const_value, inst)) {
+	if (n->const_value && !rtk_jsonv_equal(n->const_value, inst)) {
 		value_text(n->const_value, a, sizeof(a));
 		value_text(inst, b, sizeof(b));
 		add_error(c, n, inst, "const", "is %s, expected %s", b, a);
@@ -1622,7 +1622,7 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct jv *in
 	if (n->enum_values) {
 		bool found = false;
 		for (size_t i = 0; !found && i < n->enum_values->len; i++)
-			found = jv_equal(&n->enum_values->u.items[i], inst);
+			found = rtk_jsonv_equal(&n->enum_values->u.items[i], inst);
 		if (!found) {
 			struct rtk_strbuf list = { 0 };
 			for (size_t i = 0; i < n->enum_values->len && i < 12; i++) {
@@ -1636,13 +1636,13 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct jv *in
 			CHECK(false);
 		}
 	}
-	if (inst->kind == RTK_JSON_NUMBER)
+	if (inst->kind == RTK_JSONSCAN_NUMBER)
 		CHECK(v_numbers(c, n, inst));
-	else if (inst->kind == RTK_JSON_STRING)
+	else if (inst->kind == RTK_JSONSCAN_STRING)
 		CHECK(v_string(c, n, inst));
-	else if (inst->kind == RTK_JSON_ARRAY)
+	else if (inst->kind == RTK_JSONSCAN_ARRAY)
 		CHECK(v_array(c, n, inst, ev));
-	else if (inst->kind == RTK_JSON_OBJECT)
+	else if (inst->kind == RTK_JSONSCAN_OBJECT)
 		CHECK(v_object(c, n, inst, ev));
 	for (size_t i = 0; i < n->all_of.n; i++) {
 		size_t km = kpush(c, "allOf", NULL, 0, (long)i);
@@ -1659,7 +1659,7 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct jv *in
 		CHECK(false);
 	}
 	if (n->if_schema && (n->then_schema || n->else_schema || ev)) {
-		size_t len = inst->kind == RTK_JSON_OBJECT || inst->kind == RTK_JSON_ARRAY ? inst->len : 0;
+		size_t len = inst->kind == RTK_JSONSCAN_OBJECT || inst->kind == RTK_JSONSCAN_ARRAY ? inst->len : 0;
 		uint8_t *tmp = ev && len ? calloc(len, 1) : NULL;
 		bool cond = v_quiet(c, n->if_schema, inst, tmp);
 		for (size_t j = 0; cond && tmp && j < len; j++)
@@ -1676,7 +1676,7 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct jv *in
 	return ok;
 }
 
-static bool v_node(struct vctx *c, const struct node *n, const struct jv *inst, uint8_t *ev)
+static bool v_node(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	if (n->boolean >= 0) {
 		if (!n->boolean)
@@ -1692,8 +1692,8 @@ static bool v_node(struct vctx *c, const struct node *n, const struct jv *inst, 
 		c->scope[c->nscope++] = n->res;
 		pushed = true;
 	}
-	bool track = (n->unevaluated_properties && inst->kind == RTK_JSON_OBJECT) ||
-		     (n->unevaluated_items && inst->kind == RTK_JSON_ARRAY);
+	bool track = (n->unevaluated_properties && inst->kind == RTK_JSONSCAN_OBJECT) ||
+		     (n->unevaluated_items && inst->kind == RTK_JSONSCAN_ARRAY);
 	uint8_t small[64], *local = ev;
 	if (track) {
 		local = inst->len <= sizeof(small) ? small : calloc(inst->len, 1);
@@ -1727,7 +1727,7 @@ static struct vctx *vctx_new(const struct schema *s)
 	return c;
 }
 
-bool schema_is_valid(const struct schema *s, const struct jv *instance)
+bool schema_is_valid(const struct schema *s, const struct rtk_jsonv *instance)
 {
 	struct vctx *c = vctx_new(s);
 	if (!c)
@@ -1737,7 +1737,7 @@ bool schema_is_valid(const struct schema *s, const struct jv *instance)
 	return ok;
 }
 
-bool schema_validate(const struct schema *s, const struct jv *instance, bool all_branches, struct schema_errors *errors)
+bool schema_validate(const struct schema *s, const struct rtk_jsonv *instance, bool all_branches, struct schema_errors *errors)
 {
 	struct vctx *c = vctx_new(s);
 	if (!c)

@@ -23,7 +23,7 @@ struct schema_registry;
 struct schema_registry *schema_registry_new(void);
 void schema_registry_free(struct schema_registry *reg);
 /* Takes doc; registered under uri and under its own $id. 0, or RTK_EXIT_FAILURE (out of memory). */
-int schema_registry_add(struct schema_registry *reg, const char *uri, struct jv_doc *doc);
+int schema_registry_add(struct schema_registry *reg, const char *uri, struct rtk_jsonv_doc *doc);
 /* Reads path and adds it under uri (NULL: under its $id only). 0, or the rtk_exit code with the reason. */
 int schema_registry_add_file(struct schema_registry *reg, const char *path, const char *uri);
 /* Every *.json below dir, by $id. */
@@ -38,19 +38,19 @@ struct schema;
  * draft AUTO reads $schema, defaulting to 2020-12. 0, or RTK_EXIT_USAGE with the reason recorded
  * (bad regular expression, unresolvable reference, a keyword of the wrong type).
  */
-int schema_compile(struct schema **out, struct schema_registry *reg, const struct jv *root, const char *uri,
+int schema_compile(struct schema **out, struct schema_registry *reg, const struct rtk_jsonv *root, const char *uri,
 		   enum schema_draft draft, unsigned flags);
 void schema_free(struct schema *s);
 
 /* The quick yes/no: no error text is built. */
-bool schema_is_valid(const struct schema *s, const struct jv *instance);
+bool schema_is_valid(const struct schema *s, const struct rtk_jsonv *instance);
 
 struct schema_error {
 	char *instance_location;         /* JSON Pointer into the instance: "/risk/score" */
 	char *keyword_location;          /* path of keywords from the schema root: "/properties/risk/..." */
 	char *absolute_keyword_location; /* URI of the failing keyword, references followed */
 	char *message;
-	const struct jv *instance;       /* the failing value (for its line number) */
+	const struct rtk_jsonv *instance;       /* the failing value (for its line number) */
 	unsigned depth;                  /* how many levels deep instance_location is */
 };
 
@@ -63,7 +63,7 @@ struct schema_errors {
  * Validates, recording every error (for anyOf/oneOf that fail: the errors of the branch that got
  * deepest into the instance, or of every branch with all_branches). true when valid.
  */
-bool schema_validate(const struct schema *s, const struct jv *instance, bool all_branches,
+bool schema_validate(const struct schema *s, const struct rtk_jsonv *instance, bool all_branches,
 		     struct schema_errors *errors);
 /* The index of the most useful error: the deepest instance location, the first among equals. */
 size_t schema_errors_best(const struct schema_errors *errors);

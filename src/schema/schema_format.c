@@ -287,7 +287,7 @@ static bool is_unreserved_or_sub_delim(unsigned char ch)
 }
 
 /* RFC 3986 pchar-style text: allowed bytes, plus %XX escapes; an IRI (RFC 3987) also takes UTF-8 beyond ASCII. */
-static bool uri_text(const char *s, size_t n, const char *extra, bool iri)
+static bool schema_format_uri_text(const char *s, size_t n, const char *extra, bool iri)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
@@ -303,11 +303,11 @@ static bool uri_text(const char *s, size_t n, const char *extra, bool iri)
 }
 
 /* authority = [ userinfo "@" ] host [ ":" port ] */
-static bool uri_authority(const char *a, size_t n, bool iri)
+static bool schema_format_uri_authority(const char *a, size_t n, bool iri)
 {
 	const char *at = memchr(a, '@', n);
 	if (at) {
-		if (!uri_text(a, (size_t)(at - a), ":", iri))
+		if (!schema_format_uri_text(a, (size_t)(at - a), ":", iri))
 			return false;
 		n -= (size_t)(at - a) + 1;
 		a = at + 1;
@@ -345,14 +345,14 @@ static bool uri_authority(const char *a, size_t n, bool iri)
 			hlen = (size_t)(colon - a);
 			port = colon + 1;
 		}
-		if (!uri_text(a, hlen, "", iri))
+		if (!schema_format_uri_text(a, hlen, "", iri))
 			return false;
 	}
 	return !port || digits(port, (size_t)(a + n - port));
 }
 
 /* RFC 3986 URI-reference; with need_scheme, an absolute URI (fragment allowed). */
-static bool uri_parse(const char *s, size_t n, bool need_scheme, bool iri)
+static bool schema_format_uri_parse(const char *s, size_t n, bool need_scheme, bool iri)
 {
 	size_t i = 0;
 	bool scheme = false;
@@ -369,14 +369,14 @@ static bool uri_parse(const char *s, size_t n, bool need_scheme, bool iri)
 		size_t start = i + 2, end = start;
 		while (end < n && !strchr("/?#", s[end]))
 			end++;
-		if (!uri_authority(s + start, end - start, iri))
+		if (!schema_format_uri_authority(s + start, end - start, iri))
 			return false;
 		i = end;
 	}
 	size_t path = i;
 	while (i < n && s[i] != '?' && s[i] != '#')
 		i++;
-	if (!uri_text(s + path, i - path, ":@/", iri))
+	if (!schema_format_uri_text(s + path, i - path, ":@/", iri))
 		return false;
 	if (!scheme && !authority) {
 		/* A relative path's first segment cannot hold ':' (it would read as a scheme). */
@@ -389,32 +389,32 @@ static bool uri_parse(const char *s, size_t n, bool need_scheme, bool iri)
 		size_t q = ++i;
 		while (i < n && s[i] != '#')
 			i++;
-		if (!uri_text(s + q, i - q, ":@/?", iri))
+		if (!schema_format_uri_text(s + q, i - q, ":@/?", iri))
 			return false;
 	}
-	if (i < n && s[i] == '#' && !uri_text(s + i + 1, n - i - 1, ":@/?", iri))
+	if (i < n && s[i] == '#' && !schema_format_uri_text(s + i + 1, n - i - 1, ":@/?", iri))
 		return false;
 	return true;
 }
 
 static bool is_uri_reference(const char *s, size_t n)
 {
-	return uri_parse(s, n, false, false);
+	return schema_format_uri_parse(s, n, false, false);
 }
 
 static bool is_uri(const char *s, size_t n)
 {
-	return uri_parse(s, n, true, false);
+	return schema_format_uri_parse(s, n, true, false);
 }
 
 static bool is_iri(const char *s, size_t n)
 {
-	return uri_parse(s, n, true, true);
+	return schema_format_uri_parse(s, n, true, true);
 }
 
 static bool is_iri_reference(const char *s, size_t n)
 {
-	return uri_parse(s, n, false, true);
+	return schema_format_uri_parse(s, n, false, true);
 }
 
 static bool pct_encoded(const char *s, size_t n, size_t i)

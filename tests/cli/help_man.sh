@@ -20,15 +20,15 @@ usage_lines() {
 #   validate  prints one line per invalid instance as it meets them, a stream like a compiler's errors
 no_markdown="capture validate"
 
-# renders_md FILE: the applet hands rtk_emit the format asked for (ctx->format) and a renderer the file
-# defines, static void NAME(const cJSON *, struct rtk_md *). An applet that only prints JSON (rtk_emit
-# with RTK_FORMAT_JSON or a NULL renderer, or cJSON_Print of its own) has no such call.
+# renders_md FILE: the applet hands rtk_out_emit the format asked for (ctx->format) and a renderer the file
+# defines, static void NAME(const cJSON *, struct rtk_out_md *). An applet that only prints JSON (rtk_out_emit
+# with RTK_OUT_FORMAT_JSON or a NULL renderer, or cJSON_Print of its own) has no such call.
 renders_md() {
 	local text fn
 	[ -f "$1" ] || return 1
 	text=$(tr '\n\t' '  ' <"$1")
-	fn=$(grep -o 'rtk_emit([^;]*ctx->format, *[A-Za-z_0-9]*' <<<"$text" | sed 's/.*, *//' | head -n 1)
-	[ -n "$fn" ] && grep -q "static void $fn(const cJSON \*[a-z_]*, *struct rtk_md \*[a-z_]*)" <<<"$text"
+	fn=$(grep -o 'rtk_out_emit([^;]*ctx->format, *[A-Za-z_0-9]*' <<<"$text" | sed 's/.*, *//' | head -n 1)
+	[ -n "$fn" ] && grep -q "static void $fn(const cJSON \*[a-z_]*, *struct rtk_out_md \*[a-z_]*)" <<<"$text"
 }
 
 ids=$(sed -n 's/^RTK_APPLET(\([a-z0-9_]*\))$/\1/p' "$RTK_SRCDIR/applets/applets.def")
@@ -70,7 +70,7 @@ for id in $ids; do
 		! [ -f "$src" ] || ! renders_md "$src"
 		check "$a prints no rendered markdown, as no_markdown says" test $? -eq 0
 	else
-		check "$a renders markdown (rtk_emit gets ctx->format and a renderer of applets/$id.c)" renders_md "$src"
+		check "$a renders markdown (rtk_out_emit gets ctx->format and a renderer of applets/$id.c)" renders_md "$src"
 	fi
 done
 check "man/rtk.1 exists" test -f "$RTK_SRCDIR/man/rtk.1"
@@ -107,12 +107,12 @@ if [ -z "${HELP_MAN_INNER:-}" ]; then
 		"exit 1\nFAIL: schemas/rtk.risk-floor.v1.schema.json exists\n"
 	testing "no CLI test" "broken 'rm -f tests/cli/risk_floor.sh'" "exit 1\nFAIL: tests/cli/risk_floor.sh exists\n"
 	testing "an applet that prints only JSON" \
-		"broken \"sed -i 's/rtk_emit(result, ctx->format, risk_floor_render_md/rtk_emit(result, RTK_FORMAT_JSON, NULL/' applets/risk_floor.c\"" \
-		"exit 1\nFAIL: risk-floor renders markdown (rtk_emit gets ctx->format and a renderer of applets/risk_floor.c)\n"
+		"broken \"sed -i 's/rtk_out_emit(result, ctx->format, risk_floor_render_md/rtk_out_emit(result, RTK_OUT_FORMAT_JSON, NULL/' applets/risk_floor.c\"" \
+		"exit 1\nFAIL: risk-floor renders markdown (rtk_out_emit gets ctx->format and a renderer of applets/risk_floor.c)\n"
 	testing "a renderer the file does not define" \
 		"broken \"sed -i 's/^static void risk_floor_render_md(/static void other_render_md(/' applets/risk_floor.c\"" \
-		"exit 1\nFAIL: risk-floor renders markdown (rtk_emit gets ctx->format and a renderer of applets/risk_floor.c)\n"
+		"exit 1\nFAIL: risk-floor renders markdown (rtk_out_emit gets ctx->format and a renderer of applets/risk_floor.c)\n"
 	testing "an applet of applets.def with none of its parts" "broken 'echo \"RTK_APPLET(zz_new)\" >>applets/applets.def'" \
-		"exit 1\nFAIL: rtk --list names the applets of applets.def (each id with - for _)\nFAIL: zz-new --help exits 0\nFAIL: zz-new --help starts with its usage\nFAIL: man/rtk-zz-new.1 exists\nFAIL: man/rtk.1 lists zz-new under APPLETS and SEE ALSO\nFAIL: README.md has a row and a section for zz-new\nFAIL: schemas/rtk.zz-new.v1.schema.json exists\nFAIL: tests/cli/zz_new.sh exists\nFAIL: applets/zz_new.c exists\nFAIL: zz-new renders markdown (rtk_emit gets ctx->format and a renderer of applets/zz_new.c)\n"
+		"exit 1\nFAIL: rtk --list names the applets of applets.def (each id with - for _)\nFAIL: zz-new --help exits 0\nFAIL: zz-new --help starts with its usage\nFAIL: man/rtk-zz-new.1 exists\nFAIL: man/rtk.1 lists zz-new under APPLETS and SEE ALSO\nFAIL: README.md has a row and a section for zz-new\nFAIL: schemas/rtk.zz-new.v1.schema.json exists\nFAIL: tests/cli/zz_new.sh exists\nFAIL: applets/zz_new.c exists\nFAIL: zz-new renders markdown (rtk_out_emit gets ctx->format and a renderer of applets/zz_new.c)\n"
 fi
 finish

@@ -7,7 +7,7 @@
 
 extern const struct rtk_applet rtk_applet_skeleton;
 
-const struct rtk_applet *const rtk_applets[] = { &rtk_applet_skeleton, NULL };
+const struct rtk_applet *const rtk_applet_all[] = { &rtk_applet_skeleton, NULL };
 
 const struct rtk_applet *rtk_applet_find(const char *name)
 {

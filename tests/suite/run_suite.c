@@ -59,25 +59,25 @@ static int cmp_names(const void *a, const void *b)
 static void run_file(const char *path, const char *label, enum schema_draft draft, unsigned flags,
 		     struct schema_registry *reg, struct tally *t, bool verbose)
 {
-	struct jv_doc *doc;
+	struct rtk_jsonv_doc *doc;
 	struct tally f = { 0 };
-	if (jv_load_file(path, &doc)) {
+	if (rtk_jsonv_load_file(path, &doc)) {
 		printf("%-60s unreadable: %s\n", label, rtk_error_message());
 		t->fail++;
 		return;
 	}
-	const struct jv *cases = jv_root(doc);
+	const struct rtk_jsonv *cases = rtk_jsonv_root(doc);
 	for (size_t i = 0; i < cases->len; i++) {
-		const struct jv *c = &cases->u.items[i], *tests = jv_get(c, "tests");
+		const struct rtk_jsonv *c = &cases->u.items[i], *tests = rtk_jsonv_get(c, "tests");
 		struct schema *s = NULL;
-		int rc = schema_compile(&s, reg, jv_get(c, "schema"), NULL, draft, flags);
+		int rc = schema_compile(&s, reg, rtk_jsonv_get(c, "schema"), NULL, draft, flags);
 		for (size_t j = 0; tests && j < tests->len; j++) {
-			const struct jv *test = &tests->u.items[j];
-			bool expected = jv_get(test, "valid")->kind == RTK_JSON_TRUE, quick = false, full = false;
+			const struct rtk_jsonv *test = &tests->u.items[j];
+			bool expected = rtk_jsonv_get(test, "valid")->kind == RTK_JSONSCAN_TRUE, quick = false, full = false;
 			if (!rc) {
 				struct schema_errors errs = { 0 };
-				quick = schema_is_valid(s, jv_get(test, "data"));
-				full = schema_validate(s, jv_get(test, "data"), false, &errs);
+				quick = schema_is_valid(s, rtk_jsonv_get(test, "data"));
+				full = schema_validate(s, rtk_jsonv_get(test, "data"), false, &errs);
 				/* Error collection must agree with the quick check, and report an error exactly when invalid. */
 				if (full != quick || (full != (errs.n == 0)))
 					quick = !expected;
@@ -88,14 +88,14 @@ static void run_file(const char *path, const char *label, enum schema_draft draf
 			} else {
 				f.fail++;
 				if (verbose)
-					printf("  FAIL %s: %s / %s%s%s\n", label, jv_get_string(c, "description"),
-					       jv_get_string(test, "description"), rc ? ": schema not compiled: " : "",
+					printf("  FAIL %s: %s / %s%s%s\n", label, rtk_jsonv_get_string(c, "description"),
+					       rtk_jsonv_get_string(test, "description"), rc ? ": schema not compiled: " : "",
 					       rc ? rtk_error_message() : "");
 			}
 		}
 		schema_free(s);
 	}
-	jv_doc_free(doc);
+	rtk_jsonv_doc_free(doc);
 	printf("%-60s %5lu/%-5lu%s\n", label, f.pass, f.pass + f.fail, f.fail ? "  FAIL" : "");
 	t->pass += f.pass;
 	t->fail += f.fail;

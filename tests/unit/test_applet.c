@@ -7,15 +7,15 @@
 static void table_is_sorted_and_unique(void **state)
 {
 	(void)state;
-	assert_non_null(rtk_applets[0]);
-	for (int i = 1; rtk_applets[i]; i++)
-		assert_true(strcmp(rtk_applets[i - 1]->name, rtk_applets[i]->name) < 0);
+	assert_non_null(rtk_applet_all[0]);
+	for (int i = 1; rtk_applet_all[i]; i++)
+		assert_true(strcmp(rtk_applet_all[i - 1]->name, rtk_applet_all[i]->name) < 0);
 }
 
 static void descriptors_are_complete(void **state)
 {
 	(void)state;
-	for (const struct rtk_applet *const *a = rtk_applets; *a; a++) {
+	for (const struct rtk_applet *const *a = rtk_applet_all; *a; a++) {
 		assert_non_null((*a)->name);
 		assert_non_null((*a)->summary);
 		assert_non_null((*a)->options);
@@ -28,7 +28,7 @@ static void descriptors_are_complete(void **state)
 		assert_null(strchr((*a)->summary, '\n'));
 		assert_true((*a)->summary[strlen((*a)->summary) - 1] != '.');
 		/* Applets must not take the common options for themselves. */
-		for (const struct rtk_option *o = (*a)->options; o->kind != RTK_OPTK_END; o++) {
+		for (const struct rtk_opt *o = (*a)->options; o->kind != RTK_OPT_KIND_END; o++) {
 			assert_true(o->short_name != 'h');
 			if (o->long_name) {
 				assert_string_not_equal(o->long_name, "help");
@@ -36,7 +36,7 @@ static void descriptors_are_complete(void **state)
 				assert_string_not_equal(o->long_name, "json");
 			}
 			assert_non_null(o->help);
-			assert_true(o->kind == RTK_OPTK_BOOL || o->argname != NULL);
+			assert_true(o->kind == RTK_OPT_KIND_BOOL || o->argname != NULL);
 		}
 	}
 }

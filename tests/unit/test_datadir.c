@@ -45,7 +45,7 @@ static int teardown(void **state)
 static void env_names_the_folder(void **state)
 {
 	(void)state;
-	assert_string_equal(rtk_datadir(), dir);
+	assert_string_equal(rtk_data_dir(), dir);
 	char *p = rtk_data_path("data/r.yaml");
 	char want[256];
 	snprintf(want, sizeof(want), "%s/data/r.yaml", dir);
@@ -58,7 +58,7 @@ static void overrides_merge_objects_and_replace_the_rest(void **state)
 	(void)state;
 	cJSON *rules;
 	char sha_plain[65], sha_override[65], path[256];
-	assert_int_equal(rtk_rules_load("data/r.yaml", NULL, &rules, sha_plain), 0);
+	assert_int_equal(rtk_data_rules_load("data/r.yaml", NULL, &rules, sha_plain), 0);
 	char *text = cJSON_PrintUnformatted(rules);
 	assert_string_equal(text, "{\"thresholds\":{\"min\":20,\"share\":0.15},\"patterns\":[\"a\",\"b\"],\"name\":\"shipped\"}");
 	free(text);
@@ -66,7 +66,7 @@ static void overrides_merge_objects_and_replace_the_rest(void **state)
 
 	write_file("user.yaml", "thresholds: {share: 0.2}\npatterns: [c]\nextra: 1\n");
 	snprintf(path, sizeof(path), "%s/user.yaml", dir);
-	assert_int_equal(rtk_rules_load("data/r.yaml", path, &rules, sha_override), 0);
+	assert_int_equal(rtk_data_rules_load("data/r.yaml", path, &rules, sha_override), 0);
 	text = cJSON_PrintUnformatted(rules);
 	assert_string_equal(text, "{\"thresholds\":{\"min\":20,\"share\":0.2},\"patterns\":[\"c\"],\"name\":\"shipped\",\"extra\":1}");
 	free(text);
@@ -78,7 +78,7 @@ static void overrides_merge_objects_and_replace_the_rest(void **state)
 	write_file("same.yaml", "name:   'shipped'   # a comment\n");
 	snprintf(path, sizeof(path), "%s/same.yaml", dir);
 	char sha_same[65];
-	assert_int_equal(rtk_rules_load("data/r.yaml", path, &rules, sha_same), 0);
+	assert_int_equal(rtk_data_rules_load("data/r.yaml", path, &rules, sha_same), 0);
 	assert_string_equal(sha_same, sha_plain);
 	cJSON_Delete(rules);
 }
@@ -90,9 +90,9 @@ static void bad_override_is_named(void **state)
 	char sha[65], path[256];
 	write_file("list.yaml", "- 1\n");
 	snprintf(path, sizeof(path), "%s/list.yaml", dir);
-	assert_int_equal(rtk_rules_load("data/r.yaml", path, &rules, sha), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_data_rules_load("data/r.yaml", path, &rules, sha), RTK_EXIT_USAGE);
 	assert_non_null(strstr(rtk_error_message(), "list.yaml: a rule file must be a mapping"));
-	assert_int_equal(rtk_rules_load("data/missing.yaml", NULL, &rules, sha), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_data_rules_load("data/missing.yaml", NULL, &rules, sha), RTK_EXIT_FAILURE);
 	assert_non_null(strstr(rtk_error_message(), "data/missing.yaml: No such file"));
 }
 

@@ -80,13 +80,13 @@ static void a_reason_may_quote_the_last_one(void **state)
 
 static void warn_before_dispatch(void)
 {
-	rtk_set_progname(NULL);
+	rtk_error_set_progname(NULL);
 	rtk_warn("%d things", 3);
 }
 
 static void warn_in_an_applet(void)
 {
-	rtk_set_progname("calibrate");
+	rtk_error_set_progname("calibrate");
 	rtk_warn("skipped %s", "x");
 }
 
@@ -95,7 +95,7 @@ static void warnings_name_the_applet(void **state)
 	(void)state;
 	assert_string_equal(capture_stderr(warn_before_dispatch), "rtk: warning: 3 things\n");
 	assert_string_equal(capture_stderr(warn_in_an_applet), "rtk calibrate: warning: skipped x\n");
-	assert_string_equal(rtk_progname(), "calibrate");
+	assert_string_equal(rtk_error_progname(), "calibrate");
 }
 
 static void oom_records_out_of_memory(void **state)
@@ -117,7 +117,7 @@ static void bug_aborts_naming_the_place(void **state)
 	if (pid == 0) {
 		dup2(fds[1], 2);
 		signal(SIGABRT, SIG_DFL);
-		rtk_set_progname("validate");
+		rtk_error_set_progname("validate");
 		RTK_BUG("schema node %d has no kind", 7);
 	}
 	close(fds[1]);

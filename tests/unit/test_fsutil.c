@@ -115,11 +115,11 @@ static bool has_temp_for(const char *dir, const char *base)
 static void commit_replaces_the_file_only_at_commit(void **state)
 {
 	struct fixture *f = *state;
-	struct rtk_atomic *a;
+	struct rtk_fs_atomic *a;
 	FILE *fp;
 
 	write_plain(f->path, "old contents\n");
-	assert_int_equal(rtk_atomic_open(&a, f->path, &fp), 0);
+	assert_int_equal(rtk_fs_atomic_open(&a, f->path, &fp), 0);
 	fputs("new contents\n", fp);
 	assert_int_equal(fflush(fp), 0);
 	/* Written and flushed, yet the target is untouched until commit. */
@@ -127,7 +127,7 @@ static void commit_replaces_the_file_only_at_commit(void **state)
 	assert_true(has_temp_for(f->dir, "out.txt"));
 	assert_int_equal(count_entries(f->dir), 2);
 
-	assert_int_equal(rtk_atomic_commit(a), 0);
+	assert_int_equal(rtk_fs_atomic_commit(a), 0);
 	assert_contents(f->path, "new contents\n");
 	assert_int_equal(count_entries(f->dir), 1);
 }
@@ -135,23 +135,23 @@ static void commit_replaces_the_file_only_at_commit(void **state)
 static void abort_keeps_old_contents_and_leaves_nothing(void **state)
 {
 	struct fixture *f = *state;
-	struct rtk_atomic *a;
+	struct rtk_fs_atomic *a;
 	FILE *fp;
 
 	write_plain(f->path, "old contents\n");
-	assert_int_equal(rtk_atomic_open(&a, f->path, &fp), 0);
+	assert_int_equal(rtk_fs_atomic_open(&a, f->path, &fp), 0);
 	fputs("half of a new", fp);
-	rtk_atomic_abort(a);
+	rtk_fs_atomic_abort(a);
 	assert_contents(f->path, "old contents\n");
 	assert_int_equal(count_entries(f->dir), 1);
 
 	/* Aborting a file that never existed leaves no file at all. */
 	unlink(f->path);
-	assert_int_equal(rtk_atomic_open(&a, f->path, &fp), 0);
+	assert_int_equal(rtk_fs_atomic_open(&a, f->path, &fp), 0);
 	fputs("x", fp);
-	rtk_atomic_abort(a);
+	rtk_fs_atomic_abort(a);
 	assert_int_equal(count_entries(f->dir), 0);
-	rtk_atomic_abort(NULL);
+	rtk_fs_atomic_abort(NULL);
 }
 
 static mode_t mode_of(const char *path)
@@ -167,27 +167,27 @@ static void modes_follow_umask_or_the_replaced_file(void **state)
 	struct fixture *f = *state;
 	mode_t saved = umask(022);
 
-	assert_int_equal(rtk_write_file_atomic(f->path, "a", 1), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(f->path, "a", 1), 0);
 	assert_int_equal(mode_of(f->path), 0644);
 	unlink(f->path);
 	umask(077);
-	assert_int_equal(rtk_write_file_atomic(f->path, "a", 1), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(f->path, "a", 1), 0);
 	assert_int_equal(mode_of(f->path), 0600);
 
 	/* Replacing keeps the old bits exactly, umask or not. */
 	umask(022);
 	assert_int_equal(chmod(f->path, 0600), 0);
-	assert_int_equal(rtk_write_file_atomic(f->path, "b", 1), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(f->path, "b", 1), 0);
 	assert_int_equal(mode_of(f->path), 0600);
 	assert_int_equal(chmod(f->path, 0664), 0);
-	assert_int_equal(rtk_write_file_atomic(f->path, "c", 1), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(f->path, "c", 1), 0);
 	assert_int_equal(mode_of(f->path), 0664);
 	assert_contents(f->path, "c");
 
 	/* Appends create like creat(2) does. */
 	umask(027);
 	snprintf(f->path, sizeof(f->path), "%s/log", f->dir);
-	assert_int_equal(rtk_append_locked(f->path, "x\n", 2), 0);
+	assert_int_equal(rtk_fs_append_locked(f->path, "x\n", 2), 0);
 	assert_int_equal(mode_of(f->path), 0640);
 	umask(saved);
 }
@@ -199,12 +199,12 @@ static void write_file_atomic_round_trips_binary(void **state)
 	size_t len;
 	char *data;
 
-	assert_int_equal(rtk_write_file_atomic(f->path, binary, sizeof(binary)), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(f->path, binary, sizeof(binary)), 0);
 	data = slurp(f->path, &len);
 	assert_int_equal(len, sizeof(binary));
 	assert_memory_equal(data, binary, sizeof(binary));
 	free(data);
-	assert_int_equal(rtk_write_file_atomic(f->path, "", 0), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(f->path, "", 0), 0);
 	data = slurp(f->path, &len);
 	assert_int_equal(len, 0);
 	free(data);
@@ -221,27 +221,27 @@ static void assert_failure_names(int status, const char *path)
 static void failing_paths_are_reported_by_name(void **state)
 {
 	struct fixture *f = *state;
-	struct rtk_atomic *a = (struct rtk_atomic *)f;
+	struct rtk_fs_atomic *a = (struct rtk_fs_atomic *)f;
 	FILE *fp = stdout;
 	char path[200];
 
 	snprintf(path, sizeof(path), "%s/no-such-folder/out.txt", f->dir);
 	rtk_error_clear();
-	assert_failure_names(rtk_atomic_open(&a, path, &fp), path);
+	assert_failure_names(rtk_fs_atomic_open(&a, path, &fp), path);
 	assert_non_null(strstr(rtk_error_message(), strerror(ENOENT)));
 	assert_null(a);
 	assert_null(fp);
-	assert_failure_names(rtk_write_file_atomic(path, "x", 1), path);
-	assert_failure_names(rtk_append_locked(path, "x\n", 2), path);
+	assert_failure_names(rtk_fs_write_file_atomic(path, "x", 1), path);
+	assert_failure_names(rtk_fs_append_locked(path, "x\n", 2), path);
 
 	snprintf(path, sizeof(path), "%s/", f->dir);
-	assert_failure_names(rtk_atomic_open(&a, path, &fp), path);
+	assert_failure_names(rtk_fs_atomic_open(&a, path, &fp), path);
 	assert_int_equal(count_entries(f->dir), 0);
 
 	/* Root ignores folder permissions, so only a non-root run can test a read-only folder. */
 	if (geteuid() != 0) {
 		assert_int_equal(chmod(f->dir, 0555), 0);
-		assert_failure_names(rtk_write_file_atomic(f->path, "x", 1), f->path);
+		assert_failure_names(rtk_fs_write_file_atomic(f->path, "x", 1), f->path);
 		assert_non_null(strstr(rtk_error_message(), strerror(EACCES)));
 		assert_int_equal(chmod(f->dir, 0700), 0);
 	}
@@ -251,16 +251,16 @@ static void failing_paths_are_reported_by_name(void **state)
 static void commit_failure_removes_the_temporary_file(void **state)
 {
 	struct fixture *f = *state;
-	struct rtk_atomic *a;
+	struct rtk_fs_atomic *a;
 	FILE *fp;
 	char path[200];
 
 	snprintf(path, sizeof(path), "%s/a-folder", f->dir);
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(rtk_atomic_open(&a, path, &fp), 0);
+	assert_int_equal(rtk_fs_atomic_open(&a, path, &fp), 0);
 	fputs("contents", fp);
 	assert_true(has_temp_for(f->dir, "a-folder"));
-	assert_failure_names(rtk_atomic_commit(a), path);
+	assert_failure_names(rtk_fs_atomic_commit(a), path);
 	assert_false(has_temp_for(f->dir, "a-folder"));
 	assert_int_equal(count_entries(f->dir), 1);
 }
@@ -293,7 +293,7 @@ static int write_too_much(struct fixture *f)
 	int status;
 
 	memset(big, 'n', sizeof(big));
-	status = rtk_write_file_atomic(f->path, big, sizeof(big));
+	status = rtk_fs_write_file_atomic(f->path, big, sizeof(big));
 	/* 10 = failed and said which file; 11 = failed silently; 0 = wrongly succeeded */
 	return status == RTK_EXIT_FAILURE ? (strstr(rtk_error_message(), f->path) ? 10 : 11) : status;
 }
@@ -315,7 +315,7 @@ static int append_too_much(struct fixture *f)
 
 	memset(big, 'n', sizeof(big));
 	big[sizeof(big) - 1] = '\n';
-	status = rtk_append_locked(f->path, big, sizeof(big));
+	status = rtk_fs_append_locked(f->path, big, sizeof(big));
 	return status == RTK_EXIT_FAILURE ? (strstr(rtk_error_message(), f->path) ? 10 : 11) : status;
 }
 
@@ -390,7 +390,7 @@ static int appender(int writer, const char *path)
 
 	for (int i = 0; i < RECORDS; i++) {
 		size_t len = make_record(writer, i, record);
-		if (rtk_append_locked(path, record, len) != 0)
+		if (rtk_fs_append_locked(path, record, len) != 0)
 			return 1;
 	}
 	return 0;
@@ -438,7 +438,7 @@ static int once_appender(int writer, const char *path)
 	(void)writer;
 	for (int i = 0; i < 10; i++) {
 		int len = snprintf(record, sizeof(record), "- lesson number %d\n", i);
-		if (rtk_append_locked_once(path, record, (size_t)len, record, (size_t)len, NULL) != 0)
+		if (rtk_fs_append_locked_once(path, record, (size_t)len, record, (size_t)len, NULL) != 0)
 			return 1;
 	}
 	return 0;
@@ -465,9 +465,9 @@ static void append_once_writes_a_record_once_across_processes(void **state)
 	assert_int_equal(len, 10 * strlen("- lesson number 0\n"));
 	free(data);
 	/* A record that is there is not appended again; a new one is, and says so. */
-	assert_int_equal(rtk_append_locked_once(f->path, "x\n", 2, "lesson number 3", 15, &appended), 0);
+	assert_int_equal(rtk_fs_append_locked_once(f->path, "x\n", 2, "lesson number 3", 15, &appended), 0);
 	assert_false(appended);
-	assert_int_equal(rtk_append_locked_once(f->path, "x\n", 2, "x\n", 2, &appended), 0);
+	assert_int_equal(rtk_fs_append_locked_once(f->path, "x\n", 2, "x\n", 2, &appended), 0);
 	assert_true(appended);
 }
 
@@ -493,7 +493,7 @@ static void append_waits_for_the_lock(void **state)
 		struct itimerval every = { { 0, 5000 }, { 0, 5000 } };
 		sigaction(SIGALRM, &sa, NULL);
 		setitimer(ITIMER_REAL, &every, NULL);
-		_exit(rtk_append_locked(f->path, "record\n", 7));
+		_exit(rtk_fs_append_locked(f->path, "record\n", 7));
 	}
 	usleep(300 * 1000);
 	assert_int_equal(waitpid(child, &status, WNOHANG), 0);
@@ -514,7 +514,7 @@ static int replacer(int writer, const char *path)
 
 	for (int i = 0; i < REPLACEMENTS; i++) {
 		memset(version, 'A' + writer * REPLACEMENTS % 26 + i % 2, sizeof(version));
-		if (rtk_write_file_atomic(path, version, sizeof(version)) != 0)
+		if (rtk_fs_write_file_atomic(path, version, sizeof(version)) != 0)
 			return 1;
 	}
 	return 0;
@@ -529,7 +529,7 @@ static void concurrent_replacements_are_never_seen_half_done(void **state)
 	char *version = malloc(VERSION_SIZE);
 
 	memset(version, 'z', VERSION_SIZE);
-	assert_int_equal(rtk_write_file_atomic(f->path, version, VERSION_SIZE), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(f->path, version, VERSION_SIZE), 0);
 	fork_together(children, REPLACERS, replacer, f->path);
 	for (int finished = 0, last_round = 0; !last_round; reads++) {
 		size_t len;
@@ -570,31 +570,31 @@ static void mkdir_p_nested_existing_and_in_the_way(void **state)
 	mode_t saved = umask(0);
 
 	snprintf(path, sizeof(path), "%s/a/b/c", f->dir);
-	assert_int_equal(rtk_mkdir_p(path, 0750), 0);
+	assert_int_equal(rtk_fs_mkdir_p(path, 0750), 0);
 	assert_true(is_dir(path));
 	assert_int_equal(mode_of(path), 0750);
-	assert_int_equal(rtk_mkdir_p(path, 0750), 0);           /* already there */
-	assert_int_equal(rtk_mkdir_p(f->dir, 0750), 0);
+	assert_int_equal(rtk_fs_mkdir_p(path, 0750), 0);           /* already there */
+	assert_int_equal(rtk_fs_mkdir_p(f->dir, 0750), 0);
 
 	snprintf(path, sizeof(path), "%s//x///y/", f->dir);      /* doubled and trailing slashes */
-	assert_int_equal(rtk_mkdir_p(path, 0755), 0);
+	assert_int_equal(rtk_fs_mkdir_p(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/x/y", f->dir);
 	assert_true(is_dir(path));
 
 	/* Parents stay usable even when the leaf's mode denies writing. */
 	snprintf(path, sizeof(path), "%s/p/q/r", f->dir);
-	assert_int_equal(rtk_mkdir_p(path, 0555), 0);
+	assert_int_equal(rtk_fs_mkdir_p(path, 0555), 0);
 	assert_int_equal(mode_of(path), 0555);
 	snprintf(path, sizeof(path), "%s/p", f->dir);
 	assert_int_equal(mode_of(path), 0755);
 
 	snprintf(file, sizeof(file), "%s/plain-file", f->dir);
 	write_plain(file, "x");
-	assert_failure_names(rtk_mkdir_p(file, 0755), file);
+	assert_failure_names(rtk_fs_mkdir_p(file, 0755), file);
 	assert_non_null(strstr(rtk_error_message(), strerror(ENOTDIR)));
 	snprintf(path, sizeof(path), "%s/plain-file/sub/deeper", f->dir);
-	assert_failure_names(rtk_mkdir_p(path, 0755), file);
-	assert_int_equal(rtk_mkdir_p("", 0755), RTK_EXIT_FAILURE);
+	assert_failure_names(rtk_fs_mkdir_p(path, 0755), file);
+	assert_int_equal(rtk_fs_mkdir_p("", 0755), RTK_EXIT_FAILURE);
 	umask(saved);
 }
 
@@ -608,28 +608,28 @@ static void read_file_returns_every_byte(void **state)
 	snprintf(path, sizeof(path), "%s/data", f->dir);
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = (char)(i * 7 % 251);
-	assert_int_equal(rtk_write_file_atomic(path, big, sizeof(big)), 0);
-	assert_int_equal(rtk_read_file(path, &text, &len), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(path, big, sizeof(big)), 0);
+	assert_int_equal(rtk_fs_read_file(path, &text, &len), 0);
 	assert_int_equal(len, sizeof(big));
 	assert_memory_equal(text, big, sizeof(big));
 	assert_int_equal(text[len], '\0');
 	free(text);
 
-	assert_int_equal(rtk_write_file_atomic(path, "", 0), 0);
-	assert_int_equal(rtk_read_file(path, &text, &len), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(path, "", 0), 0);
+	assert_int_equal(rtk_fs_read_file(path, &text, &len), 0);
 	assert_int_equal(len, 0);
 	assert_string_equal(text, "");
 	free(text);
 
 	snprintf(path, sizeof(path), "%s/missing", f->dir);
-	assert_failure_names(rtk_read_file(path, &text, &len), path);
+	assert_failure_names(rtk_fs_read_file(path, &text, &len), path);
 	assert_null(text);
-	assert_failure_names(rtk_read_file(f->dir, &text, &len), f->dir);
+	assert_failure_names(rtk_fs_read_file(f->dir, &text, &len), f->dir);
 }
 
 static void assert_safe_name(const char *in, size_t max, const char *want)
 {
-	char *got = rtk_safe_file_name(in, max);
+	char *got = rtk_fs_safe_file_name(in, max);
 	assert_non_null(got);
 	assert_string_equal(got, want);
 	free(got);

@@ -17,11 +17,11 @@ static void blame_fix(struct fixture_run *f, const char *rev, struct githistory_
 static void blame_lines(struct fixture_run *f, const char *rev, const char *path, uint32_t from, uint32_t to,
 			int64_t cutoff, struct githistory_blame_result *b)
 {
-	struct lt_set lines = { 0 };
+	struct linetrack_set lines = { 0 };
 	*b = (struct githistory_blame_result){ 0 };
-	assert_int_equal(lt_set_add(&lines, from, to + 1), 0);
+	assert_int_equal(linetrack_set_add(&lines, from, to + 1), 0);
 	assert_int_equal(githistory_blame_lines(&f->run, fixture_at(f, rev), path, &lines, cutoff, b), 0);
-	lt_set_free(&lines);
+	linetrack_set_free(&lines);
 }
 
 /* The ranges credited to the commit rev names, as "path:a-b path:c", or NULL when it is no culprit. */

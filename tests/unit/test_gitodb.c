@@ -634,7 +634,7 @@ static void crafted_delta_entries(void **state)
 	git_repository *repo;
 	const struct gitodb_object *o;
 	git_oid base;
-	assert_int_equal(rtk_git2_load(), 0);
+	assert_int_equal(git2api_load(), 0);
 	copy_repo(path, "crafted", "mkdir -p .git/objects/pack");
 	snprintf(packdir, sizeof(packdir), "%s/.git/objects/pack", path);
 	char *hex = capture(NULL, "cd '%s' && git rev-parse HEAD:foo.c", path); /* "dot\n": 4 bytes */

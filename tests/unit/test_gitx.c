@@ -134,7 +134,7 @@ static void blob_hunks(void **state)
 	git_commit *head, *first;
 	git_oid old_id, new_id;
 	const struct gitodb_object *old_blob, *new_blob;
-	struct lt_hunk *h;
+	struct linetrack_hunk *h;
 	size_t nh;
 	char hex[41];
 
@@ -171,9 +171,9 @@ static void buffer_hunks(void **state)
 {
 	(void)state;
 	const char *old = "a\nb\nc\nd\ne\nf\n", *new = "a\nB\nc\nf\ng\n";
-	struct lt_hunk *h;
+	struct linetrack_hunk *h;
 	size_t nh;
-	assert_int_equal(rtk_git2_load(), 0);
+	assert_int_equal(git2api_load(), 0);
 	assert_int_equal(gitx_buffer_hunks(old, strlen(old), new, strlen(new), 0, &h, &nh), 0);
 	/* b -> B; d, e deleted after c; g added after f */
 	assert_int_equal(nh, 3);

@@ -1,4 +1,4 @@
-/* tests/unit/test_http.c — rtk_http_run against the real test server (tests/servers/llm_server.py) on 127.0.0.1. */
+/* tests/unit/test_http.c — http_run against the real test server (tests/servers/llm_server.py) on 127.0.0.1. */
 #include "unit.h"
 #include "llm/curlapi.h"
 #include "llm/http.h"
@@ -25,7 +25,7 @@ static int start_server(void **state)
 	(void)state;
 
 	strcpy(dir, "/tmp/rtk-test-http.XXXXXX");
-	if (!mkdtemp(dir) || rtk_curl_load())
+	if (!mkdtemp(dir) || curlapi_load())
 		return -1;
 	snprintf(port_file, sizeof(port_file), "%s/port", dir);
 	snprintf(log_path, sizeof(log_path), "%s/requests.jsonl", dir);
@@ -61,11 +61,11 @@ static int stop_server(void **state)
 }
 
 struct outcome {
-	struct rtk_http_response resp[16];
+	struct http_response resp[16];
 	size_t order[16], count;
 };
 
-static void keep(size_t index, struct rtk_http_response *resp, void *user)
+static void keep(size_t index, struct http_response *resp, void *user)
 {
 	struct outcome *o = user;
 	o->resp[index] = *resp;
@@ -73,9 +73,9 @@ static void keep(size_t index, struct rtk_http_response *resp, void *user)
 	o->order[o->count++] = index;
 }
 
-static struct rtk_http_options options(double timeout_s, int retries)
+static struct http_options options(double timeout_s, int retries)
 {
-	struct rtk_http_options opt = { .jobs = 4, .timeout_s = timeout_s, .retries = retries, .backoff_s = 0.1,
+	struct http_options opt = { .jobs = 4, .timeout_s = timeout_s, .retries = retries, .backoff_s = 0.1,
 					.max_body = 1 << 20 };
 	return opt;
 }
@@ -88,12 +88,12 @@ static double now_s(void)
 }
 
 /* One POST with body text; the response lands in o->resp[0]. */
-static void post_one(struct outcome *o, const char *text, const struct rtk_http_options *opt)
+static void post_one(struct outcome *o, const char *text, const struct http_options *opt)
 {
 	static const char *const headers[] = { "Content-Type: application/json", "Authorization: Bearer test-key", NULL };
-	struct rtk_http_request req = { base_url, headers, text, strlen(text) };
+	struct http_request req = { base_url, headers, text, strlen(text) };
 	memset(o, 0, sizeof(*o));
-	assert_int_equal(rtk_http_run(&req, 1, opt, keep, o), 0);
+	assert_int_equal(http_run(&req, 1, opt, keep, o), 0);
 	assert_int_equal(o->count, 1);
 }
 
@@ -101,7 +101,7 @@ static void clean_answer_and_what_was_sent(void **state)
 {
 	(void)state;
 	struct outcome o;
-	struct rtk_http_options opt = options(10, 3);
+	struct http_options opt = options(10, 3);
 	char line[4096] = "";
 	post_one(&o, "{\"note\": \"mode=preference lesson=hello\"}", &opt);
 	assert_int_equal(o.resp[0].status, 200);
@@ -129,14 +129,14 @@ static void refused_connection_is_an_error(void **state)
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	char url[128];
 	struct outcome o = { 0 };
-	struct rtk_http_options opt = options(5, 3);
+	struct http_options opt = options(5, 3);
 	/* A port that was free a moment ago: nothing listens there now. */
 	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
 	close(fd);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/x", ntohs(addr.sin_port));
-	struct rtk_http_request req = { url, NULL, "{}", 2 };
-	assert_int_equal(rtk_http_run(&req, 1, &opt, keep, &o), 0);
+	struct http_request req = { url, NULL, "{}", 2 };
+	assert_int_equal(http_run(&req, 1, &opt, keep, &o), 0);
 	assert_int_equal(o.resp[0].status, 0);
 	assert_non_null(strstr(o.resp[0].error, "connect"));
 	assert_int_equal(o.resp[0].attempts, 1);
@@ -146,7 +146,7 @@ static void a_stalled_server_hits_the_deadline(void **state)
 {
 	(void)state;
 	struct outcome o;
-	struct rtk_http_options opt = options(1, 3);
+	struct http_options opt = options(1, 3);
 	double start = now_s();
 	post_one(&o, "mode=stall", &opt);
 	double took = now_s() - start;
@@ -160,7 +160,7 @@ static void retry_after_seconds_date_and_gemini_delay_are_honoured(void **state)
 	(void)state;
 	static const char *const modes[] = { "mode=retry_after", "mode=gemini_delay", "mode=retry_date" };
 	static const double least[] = { 0.95, 0.95, 0.9 };
-	struct rtk_http_options opt = options(10, 3);
+	struct http_options opt = options(10, 3);
 	for (int i = 0; i < 3; i++) {
 		struct outcome o;
 		double start = now_s();
@@ -179,7 +179,7 @@ static void retries_are_counted_and_capped_by_the_deadline(void **state)
 {
 	(void)state;
 	struct outcome o;
-	struct rtk_http_options opt = options(10, 2);
+	struct http_options opt = options(10, 2);
 	post_one(&o, "mode=always429", &opt);
 	assert_int_equal(o.resp[0].status, 429);
 	assert_int_equal(o.resp[0].attempts, 3);
@@ -202,7 +202,7 @@ static void a_huge_body_is_cut_off(void **state)
 {
 	(void)state;
 	struct outcome o;
-	struct rtk_http_options opt = options(20, 0);
+	struct http_options opt = options(20, 0);
 	post_one(&o, "mode=huge", &opt);
 	assert_string_equal(o.resp[0].error, "response body larger than 1048576 bytes");
 	free(o.resp[0].body);
@@ -212,16 +212,16 @@ static void jobs_run_at_once(void **state)
 {
 	(void)state;
 	static const char *const headers[] = { "Content-Type: text/plain", NULL };
-	struct rtk_http_request reqs[8];
+	struct http_request reqs[8];
 	char bodies[8][64];
 	struct outcome o = { 0 };
-	struct rtk_http_options opt = options(10, 0);
+	struct http_options opt = options(10, 0);
 	for (int i = 0; i < 8; i++) {
 		snprintf(bodies[i], sizeof(bodies[i]), "mode=none delay=0.4 lesson=job%d", i);
-		reqs[i] = (struct rtk_http_request){ base_url, headers, bodies[i], strlen(bodies[i]) };
+		reqs[i] = (struct http_request){ base_url, headers, bodies[i], strlen(bodies[i]) };
 	}
 	double start = now_s();
-	assert_int_equal(rtk_http_run(reqs, 8, &opt, keep, &o), 0);
+	assert_int_equal(http_run(reqs, 8, &opt, keep, &o), 0);
 	double took = now_s() - start;
 	assert_int_equal(o.count, 8);
 	for (int i = 0; i < 8; i++) {
@@ -239,17 +239,17 @@ static void jobs_run_at_once(void **state)
 static void retry_after_and_retry_delay_parsing(void **state)
 {
 	(void)state;
-	assert_true(rtk_http_retry_after("7", 0) == 7);
-	assert_true(rtk_http_retry_after(" 2.5\r\n", 0) == 2.5);
-	assert_true(rtk_http_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111770) == 7);
-	assert_true(rtk_http_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111790) == 0);
-	assert_true(rtk_http_retry_after("soon", 0) == -1);
-	assert_true(rtk_http_retry_after("-3", 0) == -1);
+	assert_true(http_retry_after("7", 0) == 7);
+	assert_true(http_retry_after(" 2.5\r\n", 0) == 2.5);
+	assert_true(http_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111770) == 7);
+	assert_true(http_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111790) == 0);
+	assert_true(http_retry_after("soon", 0) == -1);
+	assert_true(http_retry_after("-3", 0) == -1);
 	const char *g = "[{\"error\":{\"details\":[{\"@type\":\"x\"},{\"retryDelay\":\"12s\"}]}}]";
-	assert_true(rtk_http_gemini_retry_delay(g, strlen(g)) == 12);
-	assert_true(rtk_http_gemini_retry_delay("{\"retryDelay\":\"later\"}", 22) == -1);
-	assert_true(rtk_http_gemini_retry_delay("not json retryDelay", 19) == -1);
-	assert_true(rtk_http_gemini_retry_delay(NULL, 0) == -1);
+	assert_true(http_gemini_retry_delay(g, strlen(g)) == 12);
+	assert_true(http_gemini_retry_delay("{\"retryDelay\":\"later\"}", 22) == -1);
+	assert_true(http_gemini_retry_delay("not json retryDelay", 19) == -1);
+	assert_true(http_gemini_retry_delay(NULL, 0) == -1);
 }
 
 static const struct CMUnitTest tests[] = {

@@ -6,7 +6,7 @@
 
 static cJSON *extract(const char *text, size_t *at)
 {
-	return rtk_json_extract_object(text, strlen(text), at);
+	return jsonextract_object(text, strlen(text), at);
 }
 
 static void bare_object(void **state)
@@ -56,8 +56,8 @@ static void balanced_end(void **state)
 {
 	(void)state;
 	const char *t = "x{\"a\":\"}\",\"b\":{}}y";
-	assert_int_equal(rtk_json_balanced_end(t, strlen(t), 1), strlen(t) - 1);
-	assert_int_equal(rtk_json_balanced_end("{{}", 3, 0), 0);
+	assert_int_equal(jsonextract_balanced_end(t, strlen(t), 1), strlen(t) - 1);
+	assert_int_equal(jsonextract_balanced_end("{{}", 3, 0), 0);
 }
 
 static const struct CMUnitTest tests[] = {

@@ -26,7 +26,7 @@ static int scan(const char *text, struct rtk_jsonscan_field *fields, size_t nfie
 	return scan_len(text, strlen(text), fields, nfields);
 }
 
-static void assert_raw(const struct rtk_jsonscan_field *field, enum rtk_json_kind kind, const char *raw)
+static void assert_raw(const struct rtk_jsonscan_field *field, enum rtk_jsonscan_kind kind, const char *raw)
 {
 	assert_int_equal(field->kind, kind);
 	assert_int_equal(field->raw_len, strlen(raw));
@@ -44,7 +44,7 @@ static void assert_scan_error(const char *text, size_t len, size_t column, const
 	if (got_column != column || strcmp(got_what, what) != 0)
 		fail_msg("%.*s: got column %zu \"%s\", wanted column %zu \"%s\"", (int)len, text, got_column,
 			 got_what, column, what);
-	assert_int_equal(field.kind, RTK_JSON_NONE);
+	assert_int_equal(field.kind, RTK_JSONSCAN_NONE);
 }
 
 static void assert_accepted(const char *text, size_t len)
@@ -66,14 +66,14 @@ static void picks_each_kind_of_member(void **state)
 	(void)state;
 
 	assert_int_equal(scan(line, fields, ARRAY_SIZE(fields)), 0);
-	assert_raw(&fields[0], RTK_JSON_NULL, "null");
-	assert_raw(&fields[1], RTK_JSON_FALSE, "false");
-	assert_raw(&fields[2], RTK_JSON_TRUE, "true");
-	assert_raw(&fields[3], RTK_JSON_NUMBER, "-1.5e3");
-	assert_raw(&fields[4], RTK_JSON_STRING, "\"x\\\"y\"");
-	assert_raw(&fields[5], RTK_JSON_ARRAY, "[1,[2],{\"k\":[]}]");
-	assert_raw(&fields[6], RTK_JSON_OBJECT, "{\"a\":{\"b\":null}}");
-	assert_int_equal(fields[7].kind, RTK_JSON_NONE);
+	assert_raw(&fields[0], RTK_JSONSCAN_NULL, "null");
+	assert_raw(&fields[1], RTK_JSONSCAN_FALSE, "false");
+	assert_raw(&fields[2], RTK_JSONSCAN_TRUE, "true");
+	assert_raw(&fields[3], RTK_JSONSCAN_NUMBER, "-1.5e3");
+	assert_raw(&fields[4], RTK_JSONSCAN_STRING, "\"x\\\"y\"");
+	assert_raw(&fields[5], RTK_JSONSCAN_ARRAY, "[1,[2],{\"k\":[]}]");
+	assert_raw(&fields[6], RTK_JSONSCAN_OBJECT, "{\"a\":{\"b\":null}}");
+	assert_int_equal(fields[7].kind, RTK_JSONSCAN_NONE);
 	assert_null(fields[7].raw);
 	/* raw points into the text, so callers can report positions. */
 	assert_ptr_equal(fields[3].raw, strstr(line, "-1.5e3"));
@@ -85,25 +85,25 @@ static void only_top_level_members_count(void **state)
 	(void)state;
 
 	assert_int_equal(scan("{\"x\":{\"confidence\":1},\"y\":[{\"confidence\":2}]}", &field, 1), 0);
-	assert_int_equal(field.kind, RTK_JSON_NONE);
+	assert_int_equal(field.kind, RTK_JSONSCAN_NONE);
 	assert_int_equal(scan("{\"x\":{\"confidence\":1},\"confidence\":3,\"z\":{\"confidence\":4}}", &field, 1), 0);
-	assert_raw(&field, RTK_JSON_NUMBER, "3");
+	assert_raw(&field, RTK_JSONSCAN_NUMBER, "3");
 	/* A string value that looks like a member is just a string. */
 	assert_int_equal(scan("{\"x\":\"\\\"confidence\\\":5\"}", &field, 1), 0);
-	assert_int_equal(field.kind, RTK_JSON_NONE);
+	assert_int_equal(field.kind, RTK_JSONSCAN_NONE);
 }
 
 static void fields_are_reset_before_and_after_failure(void **state)
 {
-	struct rtk_jsonscan_field field = { .name = "a", .kind = RTK_JSON_TRUE, .raw = "junk", .raw_len = 4 };
+	struct rtk_jsonscan_field field = { .name = "a", .kind = RTK_JSONSCAN_TRUE, .raw = "junk", .raw_len = 4 };
 	(void)state;
 
 	assert_int_equal(scan("{\"b\":1}", &field, 1), 0);
-	assert_int_equal(field.kind, RTK_JSON_NONE);
+	assert_int_equal(field.kind, RTK_JSONSCAN_NONE);
 	assert_null(field.raw);
 	/* The member was seen before the error: it must not leak out of a rejected line. */
 	assert_int_equal(scan("{\"a\":1,\"b\":}", &field, 1), RTK_EXIT_USAGE);
-	assert_int_equal(field.kind, RTK_JSON_NONE);
+	assert_int_equal(field.kind, RTK_JSONSCAN_NONE);
 	assert_int_equal(field.raw_len, 0);
 }
 
@@ -118,16 +118,16 @@ static void escaped_member_names_match(void **state)
 	(void)state;
 
 	assert_int_equal(scan(line, fields, ARRAY_SIZE(fields)), 0);
-	assert_raw(&fields[0], RTK_JSON_NUMBER, "0.5");
-	assert_raw(&fields[1], RTK_JSON_NUMBER, "1");
-	assert_raw(&fields[2], RTK_JSON_NUMBER, "2");
-	assert_raw(&fields[3], RTK_JSON_NUMBER, "3");
-	assert_raw(&fields[4], RTK_JSON_NUMBER, "4");
-	assert_raw(&fields[5], RTK_JSON_NUMBER, "5");
+	assert_raw(&fields[0], RTK_JSONSCAN_NUMBER, "0.5");
+	assert_raw(&fields[1], RTK_JSONSCAN_NUMBER, "1");
+	assert_raw(&fields[2], RTK_JSONSCAN_NUMBER, "2");
+	assert_raw(&fields[3], RTK_JSONSCAN_NUMBER, "3");
+	assert_raw(&fields[4], RTK_JSONSCAN_NUMBER, "4");
+	assert_raw(&fields[5], RTK_JSONSCAN_NUMBER, "5");
 
 	/* Raw UTF-8 in a name matches too. */
 	assert_int_equal(scan("{\"\xc3\xa9t\xc3\xa9\":7}", &fields[1], 1), 0);
-	assert_raw(&fields[1], RTK_JSON_NUMBER, "7");
+	assert_raw(&fields[1], RTK_JSONSCAN_NUMBER, "7");
 }
 
 static void near_miss_names_do_not_match(void **state)
@@ -142,7 +142,7 @@ static void near_miss_names_do_not_match(void **state)
 
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
 		assert_int_equal(scan(lines[i], &field, 1), 0);
-		if (field.kind != RTK_JSON_NONE)
+		if (field.kind != RTK_JSONSCAN_NONE)
 			fail_msg("%s matched \"confidence\"", lines[i]);
 	}
 	/* More fields than the length cache holds still match, through the slow comparison. */
@@ -153,9 +153,9 @@ static void near_miss_names_do_not_match(void **state)
 		many[i].name = names[i];
 	}
 	assert_int_equal(scan("{\"f19\":1,\"f1\":2,\"f\":3}", many, 20), 0);
-	assert_raw(&many[19], RTK_JSON_NUMBER, "1");
-	assert_raw(&many[1], RTK_JSON_NUMBER, "2");
-	assert_int_equal(many[0].kind, RTK_JSON_NONE);
+	assert_raw(&many[19], RTK_JSONSCAN_NUMBER, "1");
+	assert_raw(&many[1], RTK_JSONSCAN_NUMBER, "2");
+	assert_int_equal(many[0].kind, RTK_JSONSCAN_NONE);
 }
 
 static void duplicate_names_last_one_wins(void **state)
@@ -164,11 +164,11 @@ static void duplicate_names_last_one_wins(void **state)
 	(void)state;
 
 	assert_int_equal(scan("{\"a\":\"first\",\"b\":1,\"a\":[2]}", fields, 2), 0);
-	assert_raw(&fields[0], RTK_JSON_ARRAY, "[2]");
+	assert_raw(&fields[0], RTK_JSONSCAN_ARRAY, "[2]");
 	assert_int_equal(scan("{\"a\":{\"x\":1},\"\\u0061\":null}", fields, 2), 0);
-	assert_raw(&fields[0], RTK_JSON_NULL, "null");
+	assert_raw(&fields[0], RTK_JSONSCAN_NULL, "null");
 	assert_int_equal(scan("{\"a\":1,\"a\":{}}", fields, 2), 0);
-	assert_raw(&fields[0], RTK_JSON_OBJECT, "{}");
+	assert_raw(&fields[0], RTK_JSONSCAN_OBJECT, "{}");
 }
 
 static void whitespace_variants(void **state)
@@ -177,7 +177,7 @@ static void whitespace_variants(void **state)
 	(void)state;
 
 	assert_int_equal(scan(" \t\r\n{ \t\r\n\"k\" \t\r\n: \t\r\n[ 1 , { } ] \t\r\n} \t\r\n", &field, 1), 0);
-	assert_raw(&field, RTK_JSON_ARRAY, "[ 1 , { } ]");
+	assert_raw(&field, RTK_JSONSCAN_ARRAY, "[ 1 , { } ]");
 	/* Only JSON's four whitespace bytes count. */
 	assert_scan_error("\f{}", 3, 1, "expected '{'");
 	assert_scan_error("{\v\"a\":1}", 8, 2, "expected a member name");
@@ -280,8 +280,8 @@ static void numbers_follow_the_strict_grammar(void **state)
 		snprintf(line, sizeof(line), "{\"n\":%s}", good[i]);
 		if (scan(line, &field, 1) != 0)
 			fail_msg("rejected %s", line);
-		assert_raw(&field, RTK_JSON_NUMBER, good[i]);
-		assert_int_equal(rtk_json_parse_number(good[i], strlen(good[i]), &value), 0);
+		assert_raw(&field, RTK_JSONSCAN_NUMBER, good[i]);
+		assert_int_equal(rtk_jsonscan_parse_number(good[i], strlen(good[i]), &value), 0);
 		assert_true(value == strtod(good[i], NULL));
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -291,7 +291,7 @@ static void numbers_follow_the_strict_grammar(void **state)
 		/* ".5" and "+1" fail before a number starts; the rest inside it. */
 		assert_scan_error(line, strlen(line), 5 + bad[i].column,
 				  bad[i].column == 1 ? "expected a value" : "invalid number");
-		if (rtk_json_parse_number(bad[i].number, strlen(bad[i].number), &value) != -1)
+		if (rtk_jsonscan_parse_number(bad[i].number, strlen(bad[i].number), &value) != -1)
 			fail_msg("parsed %s", bad[i].number);
 	}
 }
@@ -301,30 +301,30 @@ static void number_values(void **state)
 	double value;
 	(void)state;
 
-	assert_int_equal(rtk_json_parse_number("-0", 2, &value), 0);
+	assert_int_equal(rtk_jsonscan_parse_number("-0", 2, &value), 0);
 	assert_true(value == 0 && signbit(value));
-	assert_int_equal(rtk_json_parse_number("0.85", 4, &value), 0);
+	assert_int_equal(rtk_jsonscan_parse_number("0.85", 4, &value), 0);
 	assert_true(value == 0.85);
 	/* Only len counts: "0.85" cut to "0.8". */
-	assert_int_equal(rtk_json_parse_number("0.85", 3, &value), 0);
+	assert_int_equal(rtk_jsonscan_parse_number("0.85", 3, &value), 0);
 	assert_true(value == 0.8);
-	assert_int_equal(rtk_json_parse_number("", 0, &value), -1);
-	assert_int_equal(rtk_json_parse_number("1e999", 5, &value), -1);
-	assert_int_equal(rtk_json_parse_number("-1e999", 6, &value), -1);
-	assert_int_equal(rtk_json_parse_number("1e-999", 6, &value), 0);
+	assert_int_equal(rtk_jsonscan_parse_number("", 0, &value), -1);
+	assert_int_equal(rtk_jsonscan_parse_number("1e999", 5, &value), -1);
+	assert_int_equal(rtk_jsonscan_parse_number("-1e999", 6, &value), -1);
+	assert_int_equal(rtk_jsonscan_parse_number("1e-999", 6, &value), 0);
 	assert_true(value == 0);
-	assert_int_equal(rtk_json_parse_number("4.9e-324", 8, &value), 0);
+	assert_int_equal(rtk_jsonscan_parse_number("4.9e-324", 8, &value), 0);
 	assert_true(value > 0);
-	assert_int_equal(rtk_json_parse_number("NaN", 3, &value), -1);
-	assert_int_equal(rtk_json_parse_number("Infinity", 8, &value), -1);
-	assert_int_equal(rtk_json_parse_number(" 1", 2, &value), -1);
-	assert_int_equal(rtk_json_parse_number("1 ", 2, &value), -1);
+	assert_int_equal(rtk_jsonscan_parse_number("NaN", 3, &value), -1);
+	assert_int_equal(rtk_jsonscan_parse_number("Infinity", 8, &value), -1);
+	assert_int_equal(rtk_jsonscan_parse_number(" 1", 2, &value), -1);
+	assert_int_equal(rtk_jsonscan_parse_number("1 ", 2, &value), -1);
 
 	/* A number longer than the on-stack copy. */
 	char longnum[200];
 	memset(longnum, '1', sizeof(longnum) - 1);
 	longnum[sizeof(longnum) - 1] = '\0';
-	assert_int_equal(rtk_json_parse_number(longnum, strlen(longnum), &value), 0);
+	assert_int_equal(rtk_jsonscan_parse_number(longnum, strlen(longnum), &value), 0);
 	assert_true(value == strtod(longnum, NULL));
 }
 
@@ -354,7 +354,7 @@ static void numbers_round_like_strtod(void **state)
 		if (random() % 3 == 0)
 			len += sprintf(text + len, "e%d", (int)(random() % 60) - 30);
 		text[len] = '\0';
-		if (rtk_json_parse_number(text, (size_t)len, &ours) != 0)
+		if (rtk_jsonscan_parse_number(text, (size_t)len, &ours) != 0)
 			fail_msg("rejected %s", text);
 		reference = strtod(text, NULL);
 		if (memcmp(&ours, &reference, sizeof(ours)) != 0)
@@ -372,25 +372,25 @@ static void nesting_deeper_than_the_limit_is_an_error(void **state)
 
 	/* The top-level object is depth 1, so 511 arrays inside it reach the limit exactly. */
 	len = (size_t)sprintf(text, "{\"a\":");
-	memset(text + len, '[', RTK_JSON_MAX_DEPTH - 1);
-	memset(text + len + RTK_JSON_MAX_DEPTH - 1, ']', RTK_JSON_MAX_DEPTH - 1);
-	len += 2 * (RTK_JSON_MAX_DEPTH - 1);
+	memset(text + len, '[', RTK_JSONSCAN_MAX_DEPTH - 1);
+	memset(text + len + RTK_JSONSCAN_MAX_DEPTH - 1, ']', RTK_JSONSCAN_MAX_DEPTH - 1);
+	len += 2 * (RTK_JSONSCAN_MAX_DEPTH - 1);
 	text[len++] = '}';
 	assert_int_equal(scan_len(text, len, &field, 1), 0);
-	assert_int_equal(field.kind, RTK_JSON_ARRAY);
-	assert_int_equal(field.raw_len, 2 * (RTK_JSON_MAX_DEPTH - 1));
+	assert_int_equal(field.kind, RTK_JSONSCAN_ARRAY);
+	assert_int_equal(field.raw_len, 2 * (RTK_JSONSCAN_MAX_DEPTH - 1));
 
 	/* One more, and the error points at the bracket that went too deep. */
 	len = (size_t)sprintf(text, "{\"a\":");
-	memset(text + len, '[', RTK_JSON_MAX_DEPTH);
-	memset(text + len + RTK_JSON_MAX_DEPTH, ']', RTK_JSON_MAX_DEPTH);
-	len += 2 * RTK_JSON_MAX_DEPTH;
+	memset(text + len, '[', RTK_JSONSCAN_MAX_DEPTH);
+	memset(text + len + RTK_JSONSCAN_MAX_DEPTH, ']', RTK_JSONSCAN_MAX_DEPTH);
+	len += 2 * RTK_JSONSCAN_MAX_DEPTH;
 	text[len++] = '}';
-	assert_scan_error(text, len, 6 + RTK_JSON_MAX_DEPTH - 1, "nested too deeply");
+	assert_scan_error(text, len, 6 + RTK_JSONSCAN_MAX_DEPTH - 1, "nested too deeply");
 
 	/* Hostile input: far deeper, never closed. Must fail, not overflow anything. */
 	memset(text + 5, '[', DEEP);
-	assert_scan_error(text, 5 + DEEP, 6 + RTK_JSON_MAX_DEPTH - 1, "nested too deeply");
+	assert_scan_error(text, 5 + DEEP, 6 + RTK_JSONSCAN_MAX_DEPTH - 1, "nested too deeply");
 	memset(text + 5, '{', DEEP);
 	assert_scan_error(text, 5 + DEEP, 7, "expected a member name");
 	free(text);
@@ -399,14 +399,14 @@ static void nesting_deeper_than_the_limit_is_an_error(void **state)
 /* Alternating objects and arrays across the 64-bit words of the container stack. */
 static void deep_mixed_nesting_tracks_every_level(void **state)
 {
-	char *text = malloc(RTK_JSON_MAX_DEPTH * 8 + 16);
+	char *text = malloc(RTK_JSONSCAN_MAX_DEPTH * 8 + 16);
 	size_t len = 0;
 	(void)state;
 
-	for (int depth = 0; depth < RTK_JSON_MAX_DEPTH; depth++)
+	for (int depth = 0; depth < RTK_JSONSCAN_MAX_DEPTH; depth++)
 		len += (size_t)sprintf(text + len, depth % 2 ? "[" : "{\"k\":");
 	text[len - 1] = '1';    /* the innermost object's value instead of another container */
-	for (int depth = RTK_JSON_MAX_DEPTH - 2; depth >= 0; depth--)
+	for (int depth = RTK_JSONSCAN_MAX_DEPTH - 2; depth >= 0; depth--)
 		text[len++] = depth % 2 ? ']' : '}';
 	assert_accepted(text, len);
 
@@ -534,7 +534,7 @@ static void assert_decodes(const char *raw, const char *want, size_t want_len)
 	char *out = NULL;
 	size_t out_len = 0;
 
-	if (rtk_json_decode_string(raw, strlen(raw), &out, &out_len) != 0)
+	if (rtk_jsonscan_decode_string(raw, strlen(raw), &out, &out_len) != 0)
 		fail_msg("could not decode %s", raw);
 	assert_int_equal(out_len, want_len);
 	assert_memory_equal(out, want, want_len);
@@ -573,7 +573,7 @@ static void decode_string_rejects_malformed(void **state)
 		size_t out_len = 99;
 
 		errno = 0;
-		if (rtk_json_decode_string(bad[i], strlen(bad[i]), &out, &out_len) != -1)
+		if (rtk_jsonscan_decode_string(bad[i], strlen(bad[i]), &out, &out_len) != -1)
 			fail_msg("decoded %s", bad[i]);
 		assert_int_equal(errno, EINVAL);
 		assert_string_equal(out, "untouched");

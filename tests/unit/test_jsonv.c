@@ -5,66 +5,66 @@
 
 #include <string.h>
 
-static const struct jv *parse(struct jv_doc **doc, const char *text)
+static const struct rtk_jsonv *parse(struct rtk_jsonv_doc **doc, const char *text)
 {
 	size_t line, col;
 	const char *what;
-	assert_int_equal(jv_parse(text, strlen(text), doc, &line, &col, &what), 0);
-	return jv_root(*doc);
+	assert_int_equal(rtk_jsonv_parse(text, strlen(text), doc, &line, &col, &what), 0);
+	return rtk_jsonv_root(*doc);
 }
 
 static void strings_and_keys_keep_nul(void **state)
 {
 	(void)state;
-	struct jv_doc *d;
-	const struct jv *v = parse(&d, "{\"a\\u0000b\": \"x\\u0000y\", \"a\": 1}");
+	struct rtk_jsonv_doc *d;
+	const struct rtk_jsonv *v = parse(&d, "{\"a\\u0000b\": \"x\\u0000y\", \"a\": 1}");
 	assert_int_equal(v->len, 2);
-	const struct jv *s = jv_getn(v, "a\0b", 3);
+	const struct rtk_jsonv *s = rtk_jsonv_getn(v, "a\0b", 3);
 	assert_non_null(s);
 	assert_int_equal(s->len, 3);
 	assert_memory_equal(s->u.str, "x\0y", 3);
-	assert_int_equal(jv_get(v, "a")->kind, RTK_JSON_NUMBER);
-	assert_null(jv_get(v, "A")); /* case-sensitive, unlike cJSON_GetObjectItem */
-	jv_doc_free(d);
+	assert_int_equal(rtk_jsonv_get(v, "a")->kind, RTK_JSONSCAN_NUMBER);
+	assert_null(rtk_jsonv_get(v, "A")); /* case-sensitive, unlike cJSON_GetObjectItem */
+	rtk_jsonv_doc_free(d);
 }
 
 static void equality_is_json_equality(void **state)
 {
 	(void)state;
-	struct jv_doc *a, *b, *c, *e;
-	const struct jv *x = parse(&a, "{\"a\": [1, 2.0, {\"k\": null}], \"b\": \"s\"}");
-	const struct jv *y = parse(&b, "{\"b\": \"s\", \"a\": [1.0, 2, {\"k\": null}]}");
-	const struct jv *z = parse(&c, "[0, 1]");
-	const struct jv *w = parse(&e, "[false, true]");
-	assert_true(jv_equal(x, y));
-	assert_false(jv_equal(z, w)); /* 0 is not false, 1 is not true */
-	assert_true(jv_is_integer(&y->u.members[1].value.u.items[0])); /* 1.0 */
-	jv_doc_free(a), jv_doc_free(b), jv_doc_free(c), jv_doc_free(e);
+	struct rtk_jsonv_doc *a, *b, *c, *e;
+	const struct rtk_jsonv *x = parse(&a, "{\"a\": [1, 2.0, {\"k\": null}], \"b\": \"s\"}");
+	const struct rtk_jsonv *y = parse(&b, "{\"b\": \"s\", \"a\": [1.0, 2, {\"k\": null}]}");
+	const struct rtk_jsonv *z = parse(&c, "[0, 1]");
+	const struct rtk_jsonv *w = parse(&e, "[false, true]");
+	assert_true(rtk_jsonv_equal(x, y));
+	assert_false(rtk_jsonv_equal(z, w)); /* 0 is not false, 1 is not true */
+	assert_true(rtk_jsonv_is_integer(&y->u.members[1].value.u.items[0])); /* 1.0 */
+	rtk_jsonv_doc_free(a), rtk_jsonv_doc_free(b), rtk_jsonv_doc_free(c), rtk_jsonv_doc_free(e);
 }
 
 static void duplicate_keys_last_wins_and_lines_count(void **state)
 {
 	(void)state;
-	struct jv_doc *d;
-	const struct jv *v = parse(&d, "{\n \"k\": 1,\n \"k\": 2,\n \"l\": [\n  true]}");
+	struct rtk_jsonv_doc *d;
+	const struct rtk_jsonv *v = parse(&d, "{\n \"k\": 1,\n \"k\": 2,\n \"l\": [\n  true]}");
 	assert_int_equal(v->len, 2);
-	assert_true(jv_get(v, "k")->u.num == 2);
-	assert_int_equal(jv_get(v, "l")->u.items[0].line, 5);
-	jv_doc_free(d);
+	assert_true(rtk_jsonv_get(v, "k")->u.num == 2);
+	assert_int_equal(rtk_jsonv_get(v, "l")->u.items[0].line, 5);
+	rtk_jsonv_doc_free(d);
 }
 
 static void errors_name_line_and_column(void **state)
 {
 	(void)state;
-	struct jv_doc *d;
+	struct rtk_jsonv_doc *d;
 	size_t line, col;
 	const char *what;
 	const char *text = "{\n  \"a\": 01\n}";
-	assert_int_equal(jv_parse(text, strlen(text), &d, &line, &col, &what), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_jsonv_parse(text, strlen(text), &d, &line, &col, &what), RTK_EXIT_USAGE);
 	assert_null(d);
 	assert_int_equal(line, 2);
 	assert_int_equal(col, 9);
-	assert_int_equal(jv_utf8_length("\xc3\xa9t\xf0\x9f\x98\x80", 7), 3);
+	assert_int_equal(rtk_jsonv_utf8_length("\xc3\xa9t\xf0\x9f\x98\x80", 7), 3);
 }
 
 static const struct CMUnitTest tests[] = {

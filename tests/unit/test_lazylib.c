@@ -25,8 +25,8 @@ static void git_opens_a_real_repository(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "git init -q '%s' && mkdir '%s/sub'", dir, dir);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(rtk_git2_load(), 0);
-	assert_int_equal(rtk_git2_load(), 0); /* a second load is a no-op */
+	assert_int_equal(git2api_load(), 0);
+	assert_int_equal(git2api_load(), 0); /* a second load is a no-op */
 	assert_int_equal(git_libgit2_version(&major, &minor, &rev), 0);
 	assert_true(major >= 1);
 
@@ -38,7 +38,7 @@ static void git_opens_a_real_repository(void **state)
 	git_repository_free(repo);
 
 	assert_true(git_repository_open_ext(&repo, "/", GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0);
-	assert_true(strlen(rtk_git2_error()) > 0);
+	assert_true(strlen(git2api_error()) > 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }
@@ -97,7 +97,7 @@ static void curl_talks_to_a_real_server(void **state)
 	s.port = ntohs(addr.sin_port);
 	assert_int_equal(pthread_create(&thread, NULL, serve_one, &s), 0);
 
-	assert_int_equal(rtk_curl_load(), 0);
+	assert_int_equal(curlapi_load(), 0);
 	assert_non_null(curl_version_info(CURLVERSION_NOW)->version);
 	h = curl_easy_init();
 	assert_non_null(h);
@@ -143,7 +143,7 @@ static void missing_library_names_the_package(void **state)
 	assert_null(api.nothing_at_all);
 #else
 	/* Linked directly: there is no loader to fail; the libraries are the binary's own. */
-	assert_int_equal(rtk_git2_load(), 0);
+	assert_int_equal(git2api_load(), 0);
 #endif
 }
 

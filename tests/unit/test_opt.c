@@ -14,7 +14,7 @@ static struct {
 	struct rtk_opt_list excludes;
 } v;
 
-static const struct rtk_option table[] = {
+static const struct rtk_opt table[] = {
 	RTK_OPT_BOOL('f', "flag", &v.flag, "a flag"),
 	RTK_OPT_BOOL('o', NULL, &v.other, "a short-only flag"),
 	RTK_OPT_STRING('n', "name", &v.name, "NAME", "a name"),
@@ -23,7 +23,7 @@ static const struct rtk_option table[] = {
 	RTK_OPT_LIST('x', "exclude", &v.excludes, "GLOB", "leave GLOB out (repeatable)"),
 	RTK_OPT_END(),
 };
-static const struct rtk_option *const tables[] = { table };
+static const struct rtk_opt *const tables[] = { table };
 
 /* Parses a NULL-terminated list of words (the first is the program name). */
 static int parse(int *argc, char **argv)

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *render(const cJSON *r, enum rtk_format f, rtk_md_render_fn *fn)
+static char *render(const cJSON *r, enum rtk_out_format f, rtk_out_md_render_fn *fn)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	assert_int_equal(rtk_emit(r, f, fn, out), 0);
+	assert_int_equal(rtk_out_emit(r, f, fn, out), 0);
 	fclose(out);
 	return text;
 }
@@ -21,13 +21,13 @@ static void envelope_has_schema_version_and_time(void **state)
 {
 	(void)state;
 	setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
-	cJSON *r = rtk_result_new("calibrate");
+	cJSON *r = rtk_out_result_new("calibrate");
 	assert_non_null(r);
-	assert_string_equal(rtk_json_str(r, "schema"), "rtk.calibrate.v1");
-	assert_string_equal(rtk_json_str(r, "generated_at"), "2023-11-14T22:13:20Z");
+	assert_string_equal(rtk_out_json_str(r, "schema"), "rtk.calibrate.v1");
+	assert_string_equal(rtk_out_json_str(r, "generated_at"), "2023-11-14T22:13:20Z");
 	assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "parameters")));
-	assert_true(strlen(rtk_json_str(r, "rtk_version")) > 0);
-	char *text = render(r, RTK_FORMAT_JSON, NULL);
+	assert_true(strlen(rtk_out_json_str(r, "rtk_version")) > 0);
+	char *text = render(r, RTK_OUT_FORMAT_JSON, NULL);
 	cJSON *back = cJSON_Parse(text);
 	assert_non_null(back);
 	assert_true(cJSON_Compare(r, back, true));
@@ -37,26 +37,26 @@ static void envelope_has_schema_version_and_time(void **state)
 	unsetenv("SOURCE_DATE_EPOCH");
 }
 
-static void render_table(const cJSON *r, struct rtk_md *md)
+static void render_table(const cJSON *r, struct rtk_out_md *md)
 {
 	(void)r;
-	rtk_md_heading(md, 2, "Title %d", 7);
-	struct rtk_md_table *t = rtk_md_table(md, "lrc", "name", "count", "mid");
-	rtk_md_cell(t, "ä|b");
-	rtk_md_cell(t, "%d", 12345);
-	rtk_md_cell(t, "x");
-	rtk_md_cell(t, "long name here");
-	rtk_md_cell(t, "1");
-	rtk_md_table_end(t); /* the short last row is padded */
-	rtk_md_bullet(md, "one");
-	rtk_md_end_list(md);
+	rtk_out_md_heading(md, 2, "Title %d", 7);
+	struct rtk_out_md_table *t = rtk_out_md_table(md, "lrc", "name", "count", "mid");
+	rtk_out_md_cell(t, "ä|b");
+	rtk_out_md_cell(t, "%d", 12345);
+	rtk_out_md_cell(t, "x");
+	rtk_out_md_cell(t, "long name here");
+	rtk_out_md_cell(t, "1");
+	rtk_out_md_table_end(t); /* the short last row is padded */
+	rtk_out_md_bullet(md, "one");
+	rtk_out_md_end_list(md);
 }
 
 static void markdown_tables_align_and_escape(void **state)
 {
 	(void)state;
 	cJSON *r = cJSON_CreateObject();
-	char *text = render(r, RTK_FORMAT_MD, render_table);
+	char *text = render(r, RTK_OUT_FORMAT_MD, render_table);
 	assert_string_equal(text,
 			    "## Title 7\n\n"
 			    "| name           | count | mid |\n"
@@ -73,37 +73,37 @@ static void markdown_tables_align_and_escape(void **state)
 static void markdown_text_grows_and_reads_back(void **state)
 {
 	(void)state;
-	struct rtk_md *md = rtk_md_new();
+	struct rtk_out_md *md = rtk_out_md_new();
 	char word[100];
 	memset(word, 'w', sizeof(word) - 1);
 	word[sizeof(word) - 1] = 0;
 	size_t len;
-	assert_string_equal(rtk_md_text(md, &len), "");
+	assert_string_equal(rtk_out_md_text(md, &len), "");
 	assert_int_equal(len, 0);
 	for (int i = 0; i < 50; i++) {
-		rtk_md_para(md, "%d %s", i, word);
-		rtk_md_bullet(md, "%s", word);
+		rtk_out_md_para(md, "%d %s", i, word);
+		rtk_out_md_bullet(md, "%s", word);
 	}
-	rtk_md_end_list(md);
-	const char *text = rtk_md_text(md, &len);
-	assert_false(rtk_md_failed(md));
+	rtk_out_md_end_list(md);
+	const char *text = rtk_out_md_text(md, &len);
+	assert_false(rtk_out_md_failed(md));
 	assert_int_equal(len, 50 * (2 + 99 + 2) + 40 * 1 + 50 * (2 + 99 + 1) + 1);
 	assert_int_equal(strlen(text), len);
 	assert_memory_equal(text, "0 www", 5);
 	assert_non_null(strstr(text, "w\n49 www"));
 	assert_string_equal(text + len - 4, "ww\n\n");
-	rtk_md_free(md);
+	rtk_out_md_free(md);
 }
 
 static void format_names(void **state)
 {
 	(void)state;
-	enum rtk_format f;
-	assert_int_equal(rtk_format_parse("json", &f), 0);
-	assert_int_equal(f, RTK_FORMAT_JSON);
-	assert_int_equal(rtk_format_parse("markdown", &f), 0);
-	assert_int_equal(f, RTK_FORMAT_MD);
-	assert_int_equal(rtk_format_parse("yaml", &f), RTK_EXIT_USAGE);
+	enum rtk_out_format f;
+	assert_int_equal(rtk_out_format_parse("json", &f), 0);
+	assert_int_equal(f, RTK_OUT_FORMAT_JSON);
+	assert_int_equal(rtk_out_format_parse("markdown", &f), 0);
+	assert_int_equal(f, RTK_OUT_FORMAT_MD);
+	assert_int_equal(rtk_out_format_parse("yaml", &f), RTK_EXIT_USAGE);
 	assert_string_equal(rtk_error_message(), "--format takes json or md, not 'yaml'");
 }
 
@@ -111,18 +111,18 @@ static void number_helpers(void **state)
 {
 	(void)state;
 	cJSON *o = cJSON_Parse("{\"a\": 1.5, \"b\": null, \"c\": [0.25, null], \"s\": \"x\"}");
-	assert_true(rtk_json_num(o, "a") == 1.5);
-	assert_true(isnan(rtk_json_num(o, "b")));
-	assert_true(isnan(rtk_json_num(o, "missing")));
-	assert_true(rtk_json_at(cJSON_GetObjectItem(o, "c"), 0) == 0.25);
-	assert_true(isnan(rtk_json_at(cJSON_GetObjectItem(o, "c"), 1)));
-	assert_string_equal(rtk_json_str(o, "s"), "x");
-	assert_string_equal(rtk_json_str(o, "a"), "");
-	assert_string_equal(rtk_md_num(NAN, 3), "n/a");
-	assert_string_equal(rtk_md_num(0.12345, 3), "0.123");
-	assert_string_equal(rtk_md_pvalue(0.00009), "< 0.0001");
-	assert_string_equal(rtk_md_pvalue(0.0001), "0.0001");
-	assert_string_equal(rtk_md_pvalue(NAN), "n/a");
+	assert_true(rtk_out_json_num(o, "a") == 1.5);
+	assert_true(isnan(rtk_out_json_num(o, "b")));
+	assert_true(isnan(rtk_out_json_num(o, "missing")));
+	assert_true(rtk_out_json_at(cJSON_GetObjectItem(o, "c"), 0) == 0.25);
+	assert_true(isnan(rtk_out_json_at(cJSON_GetObjectItem(o, "c"), 1)));
+	assert_string_equal(rtk_out_json_str(o, "s"), "x");
+	assert_string_equal(rtk_out_json_str(o, "a"), "");
+	assert_string_equal(rtk_out_md_num(NAN, 3), "n/a");
+	assert_string_equal(rtk_out_md_num(0.12345, 3), "0.123");
+	assert_string_equal(rtk_out_md_pvalue(0.00009), "< 0.0001");
+	assert_string_equal(rtk_out_md_pvalue(0.0001), "0.0001");
+	assert_string_equal(rtk_out_md_pvalue(NAN), "n/a");
 	cJSON_Delete(o);
 }
 
@@ -130,19 +130,19 @@ static void undefined_statistics_are_null(void **state)
 {
 	(void)state;
 	cJSON *o = cJSON_CreateObject();
-	rtk_json_add_number(o, "a", 0.25);
-	rtk_json_add_number(o, "b", NAN);
-	rtk_json_add_interval(o, "ci", 0.1, 0.3456);
-	rtk_json_add_interval(o, "none", NAN, NAN);
+	rtk_out_json_add_number(o, "a", 0.25);
+	rtk_out_json_add_number(o, "b", NAN);
+	rtk_out_json_add_interval(o, "ci", 0.1, 0.3456);
+	rtk_out_json_add_interval(o, "none", NAN, NAN);
 	char *text = cJSON_PrintUnformatted(o);
 	assert_string_equal(text, "{\"a\":0.25,\"b\":null,\"ci\":[0.1,0.3456],\"none\":[null,null]}");
 	free(text);
-	assert_string_equal(rtk_md_interval(o, "ci", 2), "0.10 – 0.35");
-	assert_string_equal(rtk_md_interval(o, "none", 2), "n/a");
-	assert_string_equal(rtk_md_interval(o, "missing", 2), "n/a");
+	assert_string_equal(rtk_out_md_interval(o, "ci", 2), "0.10 – 0.35");
+	assert_string_equal(rtk_out_md_interval(o, "none", 2), "n/a");
+	assert_string_equal(rtk_out_md_interval(o, "missing", 2), "n/a");
 	/* Several intervals in one printf each keep their own buffer. */
 	char line[64];
-	snprintf(line, sizeof(line), "%s | %s", rtk_md_interval(o, "ci", 1), rtk_md_interval(o, "ci", 3));
+	snprintf(line, sizeof(line), "%s | %s", rtk_out_md_interval(o, "ci", 1), rtk_out_md_interval(o, "ci", 3));
 	assert_string_equal(line, "0.1 – 0.3 | 0.100 – 0.346");
 	cJSON_Delete(o);
 }

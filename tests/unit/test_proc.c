@@ -70,7 +70,7 @@ static enum proc_verdict capture_line(void *user, enum proc_stream stream, const
 	if (c->n == 0)
 		c->nul_ok = true;
 	c->nul_ok = c->nul_ok && line[len] == '\0';
-	assert_int_equal(RTK_GROW(c->v, c->n + 1, c->cap), 0);
+	assert_int_equal(RTK_ALLOC_GROW(c->v, c->n + 1, c->cap), 0);
 	char *copy = malloc(len + 1);
 	assert_non_null(copy);
 	memcpy(copy, line, len + 1);

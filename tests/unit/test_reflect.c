@@ -34,7 +34,7 @@ static int start_server(void **state)
 	if (!(p = popen(cmd, "r")) || fscanf(p, "%d", &server_pid) != 1 || pclose(p) != 0)
 		return -1;
 	snprintf(cmd, sizeof(cmd), "%s/port", server_dir);
-	if (rtk_read_file(cmd, &port, &len))
+	if (rtk_fs_read_file(cmd, &port, &len))
 		return -1;
 	snprintf(base_url, sizeof(base_url), "http://127.0.0.1:%d/v1", atoi(port));
 	free(port);
@@ -97,7 +97,7 @@ static void put(const struct fixture *f, const char *rel, const char *text)
 {
 	char path[192];
 	snprintf(path, sizeof(path), "%s/%s", f->dir, rel);
-	assert_int_equal(rtk_write_file_atomic(path, text, strlen(text)), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(path, text, strlen(text)), 0);
 }
 
 #define TRACE(id) "{\"task_id\": \"" id "\", \"user_message\": \"u\", \"system_response\": \"r\"}"
@@ -152,7 +152,7 @@ static void a_dry_run_shows_the_requests_and_writes_nothing(void **state)
 	assert_non_null(strstr(request, "Task ID: d1.mode=error\\n"));
 	assert_null(strstr(request, "sk-unit-test"));
 	assert_false(exists(f, "ws"));
-	assert_string_equal(rtk_json_str(cJSON_GetObjectItemCaseSensitive(f->result, "parameters"), "mode"), "batch");
+	assert_string_equal(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(f->result, "parameters"), "mode"), "batch");
 }
 
 static void a_spool_run_reflects_routes_and_moves_each_file(void **state)
@@ -184,7 +184,7 @@ static void a_spool_run_reflects_routes_and_moves_each_file(void **state)
 	assert_string_equal(field(f, -1, "reflected"), "1");
 	assert_string_equal(field(f, -1, "preference"), "1");
 	snprintf(path, sizeof(path), "%s/memory/user/preferences.md", f->workspace);
-	assert_int_equal(rtk_read_file(path, &text, &len), 0);
+	assert_int_equal(rtk_fs_read_file(path, &text, &len), 0);
 	assert_memory_equal(text, "- Lesson spool (task `sp1.mode=preference.lesson=spool`, ", 56);
 	free(text);
 }
@@ -215,7 +215,7 @@ static void a_routing_failure_is_the_exit_code(void **state)
 
 	/* A folder where the log should be: the answer arrives, the write fails, the run says so at the end. */
 	snprintf(path, sizeof(path), "%s/memory/user/reflections.jsonl", f->workspace);
-	assert_int_equal(rtk_mkdir_p(path, 0700), 0);
+	assert_int_equal(rtk_fs_mkdir_p(path, 0700), 0);
 	put(f, "one.json", TRACE("rf.mode=none"));
 	assert_int_equal(run(f, REFLECT_SINGLE, "one.json", false, false), RTK_EXIT_FAILURE);
 	assert_non_null(strstr(rtk_error_message(), "reflections.jsonl"));

@@ -9,9 +9,9 @@
 #include <string.h>
 
 /* A response with status and body, tried attempts times. */
-static struct rtk_http_response response(long status, const char *body, int attempts)
+static struct http_response response(long status, const char *body, int attempts)
 {
-	struct rtk_http_response r = { .status = status, .body = (char *)body, .body_len = body ? strlen(body) : 0,
+	struct http_response r = { .status = status, .body = (char *)body, .body_len = body ? strlen(body) : 0,
 				       .attempts = attempts };
 	return r;
 }
@@ -32,7 +32,7 @@ static char *verdict_text(const char *status_body, long status, int attempts)
 {
 	static char out[2048];
 	char why[512] = "";
-	struct rtk_http_response r = response(status, status_body, attempts);
+	struct http_response r = response(status, status_body, attempts);
 	cJSON *v = reflect_answer_interpret(&r, why, sizeof(why));
 	if (!v) {
 		snprintf(out, sizeof(out), "why: %s", why);
@@ -166,7 +166,7 @@ static void transport_errors_pass_through(void **state)
 {
 	(void)state;
 	char why[512];
-	struct rtk_http_response r = response(0, NULL, 1);
+	struct http_response r = response(0, NULL, 1);
 	snprintf(r.error, sizeof(r.error), "timed out after 2 s (deadline)");
 	assert_null(reflect_answer_interpret(&r, why, sizeof(why)));
 	assert_string_equal(why, "timed out after 2 s (deadline)");

@@ -44,7 +44,7 @@ static const char *put(const struct fixture *f, const char *rel, const char *tex
 	char *path = ring[next++ % 4];
 
 	snprintf(path, sizeof(ring[0]), "%s/%s", f->dir, rel);
-	assert_int_equal(rtk_write_file_atomic(path, text, strlen(text)), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(path, text, strlen(text)), 0);
 	return path;
 }
 
@@ -146,7 +146,7 @@ static void a_spool_keeps_bad_files_as_invalid_items(void **state)
 	char spool[96], want[192];
 
 	snprintf(spool, sizeof(spool), "%s/spool", f->dir);
-	assert_int_equal(rtk_mkdir_p(spool, 0700), 0);
+	assert_int_equal(rtk_fs_mkdir_p(spool, 0700), 0);
 	put(f, "spool/a.json", TRACE("a1"));
 	put(f, "spool/b.json", "not json");
 	put(f, "spool/c.json", "{\"task_id\": 7}");
@@ -188,7 +188,7 @@ static void tasks_reflected_on_already_are_skipped(void **state)
 
 	snprintf(log, sizeof(log), "%s/missing.jsonl", f->dir);
 	snprintf(spool, sizeof(spool), "%s/spool", f->dir);
-	assert_int_equal(rtk_mkdir_p(spool, 0700), 0);
+	assert_int_equal(rtk_fs_mkdir_p(spool, 0700), 0);
 	put(f, "spool/a.json", TRACE("t1"));
 	put(f, "spool/b.json", TRACE("t2"));
 	put(f, "spool/c.json", TRACE("t2"));

@@ -52,7 +52,7 @@ static cJSON *body_for(const struct fixture *f, const char *trace_text)
 /* messages[i].content of a body. */
 static const char *content(const cJSON *body, int i)
 {
-	return rtk_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(body, "messages"), i), "content");
+	return rtk_out_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(body, "messages"), i), "content");
 }
 
 static const char *full_trace = "{\"task_id\": \"t1\", \"user_message\": \"fix the login bug\", \"system_response\": \"done\","
@@ -66,12 +66,12 @@ static void the_body_names_the_model_messages_and_json_mode(void **state)
 	cJSON *body = body_for(f, full_trace);
 	const cJSON *messages = cJSON_GetObjectItemCaseSensitive(body, "messages");
 
-	assert_string_equal(rtk_json_str(body, "model"), "gemini-2.5-flash");
+	assert_string_equal(rtk_out_json_str(body, "model"), "gemini-2.5-flash");
 	assert_int_equal(cJSON_GetArraySize(messages), 2);
-	assert_string_equal(rtk_json_str(cJSON_GetArrayItem(messages, 0), "role"), "system");
+	assert_string_equal(rtk_out_json_str(cJSON_GetArrayItem(messages, 0), "role"), "system");
 	assert_string_equal(content(body, 0), f->s.system_prompt);
-	assert_string_equal(rtk_json_str(cJSON_GetArrayItem(messages, 1), "role"), "user");
-	assert_true(rtk_json_num(body, "temperature") == 0);
+	assert_string_equal(rtk_out_json_str(cJSON_GetArrayItem(messages, 1), "role"), "user");
+	assert_true(rtk_out_json_num(body, "temperature") == 0);
 	char *format = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(body, "response_format"));
 	assert_string_equal(format, "{\"type\":\"json_object\"}");
 	cJSON_free(format);

@@ -42,7 +42,7 @@ static char *file(const struct fixture *f, const char *rel)
 	size_t len;
 
 	if (access(path, F_OK) == 0)
-		assert_int_equal(rtk_read_file(path, &text, &len), 0);
+		assert_int_equal(rtk_fs_read_file(path, &text, &len), 0);
 	free(path);
 	return text;
 }
@@ -189,7 +189,7 @@ static void prepare_makes_the_folders(void **state)
 	/* A file in the way is an error. */
 	snprintf(ws, sizeof(ws), "%s/new/ws/rules", f->dir);
 	unit_remove_tree(ws);
-	assert_int_equal(rtk_write_file_atomic(ws, "x", 1), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(ws, "x", 1), 0);
 	snprintf(ws, sizeof(ws), "%s/new/ws", f->dir);
 	assert_int_equal(reflect_route_prepare(ws), RTK_EXIT_FAILURE);
 }

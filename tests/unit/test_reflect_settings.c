@@ -53,8 +53,8 @@ static const char *put(const struct fixture *f, const char *rel, const char *tex
 
 	snprintf(path, sizeof(ring[0]), "%s/%s", f->dir, rel);
 	snprintf(folder, sizeof(folder), "%.*s", (int)(strrchr(path, '/') - path), path);
-	assert_int_equal(rtk_mkdir_p(folder, 0700), 0);
-	assert_int_equal(rtk_write_file_atomic(path, text, strlen(text)), 0);
+	assert_int_equal(rtk_fs_mkdir_p(folder, 0700), 0);
+	assert_int_equal(rtk_fs_write_file_atomic(path, text, strlen(text)), 0);
 	return path;
 }
 
@@ -81,7 +81,7 @@ static void shipped_defaults_without_a_config(void **state)
 	assert_true(f->s.json_mode);
 	assert_string_equal(f->s.lang, "zh");
 	assert_non_null(f->s.secrets);
-	assert_int_equal(rtk_read_file(prompt_path, &prompt, &len), 0);
+	assert_int_equal(rtk_fs_read_file(prompt_path, &prompt, &len), 0);
 	assert_string_equal(f->s.system_prompt, prompt);
 	rtk_sha256_hex(prompt, len, sha);
 	assert_string_equal(f->s.prompt_sha256, sha);
@@ -229,7 +229,7 @@ static void extra_secret_patterns_are_loaded(void **state)
 	flags.secrets = put(f, "s.yaml", "extra_patterns:\n  - {name: ticket, regex: \"INTERNAL-[0-9]+\"}\n");
 	assert_int_equal(load(f, &flags), 0);
 	assert_string_not_equal(f->s.secrets_sha256, shipped_sha);
-	char *out = rtk_secrets_redact(f->s.secrets, "see INTERNAL-4711", 17, NULL, NULL);
+	char *out = secrets_redact(f->s.secrets, "see INTERNAL-4711", 17, NULL, NULL);
 	assert_string_equal(out, "see [REDACTED:ticket]");
 	free(out);
 }

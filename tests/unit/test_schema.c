@@ -8,16 +8,16 @@
 
 struct fixture {
 	struct schema_registry *reg;
-	struct jv_doc *schema_doc;
+	struct rtk_jsonv_doc *schema_doc;
 	struct schema *schema;
 };
 
-static struct jv_doc *doc_of(const char *text)
+static struct rtk_jsonv_doc *doc_of(const char *text)
 {
-	struct jv_doc *d;
+	struct rtk_jsonv_doc *d;
 	size_t line, col;
 	const char *what;
-	assert_int_equal(jv_parse(text, strlen(text), &d, &line, &col, &what), 0);
+	assert_int_equal(rtk_jsonv_parse(text, strlen(text), &d, &line, &col, &what), 0);
 	return d;
 }
 
@@ -25,26 +25,26 @@ static int compile(struct fixture *f, const char *schema, unsigned flags)
 {
 	f->reg = schema_registry_new();
 	f->schema_doc = doc_of(schema);
-	return schema_compile(&f->schema, f->reg, jv_root(f->schema_doc), NULL, SCHEMA_DRAFT_AUTO, flags);
+	return schema_compile(&f->schema, f->reg, rtk_jsonv_root(f->schema_doc), NULL, SCHEMA_DRAFT_AUTO, flags);
 }
 
 static void done(struct fixture *f)
 {
 	schema_free(f->schema);
-	jv_doc_free(f->schema_doc);
+	rtk_jsonv_doc_free(f->schema_doc);
 	schema_registry_free(f->reg);
 }
 
 static bool valid(struct fixture *f, const char *instance)
 {
-	struct jv_doc *d = doc_of(instance);
+	struct rtk_jsonv_doc *d = doc_of(instance);
 	struct schema_errors errs = { 0 };
-	bool quick = schema_is_valid(f->schema, jv_root(d));
-	bool full = schema_validate(f->schema, jv_root(d), false, &errs);
+	bool quick = schema_is_valid(f->schema, rtk_jsonv_root(d));
+	bool full = schema_validate(f->schema, rtk_jsonv_root(d), false, &errs);
 	assert_int_equal(quick, full);          /* both paths agree */
 	assert_int_equal(full, errs.n == 0);    /* an error exactly when invalid */
 	schema_errors_clear(&errs);
-	jv_doc_free(d);
+	rtk_jsonv_doc_free(d);
 	return quick;
 }
 
@@ -70,19 +70,19 @@ static void best_error_is_the_deepest(void **state)
 	struct fixture f = { 0 };
 	assert_int_equal(compile(&f, "{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"object\",\"properties\":"
 				     "{\"a\":{\"properties\":{\"b\":{\"const\":1}}}}}]}", 0), 0);
-	struct jv_doc *d = doc_of("{\"a\":{\"b\":2}}");
+	struct rtk_jsonv_doc *d = doc_of("{\"a\":{\"b\":2}}");
 	struct schema_errors errs = { 0 };
-	assert_false(schema_validate(f.schema, jv_root(d), false, &errs));
+	assert_false(schema_validate(f.schema, rtk_jsonv_root(d), false, &errs));
 	size_t best = schema_errors_best(&errs);
 	assert_string_equal(errs.e[best].instance_location, "/a/b");
 	assert_string_equal(errs.e[best].keyword_location, "/anyOf/1/properties/a/properties/b/const");
 	/* Only the branch that got furthest is reported, plus the anyOf summary. */
 	assert_int_equal(errs.n, 2);
 	schema_errors_clear(&errs);
-	assert_false(schema_validate(f.schema, jv_root(d), true, &errs));
+	assert_false(schema_validate(f.schema, rtk_jsonv_root(d), true, &errs));
 	assert_int_equal(errs.n, 3);
 	schema_errors_clear(&errs);
-	jv_doc_free(d);
+	rtk_jsonv_doc_free(d);
 	done(&f);
 }
 

@@ -7,20 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct rtk_secrets *shipped(void)
+static struct secrets *shipped(void)
 {
-	struct rtk_secrets *s;
+	struct secrets *s;
 	char sha[65];
-	assert_int_equal(rtk_secrets_load(NULL, &s, sha), 0);
+	assert_int_equal(secrets_load(NULL, &s, sha), 0);
 	assert_int_equal(strlen(sha), 64);
 	return s;
 }
 
-static void expect(struct rtk_secrets *s, const char *in, const char *want, unsigned want_count)
+static void expect(struct secrets *s, const char *in, const char *want, unsigned want_count)
 {
 	unsigned count;
 	size_t len;
-	char *out = rtk_secrets_redact(s, in, strlen(in), &len, &count);
+	char *out = secrets_redact(s, in, strlen(in), &len, &count);
 	assert_non_null(out);
 	assert_string_equal(out, want);
 	assert_int_equal(len, strlen(want));
@@ -31,7 +31,7 @@ static void expect(struct rtk_secrets *s, const char *in, const char *want, unsi
 static void shipped_patterns_catch_each_kind(void **state)
 {
 	(void)state;
-	struct rtk_secrets *s = shipped();
+	struct secrets *s = shipped();
 	expect(s, "key sk-abcdefghijklmnop1234 end", "key [REDACTED:openai_key] end", 1);
 	expect(s, "sk-or-v1-0123456789abcdef0123", "[REDACTED:openrouter_key]", 1);
 	expect(s, "t=tvly-ABCDEFGHIJKLMNOPQRST", "t=[REDACTED:tavily_key]", 1);
@@ -43,72 +43,72 @@ static void shipped_patterns_catch_each_kind(void **state)
 	       "GET https://x.io/v1?q=1&api_key=[REDACTED:url_credential]&z=2 and ?token=[REDACTED:url_credential]#f", 2);
 	/* Chinese text around a key is kept byte for byte. */
 	expect(s, "密钥是sk-abcdefghijklmnop1234，别泄露", "密钥是[REDACTED:openai_key]，别泄露", 1);
-	rtk_secrets_free(s);
+	secrets_free(s);
 }
 
 static void ordinary_text_is_left_alone(void **state)
 {
 	(void)state;
-	struct rtk_secrets *s = shipped();
+	struct secrets *s = shipped();
 	expect(s, "ask-me tasks sk-short bearer x the token economy", "ask-me tasks sk-short bearer x the token economy", 0);
 	expect(s, "", "", 0);
 	/* NUL bytes and invalid UTF-8 do not stop the scan. */
 	unsigned count;
 	size_t len;
-	char *out = rtk_secrets_redact(s, "\xff\0 sk-abcdefghijklmnop1234", 26, &len, &count);
+	char *out = secrets_redact(s, "\xff\0 sk-abcdefghijklmnop1234", 26, &len, &count);
 	assert_int_equal(count, 1);
 	assert_int_equal(len, 3 + strlen("[REDACTED:openai_key]"));
 	free(out);
-	rtk_secrets_free(s);
+	secrets_free(s);
 }
 
 static void first_listed_pattern_wins_at_one_place(void **state)
 {
 	(void)state;
 	cJSON *rules;
-	struct rtk_secrets *s;
+	struct secrets *s;
 	const char *y = "replacement: '<{name}>'\npatterns:\n  - {name: long, regex: 'abc+'}\n  - {name: short, regex: 'ab'}\n  - {name: later, regex: 'x+'}\n";
 	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
-	assert_int_equal(rtk_secrets_compile(rules, "t", &s), 0);
+	assert_int_equal(secrets_compile(rules, "t", &s), 0);
 	/* "abccc" is both, and the first-listed long one wins; the lone "ab" is only short. */
 	expect(s, "xx abccc ab", "<later> <long> <short>", 3);
 	cJSON_Delete(rules);
-	rtk_secrets_free(s);
+	secrets_free(s);
 }
 
 static void extra_patterns_add_to_the_list(void **state)
 {
 	(void)state;
 	cJSON *rules;
-	struct rtk_secrets *s;
+	struct secrets *s;
 	const char *y = "patterns:\n  - {name: a, regex: 'aaa'}\nextra_patterns:\n  - {name: b, regex: 'bbb'}\n";
 	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
-	assert_int_equal(rtk_secrets_compile(rules, "t", &s), 0);
+	assert_int_equal(secrets_compile(rules, "t", &s), 0);
 	expect(s, "aaa bbb", "[REDACTED:a] [REDACTED:b]", 2);
 	cJSON_Delete(rules);
-	rtk_secrets_free(s);
+	secrets_free(s);
 }
 
 static void bad_rules_are_named(void **state)
 {
 	(void)state;
 	cJSON *rules;
-	struct rtk_secrets *s;
+	struct secrets *s;
 	const char *y = "patterns:\n  - {name: broken, regex: 'a(b'}\n";
 	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
-	assert_int_equal(rtk_secrets_compile(rules, "my.yaml", &s), RTK_EXIT_USAGE);
+	assert_int_equal(secrets_compile(rules, "my.yaml", &s), RTK_EXIT_USAGE);
 	assert_non_null(strstr(rtk_error_message(), "my.yaml: secret pattern broken"));
 	cJSON_Delete(rules);
 	y = "patterns: nope\n";
 	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
-	assert_int_equal(rtk_secrets_compile(rules, "my.yaml", &s), RTK_EXIT_USAGE);
+	assert_int_equal(secrets_compile(rules, "my.yaml", &s), RTK_EXIT_USAGE);
 	cJSON_Delete(rules);
 }
 
 static void run_plan_patterns_catch_literals_not_placeholders(void **state)
 {
 	(void)state;
-	struct rtk_secrets *s = shipped();
+	struct secrets *s = shipped();
 	expect(s, "export TAVILY_API_KEY=abcd1234efgh", "export TAVILY_API_KEY=[REDACTED:search_api_credential]", 1);
 	expect(s, "BRAVE_SEARCH_API_KEY: \"BSAx9f8e7d6c\"", "BRAVE_SEARCH_API_KEY: \"[REDACTED:search_api_credential]\"", 1);
 	expect(s, "DASHSCOPE_MCP_URL=https://mcp.example/sse?x=1",
@@ -123,13 +123,13 @@ static void run_plan_patterns_catch_literals_not_placeholders(void **state)
 	expect(s, "TAVILY_API_KEY=${TAVILY_API_KEY}", "TAVILY_API_KEY=${TAVILY_API_KEY}", 0);
 	expect(s, "BRAVE_API_KEY: <your key here>", "BRAVE_API_KEY: <your key here>", 0);
 	expect(s, "curl 'https://x.io/?api_key=${KEY}'", "curl 'https://x.io/?api_key=${KEY}'", 0);
-	rtk_secrets_free(s);
+	secrets_free(s);
 }
 
 static void the_allowlist_pragma_exempts_its_line_only(void **state)
 {
 	(void)state;
-	struct rtk_secrets *s = shipped();
+	struct secrets *s = shipped();
 	expect(s, "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR",
 	       "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR", 0);
 	expect(s, "DOCS: TAVILY_API_KEY=tvly-abcdefghijklmnop pragma: allowlist-secret why=DOCS_EXAMPLE",
@@ -141,7 +141,7 @@ static void the_allowlist_pragma_exempts_its_line_only(void **state)
 	       "# pragma: allowlist-secret why=FIXTURE\n[REDACTED:openai_key]\n", 1);
 	expect(s, "sk-abcdefghijklmnop1234 why=FIXTUREX pragma: allowlist-secret why=FIXTURES",
 	       "[REDACTED:openai_key] why=FIXTUREX pragma: allowlist-secret why=FIXTURES", 1);
-	rtk_secrets_free(s);
+	secrets_free(s);
 }
 
 static const struct CMUnitTest tests[] = {

@@ -26,19 +26,19 @@ static void assert_close_at(double actual, double expected, double tol, const ch
  * The running example. Confidence: correct, wrong rows
  *   0.2: 1, 2    0.5: 2, 1    0.9: 2, 0        P = 5, N = 3, n = 8
  */
-static const struct stats_value_counts example[] = { VC(0.2, 1, 2), VC(0.5, 2, 1), VC(0.9, 2, 0) };
+static const struct rtk_stats_value_counts example[] = { VC(0.2, 1, 2), VC(0.5, 2, 1), VC(0.9, 2, 0) };
 
-static struct stats_discrimination discriminate(const struct stats_value_counts *v, size_t k)
+static struct rtk_stats_discrimination discriminate(const struct rtk_stats_value_counts *v, size_t k)
 {
-	struct stats_discrimination d;
+	struct rtk_stats_discrimination d;
 
-	assert_int_equal(stats_discriminate(v, k, &d), 0);
+	assert_int_equal(rtk_stats_discriminate(v, k, &d), 0);
 	return d;
 }
 
-static void calibrate(const struct stats_value_counts *v, size_t k, unsigned bins, struct stats_calibration *c)
+static void calibrate(const struct rtk_stats_value_counts *v, size_t k, unsigned bins, struct rtk_stats_calibration *c)
 {
-	assert_int_equal(stats_calibrate(v, k, bins, c), 0);
+	assert_int_equal(rtk_stats_calibrate(v, k, bins, c), 0);
 }
 
 /* A small deterministic generator, so the consistency tests need no fixtures. */
@@ -54,20 +54,20 @@ static uint64_t lcg(uint64_t bound)
 
 static void counter_merges_and_sorts(void **state)
 {
-	struct stats_counter *c = stats_counter_new();
-	struct stats_value_counts *v;
+	struct rtk_stats_counter *c = rtk_stats_counter_new();
+	struct rtk_stats_value_counts *v;
 	size_t k;
 
 	(void)state;
 	assert_non_null(c);
-	assert_int_equal(stats_counter_add(c, 0.5, true), 0);
-	assert_int_equal(stats_counter_add(c, 0.0, false), 0);
-	assert_int_equal(stats_counter_add(c, -0.0, true), 0); /* the same confidence as 0.0 */
-	assert_int_equal(stats_counter_add(c, 0.5, false), 0);
-	assert_int_equal(stats_counter_add(c, 1.0, true), 0);
-	assert_int_equal(stats_counter_add_n(c, 0.5, 3, 4), 0);
-	assert_int_equal(stats_counter_add_n(c, 0.25, 0, 0), 0); /* adds no row, so no value */
-	assert_int_equal(stats_counter_sorted(c, &v, &k), 0);
+	assert_int_equal(rtk_stats_counter_add(c, 0.5, true), 0);
+	assert_int_equal(rtk_stats_counter_add(c, 0.0, false), 0);
+	assert_int_equal(rtk_stats_counter_add(c, -0.0, true), 0); /* the same confidence as 0.0 */
+	assert_int_equal(rtk_stats_counter_add(c, 0.5, false), 0);
+	assert_int_equal(rtk_stats_counter_add(c, 1.0, true), 0);
+	assert_int_equal(rtk_stats_counter_add_n(c, 0.5, 3, 4), 0);
+	assert_int_equal(rtk_stats_counter_add_n(c, 0.25, 0, 0), 0); /* adds no row, so no value */
+	assert_int_equal(rtk_stats_counter_sorted(c, &v, &k), 0);
 	assert_int_equal(k, 3);
 	assert_true(v[0].value == 0.0 && !signbit(v[0].value));
 	assert_int_equal(v[0].pos, 1);
@@ -79,22 +79,22 @@ static void counter_merges_and_sorts(void **state)
 	assert_int_equal(v[2].pos, 1);
 	assert_int_equal(v[2].neg, 0);
 	free(v);
-	stats_counter_free(c);
+	rtk_stats_counter_free(c);
 }
 
 /* 5000 distinct values force many rehashes; every row must survive them exactly once. */
 static void counter_grows_without_losing_rows(void **state)
 {
-	struct stats_counter *c = stats_counter_new();
-	struct stats_value_counts *v;
+	struct rtk_stats_counter *c = rtk_stats_counter_new();
+	struct rtk_stats_value_counts *v;
 	size_t k;
 	const int distinct = 5000;
 
 	(void)state;
 	for (int round = 0; round < 3; round++)
 		for (int i = distinct - 1; i >= 0; i--)
-			assert_int_equal(stats_counter_add(c, i / (double)distinct, (i + round) % 2 == 0), 0);
-	assert_int_equal(stats_counter_sorted(c, &v, &k), 0);
+			assert_int_equal(rtk_stats_counter_add(c, i / (double)distinct, (i + round) % 2 == 0), 0);
+	assert_int_equal(rtk_stats_counter_sorted(c, &v, &k), 0);
 	assert_int_equal(k, distinct);
 	for (int i = 0; i < distinct; i++) {
 		assert_true(v[i].value == i / (double)distinct);
@@ -103,32 +103,32 @@ static void counter_grows_without_losing_rows(void **state)
 		assert_int_equal(v[i].neg, i % 2 == 0 ? 1 : 2);
 	}
 	free(v);
-	stats_counter_free(c);
+	rtk_stats_counter_free(c);
 }
 
 static void counter_empty_and_refusals(void **state)
 {
-	struct stats_counter *c = stats_counter_new();
-	struct stats_value_counts *v = (void *)1;
+	struct rtk_stats_counter *c = rtk_stats_counter_new();
+	struct rtk_stats_value_counts *v = (void *)1;
 	size_t k = 99;
 
 	(void)state;
-	assert_int_equal(stats_counter_sorted(c, &v, &k), 0);
+	assert_int_equal(rtk_stats_counter_sorted(c, &v, &k), 0);
 	assert_int_equal(k, 0);
 	assert_null(v);
-	assert_int_equal(stats_counter_add(c, NAN, true), RTK_EXIT_USAGE);
-	assert_int_equal(stats_counter_add(c, 1.0000001, true), RTK_EXIT_USAGE);
-	assert_int_equal(stats_counter_add(c, -1e-300, true), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_stats_counter_add(c, NAN, true), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_stats_counter_add(c, 1.0000001, true), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_stats_counter_add(c, -1e-300, true), RTK_EXIT_USAGE);
 	/* the total row count is bounded, so no per-value count can wrap */
-	assert_int_equal(stats_counter_add_n(c, 0.3, UINT64_MAX - 1, 1), 0);
-	assert_int_equal(stats_counter_add(c, 0.7, false), RTK_EXIT_FAILURE);
-	assert_int_equal(stats_counter_add_n(c, 0.3, 0, UINT64_MAX), RTK_EXIT_FAILURE);
-	assert_int_equal(stats_counter_sorted(c, &v, &k), 0);
+	assert_int_equal(rtk_stats_counter_add_n(c, 0.3, UINT64_MAX - 1, 1), 0);
+	assert_int_equal(rtk_stats_counter_add(c, 0.7, false), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_stats_counter_add_n(c, 0.3, 0, UINT64_MAX), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_stats_counter_sorted(c, &v, &k), 0);
 	assert_int_equal(k, 1);
 	assert_int_equal(v[0].pos, UINT64_MAX - 1);
 	assert_int_equal(v[0].neg, 1);
 	free(v);
-	stats_counter_free(c);
+	rtk_stats_counter_free(c);
 }
 
 /* ---- discrimination ---- */
@@ -149,7 +149,7 @@ static void counter_empty_and_refusals(void **state)
  */
 static void auc_hand_example_with_ties(void **state)
 {
-	struct stats_discrimination d = discriminate(example, COUNT(example));
+	struct rtk_stats_discrimination d = discriminate(example, COUNT(example));
 	double lo, hi;
 
 	(void)state;
@@ -166,15 +166,15 @@ static void auc_hand_example_with_ties(void **state)
 	assert_close(d.mw_z, 4 / sqrt(562.5 / 56), 1e-15);
 	assert_close(d.mw_p, 0.10345693865442451, 1e-14);
 	/* 0.8 -/+ 1.959963984540054 * 0.15811388300841897 = 0.8 -/+ 0.30989764; the top is clipped */
-	assert_int_equal(stats_auc_ci(&d, 0.95, &lo, &hi), 0);
+	assert_int_equal(rtk_stats_auc_ci(&d, 0.95, &lo, &hi), 0);
 	assert_close(lo, 0.8 - 1.959963984540054 * sqrt(0.025), 1e-14);
 	assert_close(hi, 1.0, 0);
 	/* 90 %: z = 1.6448536269514722, 0.8 -/+ 0.26007 */
-	assert_int_equal(stats_auc_ci(&d, 0.90, &lo, &hi), 0);
+	assert_int_equal(rtk_stats_auc_ci(&d, 0.90, &lo, &hi), 0);
 	assert_close(lo, 0.8 - 1.6448536269514722 * sqrt(0.025), 1e-14);
 	assert_close(hi, 1.0, 0);
-	assert_int_equal(stats_auc_ci(&d, 1.0, &lo, &hi), RTK_EXIT_USAGE);
-	assert_int_equal(stats_auc_ci(&d, 0.0, &lo, &hi), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_stats_auc_ci(&d, 1.0, &lo, &hi), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_stats_auc_ci(&d, 0.0, &lo, &hi), RTK_EXIT_USAGE);
 }
 
 /*
@@ -184,24 +184,24 @@ static void auc_hand_example_with_ties(void **state)
  */
 static void auc_mirror_image(void **state)
 {
-	struct stats_value_counts v[COUNT(example)];
-	struct stats_discrimination d;
+	struct rtk_stats_value_counts v[COUNT(example)];
+	struct rtk_stats_discrimination d;
 	double lo, hi;
 
 	(void)state;
 	for (size_t i = 0; i < COUNT(v); i++)
-		v[i] = (struct stats_value_counts)VC(example[i].value, example[i].neg, example[i].pos);
+		v[i] = (struct rtk_stats_value_counts)VC(example[i].value, example[i].neg, example[i].pos);
 	d = discriminate(v, COUNT(v));
 	assert_close(d.auc, 0.2, 1e-15);
 	assert_close(d.delong_var, 0.025, 1e-15);
 	assert_close(d.mw_u, 3, 0);
 	assert_close(d.mw_z, -5 / sqrt(562.5 / 56), 1e-15);
-	assert_int_equal(stats_auc_ci(&d, 0.95, &lo, &hi), 0);
+	assert_int_equal(rtk_stats_auc_ci(&d, 0.95, &lo, &hi), 0);
 	assert_close(lo, 0.0, 0);
 	assert_close(hi, 0.2 + 1.959963984540054 * sqrt(0.025), 1e-14);
 }
 
-static void assert_nothing_available(const struct stats_discrimination *d)
+static void assert_nothing_available(const struct rtk_stats_discrimination *d)
 {
 	double lo, hi;
 
@@ -211,14 +211,14 @@ static void assert_nothing_available(const struct stats_discrimination *d)
 	assert_true(isnan(d->auc) && isnan(d->tied_pair_share));
 	assert_true(isnan(d->delong_var) && isnan(d->delong_se));
 	assert_true(isnan(d->mw_u) && isnan(d->mw_z) && isnan(d->mw_p));
-	assert_int_equal(stats_auc_ci(d, 0.95, &lo, &hi), 0);
+	assert_int_equal(rtk_stats_auc_ci(d, 0.95, &lo, &hi), 0);
 	assert_true(isnan(lo) && isnan(hi));
 }
 
 static void auc_all_correct_is_undefined(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.3, 2, 0), VC(0.9, 5, 0) };
-	struct stats_discrimination d = discriminate(v, COUNT(v));
+	const struct rtk_stats_value_counts v[] = { VC(0.3, 2, 0), VC(0.9, 5, 0) };
+	struct rtk_stats_discrimination d = discriminate(v, COUNT(v));
 
 	(void)state;
 	assert_int_equal(d.n, 7);
@@ -230,8 +230,8 @@ static void auc_all_correct_is_undefined(void **state)
 
 static void auc_all_wrong_is_undefined(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.1, 0, 1), VC(0.6, 0, 3) };
-	struct stats_discrimination d = discriminate(v, COUNT(v));
+	const struct rtk_stats_value_counts v[] = { VC(0.1, 0, 1), VC(0.6, 0, 3) };
+	struct rtk_stats_discrimination d = discriminate(v, COUNT(v));
 
 	(void)state;
 	assert_int_equal(d.n_pos, 0);
@@ -241,7 +241,7 @@ static void auc_all_wrong_is_undefined(void **state)
 
 static void auc_empty_input(void **state)
 {
-	struct stats_discrimination d = discriminate(NULL, 0);
+	struct rtk_stats_discrimination d = discriminate(NULL, 0);
 
 	(void)state;
 	assert_int_equal(d.n, 0);
@@ -255,8 +255,8 @@ static void auc_empty_input(void **state)
  */
 static void auc_one_distinct_value(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.6, 3, 2) };
-	struct stats_discrimination d = discriminate(v, COUNT(v));
+	const struct rtk_stats_value_counts v[] = { VC(0.6, 3, 2) };
+	struct rtk_stats_discrimination d = discriminate(v, COUNT(v));
 	double lo, hi;
 
 	(void)state;
@@ -269,7 +269,7 @@ static void auc_one_distinct_value(void **state)
 	assert_close(d.mw_u, 3, 0);
 	assert_true(isnan(d.mw_z));
 	assert_close(d.mw_p, 1.0, 0);
-	assert_int_equal(stats_auc_ci(&d, 0.95, &lo, &hi), 0);
+	assert_int_equal(rtk_stats_auc_ci(&d, 0.95, &lo, &hi), 0);
 	assert_close(lo, 0.5, 0);
 	assert_close(hi, 0.5, 0);
 }
@@ -277,8 +277,8 @@ static void auc_one_distinct_value(void **state)
 /* One correct row: the AUC exists, DeLong's S10 (divide by P - 1) does not. */
 static void auc_single_correct_row_has_no_se(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.1, 0, 2), VC(0.4, 1, 1) };
-	struct stats_discrimination d = discriminate(v, COUNT(v));
+	const struct rtk_stats_value_counts v[] = { VC(0.1, 0, 2), VC(0.4, 1, 1) };
+	struct rtk_stats_discrimination d = discriminate(v, COUNT(v));
 
 	(void)state;
 	/* 2U = 1 * (2*2 + 1) = 5, AUC = 5 / (2 * 1 * 3) = 5/6 */
@@ -294,13 +294,13 @@ static void auc_single_correct_row_has_no_se(void **state)
  * Ties: groups 2, 1, 1, 2: sum(t^3 - t) = 12; sigma^2 = 9/12 * (7 - 12/30) = 4.95.
  * z = (9 - 4.5 - 0.5)/sqrt(4.95); scipy's p = 0.036099098850828765.
  */
-static const struct stats_value_counts separated[] = {
+static const struct rtk_stats_value_counts separated[] = {
 	VC(0.1, 0, 2), VC(0.3, 0, 1), VC(0.7, 1, 0), VC(0.9, 2, 0),
 };
 
 static void auc_perfect_separation(void **state)
 {
-	struct stats_discrimination d = discriminate(separated, COUNT(separated));
+	struct rtk_stats_discrimination d = discriminate(separated, COUNT(separated));
 
 	(void)state;
 	assert_close(d.auc, 1.0, 0);
@@ -313,12 +313,12 @@ static void auc_perfect_separation(void **state)
 /* The same rows with correct and wrong swapped: AUC 0, not flipped to 1. U = 0, z = -5/sqrt(4.95). */
 static void auc_perfect_inversion_is_not_flipped(void **state)
 {
-	struct stats_value_counts v[COUNT(separated)];
-	struct stats_discrimination d;
+	struct rtk_stats_value_counts v[COUNT(separated)];
+	struct rtk_stats_discrimination d;
 
 	(void)state;
 	for (size_t i = 0; i < COUNT(v); i++)
-		v[i] = (struct stats_value_counts)VC(separated[i].value, separated[i].neg, separated[i].pos);
+		v[i] = (struct rtk_stats_value_counts)VC(separated[i].value, separated[i].neg, separated[i].pos);
 	d = discriminate(v, COUNT(v));
 	assert_close(d.auc, 0.0, 0);
 	assert_close(d.mw_u, 0, 0);
@@ -340,12 +340,12 @@ static void auc_perfect_inversion_is_not_flipped(void **state)
 static void auc_huge_counts_stay_exact(void **state)
 {
 	const double c = 1e9;
-	const struct stats_value_counts v[] = {
+	const struct rtk_stats_value_counts v[] = {
 		VC(0.2, 2000000000ULL, 4000000000ULL),
 		VC(0.5, 3000000000ULL, 3000000000ULL),
 		VC(0.8, 4000000000ULL, 2000000000ULL),
 	};
-	struct stats_discrimination d = discriminate(v, COUNT(v));
+	struct rtk_stats_discrimination d = discriminate(v, COUNT(v));
 	double sigma2 = 81 * c * c / 12 * 5184 * c * c * c / (18 * c * (18 * c - 1));
 
 	(void)state;
@@ -362,16 +362,16 @@ static void auc_huge_counts_stay_exact(void **state)
 /* Brute force over rows on a generated table: every pair, every placement, no shortcuts. */
 static void auc_and_delong_match_pairwise_brute_force(void **state)
 {
-	struct stats_value_counts v[40];
+	struct rtk_stats_value_counts v[40];
 	size_t k = COUNT(v);
 	double sum_pairs = 0, v10_sum = 0, v10_sq = 0, v01_sum = 0, v01_sq = 0;
 	double pos = 0, neg = 0, s10, s01;
-	struct stats_discrimination d;
+	struct rtk_stats_discrimination d;
 
 	(void)state;
 	lcg_state = 7;
 	for (size_t i = 0; i < k; i++)
-		v[i] = (struct stats_value_counts)VC((i + 1) / 41.0, lcg(5), lcg(5));
+		v[i] = (struct rtk_stats_value_counts)VC((i + 1) / 41.0, lcg(5), lcg(5));
 	for (size_t i = 0; i < k; i++) {
 		pos += v[i].pos;
 		neg += v[i].neg;
@@ -402,15 +402,15 @@ static void auc_and_delong_match_pairwise_brute_force(void **state)
 
 static void unsorted_input_is_refused(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.5, 1, 1), VC(0.5, 1, 0) };
-	const struct stats_value_counts w[] = { VC(0.6, 1, 1), VC(0.2, 1, 0) };
-	struct stats_discrimination d;
-	struct stats_calibration c;
+	const struct rtk_stats_value_counts v[] = { VC(0.5, 1, 1), VC(0.5, 1, 0) };
+	const struct rtk_stats_value_counts w[] = { VC(0.6, 1, 1), VC(0.2, 1, 0) };
+	struct rtk_stats_discrimination d;
+	struct rtk_stats_calibration c;
 
 	(void)state;
-	assert_int_equal(stats_discriminate(v, COUNT(v), &d), RTK_EXIT_FAILURE);
-	assert_int_equal(stats_discriminate(w, COUNT(w), &d), RTK_EXIT_FAILURE);
-	assert_int_equal(stats_calibrate(w, COUNT(w), 10, &c), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_stats_discriminate(v, COUNT(v), &d), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_stats_discriminate(w, COUNT(w), &d), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_stats_calibrate(w, COUNT(w), 10, &c), RTK_EXIT_FAILURE);
 }
 
 /* ---- the normal distribution ---- */
@@ -418,17 +418,17 @@ static void unsorted_input_is_refused(void **state)
 static void norm_ppf_known_values(void **state)
 {
 	(void)state;
-	assert_close(stats_norm_ppf(0.975), 1.959963984540054, 1e-15);
-	assert_close(stats_norm_ppf(0.95), 1.6448536269514722, 1e-15);
-	assert_close(stats_norm_ppf(0.5), 0.0, 0);
-	assert_close(stats_norm_ppf(0.3), -0.5244005127080409, 1e-15);      /* central branch */
-	assert_close(stats_norm_ppf(1e-10), -6.361340902404056, 1e-15);     /* r <= 5 */
-	assert_close(stats_norm_ppf(1e-300), -37.0470962993612, 1e-15);     /* r > 5 */
-	assert_true(stats_norm_ppf(0.0) == -INFINITY);
-	assert_true(stats_norm_ppf(1.0) == INFINITY);
-	assert_true(isnan(stats_norm_ppf(-0.1)));
-	assert_true(isnan(stats_norm_ppf(1.5)));
-	assert_true(isnan(stats_norm_ppf(NAN)));
+	assert_close(rtk_stats_norm_ppf(0.975), 1.959963984540054, 1e-15);
+	assert_close(rtk_stats_norm_ppf(0.95), 1.6448536269514722, 1e-15);
+	assert_close(rtk_stats_norm_ppf(0.5), 0.0, 0);
+	assert_close(rtk_stats_norm_ppf(0.3), -0.5244005127080409, 1e-15);      /* central branch */
+	assert_close(rtk_stats_norm_ppf(1e-10), -6.361340902404056, 1e-15);     /* r <= 5 */
+	assert_close(rtk_stats_norm_ppf(1e-300), -37.0470962993612, 1e-15);     /* r > 5 */
+	assert_true(rtk_stats_norm_ppf(0.0) == -INFINITY);
+	assert_true(rtk_stats_norm_ppf(1.0) == INFINITY);
+	assert_true(isnan(rtk_stats_norm_ppf(-0.1)));
+	assert_true(isnan(rtk_stats_norm_ppf(1.5)));
+	assert_true(isnan(rtk_stats_norm_ppf(NAN)));
 }
 
 /* cdf undoes ppf, and ppf(1 - p) = -ppf(p), across all three branches of AS241. */
@@ -440,22 +440,22 @@ static void norm_ppf_symmetry_and_round_trip(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < COUNT(p); i++) {
-		double x = stats_norm_ppf(p[i]);
+		double x = rtk_stats_norm_ppf(p[i]);
 		/* a relative error e in x moves Phi(x) by about x^2 * e relatively */
-		assert_close(stats_norm_cdf(x) / p[i], 1.0, 1e-15 * fmax(1.0, x * x));
+		assert_close(rtk_stats_norm_cdf(x) / p[i], 1.0, 1e-15 * fmax(1.0, x * x));
 	}
 	for (size_t i = 0; i < COUNT(dyadic); i++)
-		assert_close(stats_norm_ppf(1.0 - dyadic[i]), -stats_norm_ppf(dyadic[i]), 1e-15);
+		assert_close(rtk_stats_norm_ppf(1.0 - dyadic[i]), -rtk_stats_norm_ppf(dyadic[i]), 1e-15);
 }
 
 static void norm_cdf_values(void **state)
 {
 	(void)state;
-	assert_close(stats_norm_cdf(0.0), 0.5, 0);
-	assert_close(stats_norm_cdf(1.959963984540054), 0.975, 1e-15);
-	assert_close(stats_norm_cdf(-1.959963984540054), 0.025, 1e-16);
+	assert_close(rtk_stats_norm_cdf(0.0), 0.5, 0);
+	assert_close(rtk_stats_norm_cdf(1.959963984540054), 0.975, 1e-15);
+	assert_close(rtk_stats_norm_cdf(-1.959963984540054), 0.025, 1e-16);
 	/* erfc keeps the far tail, where 1 - Phi(37) would round to 0; value from scipy.stats.norm.cdf */
-	assert_close(stats_norm_cdf(-37) / 5.7255712225239266e-300, 1.0, 1e-15 * 37 * 37);
+	assert_close(rtk_stats_norm_cdf(-37) / 5.7255712225239266e-300, 1.0, 1e-15 * 37 * 37);
 }
 
 /* ---- Wilson ---- */
@@ -471,7 +471,7 @@ static void wilson_textbook_case(void **state)
 	 * centre = (q + z^2/526)/denom = 0.315288/1.014606 = 0.310749,
 	 * half = z * sqrt(q(1-q)/263 + z^2/(4*263^2))/denom = z * 0.0287102/1.014606 = 0.055461
 	 */
-	stats_wilson(81, 263, 0.95, &lo, &hi);
+	rtk_stats_wilson(81, 263, 0.95, &lo, &hi);
 	assert_close(lo, 0.2552885198782742, 1e-13);
 	assert_close(hi, 0.36620957698280004, 1e-13);
 	assert_true(fabs(lo - 0.25529) < 1e-5 && fabs(hi - 0.36621) < 1e-5);
@@ -483,7 +483,7 @@ static void wilson_no_successes(void **state)
 	double lo, hi, z2 = 1.959963984540054 * 1.959963984540054;
 
 	(void)state;
-	stats_wilson(0, 10, 0.95, &lo, &hi);
+	rtk_stats_wilson(0, 10, 0.95, &lo, &hi);
 	assert_close(lo, 0.0, 0);
 	assert_close(hi, z2 / (10 + z2), 1e-15);
 }
@@ -494,7 +494,7 @@ static void wilson_all_successes(void **state)
 	double lo, hi, z2 = 1.959963984540054 * 1.959963984540054;
 
 	(void)state;
-	stats_wilson(10, 10, 0.95, &lo, &hi);
+	rtk_stats_wilson(10, 10, 0.95, &lo, &hi);
 	assert_close(lo, 10 / (10 + z2), 1e-15);
 	assert_close(hi, 1.0, 0);
 }
@@ -504,11 +504,11 @@ static void wilson_undefined(void **state)
 	double lo = 0, hi = 0;
 
 	(void)state;
-	stats_wilson(0, 0, 0.95, &lo, &hi);
+	rtk_stats_wilson(0, 0, 0.95, &lo, &hi);
 	assert_true(isnan(lo) && isnan(hi));
-	stats_wilson(3, 2, 0.95, &lo, &hi);
+	rtk_stats_wilson(3, 2, 0.95, &lo, &hi);
 	assert_true(isnan(lo) && isnan(hi));
-	stats_wilson(1, 2, 1.0, &lo, &hi);
+	rtk_stats_wilson(1, 2, 1.0, &lo, &hi);
 	assert_true(isnan(lo) && isnan(hi));
 }
 
@@ -529,7 +529,7 @@ static void wilson_undefined(void **state)
  */
 static void calibration_hand_example(void **state)
 {
-	struct stats_calibration c;
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	calibrate(example, COUNT(example), 10, &c);
@@ -551,7 +551,7 @@ static void calibration_hand_example(void **state)
 
 static void reliability_table_hand_example(void **state)
 {
-	struct stats_calibration c;
+	struct rtk_stats_calibration c;
 	double lo, hi;
 
 	(void)state;
@@ -568,7 +568,7 @@ static void reliability_table_hand_example(void **state)
 	assert_int_equal(c.bin[2].n_correct, 1);
 	assert_close(c.bin[2].mean_confidence, 0.2, 1e-15);
 	assert_close(c.bin[2].accuracy, 1.0 / 3, 1e-15);
-	stats_wilson(1, 3, 0.95, &lo, &hi);
+	rtk_stats_wilson(1, 3, 0.95, &lo, &hi);
 	assert_close(c.bin[2].acc_lo, lo, 1e-15);
 	assert_close(c.bin[2].acc_hi, hi, 1e-15);
 	assert_int_equal(c.bin[9].n, 2);
@@ -583,8 +583,8 @@ static void reliability_table_hand_example(void **state)
  */
 static void ece_width_and_mass_bins_differ(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.1, 1, 0), VC(0.2, 1, 0), VC(0.3, 0, 1), VC(0.4, 0, 1) };
-	struct stats_calibration c;
+	const struct rtk_stats_value_counts v[] = { VC(0.1, 1, 0), VC(0.2, 1, 0), VC(0.3, 0, 1), VC(0.4, 0, 1) };
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	calibrate(v, COUNT(v), 2, &c);
@@ -600,8 +600,8 @@ static void ece_width_and_mass_bins_differ(void **state)
  */
 static void ece_mass_never_splits_a_value(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.1, 1, 0), VC(0.2, 0, 3) };
-	struct stats_calibration c;
+	const struct rtk_stats_value_counts v[] = { VC(0.1, 1, 0), VC(0.2, 0, 3) };
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	calibrate(v, COUNT(v), 2, &c);
@@ -611,12 +611,12 @@ static void ece_mass_never_splits_a_value(void **state)
 /* Confidences written as i/10 land in bin i; 1.0 joins the last bin; just under 0.1 stays in bin 0. */
 static void bin_edges(void **state)
 {
-	const struct stats_value_counts v[] = {
+	const struct rtk_stats_value_counts v[] = {
 		VC(0.0, 1, 0), VC(0.09999999999999999, 1, 0), VC(0.1, 1, 0), VC(0.2, 1, 0), VC(0.3, 1, 0),
 		VC(0.4, 1, 0), VC(0.5, 1, 0), VC(0.6, 1, 0), VC(0.7, 1, 0), VC(0.8, 1, 0), VC(0.9, 1, 0),
 		VC(1.0, 1, 0),
 	};
-	struct stats_calibration c;
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	assert_true(0.09999999999999999 < 0.1);
@@ -631,10 +631,10 @@ static void bin_edges(void **state)
 /* B = 3: the edge 1/3 is not a short decimal; the double nearest it opens bin 1. */
 static void bin_edges_thirds(void **state)
 {
-	const struct stats_value_counts v[] = {
+	const struct rtk_stats_value_counts v[] = {
 		VC(nextafter(1.0 / 3, 0), 1, 0), VC(1.0 / 3, 1, 0), VC(2.0 / 3, 0, 1), VC(1.0, 0, 1),
 	};
-	struct stats_calibration c;
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	calibrate(v, COUNT(v), 3, &c);
@@ -649,9 +649,9 @@ static void bin_edges_thirds(void **state)
  */
 static void bin_edges_against_rounding(void **state)
 {
-	const struct stats_value_counts ten[] = { VC(nextafter(0.9, 0), 1, 0), VC(0.9, 1, 0) };
-	const struct stats_value_counts twenty_two[] = { VC(nextafter(15.0 / 22, 0), 1, 0), VC(15.0 / 22, 1, 0) };
-	struct stats_calibration c;
+	const struct rtk_stats_value_counts ten[] = { VC(nextafter(0.9, 0), 1, 0), VC(0.9, 1, 0) };
+	const struct rtk_stats_value_counts twenty_two[] = { VC(nextafter(15.0 / 22, 0), 1, 0), VC(15.0 / 22, 1, 0) };
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	assert_true(nextafter(0.9, 0) * 10 == 9.0 && (15.0 / 22) * 22 < 15.0);
@@ -673,8 +673,8 @@ static void bin_edges_against_rounding(void **state)
  */
 static void log_loss_clips_certainty(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.0, 1, 0), VC(1.0, 1, 1) };
-	struct stats_calibration c;
+	const struct rtk_stats_value_counts v[] = { VC(0.0, 1, 0), VC(1.0, 1, 1) };
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	assert_true(1.0 - 1e-15 == 1.0 - 9 * 0x1p-53);
@@ -686,16 +686,16 @@ static void log_loss_clips_certainty(void **state)
 /* Murphy's identity must hold to rounding on any table, as each distinct value is its own group. */
 static void murphy_identity_on_generated_tables(void **state)
 {
-	struct stats_value_counts v[300];
-	struct stats_calibration c;
+	struct rtk_stats_value_counts v[300];
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	lcg_state = 42;
 	for (int round = 0; round < 20; round++) {
 		size_t k = 1 + lcg(COUNT(v));
 		for (size_t i = 0; i < k; i++)
-			v[i] = (struct stats_value_counts)VC((2 * i + lcg(2)) / (double)(2 * k + 2), lcg(1000000), lcg(1000));
-		calibrate(v, k, 1 + (unsigned)lcg(STATS_MAX_BINS), &c);
+			v[i] = (struct rtk_stats_value_counts)VC((2 * i + lcg(2)) / (double)(2 * k + 2), lcg(1000000), lcg(1000));
+		calibrate(v, k, 1 + (unsigned)lcg(RTK_STATS_MAX_BINS), &c);
 		assert_close(c.reliability - c.resolution + c.uncertainty, c.brier, 1e-14);
 		assert_true(c.ece_width >= 0 && c.ece_width <= 1 && c.mce >= c.ece_width);
 	}
@@ -703,12 +703,12 @@ static void murphy_identity_on_generated_tables(void **state)
 
 static void calibration_bin_count_limits(void **state)
 {
-	struct stats_calibration c;
+	struct rtk_stats_calibration c;
 
 	(void)state;
-	assert_int_equal(stats_calibrate(example, COUNT(example), 0, &c), RTK_EXIT_USAGE);
-	assert_int_equal(stats_calibrate(example, COUNT(example), STATS_MAX_BINS + 1, &c), RTK_EXIT_USAGE);
-	assert_int_equal(stats_calibrate(example, COUNT(example), STATS_MAX_BINS, &c), 0);
+	assert_int_equal(rtk_stats_calibrate(example, COUNT(example), 0, &c), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_stats_calibrate(example, COUNT(example), RTK_STATS_MAX_BINS + 1, &c), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_stats_calibrate(example, COUNT(example), RTK_STATS_MAX_BINS, &c), 0);
 	/* 100 bins: 0.2, 0.5, 0.9 land in bins 20, 50, 90 */
 	assert_int_equal(c.bin[20].n, 3);
 	assert_int_equal(c.bin[50].n, 3);
@@ -717,7 +717,7 @@ static void calibration_bin_count_limits(void **state)
 
 static void calibration_empty_input(void **state)
 {
-	struct stats_calibration c;
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	calibrate(NULL, 0, 10, &c);
@@ -730,12 +730,12 @@ static void calibration_empty_input(void **state)
 /* 18e9 rows (the huge-count table): accuracy 1/2, confidence (0.2*6 + 0.5*6 + 0.8*6)/18 = 0.5. */
 static void calibration_huge_counts(void **state)
 {
-	const struct stats_value_counts v[] = {
+	const struct rtk_stats_value_counts v[] = {
 		VC(0.2, 2000000000ULL, 4000000000ULL),
 		VC(0.5, 3000000000ULL, 3000000000ULL),
 		VC(0.8, 4000000000ULL, 2000000000ULL),
 	};
-	struct stats_calibration c;
+	struct rtk_stats_calibration c;
 
 	(void)state;
 	calibrate(v, COUNT(v), 10, &c);
@@ -755,12 +755,12 @@ static void calibration_huge_counts(void **state)
 static void roc_curve_hand_example(void **state)
 {
 	const double fpr[] = { 0, 0, 1.0 / 3, 1 }, tpr[] = { 0, 0.4, 0.8, 1 }, threshold[] = { INFINITY, 0.9, 0.5, 0.2 };
-	struct stats_roc_point *p;
+	struct rtk_stats_roc_point *p;
 	size_t n;
 	double area = 0;
 
 	(void)state;
-	assert_int_equal(stats_roc_curve(example, COUNT(example), &p, &n), 0);
+	assert_int_equal(rtk_stats_roc_curve(example, COUNT(example), &p, &n), 0);
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++) {
 		assert_true(p[i].threshold == threshold[i]);
@@ -775,12 +775,12 @@ static void roc_curve_hand_example(void **state)
 
 static void roc_curve_needs_both_classes(void **state)
 {
-	const struct stats_value_counts v[] = { VC(0.3, 2, 0) };
-	struct stats_roc_point *p = NULL;
+	const struct rtk_stats_value_counts v[] = { VC(0.3, 2, 0) };
+	struct rtk_stats_roc_point *p = NULL;
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(stats_roc_curve(v, COUNT(v), &p, &n), RTK_EXIT_FAILURE);
+	assert_int_equal(rtk_stats_roc_curve(v, COUNT(v), &p, &n), RTK_EXIT_FAILURE);
 	assert_null(p);
 }
 

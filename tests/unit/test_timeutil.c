@@ -249,13 +249,13 @@ static void durations_in_both_notations(void **state)
 		{ "P1DT2H", 26 * 3600 }, { "PT30M", 1800 }, { "PT45S", 45 },
 		{ "P1W2DT3H4M5S", 9 * 86400 + 3 * 3600 + 4 * 60 + 5 },
 		{ "52143w", (int64_t)52143 * 7 * 86400 },
-		{ "366000d", RTK_DURATION_MAX_SECONDS },
+		{ "366000d", RTK_TIME_DURATION_MAX_SECONDS },
 	};
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		int64_t seconds = -1;
-		if (rtk_duration_parse(cases[i].text, &seconds) != 0)
+		if (rtk_time_duration_parse(cases[i].text, &seconds) != 0)
 			fail_msg("rejected %s: %s", cases[i].text, rtk_error_message());
 		if (seconds != cases[i].seconds)
 			fail_msg("%s: got %" PRId64 ", wanted %" PRId64, cases[i].text, seconds, cases[i].seconds);
@@ -303,7 +303,7 @@ static void bad_durations_say_what_is_wrong(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		int64_t seconds = 4242;
 		rtk_error_clear();
-		if (rtk_duration_parse(cases[i].text, &seconds) != RTK_EXIT_USAGE)
+		if (rtk_time_duration_parse(cases[i].text, &seconds) != RTK_EXIT_USAGE)
 			fail_msg("accepted \"%s\" as %" PRId64, cases[i].text, seconds);
 		if (!strstr(rtk_error_message(), cases[i].why))
 			fail_msg("\"%s\": message \"%s\" lacks \"%s\"", cases[i].text, rtk_error_message(), cases[i].why);
