@@ -82,7 +82,7 @@ static bool cwds_stay_inside(struct runplan_attempt *a)
 		int rc = sandbox_resolve_cwd(a->sb, a->plan->steps[i].cwd, false, &cwd);
 		free(cwd);
 		if (rc == RTK_EXIT_SANDBOX_ESCAPE) {
-			a->steps[i].status = STEP_ESCAPED;
+			a->steps[i].status = RUNPLAN_STEP_ESCAPED;
 			a->failed_step = &a->plan->steps[i];
 			runplan_set_error(a, "SANDBOX_ESCAPE", RTK_EXIT_SANDBOX_ESCAPE, "step '%s': %s (nothing was run)",
 					  a->plan->steps[i].id, rtk_error_message());

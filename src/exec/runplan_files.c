@@ -150,7 +150,7 @@ static cJSON *step_json(const struct runplan_attempt *a, size_t i)
 	cJSON *s = cJSON_CreateObject();
 	cJSON_AddStringToObject(s, "id", a->plan->steps[i].id);
 	cJSON_AddStringToObject(s, "status", runplan_step_status_name(r->status));
-	if (r->status == STEP_NOT_RUN || r->commands_run == 0 || r->exit_code < 0)
+	if (r->status == RUNPLAN_STEP_NOT_RUN || r->commands_run == 0 || r->exit_code < 0)
 		cJSON_AddNullToObject(s, "exit_code");
 	else
 		cJSON_AddNumberToObject(s, "exit_code", r->exit_code);

@@ -11,13 +11,13 @@
 #include <stdio.h>
 
 enum runplan_step_status {
-	STEP_NOT_RUN,
-	STEP_PASSED,
-	STEP_FAILED,      /* a command exited non-zero, or could not start */
-	STEP_TIMED_OUT,   /* the step timeout ended it */
-	STEP_SECRET_LEAK, /* it printed a secret: stopped, its log redacted */
-	STEP_ESCAPED,     /* its cwd left the sandbox */
-	STEP_INTERRUPTED, /* rtk was told to stop */
+	RUNPLAN_STEP_NOT_RUN,
+	RUNPLAN_STEP_PASSED,
+	RUNPLAN_STEP_FAILED,      /* a command exited non-zero, or could not start */
+	RUNPLAN_STEP_TIMED_OUT,   /* the step timeout ended it */
+	RUNPLAN_STEP_SECRET_LEAK, /* it printed a secret: stopped, its log redacted */
+	RUNPLAN_STEP_ESCAPED,     /* its cwd left the sandbox */
+	RUNPLAN_STEP_INTERRUPTED, /* rtk was told to stop */
 };
 
 struct runplan_step_result {
@@ -62,7 +62,7 @@ struct runplan_attempt {
 	struct runplan_tail tail;
 	const char *error_code;      /* NULL: OK */
 	char *error;                 /* the reason, for people */
-	const char *needs;           /* RESEARCH / REPLAN for a STEP_FAILED, else NULL */
+	const char *needs;           /* RESEARCH / REPLAN for a RUNPLAN_STEP_FAILED, else NULL */
 	int exit;
 	cJSON *env_status;
 	cJSON *written, *read;       /* artifact paths */

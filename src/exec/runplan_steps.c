@@ -78,7 +78,7 @@ void runplan_tail_free(struct runplan_tail *t)
 
 static void log_write(struct step_io *io, const char *text, size_t len, bool newline)
 {
-	if (rtk_write_all(io->log, text, len) || (newline && rtk_write_all(io->log, "\n", 1)))
+	if (rtk_fs_write_all(io->log, text, len) || (newline && rtk_fs_write_all(io->log, "\n", 1)))
 		io->write_failed = true;
 }
 
@@ -215,16 +215,16 @@ static bool run_command(struct step_io *io, const char *cwd, const char *command
 	if (spec.timeout_ms < 1)
 		spec.timeout_ms = 1;
 	if (a->o->isolate == RUNPLAN_ISOLATE_BWRAP && !wrapped) {
-		res->status = STEP_FAILED;
+		res->status = RUNPLAN_STEP_FAILED;
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "out of memory");
 	} else if (proc_run(&spec, &pr)) {
-		res->status = STEP_FAILED;
+		res->status = RUNPLAN_STEP_FAILED;
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "step '%s': %s", io->step_id, rtk_error_message());
 	} else {
 		res->exit_code = pr.exit_code, res->signal = pr.signal;
-		res->status = io->leaked ? STEP_SECRET_LEAK : pr.interrupted ? STEP_INTERRUPTED : pr.timed_out ? STEP_TIMED_OUT
-			    : proc_result_shell_status(&pr) ? STEP_FAILED : STEP_PASSED;
-		go_on = res->status == STEP_PASSED;
+		res->status = io->leaked ? RUNPLAN_STEP_SECRET_LEAK : pr.interrupted ? RUNPLAN_STEP_INTERRUPTED : pr.timed_out ? RUNPLAN_STEP_TIMED_OUT
+			    : proc_result_shell_status(&pr) ? RUNPLAN_STEP_FAILED : RUNPLAN_STEP_PASSED;
+		go_on = res->status == RUNPLAN_STEP_PASSED;
 	}
 	res->commands_run++;
 	res->duration_ms += now_ms() - started;
@@ -236,14 +236,14 @@ static void step_failed(struct runplan_attempt *a, const struct plan_step *st, c
 {
 	a->failed_step = st;
 	switch (res->status) {
-	case STEP_SECRET_LEAK:
+	case RUNPLAN_STEP_SECRET_LEAK:
 		runplan_set_error(a, "SECRET_LEAK", RTK_EXIT_SECRET_LEAK, "step '%s' printed a secret: its log is redacted and the step was stopped", st->id);
 		break;
-	case STEP_TIMED_OUT:
+	case RUNPLAN_STEP_TIMED_OUT:
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "step '%s' ran past its %lld s timeout and was killed", st->id,
 				  (long long)((a->o->step_timeout_ms ? a->o->step_timeout_ms : a->rules->step_timeout_ms) / 1000));
 		break;
-	case STEP_INTERRUPTED:
+	case RUNPLAN_STEP_INTERRUPTED:
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "interrupted during step '%s'", st->id);
 		break;
 	default:
@@ -263,14 +263,14 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	bool ok = true;
 	tail_reset(&a->tail, (size_t)a->rules->last_lines);
 	if ((io.log = open_log(a, st, res)) < 0) {
-		res->status = STEP_FAILED;
+		res->status = RUNPLAN_STEP_FAILED;
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
 		a->failed_step = st;
 		return false;
 	}
 	/* checked again now: an earlier step may have made the folder, or a link in its place */
 	if ((rc = sandbox_resolve_cwd(a->sb, st->cwd, true, &cwd))) {
-		res->status = rc == RTK_EXIT_SANDBOX_ESCAPE ? STEP_ESCAPED : STEP_FAILED;
+		res->status = rc == RTK_EXIT_SANDBOX_ESCAPE ? RUNPLAN_STEP_ESCAPED : RUNPLAN_STEP_FAILED;
 		log_redacted(&io, rtk_error_message(), strlen(rtk_error_message()), true);
 		runplan_set_error(a, rc == RTK_EXIT_SANDBOX_ESCAPE ? "SANDBOX_ESCAPE" : "STEP_FAILED", rc, "step '%s': %s", st->id, rtk_error_message());
 		ok = false;
@@ -278,11 +278,11 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	for (size_t i = 0; ok && i < st->ncommands; i++)
 		ok = run_command(&io, cwd, st->commands[i], deadline, res);
 	if (io.write_failed && ok) {
-		res->status = STEP_FAILED;
+		res->status = RUNPLAN_STEP_FAILED;
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "cannot write the log %s", res->log);
 		ok = false;
 	}
-	if (!ok && res->status != STEP_ESCAPED)
+	if (!ok && res->status != RUNPLAN_STEP_ESCAPED)
 		step_failed(a, st, res);
 	a->failed_step = ok ? NULL : st;
 	tail_straighten(&a->tail);

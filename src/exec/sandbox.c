@@ -234,7 +234,7 @@ static int copy_bytes(int from, int to, off_t size, const char *rel)
 		ssize_t n = read(from, buf, sizeof(buf));
 		if (n <= 0)
 			return n < 0 ? rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", rel) : 0;
-		if (rtk_write_all(to, buf, (size_t)n))
+		if (rtk_fs_write_all(to, buf, (size_t)n))
 			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write %s", rel);
 		left -= n;
 	}

@@ -377,7 +377,7 @@ char *rtk_fs_safe_file_name(const char *s, size_t max)
 	return out;
 }
 
-int rtk_write_all(int fd, const void *data, size_t len)
+int rtk_fs_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len) {

@@ -29,7 +29,7 @@ int rtk_fs_atomic_commit(struct rtk_fs_atomic *a);
 void rtk_fs_atomic_abort(struct rtk_fs_atomic *a);
 
 /* Writes all of data[0..len) to fd, retrying short writes and EINTR. 0, or -1 with errno set. */
-int rtk_write_all(int fd, const void *data, size_t len);
+int rtk_fs_write_all(int fd, const void *data, size_t len);
 
 /* Replaces path with data[0..len) through rtk_fs_atomic_open and rtk_fs_atomic_commit. */
 int rtk_fs_write_file_atomic(const char *path, const void *data, size_t len);

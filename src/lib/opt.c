@@ -63,7 +63,7 @@ static int store(const struct rtk_opt *o, const char *arg)
 		*(double *)o->value = v;
 		return 0;
 	}
-	case RTK_OPTK_LIST: {
+	case RTK_OPT_KIND_LIST: {
 		struct rtk_opt_list *list = o->value;
 		if (list->n == RTK_OPT_LIST_MAX)
 			return rtk_fail(RTK_EXIT_USAGE, "%s may be given at most %d times", spelling(o, sbuf), RTK_OPT_LIST_MAX);

@@ -11,7 +11,7 @@ enum rtk_opt_kind {
 	RTK_OPT_KIND_STRING, /* const char **: the argument as given */
 	RTK_OPT_KIND_INT,    /* long *: a whole number */
 	RTK_OPT_KIND_DOUBLE, /* double *: a finite number */
-	RTK_OPTK_LIST,   /* struct rtk_opt_list *: each use adds its argument */
+	RTK_OPT_KIND_LIST,   /* struct rtk_opt_list *: each use adds its argument */
 };
 
 /* An option that may be given several times (--exclude A --exclude B), in the order given. */
@@ -34,7 +34,7 @@ struct rtk_opt {
 #define RTK_OPT_STRING(s, l, v, a, h) { RTK_OPT_KIND_STRING, (s), (l), (v), (a), (h) }
 #define RTK_OPT_INT(s, l, v, a, h) { RTK_OPT_KIND_INT, (s), (l), (v), (a), (h) }
 #define RTK_OPT_DOUBLE(s, l, v, a, h) { RTK_OPT_KIND_DOUBLE, (s), (l), (v), (a), (h) }
-#define RTK_OPT_LIST(s, l, v, a, h) { RTK_OPTK_LIST, (s), (l), (v), (a), (h) }
+#define RTK_OPT_LIST(s, l, v, a, h) { RTK_OPT_KIND_LIST, (s), (l), (v), (a), (h) }
 #define RTK_OPT_END() { RTK_OPT_KIND_END, 0, NULL, NULL, NULL, NULL }
 
 /*

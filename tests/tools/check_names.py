@@ -49,8 +49,9 @@ class Rules:
         return any(fnmatch.fnmatchcase(module, m) and any(fnmatch.fnmatchcase(name, n) for n in names)
                    for m, names in self.exceptions)
 
-    def check(self, where, module, name, kind, what=None):
-        """None when module may declare name (an export, type or macro), else the offence; what names it."""
+    def check(self, where, module, name, kind, what=None, shared=None):
+        """None when module may declare name (an export, type or macro), else the offence; what names it.
+        shared: the folder whose modules' names an internal header may declare (git's refs-internal.h)."""
         what = what or name
         prefix = self.prefix(module)
         if prefix is None:
@@ -64,6 +65,8 @@ class Rules:
             also = f" (or be {want[:-1]})" if kind == "type" else ""
             return f"{where}: {what}: {module} {kinds} must start with {want}{also} {WHERE}"
         longer = next((p for p in self.all if len(p) > len(prefix) and name.startswith(p.upper() if upper else p)), None)
+        if longer and shared and self.owner(longer).startswith(shared + "/"):
+            return None
         if longer:
             return (f"{where}: {what}: {(longer.upper() if upper else longer)} names belong to "
                     f"{self.owner(longer)}, not {module} {WHERE}")
@@ -142,11 +145,15 @@ def check_headers(tree, rules, offences):
             n += 1
             rel = os.path.relpath(os.path.join(dirpath, name), tree)
             guard = "RTK_" + re.sub(r"\W", "_", name[:-2]).upper() + "_H"
+            folder = os.path.relpath(dirpath, os.path.join(tree, "src"))
+            # a cluster's internal header holds what its files share: the folder names its guard too
+            internal = name == "internal.h" or name.endswith("_internal.h")
+            guards = {guard, "RTK_" + re.sub(r"\W", "_", folder).upper() + "_" + guard[4:]}
             with open(os.path.join(tree, rel), encoding="utf-8", errors="replace") as f:
                 for _, kind, ident, what in sorted(declarations(f.read())):
-                    if kind == "macro" and ident == guard:
+                    if kind == "macro" and ident in guards:
                         continue
-                    o = rules.check(rel, module_of(rel), ident, kind, what)
+                    o = rules.check(rel, module_of(rel), ident, kind, what, folder if internal else None)
                     if o:
                         offences.append(o)
     return n
