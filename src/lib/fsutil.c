@@ -200,18 +200,22 @@ static int append_whole(int fd, const char *data, size_t len)
 	return err;
 }
 
+/* Waits for an exclusive flock on fd (signals do not cut the wait short). 0, or the errno. */
+static int lock_exclusive(int fd)
+{
+	while (flock(fd, LOCK_EX) != 0)
+		if (errno != EINTR)
+			return errno;
+	return 0;
+}
+
 int rtk_fs_append_locked(const char *path, const void *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666), err = 0;
 
 	if (fd < 0)
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	while (flock(fd, LOCK_EX) != 0) {
-		if (errno != EINTR) {
-			err = errno;
-			break;
-		}
-	}
+	err = lock_exclusive(fd);
 	if (!err)
 		err = append_whole(fd, data, len);
 	/* close() drops the lock too, and on NFS it is where a failed write may first show. */
@@ -256,12 +260,7 @@ int rtk_fs_append_locked_once(const char *path, const void *data, size_t len, co
 		*appended = false;
 	if (fd < 0)
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	while (flock(fd, LOCK_EX) != 0) {
-		if (errno != EINTR) {
-			err = errno;
-			break;
-		}
-	}
+	err = lock_exclusive(fd);
 	if (!err && (found = file_contains(fd, key, key_len)) < 0)
 		err = errno ? errno : EIO;
 	if (!err && !found) {
