@@ -120,37 +120,46 @@ static int parse_plan(const char *path, const char *text, size_t len, cJSON **do
 	return 0;
 }
 
-int plan_load(const char *path, struct plan **out, enum plan_problem *problem)
+int plan_parse(const char *text, size_t len, const char *name, struct plan **out)
 {
 	struct plan *p = calloc(1, sizeof(*p));
 	cJSON *doc = NULL;
-	char *text = NULL;
-	size_t len = 0;
 	int rc;
 	*out = NULL;
-	*problem = PLAN_INVALID;
 	if (!p)
 		return rtk_oom();
-	if ((rc = read_plan_text(path, &text, &len, problem)))
-		goto out;
 	rtk_sha256_hex(text, len, p->source_sha256);
-	if ((rc = parse_plan(path, text, len, &doc)) || (rc = copy_plan(doc, p)))
+	if ((rc = parse_plan(name, text, len, &doc)) || (rc = copy_plan(doc, p)))
 		goto out;
 	if ((rc = plan_order(p, p->order))) {
 		char *why = strdup(rtk_error_message());
-		rc = rtk_fail(RTK_EXIT_FAILURE, "%s: %s", path, why ? why : "bad step order");
+		rc = rtk_fail(RTK_EXIT_FAILURE, "%s: %s", name, why ? why : "bad step order");
 		free(why);
 	}
 out:
 	cJSON_Delete(doc);
-	free(text);
 	if (rc) {
 		plan_free(p);
 		return rc;
 	}
-	*problem = PLAN_OK;
 	*out = p;
 	return 0;
+}
+
+int plan_load(const char *path, struct plan **out, enum plan_problem *problem)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+	*out = NULL;
+	if ((rc = read_plan_text(path, &text, &len, problem)))
+		return rc;
+	*problem = PLAN_INVALID;
+	rc = plan_parse(text, len, path, out);
+	free(text);
+	if (!rc)
+		*problem = PLAN_OK;
+	return rc;
 }
 
 static void free_strings(char **v, size_t n)

@@ -34,6 +34,9 @@ enum plan_problem { PLAN_OK, PLAN_MISSING, PLAN_INVALID };
 int plan_load(const char *path, struct plan **out, enum plan_problem *problem);
 void plan_free(struct plan *p);
 
+/* plan_load's work on text[0..len) already read (name is used in messages); problems are all PLAN_INVALID. */
+int plan_parse(const char *text, size_t len, const char *name, struct plan **out);
+
 /*
  * The steps' order: dependencies first, and among the steps that are ready, plan order (a stable
  * topological sort). order gets p->nsteps indexes. 0, or RTK_EXIT_FAILURE naming the offending step.
