@@ -53,32 +53,28 @@ export RTK D repo one_step_plan
 
 # The timings, each median of RUNS runs with the page cache warm (the tree is read once first).
 cat "$repo"/pkg*/* > /dev/null
-results=()
-run_rtk() { # run_rtk MODE: KEY rtk_MODE
-	local i e=() m=()
-	for ((i = 0; i < RUNS; i++)); do
-		cleanup_worktrees
-		timed one 1 "$D/rtk-$1.json" bash -c "rtk_sandbox $1"
-		e+=("$one_t") m+=("$one_rss")
-	done
-	printf -v "rtk_$1_t" '%s' "$(median "${e[@]}")"
-	printf -v "rtk_$1_rss" '%s' "$(max "${m[@]}")"
+# rtk and its peer take turns, run by run: this disk (ext4 with discard) slows down as files are made
+# and deleted, and taking turns lets that drift fall on both alike.
+declare -A el rs
+one_run() { # one_run KEY OUT CMD...: one timed run after a cleanup; appends to el[KEY] and rs[KEY]
+	local key=$1 out=$2
+	shift 2
+	cleanup_worktrees
+	timed one 1 "$out" "$@"
+	el[$key]+="$one_t " rs[$key]+="$one_rss "
 }
-run_peer() { # run_peer KEY CMD...
-	local key=$1 i e=() m=()
-	shift
-	for ((i = 0; i < RUNS; i++)); do
-		cleanup_worktrees
-		timed one 1 /dev/null "$@"
-		e+=("$one_t") m+=("$one_rss")
-	done
-	printf -v "${key}_t" '%s' "$(median "${e[@]}")"
-	printf -v "${key}_rss" '%s' "$(max "${m[@]}")"
-}
-run_rtk worktree
-run_peer git_wt git -C "$repo" worktree add -q --detach "$D/peer-wt"
-run_rtk copy
-run_peer cp cp -a "$repo" "$D/peer-cp"
+for ((r = 0; r < RUNS; r++)); do
+	one_run rtk_worktree "$D/rtk-worktree.json" bash -c "rtk_sandbox worktree"
+	one_run git_wt /dev/null git -C "$repo" worktree add -q --detach "$D/peer-wt"
+	one_run rtk_copy "$D/rtk-copy.json" bash -c "rtk_sandbox copy"
+	one_run cp /dev/null cp -a "$repo" "$D/peer-cp"
+done
+for key in rtk_worktree git_wt rtk_copy cp; do
+	# shellcheck disable=SC2086 # the lists are numbers separated by spaces
+	printf -v "${key}_t" '%s' "$(median ${el[$key]})"
+	# shellcheck disable=SC2086
+	printf -v "${key}_rss" '%s' "$(max ${rs[$key]})"
+done
 cleanup_worktrees
 jq -e '.status == "OK" and .sandbox.mode == "worktree"' "$D/rtk-worktree.json" > /dev/null
 jq -e '.status == "OK" and .sandbox.mode == "copy"' "$D/rtk-copy.json" > /dev/null
@@ -116,7 +112,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 	echo "| copy sandbox (with its baseline commit) | ${rtk_copy_t} s, ${rtk_copy_rss} KiB | cp -a: ${cp_t} s, ${cp_rss} KiB | $(ratio "$rtk_copy_t" "$cp_t") | ≤ 1.2 |"
 	echo "| per step ($STEPS steps of \`true\`) | ${per_step_ms} ms | sh -c true in a loop: ${loop_ms} ms | $(ratio "$per_step_ms" "$loop_ms") | ≤ 1.5 |"
 	echo
-	echo "The rtk rows are whole runs of a one-step plan with --keep-sandbox (plan, sandbox, the step, logs,"
+	echo "Each row's rtk and peer runs alternated (rtk, peer, rtk, peer, ...), each after the last one's"
+	echo "sandbox was removed. The rtk rows are whole runs of a one-step plan with --keep-sandbox (plan, sandbox, the step, logs,"
 	echo "summary, patch, state file), so they hold more than the sandbox; the per-step row is (${STEPS}-step run"
 	echo "− one-step run) / $((STEPS - 1)). Commands:"
 	echo
