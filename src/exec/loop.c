@@ -338,8 +338,7 @@ static bool round_agent(struct loop_state *st, struct round *r)
 		return stop(st, "error", -fd, "%s", rtk_error_message()), false;
 	}
 	spec.stdin_data = prompt, spec.stdin_len = strlen(prompt);
-	r->io = (struct loop_agent_io){ .o = st->o, .round = r->n, .log_fd = fd, .secrets = st->secrets, .rl = st->rl,
-					.now = r->started_at };
+	r->io = (struct loop_agent_io){ .o = st->o, .round = r->n, .log_fd = fd, .secrets = st->secrets, .rl = st->rl };
 	rc = loop_agent_run(&r->io, &spec, &r->pr);
 	if (close(fd) && !rc)
 		r->io.write_failed = true;

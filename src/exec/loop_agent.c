@@ -2,6 +2,7 @@
 #include "config.h"
 #include "loop_internal.h"
 #include "lib/fsutil.h"
+#include "lib/timeutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ static void keep_last(struct loop_agent_io *io, const char *line, size_t len, un
 static void read_stderr(struct loop_agent_io *io, const char *line, size_t len)
 {
 	struct ratelimit_hit hit;
-	if (io->hit.kind != RATELIMIT_NONE || ratelimit_parse(io->rl, line, len, io->now, &hit) || hit.kind == RATELIMIT_NONE)
+	if (io->hit.kind != RATELIMIT_NONE || ratelimit_parse(io->rl, line, len, rtk_time_now(), &hit) || hit.kind == RATELIMIT_NONE)
 		return;
 	io->hit = hit;
 	io->hit_source = "stderr";
@@ -109,7 +110,7 @@ void loop_agent_final_event(struct loop_agent_io *io, double *tokens, double *du
 	if (!io->last.len || io->last.failed || !(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
 		return;
 	if (cJSON_IsObject(event)) {
-		if (io->hit.kind == RATELIMIT_NONE && !ratelimit_parse(io->rl, io->last.s, io->last.len, io->now, &hit) &&
+		if (io->hit.kind == RATELIMIT_NONE && !ratelimit_parse(io->rl, io->last.s, io->last.len, rtk_time_now(), &hit) &&
 		    hit.kind != RATELIMIT_NONE)
 			io->hit = hit, io->hit_source = "final_event";
 		*tokens = tokens_of(event);

@@ -79,7 +79,6 @@ struct loop_agent_io {
 	int log_fd;                     /* the round's log */
 	const struct secrets *secrets;  /* every line is redacted before it is logged, kept or shown */
 	const struct ratelimit *rl;
-	int64_t now;                    /* the clock when the round started, for resume times */
 	/* out */
 	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */
 	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event */

@@ -44,9 +44,14 @@ check "the items outside ## Checklist are left alone" grep -q '^- \[ \] not an i
 log=$SCRATCH/p/$(jq -r '.rounds[1].log' "$SCRATCH/out.json")
 check "each round's output is logged" test "$(cat "$log")" = "$(printf 'working on Item 2 of the plan\ndone with Item 2 of the plan')"
 check "the logs stay out of git (no stash, nothing untracked)" test -z "$(git -C "$SCRATCH/p" status --porcelain)"
+check "not on a terminal, it is not shown" bash -c "! grep -q '^\\[round' '$SCRATCH/err.txt'"
 testing "markdown: a heading with the stop reason, a row per round" \
 	"project simple && $RTK loop --agent 'bash $FIX/loop-agent.sh tick code commit' | sed -n '1p;7,8p' | sed 's/loop [0-9TZ]*-[0-9a-f]*/loop RUN/; s/  *[0-9.]* | *0 | progress/ S | 0 | progress/'" \
 	"# loop RUN: done\n|     1 | Item 1 of the plan | S | 0 | progress |      1 |       0 |       1 | -     |\n|     2 | Item 2 of the plan | S | 0 | progress |      1 |       0 |       1 | -     |\n"
+
+testing "on a terminal, the agent's output is shown on stderr with its round" \
+	"project simple && script -qec \"$RTK loop --agent 'bash $FIX/loop-agent.sh say tick code commit' --max-rounds 1\" /dev/null | tr -d '\\r' | grep '^\\[round'" \
+	"[round 1] working on Item 1 of the plan\n[round 1] done with Item 1 of the plan\n"
 
 # --- the prompt ------------------------------------------------------------------------------------------
 scratch
