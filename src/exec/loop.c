@@ -2,6 +2,7 @@
 #include "config.h"
 #include "loop_internal.h"
 #include "checklist.h"
+#include "runid.h"
 #include "lib/datadir.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -31,7 +32,7 @@ const char *const loop_env_scrub[] = {
 /* Everything one run holds; rounds are added to result as they end. */
 struct loop_state {
 	const struct loop_opts *o;
-	char run_id[64];
+	char run_id[RUNID_MAX];
 	char *plan, *plan_rel, *log_dir, *prompt;
 	struct ratelimit *rl;
 	struct secrets *secrets;
@@ -79,23 +80,6 @@ static bool loop_wait(int64_t seconds, volatile sig_atomic_t *cancel)
 }
 
 /* --- set-up ---------------------------------------------------------------------------------------- */
-
-/* UTC time and 6 random hex digits, as run-plan's: sortable, and two runs in one second still differ. */
-static void new_run_id(char out[64])
-{
-	unsigned char r[3] = { 0 };
-	char now[RTK_TIME_BUFSZ];
-	size_t n = 0;
-	if (getrandom(r, sizeof(r), 0) != sizeof(r)) {
-		unsigned v = (unsigned)getpid() ^ (unsigned)time(NULL);
-		memcpy(r, &v, sizeof(r));
-	}
-	rtk_time_format(rtk_time_now(), now);
-	for (const char *p = now; *p && n < 20; p++)
-		if (*p != '-' && *p != ':')
-			out[n++] = *p;
-	snprintf(out + n, 64 - n, "-%02x%02x%02x", r[0], r[1], r[2]);
-}
 
 /* The plan: --plan, else the first line of docs/plans/.active. */
 static int resolve_plan(struct loop_state *st)
@@ -190,7 +174,7 @@ static int setup(struct loop_state *st)
 	if (st->o->reflect_spool &&
 	    ((rc = rtk_fs_mkdir_p(st->o->reflect_spool, 0755)) || (rc = shipped_schema_open("schemas/trace.v1.schema.json", &st->trace_schema))))
 		return rc;
-	new_run_id(st->run_id);
+	runid_new(st->run_id);
 	return make_log_dir(st);
 }
 
