@@ -128,6 +128,9 @@ testing "--plan names another plan" "project simple && cp docs/plans/plan.md oth
 testing "no agent" "project simple && $RTK loop 2>&1; echo \$?" "rtk loop: no agent: give --agent 'COMMAND' or set RTK_AGENT\n2\n"
 testing "RTK_AGENT is the default agent" "project one && RTK_AGENT='bash $FIX/loop-agent.sh tick code commit' $RTK loop --json | jq -r '.stop_reason, .parameters.agent'" \
 	"done\nbash $FIX/loop-agent.sh tick code commit\n"
+testing "loop.agent of the user config is the default after RTK_AGENT" \
+	"project one && mkdir -p ../cfg/rtk && printf 'loop:\n  agent: bash $FIX/loop-agent.sh tick code commit\n' > ../cfg/rtk/config.yaml && XDG_CONFIG_HOME=\$PWD/../cfg $RTK loop --json | jq -r '.stop_reason, .parameters.agent'" \
+	"done\nbash $FIX/loop-agent.sh tick code commit\n"
 testing "not a git repository" "mkdir -p docs/plans && printf '## Checklist\n- [ ] a\n' > docs/plans/p.md && GIT_CEILING_DIRECTORIES=\$(dirname \$PWD) $RTK loop --plan docs/plans/p.md --agent true 2>&1; echo \$?" \
 	"rtk loop: not a git repository: .\n2\n"
 testing "a bad --round-timeout" "$RTK loop --agent true --round-timeout soon 2>&1; echo \$?" \
@@ -173,14 +176,16 @@ check "the rest of the environment is kept" grep -qx 'KEEP_ME=yes' "$SCRATCH/sta
 # --- limits and signals ----------------------------------------------------------------------------------------
 testing "--max-rounds stops with exit 5" "project five && lp 'tick code commit' --max-rounds 2 && summary && jq .checklist.open ../out.json" \
 	"5 max_rounds progress,progress\n3\n"
-scratch
-(cd "$SCRATCH" && project simple &&
-	{ "$RTK" loop --agent "bash $FIX/loop-agent.sh slow" --json > ../out.json 2> ../err.txt & pid=$!; } &&
-	for _ in $(seq 200); do [ -s ../state/grandchild ] && break; sleep 0.05; done &&
-	kill -TERM $pid; wait $pid; echo $? > ../rc)
-check "SIGTERM stops the loop with 143" test "$(cd "$SCRATCH/p" && summary)" = "143 interrupted interrupted"
-check "SIGTERM stops the agent's group" bash -c "s=\$(ps -o stat= -p \$(cat '$SCRATCH/state/grandchild')); test -z \"\$s\" || test \"\${s#Z}\" != \"\$s\""
-conforms "an interrupted run's JSON conforms" "$SCRATCH/out.json" loop
+for sig in TERM:143 INT:130; do
+	scratch
+	(cd "$SCRATCH" && project simple &&
+		{ "$RTK" loop --agent "bash $FIX/loop-agent.sh slow" --json > ../out.json 2> ../err.txt & pid=$!; } &&
+		for _ in $(seq 200); do [ -s ../state/grandchild ] && break; sleep 0.05; done &&
+		kill -"${sig%:*}" $pid; wait $pid; echo $? > ../rc)
+	check "SIG${sig%:*} stops the loop with ${sig#*:}" test "$(cd "$SCRATCH/p" && summary)" = "${sig#*:} interrupted interrupted"
+	check "SIG${sig%:*} stops the agent's group" bash -c "s=\$(ps -o stat= -p \$(cat '$SCRATCH/state/grandchild')); test -z \"\$s\" || test \"\${s#Z}\" != \"\$s\""
+	conforms "an interrupted run's JSON conforms (SIG${sig%:*})" "$SCRATCH/out.json" loop
+done
 
 # --- --reflect-spool: one trace per round, consumed by rtk reflect --spool -----------------------------------------
 SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rtk-llm.XXXXXX")
