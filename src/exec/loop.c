@@ -8,7 +8,6 @@
 #include "lib/fsutil.h"
 #include "lib/sha256.h"
 #include "lib/timeutil.h"
-#include "lib/utf8.h"
 #include "llm/spool.h"
 #include "schema/shipped.h"
 
@@ -29,22 +28,6 @@ const char *const loop_env_scrub[] = {
 	NULL,
 };
 
-/* Everything one run holds; rounds are added to result as they end. */
-struct loop_state {
-	const struct loop_opts *o;
-	char run_id[RUNID_MAX];
-	char *plan, *plan_rel, *log_dir, *prompt;
-	struct ratelimit *rl;
-	struct secrets *secrets;
-	struct shipped_schema *trace_schema;
-	cJSON *rounds;
-	long streak;                  /* rounds in a row without progress */
-	size_t commits, stashes, ticked, skipped, waits;
-	const char *stop;             /* why it stopped, once it has */
-	int exit;
-	char *reason, *stuck;
-	struct checklist final;
-};
 
 /* --- the clock: every wait goes through here ------------------------------------------------------- */
 
@@ -180,27 +163,8 @@ static int setup(struct loop_state *st)
 
 /* --- one round ------------------------------------------------------------------------------------- */
 
-struct round {
-	long n;
-	int64_t started_at;
-	char *item;                        /* the first open item when the round began */
-	struct checklist before, after;
-	struct loop_repo_mark mark;
-	char stash[41];                    /* "" when none was made */
-	char *log;
-	struct proc_result pr;
-	struct loop_agent_io io;
-	struct checklist_diff diff;
-	struct gitx_paths commits;
-	size_t files_changed;
-	double tokens, agent_ms;
-	char *model;
-	int64_t wait_seconds;
-	enum loop_verdict verdict;
-	char *trace;
-};
 
-static void round_free(struct round *r)
+static void round_free(struct loop_round *r)
 {
 	checklist_diff_free(&r->diff);
 	checklist_free(&r->before);
@@ -240,7 +204,7 @@ static void stop(struct loop_state *st, const char *why, int exit, const char *f
 }
 
 /* Reads and counts the plan; a plan gone or without its checklist ends the loop (exit 1, not a retry). */
-static bool read_plan(struct loop_state *st, struct round *r, struct checklist *cl, const char *when)
+static bool read_plan(struct loop_state *st, struct loop_round *r, struct checklist *cl, const char *when)
 {
 	char *text;
 	size_t len;
@@ -260,7 +224,7 @@ static bool read_plan(struct loop_state *st, struct round *r, struct checklist *
 }
 
 /* A dirty work tree is stashed before the agent starts, so its diff is its own. */
-static bool stash_if_dirty(struct loop_state *st, struct round *r, git_repository *repo)
+static bool stash_if_dirty(struct loop_state *st, struct loop_round *r, git_repository *repo)
 {
 	char msg[128];
 	size_t dirty;
@@ -280,7 +244,7 @@ static bool stash_if_dirty(struct loop_state *st, struct round *r, git_repositor
 	return rc == 0;
 }
 
-static bool round_start(struct loop_state *st, struct round *r)
+static bool round_start(struct loop_state *st, struct loop_round *r)
 {
 	git_repository *repo;
 	const struct checklist_item *first;
@@ -301,7 +265,7 @@ static bool round_start(struct loop_state *st, struct round *r)
 	return ok;
 }
 
-static int open_log(struct loop_state *st, struct round *r)
+static int open_log(struct loop_state *st, struct loop_round *r)
 {
 	int fd;
 	if (asprintf(&r->log, "%s/round-%ld.log", st->log_dir, r->n) < 0)
@@ -311,7 +275,7 @@ static int open_log(struct loop_state *st, struct round *r)
 	return fd;
 }
 
-static bool round_agent(struct loop_state *st, struct round *r)
+static bool round_agent(struct loop_state *st, struct loop_round *r)
 {
 	char *prompt = loop_prompt_render(st->prompt, st->plan, r->item, st->run_id, r->n);
 	struct proc_spec spec = { .command = st->o->agent, .env_unset = loop_env_scrub, .timeout_ms = st->o->round_timeout_ms,
@@ -336,7 +300,7 @@ static bool round_agent(struct loop_state *st, struct round *r)
 }
 
 /* After the agent: the checklist again, the commits and changes since the round began, the verdict. */
-static bool round_judge(struct loop_state *st, struct round *r)
+static bool round_judge(struct loop_state *st, struct loop_round *r)
 {
 	git_repository *repo;
 	struct loop_facts f = { .interrupted = r->pr.interrupted, .timed_out = r->pr.timed_out,
@@ -359,7 +323,7 @@ static bool round_judge(struct loop_state *st, struct round *r)
 }
 
 /* One trace for rtk reflect --spool, validated before it is written. A failure warns: the loop goes on. */
-static void round_trace(struct loop_state *st, struct round *r)
+static void round_trace(struct loop_state *st, struct loop_round *r)
 {
 	char *feedback = loop_feedback(r->verdict, r->diff.ticked, r->diff.skipped, r->commits.n, r->pr.exit_code, r->pr.signal);
 	struct loop_trace_in in = { st->run_id, r->n, r->item, r->io.tail.s, r->io.tail.len, feedback ? feedback : "",
@@ -380,7 +344,7 @@ static void round_trace(struct loop_state *st, struct round *r)
 }
 
 /* A rate limit: wait until the time it gave (or the rules' default), plus a little jitter. */
-static void round_wait(struct loop_state *st, struct round *r)
+static void round_wait(struct loop_state *st, struct loop_round *r)
 {
 	int64_t now = rtk_time_now(), wait = r->io.hit.resume_at > now ? r->io.hit.resume_at - now : 0;
 	unsigned char j = 0;
@@ -394,7 +358,7 @@ static void round_wait(struct loop_state *st, struct round *r)
 		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted while waiting for a rate limit to pass");
 }
 
-static void round_decide(struct loop_state *st, struct round *r)
+static void round_decide(struct loop_state *st, struct loop_round *r)
 {
 	if (r->verdict == LOOP_INTERRUPTED || (st->o->cancel && *st->o->cancel))
 		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted in round %ld: the agent's process group was stopped", r->n);
@@ -418,134 +382,11 @@ static void round_decide(struct loop_state *st, struct round *r)
 		     r->after.open, r->after.open == 1 ? "" : "s");
 }
 
-/* --- the result ------------------------------------------------------------------------------------ */
-
-static cJSON *texts_of(const struct checklist_diff *d, enum checklist_state state)
-{
-	cJSON *a = cJSON_CreateArray();
-	for (size_t i = 0; i < d->n; i++) {
-		const struct checklist_change *c = &d->changes[i];
-		if (c->after && c->after->state == state && (!c->before || c->before->state != state))
-			cJSON_AddItemToArray(a, cJSON_CreateString(c->after->text));
-	}
-	return a;
-}
-
-static cJSON *stash_json(const struct loop_state *st, const struct round *r)
-{
-	char msg[128], restore[64];
-	cJSON *s;
-	if (!r->stash[0])
-		return cJSON_CreateNull();
-	snprintf(msg, sizeof(msg), "rtk loop round %ld %s", r->n, st->run_id);
-	snprintf(restore, sizeof(restore), "git stash apply %s", r->stash);
-	s = cJSON_CreateObject();
-	cJSON_AddStringToObject(s, "commit", r->stash);
-	cJSON_AddStringToObject(s, "message", msg);
-	cJSON_AddStringToObject(s, "restore", restore);
-	return s;
-}
-
-static cJSON *rate_limit_json(const struct loop_state *st, const struct round *r)
-{
-	char when[RTK_TIME_BUFSZ], *excerpt;
-	cJSON *o;
-	if (r->io.hit.kind == RATELIMIT_NONE)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	rtk_time_format(r->io.hit.resume_at, when);
-	cJSON_AddStringToObject(o, "source", r->io.hit_source);
-	cJSON_AddStringToObject(o, "signal", r->io.hit.signal);
-	cJSON_AddStringToObject(o, "kind", ratelimit_kind_name(r->io.hit.kind));
-	cJSON_AddStringToObject(o, "resume_at", when);
-	cJSON_AddNumberToObject(o, "wait_seconds", (double)r->wait_seconds);
-	excerpt = secrets_redact(st->secrets, r->io.hit.excerpt, strlen(r->io.hit.excerpt), NULL, NULL);
-	char *valid = excerpt ? rtk_utf8_repair(excerpt, strlen(excerpt)) : NULL;
-	cJSON_AddStringToObject(o, "excerpt", valid ? valid : "");
-	free(valid);
-	free(excerpt);
-	return o;
-}
-
-static void add_number_or_null(cJSON *o, const char *name, double v)
-{
-	cJSON_AddItemToObject(o, name, v >= 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
-static cJSON *round_json(const struct loop_state *st, const struct round *r)
-{
-	cJSON *j = cJSON_CreateObject(), *commits;
-	char when[RTK_TIME_BUFSZ];
-	rtk_time_format(r->started_at, when);
-	cJSON_AddNumberToObject(j, "round", (double)r->n);
-	cJSON_AddStringToObject(j, "started_at", when);
-	cJSON_AddNumberToObject(j, "duration_ms", (double)r->pr.duration_ms);
-	cJSON_AddStringToObject(j, "item", r->item ? r->item : "");
-	cJSON_AddStringToObject(j, "verdict", loop_verdict_name(r->verdict));
-	cJSON_AddItemToObject(j, "exit_code", r->pr.exit_code >= 0 ? cJSON_CreateNumber(r->pr.exit_code) : cJSON_CreateNull());
-	cJSON_AddNumberToObject(j, "signal", r->pr.signal);
-	cJSON_AddBoolToObject(j, "timed_out", r->pr.timed_out);
-	cJSON_AddItemToObject(j, "ticked", texts_of(&r->diff, CHECKLIST_DONE));
-	cJSON_AddItemToObject(j, "skipped", texts_of(&r->diff, CHECKLIST_SKIPPED));
-	cJSON_AddNumberToObject(j, "reopened", (double)r->diff.reopened);
-	commits = cJSON_AddArrayToObject(j, "commits");
-	for (size_t i = 0; i < r->commits.n; i++)
-		cJSON_AddItemToArray(commits, cJSON_CreateString(r->commits.v[i]));
-	cJSON_AddNumberToObject(j, "files_changed", (double)r->files_changed);
-	cJSON_AddItemToObject(j, "stash", stash_json(st, r));
-	cJSON_AddItemToObject(j, "rate_limit", rate_limit_json(st, r));
-	add_number_or_null(j, "tokens_used", r->tokens);
-	add_number_or_null(j, "agent_duration_ms", r->agent_ms);
-	cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
-	cJSON_AddItemToObject(j, "trace", r->trace ? cJSON_CreateString(r->trace) : cJSON_CreateNull());
-	return j;
-}
-
-static cJSON *checklist_json(const struct checklist *cl)
-{
-	cJSON *c = cJSON_CreateObject(), *items;
-	cJSON_AddNumberToObject(c, "open", (double)cl->open);
-	cJSON_AddNumberToObject(c, "done", (double)cl->done);
-	cJSON_AddNumberToObject(c, "skipped", (double)cl->skipped);
-	items = cJSON_AddArrayToObject(c, "items");
-	for (size_t i = 0; i < cl->n; i++) {
-		cJSON *it = cJSON_CreateObject();
-		cJSON_AddNumberToObject(it, "line", (double)cl->items[i].line);
-		cJSON_AddStringToObject(it, "state", checklist_state_name(cl->items[i].state));
-		cJSON_AddStringToObject(it, "text", cl->items[i].text);
-		cJSON_AddItemToArray(items, it);
-	}
-	return c;
-}
-
-static cJSON *result_of(struct loop_state *st)
-{
-	cJSON *r = cJSON_CreateObject(), *t;
-	cJSON_AddStringToObject(r, "run_id", st->run_id);
-	cJSON_AddStringToObject(r, "plan", st->plan);
-	cJSON_AddStringToObject(r, "log_dir", st->log_dir);
-	cJSON_AddStringToObject(r, "stop_reason", st->stop);
-	cJSON_AddNumberToObject(r, "exit_code", st->exit);
-	cJSON_AddStringToObject(r, "reason", st->reason ? st->reason : "");
-	cJSON_AddItemToObject(r, "stuck_item", st->stuck ? cJSON_CreateString(st->stuck) : cJSON_CreateNull());
-	t = cJSON_AddObjectToObject(r, "totals");
-	cJSON_AddNumberToObject(t, "rounds", cJSON_GetArraySize(st->rounds));
-	cJSON_AddNumberToObject(t, "commits", (double)st->commits);
-	cJSON_AddNumberToObject(t, "stashes", (double)st->stashes);
-	cJSON_AddNumberToObject(t, "ticked", (double)st->ticked);
-	cJSON_AddNumberToObject(t, "skipped", (double)st->skipped);
-	cJSON_AddNumberToObject(t, "rate_limit_waits", (double)st->waits);
-	cJSON_AddItemToObject(r, "rounds", st->rounds);
-	st->rounds = NULL;
-	cJSON_AddItemToObject(r, "checklist", checklist_json(&st->final));
-	return r;
-}
-
 /* --- the loop -------------------------------------------------------------------------------------- */
 
 static void run_round(struct loop_state *st, long n)
 {
-	struct round r = { .n = n, .tokens = -1, .agent_ms = -1 };
+	struct loop_round r = { .n = n, .tokens = -1, .agent_ms = -1 };
 	bool ran = round_start(st, &r) && round_agent(st, &r);
 	if (ran) {
 		round_judge(st, &r);
@@ -554,7 +395,7 @@ static void run_round(struct loop_state *st, long n)
 		round_decide(st, &r);
 	}
 	if (r.log)
-		cJSON_AddItemToArray(st->rounds, round_json(st, &r));
+		cJSON_AddItemToArray(st->rounds, loop_result_round(st, &r));
 	if (r.after.n || r.before.n) {
 		checklist_free(&st->final);
 		st->final = r.after.n ? r.after : r.before;
@@ -592,7 +433,7 @@ int loop_run(const struct loop_opts *o, cJSON **result)
 	for (long n = 1; !st.stop; n++)
 		run_round(&st, n);
 	rc = st.exit;
-	*result = result_of(&st);
+	*result = loop_result(&st);
 	if (rc)
 		rtk_fail(rc, "%s", st.reason ? st.reason : st.stop);
 	state_free(&st);

@@ -6,7 +6,10 @@
 #include "proc.h"
 #include "ratelimit.h"
 #include "git/gitx.h"
+#include "checklist.h"
+#include "runid.h"
 #include "rules/secrets.h"
+#include "schema/shipped.h"
 #include "lib/strbuf.h"
 
 #include <stdbool.h>
@@ -122,5 +125,51 @@ int loop_repo_stash(git_repository *repo, const char *message, const char *plan,
 
 /* The plan's path relative to the repository's work tree, malloc'd; NULL when it lies outside. */
 char *loop_repo_relpath(git_repository *repo, const char *path);
+
+/* --- one run (loop.c) and its result (loop_result.c) ------------------------------------------------ */
+
+/* Everything one run holds; rounds are added to result as they end. */
+struct loop_state {
+	const struct loop_opts *o;
+	char run_id[RUNID_MAX];
+	char *plan, *plan_rel, *log_dir, *prompt;
+	struct ratelimit *rl;
+	struct secrets *secrets;
+	struct shipped_schema *trace_schema;
+	cJSON *rounds;
+	long streak;                  /* rounds in a row without progress */
+	size_t commits, stashes, ticked, skipped, waits;
+	const char *stop;             /* why it stopped, once it has */
+	int exit;
+	char *reason, *stuck;
+	struct checklist final;
+};
+
+/* One round as it runs and as it is reported. */
+struct loop_round {
+	long n;
+	int64_t started_at;
+	char *item;                        /* the first open item when the round began */
+	struct checklist before, after;
+	struct loop_repo_mark mark;
+	char stash[41];                    /* "" when none was made */
+	char *log;
+	struct proc_result pr;
+	struct loop_agent_io io;
+	struct checklist_diff diff;
+	struct gitx_paths commits;
+	size_t files_changed;
+	double tokens, agent_ms;
+	char *model;
+	int64_t wait_seconds;
+	enum loop_verdict verdict;
+	char *trace;
+};
+
+/* The round as the result lists it. */
+cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r);
+
+/* The run's result (without the common envelope); st->rounds moves into it. */
+cJSON *loop_result(struct loop_state *st);
 
 #endif
