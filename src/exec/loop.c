@@ -6,7 +6,6 @@
 #include "lib/datadir.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
-#include "lib/sha256.h"
 #include "lib/timeutil.h"
 #include "llm/spool.h"
 #include "schema/shipped.h"
