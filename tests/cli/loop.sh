@@ -98,6 +98,9 @@ check "the wait is the minute it asked for, plus jitter" jq -e '.rounds[0].rate_
 check "the wait is announced" grep -q '^rtk loop: round 1: rate limited (hit_limit): waiting [0-9]* s$' "$SCRATCH/err.txt"
 check "the rate-limited round's exit code is kept" test "$(jq '.rounds[0].exit_code' "$SCRATCH/out.json")" = 1
 conforms "a rate-limited run's JSON conforms" "$SCRATCH/out.json" loop
+testing "a rate limit with no time waits the rules' default hour (scaled down further here)" \
+	"project one && RTK_TEST_WAIT_SCALE=0.0001 lp 'limit-unknown-once tick code commit' --no-progress-limit 1 && summary && jq -c '.rounds[0].rate_limit | [.kind, .resume_at, .wait_seconds >= 3600 and .wait_seconds < 3630]' ../out.json" \
+	"0 done rate_limited,progress\n[\"resume_unknown\",\"2023-11-14T23:13:20Z\",true]\n"
 testing "a rate-limit phrase on stdout (a file the agent read) is not a rate limit" \
 	"project simple && lp quote --no-progress-limit 2 && summary && jq -c '[.rounds[].rate_limit, .totals.rate_limit_waits]' ../out.json" \
 	"4 no_progress no_progress,no_progress\n[null,null,0]\n"
