@@ -2,6 +2,7 @@
 #include "config.h"
 #include "runplan_internal.h"
 #include "proc.h"
+#include "runid.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/sha256.h"
@@ -11,25 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
-
-/* UTC time and 6 random hex digits: sortable, and two runs in one second still differ. */
-static void new_run_id(char out[64])
-{
-	unsigned char r[3] = { 0 };
-	char now[RTK_TIME_BUFSZ];
-	size_t n = 0;
-	if (getrandom(r, sizeof(r), 0) != sizeof(r)) {
-		unsigned v = (unsigned)getpid() ^ (unsigned)rtk_time_now();
-		memcpy(r, &v, sizeof(r));
-	}
-	rtk_time_format(rtk_time_now(), now);
-	for (const char *p = now; *p && n < 20; p++)
-		if (*p != '-' && *p != ':')
-			out[n++] = *p; /* 2026-11-24T06:00:00Z -> 20261124T060000Z */
-	snprintf(out + n, 64 - n, "-%02x%02x%02x", r[0], r[1], r[2]);
-}
 
 /* A secret in the plan file or in a command: nothing may run. */
 static bool plan_holds_secret(struct runplan_attempt *a)
@@ -139,7 +122,7 @@ static void attempt_run(struct runplan_attempt *a)
 				  "the latch %s is set by an earlier failure: nothing was run (rtk run-plan --unlatch clears it)", a->o->latch);
 		return;
 	}
-	new_run_id(a->run_id);
+	runid_new(a->run_id);
 	if (!load_plan(a) || !make_run_dir(a) || !isolation_works(a) || !make_sandbox(a) || !cwds_stay_inside(a))
 		return;
 	runplan_run_steps(a);

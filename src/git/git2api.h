@@ -79,7 +79,16 @@
 	XV(void, git_tree_entry_free, (git_tree_entry *entry), (entry)) \
 	X(int, git_diff_to_buf, (git_buf *out, git_diff *diff, git_diff_format_t format), (out, diff, format)) \
 	XV(void, git_buf_dispose, (git_buf *buffer), (buffer)) \
-	XV(void, git_reference_free, (git_reference *ref), (ref))
+	XV(void, git_reference_free, (git_reference *ref), (ref)) \
+	X(int, git_reference_name_to_id, (git_oid *out, git_repository *repo, const char *name), (out, repo, name)) \
+	X(int, git_signature_default, (git_signature **out, git_repository *repo), (out, repo)) \
+	X(int, git_signature_now, (git_signature **out, const char *name, const char *email), (out, name, email)) \
+	X(int, git_stash_save, (git_oid *out, git_repository *repo, const git_signature *stasher, const char *message, uint32_t flags), (out, repo, stasher, message, flags)) \
+	X(int, git_revwalk_new, (git_revwalk **out, git_repository *repo), (out, repo)) \
+	X(int, git_revwalk_push, (git_revwalk *walk, const git_oid *id), (walk, id)) \
+	X(int, git_revwalk_hide, (git_revwalk *walk, const git_oid *id), (walk, id)) \
+	X(int, git_revwalk_next, (git_oid *out, git_revwalk *walk), (out, walk)) \
+	XV(void, git_revwalk_free, (git_revwalk *walk), (walk))
 
 /* Loads libgit2 (once) and initialises it. 0, or RTK_EXIT_FAILURE naming the package to install. */
 int git2api_load(void);

@@ -8,6 +8,8 @@ enum rtk_exit {
 	RTK_EXIT_FAILURE = 1,          /* the work failed: a step failed, an instance is invalid, an I/O error */
 	RTK_EXIT_USAGE = 2,            /* usage error, or input that cannot be parsed at all */
 	RTK_EXIT_KILL = 3,             /* verdict KILL, only with --fail-on-kill */
+	RTK_EXIT_NO_PROGRESS = 4,      /* a loop stopped: rounds in a row made no progress (circuit breaker) */
+	RTK_EXIT_LIMIT = 5,            /* a loop stopped at a limit: max rounds, max iterations, max retries */
 	RTK_EXIT_SANDBOX_ESCAPE = 98,  /* run-plan: a step wrote outside its sandbox */
 	RTK_EXIT_SECRET_LEAK = 99,     /* run-plan: a secret reached a log or an output */
 	RTK_EXIT_UNKNOWN_APPLET = 127, /* no applet by that name */

@@ -18,6 +18,8 @@ static void exit_codes_are_fixed(void **state)
 	assert_int_equal(RTK_EXIT_FAILURE, 1);
 	assert_int_equal(RTK_EXIT_USAGE, 2);
 	assert_int_equal(RTK_EXIT_KILL, 3);
+	assert_int_equal(RTK_EXIT_NO_PROGRESS, 4);
+	assert_int_equal(RTK_EXIT_LIMIT, 5);
 	assert_int_equal(RTK_EXIT_SANDBOX_ESCAPE, 98);
 	assert_int_equal(RTK_EXIT_SECRET_LEAK, 99);
 	assert_int_equal(RTK_EXIT_UNKNOWN_APPLET, 127);

@@ -1,0 +1,129 @@
+/* src/exec/loop_agent.c — one agent run: its output logged and redacted, its end kept, its rate limits read from stderr and its final event only. */
+#include "config.h"
+#include "loop_internal.h"
+#include "lib/fsutil.h"
+#include "lib/timeutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The last line of stdout may be a long JSON event; past this it is not kept (and not read). */
+enum { LAST_LINE_MAX = 1024 * 1024 };
+
+static void keep_tail(struct loop_agent_io *io, const char *text, size_t len, bool newline)
+{
+	rtk_strbuf_put(&io->tail, text, len);
+	if (newline)
+		rtk_strbuf_put(&io->tail, "\n", 1);
+	if (io->tail.len > 2 * LOOP_TAIL_BYTES && !io->tail.failed) {
+		size_t drop = io->tail.len - LOOP_TAIL_BYTES;
+		memmove(io->tail.s, io->tail.s + drop, LOOP_TAIL_BYTES);
+		rtk_strbuf_truncate(&io->tail, LOOP_TAIL_BYTES);
+	}
+}
+
+/* stdout's last non-blank line, raw (the rate-limit parser decodes JSON itself). */
+static void keep_last(struct loop_agent_io *io, const char *line, size_t len, unsigned flags)
+{
+	size_t i = 0;
+	if (io->last_done) {
+		while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+			i++;
+		if (i == len)
+			return; /* a blank line does not replace the event before it */
+		rtk_strbuf_truncate(&io->last, 0);
+	}
+	if (io->last.len + len <= LAST_LINE_MAX)
+		rtk_strbuf_put(&io->last, line, len);
+	io->last_done = !(flags & PROC_LINE_CUT);
+}
+
+/* Only the agent's own error output can say it is rate-limited: its stdout may quote any file it read. */
+static void read_stderr(struct loop_agent_io *io, const char *line, size_t len)
+{
+	struct ratelimit_hit hit;
+	if (io->hit.kind != RATELIMIT_NONE || ratelimit_parse(io->rl, line, len, rtk_time_now(), &hit) || hit.kind == RATELIMIT_NONE)
+		return;
+	io->hit = hit;
+	io->hit_source = "stderr";
+}
+
+static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
+{
+	struct loop_agent_io *io = user;
+	bool newline = !(flags & PROC_LINE_CUT);
+	size_t clean_len;
+	char *clean = secrets_redact(io->secrets, line, len, &clean_len, NULL);
+	if (!clean) {
+		io->write_failed = true; /* fail closed: nothing unredacted is written */
+		return PROC_CONTINUE;
+	}
+	if (rtk_fs_write_all(io->log_fd, clean, clean_len) || (newline && rtk_fs_write_all(io->log_fd, "\n", 1)))
+		io->write_failed = true;
+	keep_tail(io, clean, clean_len, newline);
+	if (io->o->on_line)
+		io->o->on_line(io->o->user, io->round, clean, clean_len);
+	free(clean);
+	if (stream == PROC_STDERR)
+		read_stderr(io, line, len);
+	else
+		keep_last(io, line, len, flags);
+	return PROC_CONTINUE;
+}
+
+int loop_agent_run(struct loop_agent_io *io, struct proc_spec *spec, struct proc_result *pr)
+{
+	io->last_done = true;
+	spec->on_line = on_output;
+	spec->user = io;
+	return proc_run(spec, pr);
+}
+
+static double number_of(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : -1;
+}
+
+/* Tokens as agents report them: tokens_used or total_tokens, else usage's input + output tokens. */
+static double tokens_of(const cJSON *event)
+{
+	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(event, "usage");
+	double t = number_of(event, "tokens_used"), in, out;
+	if (t < 0)
+		t = number_of(event, "total_tokens");
+	if (t >= 0 || !cJSON_IsObject(usage))
+		return t;
+	in = number_of(usage, "input_tokens"), out = number_of(usage, "output_tokens");
+	if (in < 0 && out < 0)
+		return number_of(usage, "total_tokens");
+	return (in > 0 ? in : 0) + (out > 0 ? out : 0);
+}
+
+void loop_agent_final_event(struct loop_agent_io *io, double *tokens, double *duration_ms, char **model)
+{
+	struct ratelimit_hit hit;
+	cJSON *event;
+	const cJSON *m;
+	*tokens = *duration_ms = -1;
+	*model = NULL;
+	if (!io->last.len || io->last.failed || !(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
+		return;
+	if (cJSON_IsObject(event)) {
+		if (io->hit.kind == RATELIMIT_NONE && !ratelimit_parse(io->rl, io->last.s, io->last.len, rtk_time_now(), &hit) &&
+		    hit.kind != RATELIMIT_NONE)
+			io->hit = hit, io->hit_source = "final_event";
+		*tokens = tokens_of(event);
+		*duration_ms = number_of(event, "duration_ms");
+		m = cJSON_GetObjectItemCaseSensitive(event, "model");
+		if (cJSON_IsString(m) && *m->valuestring)
+			*model = strdup(m->valuestring);
+	}
+	cJSON_Delete(event);
+}
+
+void loop_agent_io_free(struct loop_agent_io *io)
+{
+	rtk_strbuf_free(&io->tail);
+	rtk_strbuf_free(&io->last);
+}

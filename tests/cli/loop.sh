@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# tests/cli/loop.sh — rtk loop on real repositories with fake agent processes (tests/fixtures/loop-agent.sh):
+# done, breaker, suspicious ticks, a vanished plan, rate limits (stderr only), fences and dates, stashes,
+# skips, timeouts, the environment scrub, limits, signals, traces for rtk reflect, and every JSON's schema.
+. "$(dirname "$0")/lib.sh"
+. "$RTK_SRCDIR/tests/fixtures/gitrepo.sh" # identities for the agents' commits; no user git config
+export RTK RTK_SRCDIR
+FIX=$RTK_SRCDIR/tests/fixtures
+# Rate-limit waits are scaled down (a minute becomes 0.6 s): the test-only knob rtk-loop(1) documents.
+export RTK_TEST_WAIT_SCALE=0.01
+unset RTK_AGENT CLAUDECODE CLAUDE_CODE_ENTRYPOINT
+
+# project KIND: the repository in ./p (the agent's state in ./state), and cd into it.
+project() {
+	bash "$FIX/loop-project.sh" p "${1:-simple}" >/dev/null && cd p || return 1
+	export LOOP_AGENT_STATE=$PWD/../state
+}
+# lp MODES [OPTIONS...]: rtk loop with the fake agent doing MODES ("tick commit"), JSON to ../out.json, exit code to ../rc.
+lp() {
+	local modes=$1
+	shift
+	"$RTK" loop --agent "bash $FIX/loop-agent.sh $modes" --json "$@" > ../out.json 2> ../err.txt
+	echo $? > ../rc
+}
+# summary: exit code, stop reason, verdicts.
+summary() {
+	echo "$(cat ../rc) $(jq -r '.stop_reason + " " + ([.rounds[].verdict] | join(","))' ../out.json)"
+}
+export -f project lp summary
+export FIX
+
+# --- an agent that ticks one box and commits per round ------------------------------------------------
+scratch
+(cd "$SCRATCH" && project simple && lp "say tick code commit")
+check "ticks and commits: exit 0 after 3 rounds" test "$(cd "$SCRATCH/p" && summary)" = "0 done progress,progress,progress"
+conforms "a finished run's JSON conforms" "$SCRATCH/out.json" loop
+check "each round names the item it worked on" test "$(jq -c '[.rounds[].item]' "$SCRATCH/out.json")" = '["Item 1 of the plan","Item 2 of the plan","Item 3 of the plan"]'
+check "each round lists what it ticked" test "$(jq -c '[.rounds[].ticked[]]' "$SCRATCH/out.json")" = '["Item 1 of the plan","Item 2 of the plan","Item 3 of the plan"]'
+check "each round lists its commit" test "$(jq -r '.rounds[].commits[]' "$SCRATCH/out.json" | tr '\n' ' ')" = "$(git -C "$SCRATCH/p" log --format=%H -3 --reverse | tr '\n' ' ')"
+check "the commits are the agent's" test "$(git -C "$SCRATCH/p" log --format=%s -3 | tr '\n' '|')" = "feat: Item 3 of the plan|feat: Item 2 of the plan|feat: Item 1 of the plan|"
+check "totals count rounds, commits, ticks" test "$(jq -c '.totals' "$SCRATCH/out.json")" = '{"rounds":3,"commits":3,"stashes":0,"ticked":3,"skipped":0,"rate_limit_waits":0}'
+check "the final checklist is all done" test "$(jq -c '.checklist | [.open, .done, .skipped]' "$SCRATCH/out.json")" = '[0,3,0]'
+check "the items outside ## Checklist are left alone" grep -q '^- \[ \] not an item: outside the section$' "$SCRATCH/p/docs/plans/plan.md"
+log=$SCRATCH/p/$(jq -r '.rounds[1].log' "$SCRATCH/out.json")
+check "each round's output is logged" test "$(cat "$log")" = "$(printf 'working on Item 2 of the plan\ndone with Item 2 of the plan')"
+check "the logs stay out of git (no stash, nothing untracked)" test -z "$(git -C "$SCRATCH/p" status --porcelain)"
+check "not on a terminal, it is not shown" bash -c "! grep -q '^\\[round' '$SCRATCH/err.txt'"
+testing "markdown: a heading with the stop reason, a row per round" \
+	"project simple && $RTK loop --agent 'bash $FIX/loop-agent.sh tick code commit' | sed -n '1p;7,8p' | sed 's/loop [0-9TZ]*-[0-9a-f]*/loop RUN/; s/  *[0-9.]* | *0 | progress/ S | 0 | progress/'" \
+	"# loop RUN: done\n|     1 | Item 1 of the plan | S | 0 | progress |      1 |       0 |       1 | -     |\n|     2 | Item 2 of the plan | S | 0 | progress |      1 |       0 |       1 | -     |\n"
+
+testing "on a terminal, the agent's output is shown on stderr with its round" \
+	"project simple && script -qec \"$RTK loop --agent 'bash $FIX/loop-agent.sh say tick code commit' --max-rounds 1\" /dev/null | tr -d '\\r' | grep '^\\[round'" \
+	"[round 1] working on Item 1 of the plan\n[round 1] done with Item 1 of the plan\n"
+
+# --- the prompt ------------------------------------------------------------------------------------------
+scratch
+(cd "$SCRATCH" && project simple && lp "prompt" --max-rounds 1)
+check "the prompt names the plan" grep -qx 'Read the plan at docs/plans/plan.md.' "$SCRATCH/state/prompt"
+check "the prompt keeps {item} for the agent" grep -q 'feat: {item}' "$SCRATCH/state/prompt"
+check "the prompt says what to do on 3 failures" grep -q 'SKIP' "$SCRATCH/state/prompt"
+testing "--prompt: a template of one's own, its variables filled" \
+	"project simple && printf 'Read the plan at {PLAN_FILE}.\nnext: {NEXT_ITEM} / round {ROUND} / {OTHER}\n' > ../t.txt && lp prompt --prompt ../t.txt --max-rounds 1 && sed -n 2p ../state/prompt" \
+	"next: Item 1 of the plan / round 1 / {OTHER}\n"
+
+# --- ticks without commits: suspicious, then the breaker ---------------------------------------------------
+scratch
+(cd "$SCRATCH" && project five && lp "tick")
+check "ticks without a code change: suspicious, breaker after 3 (exit 4)" test "$(cd "$SCRATCH/p" && summary)" = "4 no_progress suspicious,suspicious,suspicious"
+check "the breaker names the stuck item" test "$(jq -r .stuck_item "$SCRATCH/out.json")" = "Item 4 of the plan"
+check "the breaker's message names it too" grep -q 'rtk loop: 3 rounds in a row made no progress; stuck on: Item 4 of the plan' "$SCRATCH/err.txt"
+conforms "a breaker's JSON conforms" "$SCRATCH/out.json" loop
+testing "a tick with an uncommitted code change is progress" \
+	"project one && lp 'tick code' && summary" "0 done progress\n"
+testing "a tick committed with no code change is suspicious" \
+	"project five && lp 'tick commit' --no-progress-limit 1 && summary; jq -c '.rounds[0] | [(.commits | length), .files_changed]' ../out.json" \
+	"4 no_progress suspicious\n[1,0]\n"
+
+# --- an agent that does nothing ------------------------------------------------------------------------
+testing "does nothing: exit 4 after 3 rounds" "project simple && lp say && summary" "4 no_progress no_progress,no_progress,no_progress\n"
+testing "--no-progress-limit 1 stops at once" "project simple && lp say --no-progress-limit 1 && summary" "4 no_progress no_progress\n"
+testing "a non-zero agent exit is logged and the loop goes on" \
+	"project simple && lp 'tick code commit exit3' && summary && jq -c '[.rounds[].exit_code]' ../out.json" \
+	"0 done progress,progress,progress\n[3,3,3]\n"
+
+# --- the plan vanishes: fatal, exit 1 ----------------------------------------------------------------
+scratch
+(cd "$SCRATCH" && project simple && lp "delete")
+check "a deleted plan is fatal after its round (exit 1)" test "$(cd "$SCRATCH/p" && summary)" = "1 plan_missing no_progress"
+check "it says which plan vanished" grep -q '^rtk loop: the plan vanished or became unreadable after round 1: docs/plans/plan.md' "$SCRATCH/err.txt"
+conforms "a vanished plan's JSON conforms" "$SCRATCH/out.json" loop
+
+# --- rate limits: stderr and the final event, never stdout's quotes --------------------------------------------
+scratch
+(cd "$SCRATCH" && project one && lp "limit-once tick code commit" --no-progress-limit 1)
+check "a rate limit on stderr waits and does not count as no progress" test "$(cd "$SCRATCH/p" && summary)" = "0 done rate_limited,progress"
+check "the wait is the minute it asked for, plus jitter" jq -e '.rounds[0].rate_limit | .source == "stderr" and .kind == "resume_at" and .wait_seconds >= 60 and .wait_seconds <= 66 and .resume_at == "2023-11-14T22:14:20Z"' "$SCRATCH/out.json"
+check "the wait is announced" grep -q '^rtk loop: round 1: rate limited (hit_limit): waiting [0-9]* s$' "$SCRATCH/err.txt"
+check "the rate-limited round's exit code is kept" test "$(jq '.rounds[0].exit_code' "$SCRATCH/out.json")" = 1
+conforms "a rate-limited run's JSON conforms" "$SCRATCH/out.json" loop
+testing "a rate limit with no time waits the rules' default hour (scaled down further here)" \
+	"project one && RTK_TEST_WAIT_SCALE=0.0001 lp 'limit-unknown-once tick code commit' --no-progress-limit 1 && summary && jq -c '.rounds[0].rate_limit | [.kind, .resume_at, .wait_seconds >= 3600 and .wait_seconds < 3630]' ../out.json" \
+	"0 done rate_limited,progress\n[\"resume_unknown\",\"2023-11-14T23:13:20Z\",true]\n"
+testing "a rate-limit phrase on stdout (a file the agent read) is not a rate limit" \
+	"project simple && lp quote --no-progress-limit 2 && summary && jq -c '[.rounds[].rate_limit, .totals.rate_limit_waits]' ../out.json" \
+	"4 no_progress no_progress,no_progress\n[null,null,0]\n"
+testing "a final event that succeeded and quotes 'rate limit' is no rate limit; its tokens and duration are kept" \
+	"project one && lp 'tick code commit event' && summary && jq -c '.rounds[0] | [.rate_limit, .tokens_used, .agent_duration_ms]' ../out.json" \
+	"0 done progress\n[null,1234,4200]\n"
+testing "a final event that is an error with a rate limit is one" \
+	"project one && printf '%s\n' '{\"type\":\"result\",\"is_error\":true,\"result\":\"Claude AI usage limit reached|1700000030\"}' > ../event.json && printf '#!/bin/sh\ncat >/dev/null\necho working\ncat ../event.json\n' > ../agent && $RTK loop --agent 'sh ../agent' --max-rounds 1 --json > ../out.json 2>/dev/null; echo \$?; jq -c '.rounds[0] | [.verdict, .rate_limit.source, .rate_limit.resume_at]' ../out.json" \
+	"5\n[\"rate_limited\",\"final_event\",\"2023-11-14T22:13:50Z\"]\n"
+
+# --- plans with fences, dates and links ---------------------------------------------------------------------
+scratch
+(cd "$SCRATCH" && project fenced && lp "tick code commit")
+check "only the real items count: 2 rounds for 2 open items" test "$(cd "$SCRATCH/p" && summary)" = "0 done progress,progress"
+check "the items worked on are the real ones" test "$(jq -c '[.rounds[].item]' "$SCRATCH/out.json")" = '["Add the login form","Write the login test"]'
+check "the final checklist has the 3 real items" test "$(jq -c '[.checklist.items[] | [.line, .state]]' "$SCRATCH/out.json")" = '[[7,"done"],[17,"done"],[21,"done"]]'
+check "the boxes in fences are untouched" test "$(grep -c '^- \[ \] an example inside a fence$' "$SCRATCH/p/docs/plans/plan.md")" = 1
+
+# --- plans that cannot run: exit 2, saying what is missing ------------------------------------------------
+testing "no ## Checklist" "project nolist && $RTK loop --agent true 2>&1; echo \$?" \
+	"rtk loop: docs/plans/plan.md: no \"## Checklist\" section: the plan needs that heading with items under it such as \"- [ ] first step\"\n2\n"
+testing "no open item" "project done && $RTK loop --agent true 2>&1; echo \$?" \
+	"rtk loop: docs/plans/plan.md: no open item (\"- [ ] ...\") under ## Checklist: 1 done, 1 skipped, nothing to do\n2\n"
+testing "no --plan and no docs/plans/.active" "project simple && rm docs/plans/.active && $RTK loop --agent true 2>&1; echo \$?" \
+	"rtk loop: no plan: give --plan FILE, or name the plan in docs/plans/.active (docs/plans/.active: No such file or directory)\n2\n"
+testing "--plan names another plan" "project simple && cp docs/plans/plan.md other.md && rm docs/plans/.active && lp 'tick code commit' --plan other.md && summary" \
+	"0 done progress,progress,progress\n"
+testing "no agent" "project simple && $RTK loop 2>&1; echo \$?" "rtk loop: no agent: give --agent 'COMMAND' or set RTK_AGENT\n2\n"
+testing "RTK_AGENT is the default agent" "project one && RTK_AGENT='bash $FIX/loop-agent.sh tick code commit' $RTK loop --json | jq -r '.stop_reason, .parameters.agent'" \
+	"done\nbash $FIX/loop-agent.sh tick code commit\n"
+testing "loop.agent of the user config is the default after RTK_AGENT" \
+	"project one && mkdir -p ../cfg/rtk && printf 'loop:\n  agent: bash $FIX/loop-agent.sh tick code commit\n' > ../cfg/rtk/config.yaml && XDG_CONFIG_HOME=\$PWD/../cfg $RTK loop --json | jq -r '.stop_reason, .parameters.agent'" \
+	"done\nbash $FIX/loop-agent.sh tick code commit\n"
+testing "not a git repository" "mkdir -p docs/plans && printf '## Checklist\n- [ ] a\n' > docs/plans/p.md && GIT_CEILING_DIRECTORIES=\$(dirname \$PWD) $RTK loop --plan docs/plans/p.md --agent true 2>&1; echo \$?" \
+	"rtk loop: not a git repository: .\n2\n"
+testing "a bad --round-timeout" "$RTK loop --agent true --round-timeout soon 2>&1; echo \$?" \
+	"rtk loop: --round-timeout takes a duration such as 90s, 30m or 2h, not 'soon'\n2\n"
+
+# --- a dirty tree is stashed, named, and can be restored --------------------------------------------------
+scratch
+(cd "$SCRATCH" && project one && echo 'dirty' >> README.md && echo new > untracked.txt &&
+	lp "tick code commit")
+run_id=$(jq -r .run_id "$SCRATCH/out.json")
+stash=$(jq -r '.rounds[0].stash.commit' "$SCRATCH/out.json")
+check "a dirty tree: the round still makes progress" test "$(cd "$SCRATCH/p" && summary)" = "0 done progress"
+check "the stash is named after the round and the run" test "$(git -C "$SCRATCH/p" stash list --format=%s)" = "On main: rtk loop round 1 $run_id"
+check "the stash holds the untracked file" git -C "$SCRATCH/p" cat-file -e "$stash^3:untracked.txt"
+check "the restore command is printed" grep -q "^rtk loop: round 1: stashed 2 uncommitted changes as $stash; restore with: git stash apply $stash$" "$SCRATCH/err.txt"
+check "the result records the stash" test "$(jq -c '[.rounds[0].stash.message, .rounds[0].stash.restore, .totals.stashes]' "$SCRATCH/out.json")" = "[\"rtk loop round 1 $run_id\",\"git stash apply $stash\",1]"
+check "the restore command restores it" bash -c "cd '$SCRATCH/p' && git stash apply -q $stash && grep -q dirty README.md && test -f untracked.txt"
+conforms "a stashing run's JSON conforms" "$SCRATCH/out.json" loop
+testing "an uncommitted plan is not stashed away" \
+	"project five && sed -i 's/- \[ \] Item 1/- [x] Item 1/' docs/plans/plan.md && lp 'tick code commit' --max-rounds 1 && summary && git stash list | wc -l && jq -c '.rounds[0].item' ../out.json" \
+	"5 max_rounds progress\n0\n\"Item 2 of the plan\"\n"
+
+# --- SKIP items --------------------------------------------------------------------------------------------
+testing "skipped items are progress and end the loop" \
+	"project simple && lp skip && summary && jq -c '[.totals.skipped, .checklist.skipped, .rounds[0].skipped[0]]' ../out.json" \
+	"0 done progress,progress,progress\n[3,3,\"Item 1 of the plan: gave up after 3 attempts\"]\n"
+
+# --- the round timeout kills the agent and its children ----------------------------------------------------------
+scratch
+(cd "$SCRATCH" && project simple && start=$(date +%s) && lp slow --round-timeout 1s --no-progress-limit 1; echo $(($(date +%s) - start)) > ../took)
+check "a round past --round-timeout is no progress" test "$(cd "$SCRATCH/p" && summary)" = "4 no_progress timed_out"
+check "the round says it timed out and was killed" test "$(jq -c '.rounds[0] | [.timed_out, .exit_code]' "$SCRATCH/out.json")" = "[true,null]"
+check "the timeout returns within seconds, not the child's minute" test "$(cat "$SCRATCH/took")" -lt 30
+check "a grandchild that ignores TERM is killed too" bash -c "s=\$(ps -o stat= -p \$(cat '$SCRATCH/state/grandchild')); test -z \"\$s\" || test \"\${s#Z}\" != \"\$s\""
+conforms "a timed-out run's JSON conforms" "$SCRATCH/out.json" loop
+
+# --- the environment scrub ---------------------------------------------------------------------------------
+scratch
+(cd "$SCRATCH" && project one && CLAUDECODE=1 CLAUDE_CODE_ENTRYPOINT=cli CODEX_SANDBOX=seatbelt GEMINI_CLI=1 KEEP_ME=yes lp "env tick code commit")
+check "CLAUDECODE and the like are removed from the agent's environment" bash -c "! grep -qE '^(CLAUDECODE|CLAUDE_CODE_ENTRYPOINT|CODEX_SANDBOX|GEMINI_CLI)=' '$SCRATCH/state/env'"
+check "the rest of the environment is kept" grep -qx 'KEEP_ME=yes' "$SCRATCH/state/env"
+
+# --- limits and signals ----------------------------------------------------------------------------------------
+testing "--max-rounds stops with exit 5" "project five && lp 'tick code commit' --max-rounds 2 && summary && jq .checklist.open ../out.json" \
+	"5 max_rounds progress,progress\n3\n"
+for sig in TERM:143 INT:130; do
+	scratch
+	(cd "$SCRATCH" && project simple &&
+		{ "$RTK" loop --agent "bash $FIX/loop-agent.sh slow" --json > ../out.json 2> ../err.txt & pid=$!; } &&
+		for _ in $(seq 200); do [ -s ../state/grandchild ] && break; sleep 0.05; done &&
+		kill -"${sig%:*}" $pid; wait $pid; echo $? > ../rc)
+	check "SIG${sig%:*} stops the loop with ${sig#*:}" test "$(cd "$SCRATCH/p" && summary)" = "${sig#*:} interrupted interrupted"
+	check "SIG${sig%:*} stops the agent's group" bash -c "s=\$(ps -o stat= -p \$(cat '$SCRATCH/state/grandchild')); test -z \"\$s\" || test \"\${s#Z}\" != \"\$s\""
+	conforms "an interrupted run's JSON conforms (SIG${sig%:*})" "$SCRATCH/out.json" loop
+done
+
+# --- --reflect-spool: one trace per round, consumed by rtk reflect --spool -----------------------------------------
+SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rtk-llm.XXXXXX")
+python3 "$RTK_SRCDIR/tests/servers/llm_server.py" --port-file "$SERVER_DIR/port" --log "$SERVER_DIR/requests.jsonl" &
+SERVER_PID=$!
+trap 'kill $SERVER_PID 2>/dev/null; wait $SERVER_PID 2>/dev/null; rm -rf "$SCRATCH_ROOT" "$SERVER_DIR"' EXIT
+for _ in $(seq 100); do [ -s "$SERVER_DIR/port" ] && break; sleep 0.05; done
+scratch
+(cd "$SCRATCH" && project simple && lp "secret say tick code commit" --reflect-spool ../spool --max-rounds 2 &&
+	cd .. && HOME=$SERVER_DIR RTK_LLM_BASE_URL=http://127.0.0.1:$(cat "$SERVER_DIR/port")/v1 RTK_LLM_API_KEY=sk-TESTKEYdoNotLeak0123456789 \
+		"$RTK" reflect --json --spool spool --workspace ws > reflect.json; echo $? > reflect.rc)
+run_id=$(jq -r .run_id "$SCRATCH/out.json")
+check "a trace per round, named RUN_ID-rN.json" test "$(jq -r '.rounds[].trace' "$SCRATCH/out.json" | tr '\n' ' ')" = "../spool/$run_id-r1.json ../spool/$run_id-r2.json "
+check "rtk reflect --spool consumed both traces" test "$(cat "$SCRATCH/reflect.rc") $(jq -c '[.results[].status]' "$SCRATCH/reflect.json") $(ls "$SCRATCH/spool/done" | tr '\n' ' ')" = "0 [\"reflected\",\"reflected\"] $run_id-r1.json $run_id-r2.json "
+t1=$SCRATCH/spool/done/$run_id-r1.json
+check "a trace conforms to trace.v1" "$RTK" validate --schema "$RTK_SRCDIR/schemas/trace.v1.schema.json" "$t1"
+check "task_id, user_message and user_feedback" test "$(jq -c '[.task_id, .user_message, .user_feedback]' "$t1")" = "[\"$run_id-r1\",\"Item 1 of the plan\",\"progress: 1 ticked, 0 skipped, 1 commit\"]"
+check "system_response is the agent's output, its secret redacted" test "$(jq -r .system_response "$t1")" = "$(printf 'using key [REDACTED:openai_key] for the API\nworking on Item 1 of the plan\ndone with Item 1 of the plan\n')"
+check "no raw secret in the spool, the logs or the request" bash -c "! grep -rq 'sk-abcdefghijklmnop1234' '$SCRATCH/spool' '$SCRATCH/p/.rtk' '$SERVER_DIR/requests.jsonl'"
+check "the request carried the trace" grep -q "$run_id-r2" "$SERVER_DIR/requests.jsonl"
+conforms "a spooling run's JSON conforms" "$SCRATCH/out.json" loop
+testing "system_response keeps the last 2,000 characters" \
+	"project one && printf '#!/bin/sh\ncat >/dev/null\nfor i in \$(seq 500); do echo \"line \$i\"; done\n' > ../agent && $RTK loop --agent 'sh ../agent' --max-rounds 1 --reflect-spool ../spool >/dev/null 2>&1; jq -r '.system_response | length, (split(\"\n\") | .[-2])' ../spool/*.json" \
+	"2000\nline 500\n"
+
+finish
