@@ -285,7 +285,7 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 		return stop(st, "error", -fd, "%s", rtk_error_message()), false;
 	}
 	spec.stdin_data = prompt, spec.stdin_len = strlen(prompt);
-	r->io = (struct loop_agent_io){ .o = st->o, .round = r->n, .log_fd = fd, .secrets = st->secrets, .rl = st->rl };
+	r->io = (struct loop_agent_io){ .o = st->o, .round = r->n, .log_fd = fd, .rl = st->rl, .redact = { .s = st->secrets } };
 	rc = loop_agent_run(&r->io, &spec, &r->pr);
 	if (close(fd) && !rc)
 		r->io.write_failed = true;

@@ -53,7 +53,7 @@ static enum proc_verdict on_output(void *user, enum proc_stream stream, const ch
 	struct loop_agent_io *io = user;
 	bool newline = !(flags & PROC_LINE_CUT);
 	size_t clean_len;
-	char *clean = secrets_redact(io->secrets, line, len, &clean_len, NULL);
+	char *clean = secrets_stream_redact(&io->redact, line, len, !newline, &clean_len, NULL);
 	if (!clean) {
 		io->write_failed = true; /* fail closed: nothing unredacted is written */
 		return PROC_CONTINUE;
@@ -126,4 +126,5 @@ void loop_agent_io_free(struct loop_agent_io *io)
 {
 	rtk_strbuf_free(&io->tail);
 	rtk_strbuf_free(&io->last);
+	secrets_stream_free(&io->redact);
 }

@@ -80,8 +80,8 @@ struct loop_agent_io {
 	const struct loop_opts *o;
 	long round;
 	int log_fd;                     /* the round's log */
-	const struct secrets *secrets;  /* every line is redacted before it is logged, kept or shown */
 	const struct ratelimit *rl;
+	struct secrets_stream redact;   /* every line is redacted before it is logged, kept or shown */
 	/* out */
 	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */
 	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event */

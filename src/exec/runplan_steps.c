@@ -15,15 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A secret cut by proc's line cap could straddle two pieces: this much of a cut piece waits for the next. */
-enum { CARRY_BYTES = 512 };
-
 struct step_io {
 	struct runplan_attempt *a;
 	const char *step_id;
 	int log;
 	bool leaked, write_failed;
-	struct rtk_strbuf carry; /* the held-back end of a cut piece */
+	struct secrets_stream redact; /* a secret that straddles proc's cut of a long line is still found */
 };
 
 /* --- the tail of the output, for the blocker ----------------------------------------------------- */
@@ -82,6 +79,15 @@ static void log_write(struct step_io *io, const char *text, size_t len, bool new
 		io->write_failed = true;
 }
 
+/* Logs text already redacted and hands it on (the blocker's tail, the terminal). */
+static void log_clean(struct step_io *io, const char *clean, size_t len, bool newline)
+{
+	log_write(io, clean, len, newline);
+	tail_push(&io->a->tail, clean, len);
+	if (io->a->o->on_line)
+		io->a->o->on_line(io->a->o->user, io->step_id, clean, len);
+}
+
 /* Redacts text, logs it and hands it on; true when it held a secret. */
 static bool log_redacted(struct step_io *io, const char *text, size_t len, bool newline)
 {
@@ -93,10 +99,7 @@ static bool log_redacted(struct step_io *io, const char *text, size_t len, bool 
 		io->write_failed = true;
 		return true;
 	}
-	log_write(io, clean, out_len, newline);
-	tail_push(&io->a->tail, clean, out_len);
-	if (io->a->o->on_line)
-		io->a->o->on_line(io->a->o->user, io->step_id, clean, out_len);
+	log_clean(io, clean, out_len, newline);
 	free(clean);
 	return found > 0;
 }
@@ -104,30 +107,20 @@ static bool log_redacted(struct step_io *io, const char *text, size_t len, bool 
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
 	struct step_io *io = user;
-	const char *text = line;
-	size_t n = len, keep = 0;
+	bool cut = flags & PROC_LINE_CUT;
+	unsigned found = 0;
+	size_t out_len;
+	char *clean = secrets_stream_redact(&io->redact, line, len, cut, &out_len, &found);
 	(void)stream;
-	if (io->carry.len) {
-		rtk_strbuf_put(&io->carry, line, len);
-		if (io->carry.failed) {
-			io->leaked = io->write_failed = true;
-			return PROC_STOP;
-		}
-		text = io->carry.s, n = io->carry.len;
+	if (!clean) {
+		io->leaked = io->write_failed = true; /* fail closed */
+		return PROC_STOP;
 	}
-	if (flags & PROC_LINE_CUT)
-		keep = n < CARRY_BYTES ? n : CARRY_BYTES;
-	bool secret = log_redacted(io, text, n - keep, !(flags & PROC_LINE_CUT));
-	if (keep) {
-		char held[CARRY_BYTES];
-		memcpy(held, text + n - keep, keep);
-		rtk_strbuf_truncate(&io->carry, 0);
-		rtk_strbuf_put(&io->carry, held, keep);
-	} else
-		rtk_strbuf_truncate(&io->carry, 0);
-	if (secret)
+	log_clean(io, clean, out_len, !cut);
+	free(clean);
+	if (found)
 		io->leaked = true;
-	return secret ? PROC_STOP : PROC_CONTINUE;
+	return found ? PROC_STOP : PROC_CONTINUE;
 }
 
 /* --- isolation ----------------------------------------------------------------------------------- */
@@ -257,7 +250,7 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 {
 	int64_t timeout = a->o->step_timeout_ms ? a->o->step_timeout_ms : a->rules->step_timeout_ms;
 	int64_t deadline = now_ms() + timeout;
-	struct step_io io = { .a = a, .step_id = st->id };
+	struct step_io io = { .a = a, .step_id = st->id, .redact = { .s = a->rules->secrets } };
 	char *cwd = NULL;
 	int rc;
 	bool ok = true;
@@ -286,7 +279,7 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 		step_failed(a, st, res);
 	a->failed_step = ok ? NULL : st;
 	tail_straighten(&a->tail);
-	rtk_strbuf_free(&io.carry);
+	secrets_stream_free(&io.redact);
 	close(io.log);
 	free(cwd);
 	return ok;

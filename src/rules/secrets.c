@@ -182,3 +182,28 @@ char *secrets_redact(const struct secrets *s, const char *text, size_t len, size
 		*count = redactions;
 	return rtk_strbuf_take(&b);
 }
+
+char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t len, bool cut, size_t *out_len,
+			    unsigned *count)
+{
+	const char *text = piece;
+	size_t n = len, keep;
+	char held[SECRETS_STREAM_CARRY], *clean;
+	if (st->carry.len) {
+		rtk_strbuf_put(&st->carry, piece, len);
+		if (st->carry.failed)
+			return NULL;
+		text = st->carry.s, n = st->carry.len;
+	}
+	keep = cut ? (n < SECRETS_STREAM_CARRY ? n : SECRETS_STREAM_CARRY) : 0;
+	memcpy(held, text + n - keep, keep);
+	clean = secrets_redact(st->s, text, n - keep, out_len, count);
+	rtk_strbuf_truncate(&st->carry, 0);
+	rtk_strbuf_put(&st->carry, held, keep);
+	return st->carry.failed ? (free(clean), NULL) : clean;
+}
+
+void secrets_stream_free(struct secrets_stream *st)
+{
+	rtk_strbuf_free(&st->carry);
+}

@@ -2,7 +2,10 @@
 #ifndef RTK_SECRETS_H
 #define RTK_SECRETS_H
 
+#include "lib/strbuf.h"
+
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct secrets;
@@ -33,5 +36,25 @@ void secrets_free(struct secrets *s);
  * *count (when not NULL) gets the number of redactions. NULL only when out of memory.
  */
 char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count);
+
+/*
+ * Redacting a stream that comes in pieces (proc's lines, cut at its cap): the end of a cut piece
+ * waits for the next one, so a secret that straddles the cut is still found whole. Start from
+ * { .s = secrets }; the stream owns nothing of s.
+ */
+struct secrets_stream {
+	const struct secrets *s;
+	struct rtk_strbuf carry; /* the held-back end of the last cut piece */
+};
+#define SECRETS_STREAM_CARRY 512 /* longer than any key a pattern matches */
+
+/*
+ * The redacted text to write now for piece[0..len) (malloc'd, *out_len bytes; NULL only when out of
+ * memory): what was held back, then the piece, less its last SECRETS_STREAM_CARRY bytes when cut is
+ * true. *count (when not NULL) gets the redactions in what is returned.
+ */
+char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t len, bool cut, size_t *out_len,
+			    unsigned *count);
+void secrets_stream_free(struct secrets_stream *st);
 
 #endif

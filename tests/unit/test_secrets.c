@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "lib/err.h"
 #include "rules/secrets.h"
+#include "lib/strbuf.h"
 #include "lib/yamlx.h"
 
 #include <stdlib.h>
@@ -144,7 +145,55 @@ static void the_allowlist_pragma_exempts_its_line_only(void **state)
 	secrets_free(s);
 }
 
+/* Feeds pieces (the last one not cut) and returns everything the stream let out, joined. */
+static char *stream_all(struct secrets_stream *st, const char *const *pieces, unsigned *count)
+{
+	struct rtk_strbuf all = { 0 };
+	*count = 0;
+	for (size_t i = 0; pieces[i]; i++) {
+		unsigned n = 0;
+		size_t len;
+		char *clean = secrets_stream_redact(st, pieces[i], strlen(pieces[i]), pieces[i + 1] != NULL, &len, &n);
+		assert_non_null(clean);
+		rtk_strbuf_put(&all, clean, len);
+		*count += n;
+		free(clean);
+	}
+	return rtk_strbuf_take(&all);
+}
+
+static void a_stream_finds_a_secret_cut_in_two(void **state)
+{
+	(void)state;
+	struct secrets *s = shipped();
+	struct secrets_stream st = { .s = s };
+	char filler[600];
+	unsigned count;
+	memset(filler, 'x', sizeof(filler) - 1);
+	filler[sizeof(filler) - 1] = '\0';
+	/* the cut falls inside the key: neither piece alone holds a whole one */
+	char first[700];
+	snprintf(first, sizeof(first), "%s key=sk-abcdefgh", filler);
+	const char *pieces[] = { first, "ijklmnopqrst tail", NULL };
+	char *out = stream_all(&st, pieces, &count);
+	assert_int_equal(count, 1);
+	assert_null(strstr(out, "abcdefgh"));
+	assert_non_null(strstr(out, "key=[REDACTED:"));
+	assert_non_null(strstr(out, "tail"));
+	assert_int_equal(strncmp(out, filler, sizeof(filler) - 1), 0); /* nothing else lost or moved */
+	free(out);
+	/* the carry is spent: a next line starts clean */
+	const char *next[] = { "plain line", NULL };
+	out = stream_all(&st, next, &count);
+	assert_string_equal(out, "plain line");
+	assert_int_equal(count, 0);
+	free(out);
+	secrets_stream_free(&st);
+	secrets_free(s);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(a_stream_finds_a_secret_cut_in_two),
 	cmocka_unit_test(run_plan_patterns_catch_literals_not_placeholders),
 	cmocka_unit_test(the_allowlist_pragma_exempts_its_line_only),
 	cmocka_unit_test(shipped_patterns_catch_each_kind),
