@@ -4,6 +4,7 @@
 #include "lib/fsutil.h"
 #include "lib/timeutil.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,7 +83,7 @@ int loop_agent_run(struct loop_agent_io *io, struct proc_spec *spec, struct proc
 static double number_of(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : -1;
+	return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0 ? v->valuedouble : -1; /* cJSON reads 1e309 as inf */
 }
 
 /* Tokens as agents report them: tokens_used or total_tokens, else usage's input + output tokens. */
@@ -97,7 +98,8 @@ static double tokens_of(const cJSON *event)
 	in = number_of(usage, "input_tokens"), out = number_of(usage, "output_tokens");
 	if (in < 0 && out < 0)
 		return number_of(usage, "total_tokens");
-	return (in > 0 ? in : 0) + (out > 0 ? out : 0);
+	t = (in > 0 ? in : 0) + (out > 0 ? out : 0);
+	return isfinite(t) ? t : -1; /* two counts near DBL_MAX overflow: no count rather than infinity */
 }
 
 void loop_agent_final_event(struct loop_agent_io *io, double *tokens, double *duration_ms, char **model)
