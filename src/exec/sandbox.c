@@ -1,7 +1,9 @@
 /* src/exec/sandbox.c — run-plan's sandboxes: a detached worktree of a clean repository, or a filtered copy with a baseline commit. */
 #include "config.h"
 #include "sandbox.h"
+#include "git/checkout.h"
 #include "git/git2api.h"
+#include "git/loose.h"
 #include "git/gitx.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -194,11 +196,18 @@ static int add_detached_worktree(git_repository *repo, struct sandbox *sb, const
 		return rc;
 	gitx_oid_hex(git_commit_id(head), sb->baseline);
 	git_worktree_add_options_init(&opts, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+	/* libgit2's checkout costs 16 system calls a file; rtk writes the files itself when no
+	 * attributes ask for conversions (checkout.h) */
+	bool plain = checkout_is_plain(repo, git_commit_tree_id(head));
+	if (plain)
+		opts.checkout_options.checkout_strategy = GIT_CHECKOUT_NONE;
 	if (git_branch_create(&branch, repo, sb->worktree_name, head, 0) < 0 || !(opts.ref = branch) ||
 	    git_worktree_add(&wt, repo, sb->worktree_name, sb->dir, &opts) < 0 ||
 	    git_repository_open_ext(&wtrepo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    git_repository_set_head_detached(wtrepo, git_commit_id(head)) < 0)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make a worktree at %s: %s", sb->dir, git2api_error());
+	else if (plain)
+		rc = checkout_tree(wtrepo, git_commit_tree_id(head), NULL);
 	sb->mode = SANDBOX_WORKTREE; /* from here on, removing the sandbox prunes what was registered */
 	if (branch && git_reference_delete(branch) < 0 && !rc)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot delete the branch %s: %s", sb->worktree_name, git2api_error());
@@ -327,28 +336,157 @@ static int copy_dir(int src_dir, int dst_dir, struct copy_walk *w)
 	return rc;
 }
 
-/* A commit of everything in the copy (.gitignore honoured), so the steps' changes can be diffed. */
+/* The baseline of a copy: every file not ignored, hashed into the sandbox's own repository. */
+struct baseline_walk {
+	git_repository *repo;
+	git_odb *odb;
+	git_index *index;
+	struct loose_writer loose;
+	struct rtk_strbuf rel;
+};
+
+/* Files up to this size are read whole and written as loose objects directly; larger ones stream. */
+enum { BASELINE_WHOLE_MAX = 8 << 20 };
+
+static int baseline_small_blob(struct baseline_walk *b, int fd, size_t size, git_oid *id)
+{
+	char *data = malloc(size + 1);
+	size_t got = 0;
+	int rc;
+	if (!data)
+		return rtk_oom();
+	while (got < size) {
+		ssize_t n = read(fd, data + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	rc = got == size ? loose_write(&b->loose, GIT_OBJECT_BLOB, data, size, id)
+			 : rtk_fail(RTK_EXIT_FAILURE, "%s changed while it was read", b->rel.s);
+	free(data);
+	return rc;
+}
+
+/* A file's content as a blob, streamed so a large file is never held in memory whole. */
+static int baseline_blob(struct baseline_walk *b, int fd, size_t size, git_oid *id)
+{
+	git_odb_stream *st = NULL;
+	char buf[65536];
+	ssize_t n = 0;
+	int rc = git_odb_open_wstream(&st, b->odb, size, GIT_OBJECT_BLOB);
+	for (size_t left = size; !rc && left > 0; left -= (size_t)n) {
+		if ((n = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf))) <= 0)
+			break;
+		rc = git_odb_stream_write(st, buf, (size_t)n);
+	}
+	if (!rc && n >= 0)
+		rc = git_odb_stream_finalize_write(id, st);
+	git_odb_stream_free(st);
+	return rc || n < 0 ? rtk_fail(RTK_EXIT_FAILURE, "cannot hash %s: %s", b->rel.s, n < 0 ? strerror(errno) : git2api_error()) : 0;
+}
+
+static int baseline_add(struct baseline_walk *b, int dir, const char *name, const struct stat *st)
+{
+	git_index_entry e = { .ctime = { (int32_t)st->st_ctim.tv_sec, (uint32_t)st->st_ctim.tv_nsec },
+			      .mtime = { (int32_t)st->st_mtim.tv_sec, (uint32_t)st->st_mtim.tv_nsec },
+			      .dev = (uint32_t)st->st_dev, .ino = (uint32_t)st->st_ino, .uid = st->st_uid, .gid = st->st_gid,
+			      .file_size = (uint32_t)st->st_size, .path = b->rel.s };
+	int rc = 0, fd;
+	if (S_ISLNK(st->st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(dir, name, target, sizeof(target));
+		e.mode = 0120000;
+		if (n < 0)
+			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read the link %s", b->rel.s);
+		if ((rc = loose_write(&b->loose, GIT_OBJECT_BLOB, target, (size_t)n, &e.id)))
+			return rc;
+	} else {
+		e.mode = st->st_mode & 0111 ? 0100755 : 0100644;
+		if ((fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", b->rel.s);
+		rc = st->st_size <= BASELINE_WHOLE_MAX ? baseline_small_blob(b, fd, (size_t)st->st_size, &e.id)
+						       : baseline_blob(b, fd, (size_t)st->st_size, &e.id);
+		close(fd);
+	}
+	if (!rc && git_index_add(b->index, &e) < 0)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot index %s: %s", b->rel.s, git2api_error());
+	return rc;
+}
+
+/*
+ * Hashes and indexes every file of the copy that is not ignored. libgit2's status of a repository
+ * with an empty index lists exactly those as untracked, reading each folder's .gitignore once
+ * (asking git_ignore_path_is_ignored file by file reads them all again for every file).
+ */
+static int baseline_files(struct baseline_walk *b, int dir)
+{
+	git_status_list *list = NULL;
+	git_status_options so;
+	struct stat st;
+	int rc = 0;
+	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+	so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS | GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH;
+	if (git_status_list_new(&list, b->repo, &so) < 0)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot list the sandbox's files: %s", git2api_error());
+	for (size_t i = 0, n = git_status_list_entrycount(list); !rc && i < n; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const char *path = e->index_to_workdir ? e->index_to_workdir->new_file.path : NULL;
+		if (!path || !(e->status & GIT_STATUS_WT_NEW))
+			continue;
+		rtk_strbuf_truncate(&b->rel, 0);
+		rtk_strbuf_puts(&b->rel, path);
+		if (b->rel.failed)
+			rc = rtk_oom();
+		else if (fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW))
+			rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read the sandbox's %s", path);
+		else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+			rc = baseline_add(b, dir, path, &st);
+	}
+	git_status_list_free(list);
+	return rc;
+}
+
+/*
+ * A commit of everything in the copy (.gitignore honoured), so the steps' changes can be diffed.
+ * libgit2's git_index_add_all resolves a real path for every file (32 system calls a file); this
+ * hashes each file once and indexes it with the stat data it already has.
+ */
 static int commit_baseline(struct sandbox *sb)
 {
-	git_repository *repo = NULL;
-	git_index *index = NULL;
+	struct baseline_walk b = { 0 };
 	git_signature *sig = NULL;
 	git_tree *tree = NULL;
 	git_oid tree_id, commit_id;
-	int rc = 0;
-	if (git_repository_init(&repo, sb->dir, 0) < 0 || git_repository_index(&index, repo) < 0 ||
-	    git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, NULL, NULL) < 0 || git_index_write(index) < 0 ||
-	    git_index_write_tree(&tree_id, index) < 0 || git_tree_lookup(&tree, repo, &tree_id) < 0 ||
-	    git_signature_new(&sig, "rtk run-plan", "run-plan@rtk.invalid", 0, 0) < 0 ||
-	    git_commit_create(&commit_id, repo, "HEAD", sig, sig, NULL, "rtk run-plan baseline\n", tree, 0, NULL) < 0)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot record the sandbox's baseline in %s: %s", sb->dir,
-			      git2api_error());
-	else
+	int dir = -1, rc = 0;
+	char objects[PATH_MAX];
+	b.loose.objects = -1;
+	git2api_trust_new_objects(); /* the blobs are written just before they are indexed */
+	snprintf(objects, sizeof(objects), "%s/.git/objects", sb->dir);
+	if (git_repository_init(&b.repo, sb->dir, 0) < 0 || git_repository_odb(&b.odb, b.repo) < 0 ||
+	    git_repository_index(&b.index, b.repo) < 0 || (dir = open(sb->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make the sandbox's repository in %s: %s", sb->dir, git2api_error());
+	else if ((rc = loose_open(&b.loose, objects)))
+		;
+	else if (!(rc = baseline_files(&b, dir)) &&
+		 (git_index_write(b.index) < 0 || git_index_write_tree(&tree_id, b.index) < 0 ||
+		  git_tree_lookup(&tree, b.repo, &tree_id) < 0 ||
+		  git_signature_new(&sig, "rtk run-plan", "run-plan@rtk.invalid", 0, 0) < 0 ||
+		  git_commit_create(&commit_id, b.repo, "HEAD", sig, sig, NULL, "rtk run-plan baseline\n", tree, 0, NULL) < 0))
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot record the sandbox's baseline in %s: %s", sb->dir, git2api_error());
+	if (!rc)
 		gitx_oid_hex(&commit_id, sb->baseline);
+	if (dir >= 0)
+		close(dir);
 	git_tree_free(tree);
 	git_signature_free(sig);
-	git_index_free(index);
-	git_repository_free(repo);
+	loose_close(&b.loose);
+	git_index_free(b.index);
+	git_odb_free(b.odb);
+	git_repository_free(b.repo);
+	rtk_strbuf_free(&b.rel);
 	return rc;
 }
 

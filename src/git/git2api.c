@@ -51,18 +51,29 @@ int git2api_load(void)
 	return 0;
 }
 
-void git2api_tune_for_history(void)
+/* git_libgit2_opts(option, value) for an int option: variadic, so looked up rather than stubbed. */
+static void git2api_set_int_option(int option, int value)
 {
 #ifdef RTK_LAZY_LIBS
 	int (*opts)(int, ...);
 	void *sym = git2_lib.handle ? dlsym(git2_lib.handle, "git_libgit2_opts") : NULL;
 	if (sym) {
 		memcpy(&opts, &sym, sizeof(opts)); /* memcpy: object and function pointers may not alias */
-		opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+		opts(option, value);
 	}
 #else
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	git_libgit2_opts(option, value);
 #endif
+}
+
+void git2api_tune_for_history(void)
+{
+	git2api_set_int_option(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+}
+
+void git2api_trust_new_objects(void)
+{
+	git2api_set_int_option(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
 }
 
 const char *git2api_error(void)

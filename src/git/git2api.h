@@ -79,6 +79,25 @@
 	XV(void, git_tree_entry_free, (git_tree_entry *entry), (entry)) \
 	X(int, git_diff_to_buf, (git_buf *out, git_diff *diff, git_diff_format_t format), (out, diff, format)) \
 	XV(void, git_buf_dispose, (git_buf *buffer), (buffer)) \
+	X(int, git_repository_config_snapshot, (git_config **out, git_repository *repo), (out, repo)) \
+	X(int, git_config_get_string, (const char **out, const git_config *cfg, const char *name), (out, cfg, name)) \
+	XV(void, git_config_free, (git_config *cfg), (cfg)) \
+	X(int, git_index_add, (git_index *index, const git_index_entry *source_entry), (index, source_entry)) \
+	X(int, git_index_clear, (git_index *index), (index)) \
+	X(int, git_odb_open_wstream, (git_odb_stream **out, git_odb *db, git_object_size_t size, git_object_t type), (out, db, size, type)) \
+	X(int, git_odb_stream_write, (git_odb_stream *stream, const char *buffer, size_t len), (stream, buffer, len)) \
+	X(int, git_odb_stream_finalize_write, (git_oid *out, git_odb_stream *stream), (out, stream)) \
+	XV(void, git_odb_stream_free, (git_odb_stream *stream), (stream)) \
+	X(int, git_odb_write, (git_oid *out, git_odb *odb, const void *data, size_t len, git_object_t type), (out, odb, data, len, type)) \
+	X(int, git_ignore_path_is_ignored, (int *ignored, git_repository *repo, const char *path), (ignored, repo, path)) \
+	X(int, git_status_options_init, (git_status_options *opts, unsigned int version), (opts, version)) \
+	X(int, git_status_list_new, (git_status_list **out, git_repository *repo, const git_status_options *opts), (out, repo, opts)) \
+	X(size_t, git_status_list_entrycount, (git_status_list *statuslist), (statuslist)) \
+	X(const git_status_entry *, git_status_byindex, (git_status_list *statuslist, size_t idx), (statuslist, idx)) \
+	XV(void, git_status_list_free, (git_status_list *statuslist), (statuslist)) \
+	X(int, git_odb_hash, (git_oid *out, const void *data, size_t len, git_object_t type), (out, data, len, type)) \
+	X(const char *, git_object_type2string, (git_object_t type), (type)) \
+	X(char *, git_oid_tostr, (char *out, size_t n, const git_oid *id), (out, n, id)) \
 	XV(void, git_reference_free, (git_reference *ref), (ref)) \
 	X(int, git_reference_name_to_id, (git_oid *out, git_repository *repo, const char *name), (out, repo, name)) \
 	X(int, git_signature_default, (git_signature **out, git_repository *repo), (out, repo)) \
@@ -100,6 +119,13 @@ int git2api_load(void);
  * times bigger. Call after git2api_load(); git_libgit2_opts is variadic, so it has no stub.
  */
 void git2api_tune_for_history(void);
+
+/*
+ * Stops libgit2 from reading back every object an index entry or a tree names before adding it
+ * (GIT_OPT_ENABLE_STRICT_OBJECT_CREATION): right for a caller that has just written those objects
+ * itself (run-plan's sandbox baseline: two reads of every file's blob otherwise). Process-wide.
+ */
+void git2api_trust_new_objects(void);
 
 /* libgit2's last error message, or "unknown error". */
 const char *git2api_error(void);
