@@ -81,6 +81,9 @@ static void a_clean_repository_gets_a_detached_worktree(void **state)
 	assert_int_not_equal(run("git -C '%s' symbolic-ref -q HEAD >/dev/null", sb->dir), 0);
 	assert_int_equal(run("test -z \"$(git -C '%s' branch --list 'rtk-*')\"", f->project), 0);
 	assert_int_equal(run("git -C '%s' worktree list | grep -q RUN-1", f->project), 0);
+	/* rtk wrote the files and the index itself: git sees a clean tree, links and modes as committed */
+	assert_int_equal(run("cd '%s' && test -z \"$(git status --porcelain)\" && test -L main-link.c && "
+			     "test \"$(readlink outside-link)\" = /etc/hostname && test -z \"$(git fsck --no-dangling --no-progress 2>&1)\"", sb->dir), 0);
 	char root[256];
 	snprintf(root, sizeof(root), "%s", sb->root);
 	assert_int_equal(sandbox_remove(sb), 0);
@@ -110,6 +113,9 @@ static void a_dirty_tree_falls_back_to_a_filtered_copy(void **state)
 	assert_true(n > 0);
 	target[n] = '\0';
 	assert_string_equal(target, "/etc/hostname");
+	/* the baseline holds every file not ignored, and git sees the copy as clean against it */
+	assert_int_equal(run("cd '%s' && test -z \"$(git status --porcelain)\" && git ls-files | grep -qx src/deep/util.c && "
+			     "git ls-files | grep -qx main-link.c && test -z \"$(git fsck --no-dangling --no-progress 2>&1)\"", sb->dir), 0);
 	/* a baseline commit exists, with the project's own .git left out */
 	assert_int_equal(run("git -C '%s' cat-file -e %s", sb->dir, sb->baseline), 0);
 	assert_int_equal(run("test \"$(git -C '%s' rev-parse --show-toplevel)\" = '%s'", sb->dir, sb->dir), 0);
@@ -162,6 +168,19 @@ static void tracked_secrets_force_a_copy_that_leaves_them_out(void **state)
 	assert_false(exists(sb->dir, ".claude/private/secrets"));
 	assert_true(exists(sb->dir, "node_modules/pkg/index.js"));
 	assert_int_equal(run("test \"$(git -C '%s' rev-list --count HEAD)\" = 1", sb->dir), 0); /* its own baseline, not the project's .git */
+	sandbox_free(sb);
+}
+
+static void attributes_keep_libgit2s_checkout(void **state)
+{
+	struct fixture *f = *state;
+	make_project(f, "clean");
+	/* eol=crlf asks for CRLF on the way out: only libgit2's checkout converts, so the file shows which ran */
+	assert_int_equal(run("cd '%s' && printf 'a\\nb\\n' > lines.txt && printf '*.txt eol=crlf\\n' > .gitattributes && "
+			     "git add -A && git commit -qm attrs", f->project), 0);
+	struct sandbox *sb = create(f, SANDBOX_WORKTREE, "RUN-14");
+	assert_int_equal(run("cd '%s' && test -z \"$(git status --porcelain)\" && grep -q $(printf '\\r') lines.txt", sb->dir), 0);
+	sandbox_remove(sb);
 	sandbox_free(sb);
 }
 
@@ -290,6 +309,7 @@ static const struct CMUnitTest tests[] = {
 	T(changes_in_excluded_folders_keep_the_tree_clean),
 	T(forced_worktree_on_a_dirty_tree_says_why_not),
 	T(tracked_secrets_force_a_copy_that_leaves_them_out),
+	T(attributes_keep_libgit2s_checkout),
 	T(a_plain_folder_gets_a_copy),
 	T(the_sandbox_root_may_not_be_inside_the_project),
 	T(a_run_id_is_never_reused),
