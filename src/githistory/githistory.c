@@ -75,6 +75,8 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		    rtk_out_json_str(p, "since"), rtk_out_json_str(p, "until"), rtk_out_json_str(p, "rev"), rtk_out_json_str(p, "rev_sha"),
 		    rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(in, "commits_walked"), rtk_out_json_num(b, "n"),
 		    rtk_out_json_num(in, "unlinked"), rtk_out_json_num(in, "reapplies"));
+	rtk_out_md_para(md, "%.0f fix-type commits set aside as dependency updates (not failures).",
+			rtk_out_json_num(in, "dependency_updates"));
 
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);
@@ -98,9 +100,10 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	rtk_out_md_cell(t, "%.0f", ts + tn + ns + nn);
 	rtk_out_md_table_end(t);
 
-	rtk_out_md_heading(md, level + 1, "Agent-authored and human-authored culprits");
+	rtk_out_md_heading(md, level + 1, "Culprits by author: agent, bot, human");
 	t = rtk_out_md_table(md, "llrrr", "culprit", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, "agent", cJSON_GetObjectItemCaseSensitive(split, "agent"));
+	md_bucket_rows(t, "bot", cJSON_GetObjectItemCaseSensitive(split, "bot"));
 	md_bucket_rows(t, "human", cJSON_GetObjectItemCaseSensitive(split, "human"));
 	rtk_out_md_table_end(t);
 
@@ -121,7 +124,9 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		char rules[256] = "";
 		cJSON_ArrayForEach(rule, cJSON_GetObjectItemCaseSensitive(f, "rules"))
 			snprintf(rules + strlen(rules), sizeof(rules) - strlen(rules), "%s%s", *rules ? ", " : "", rule->valuestring);
-		rtk_out_md_cell(t, "%s%s", short_sha(c), cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "agent")) ? " (agent)" : "");
+		const char *who = rtk_out_json_str(c, "author_class");
+		rtk_out_md_cell(t, "%s%s%s%s", short_sha(c), strcmp(who, "human") ? " (" : "", strcmp(who, "human") ? who : "",
+				strcmp(who, "human") ? ")" : "");
 		rtk_out_md_cell(t, "%.60s", rtk_out_json_str(c, "subject"));
 		rtk_out_md_cell(t, "%s", short_sha(cJSON_GetObjectItemCaseSensitive(f, "remedy")));
 		rtk_out_md_cell(t, "%s%s%s", rtk_out_json_str(f, "kind"),

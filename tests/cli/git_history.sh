@@ -93,6 +93,38 @@ testing "a revert is linked only to a commit in its own history" \
 testing "agent-authored culprits by trailer and by aider name" \
 	"$(gh agent-culprits '[[.failures[] | [.culprit.subject, .agent]], .by_author.agent.n, .by_author.human.n, .by_author.agent.reflection_bucket.count]')" \
 	'[[["feat: set a",true],["feat: set b",true],["feat: set c",false]],2,1,2]\n'
+testing "every culprit and remedy says its author class" \
+	"$(gh agent-culprits '[.failures[] | [.author_class, .culprit.author_class, .remedy.author_class]]')" \
+	'[["agent","agent","human"],["agent","agent","human"],["human","human","human"]]\n'
+testing "author classes: one culprit per agent marker (an agent's [bot] app is an agent), bots, a person" \
+	"$(gh author-classes '[[[.failures[] | .culprit.author_class] | group_by(.)[] | [.[0], length]], [.by_author[].n]]')" \
+	'[[["agent",19],["bot",3],["human",1]],[19,3,1]]\n'
+testing "author classes: the agents by name and email" \
+	"$(gh author-classes '[.failures[] | select(.culprit.author != "Dev One") | [.culprit.author, .author_class]] | map(join(":")) | join(" ")')" \
+	'"Claude:agent anthropic-code-agent[bot]:agent claude[bot]:agent Copilot:agent copilot-swe-agent[bot]:agent Cursor Agent:agent chatgpt-codex-connector[bot]:agent devin-ai-integration[bot]:agent gemini-code-assist[bot]:agent Dev Two (aider):agent Pat:agent renovate[bot]:bot github-actions[bot]:bot Renovate Bot:bot Dev Two:human"\n'
+testing "author classes: a trailer alone makes a person's commit an agent's" \
+	"$(gh author-classes '[.failures[] | select(.culprit.author == "Dev One") | .author_class] | unique')" '["agent"]\n'
+testing "the by-author table has all three classes" \
+	"cd $(repo author-classes) && $RTK git-history | awk -F'|' '/only self-reflection/ && \$2 ~ /agent|bot|human/ { gsub(/ /, \"\"); print \$2, \$4 }'" \
+	'agent 19\nbot 3\nhuman 1\n'
+testing "agent_markers in --config replace the shipped ones" \
+	"cd $(repo author-classes) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.by_author[].n]'" \
+	'[2,9,12]\n' "agent_markers: {message: ['^Co-authored-by:\\\\s*Copilot'], author_name: ['^Copilot\$'], author_email: ['(?!)']}\n"
+
+# --- dependency updates ---------------------------------------------------------------------------------
+testing "dependency updates are not failures; a revert of one is, with the bot's update as culprit" \
+	"$(gh dependency-updates '[[.failures[] | [.kind, .culprit.subject, .author_class, .remedy.author_class]], .input.dependency_updates, .input.unlinked]')" \
+	'[[["revert","chore(deps): update dependency foo to v3","bot","human"]],4,0]\n'
+testing "dependency updates: the markdown counts what was set aside" \
+	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
+	'4 fix-type commits set aside as dependency updates (not failures).\n'
+testing "dependency_update rules off in --config: the four fixes come back as failures" \
+	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
+	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\""],0]\n' \
+	"dependency_update: {by_bot: false, scopes: [], subject: '(?!)'}\n"
+testing "a bad dependency_update.by_bot in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: dependency_update.scopes must be a list and dependency_update.by_bot true or false\n2\n" \
+	"dependency_update: {by_bot: maybe}\n"
 testing "Fixes: trailers: blame agrees with one, cannot see the other" \
 	"$(gh fixes-trailer '[.accuracy.fixes_trailers | .remedies, .truth_links, .predicted_links, .agreeing, .precision, .recall]')" \
 	'[2,2,1,1,1,0.5]\n'
@@ -162,7 +194,7 @@ done
 
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
-	unlinked-revert similar-rename-blame; do
+	unlinked-revert similar-rename-blame author-classes dependency-updates; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
