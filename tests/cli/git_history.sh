@@ -112,15 +112,15 @@ testing "agent_markers in --config replace the shipped ones" \
 	'[2,9,12]\n' "agent_markers: {message: ['^Co-authored-by:\\\\s*Copilot'], author_name: ['^Copilot\$'], author_email: ['(?!)']}\n"
 
 # --- dependency updates ---------------------------------------------------------------------------------
-testing "dependency updates are not failures; a revert of one is, with the bot's update as culprit" \
+testing "dependency updates are not failures; a revert or a fix undoing one is, with the bot's update as culprit" \
 	"$(gh dependency-updates '[[.failures[] | [.kind, .culprit.subject, .author_class, .remedy.author_class]], .input.dependency_updates, .input.unlinked]')" \
-	'[[["revert","chore(deps): update dependency foo to v3","bot","human"]],4,0]\n'
+	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
 testing "dependency updates: the markdown counts what was set aside" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
 	'4 fix-type commits set aside as dependency updates (not failures).\n'
 testing "dependency_update rules off in --config: the four fixes come back as failures" \
 	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
-	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\""],0]\n' \
+	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
 	"dependency_update: {by_bot: false, scopes: [], subject: '(?!)'}\n"
 testing "a bad dependency_update.by_bot in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
 	"$E: input: dependency_update.scopes must be a list and dependency_update.by_bot true or false\n2\n" \
