@@ -370,7 +370,7 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 		for (size_t k = 0; k < c->files.n; k++) {
 			struct riskfloor_surface s = riskfloor_classify(h->risk, c->files.v[k], strlen(c->files.v[k]));
 			if (s.weight > best)
-				best = s.weight, f->surface = s.name;
+				best = s.weight, f->surface = s.name, f->surface_path = c->files.v[k];
 		}
 	}
 	f->S = best >= riskfloor_threshold(h->risk) && strcmp(f->surface, "none");

@@ -223,6 +223,7 @@ struct githistory_failure {
 	bool weak, flap, partial, T, S;
 	enum githistory_author_class author_class; /* the primary culprit's */
 	const char *surface;
+	const char *surface_path; /* the culprit's path that gave the surface (borrowed from its files), or NULL */
 	int bucket;
 };
 

@@ -7,6 +7,7 @@
 #include "lib/timeutil.h"
 
 #include <stdio.h>
+#include <string.h>
 
 cJSON *githistory_report_commit(const struct githistory_rules *r, struct githistory_commit *c)
 {
@@ -145,6 +146,10 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_f
 	cJSON_AddBoolToObject(j, "T", f->T);
 	cJSON_AddBoolToObject(j, "S", f->S);
 	cJSON_AddStringToObject(j, "surface", f->surface);
+	if (f->surface_path && strcmp(f->surface, "none"))
+		cJSON_AddStringToObject(j, "surface_path", f->surface_path);
+	else
+		cJSON_AddNullToObject(j, "surface_path");
 	cJSON_AddNumberToObject(j, "bucket", f->bucket);
 	cJSON_AddBoolToObject(j, "agent", f->author_class == GITHISTORY_AUTHOR_AGENT);
 	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(f->author_class));

@@ -51,8 +51,14 @@ testing "a fix with a test: bucket 1" "$(gh fix-with-test "$one")" \
 	'[["fix","feat: compute the total","fix: the total forgot c",1,"strong",["fix-type","blame","test-path"]]]\n'
 testing "the blamed lines are named" \
 	"$(gh fix-with-test '.failures[0].evidence.blamed[0].lines')" '["src/calc.c:4"]\n'
-testing "a fix in auth without a test: bucket 2" "$(gh fix-auth '[.failures[0] | .bucket, .S, .T, .surface]')" \
-	'[2,true,false,"auth"]\n'
+testing "a fix in auth without a test: bucket 2, the path that made S named" \
+	"$(gh fix-auth '[.failures[0] | .bucket, .S, .T, .surface, .surface_path]')" '[2,true,false,"auth","auth/session.c"]\n'
+testing "no surface: no path" "$(gh fix-plain '[.failures[0] | .surface, .surface_path]')" '["none",null]\n'
+testing "markdown Failures: remedy and culprit side by side, the surface and path of S" \
+	"cd $(repo fix-auth) && $RTK git-history | grep -A2 '^| remedy ' | sed -n '1p;3p' | sed 's/[0-9a-f]\\{10\\}/SHA/g; s/  */ /g'" \
+	'| remedy | remedy subject | culprit | culprit subject | kind | evidence | days to fix | T S | bucket | rules |\n| SHA | fix(auth): sessions expired at once | SHA | feat: session expiry | fix | strong | 2.0 | - S (auth: auth/session.c) | 2 | fix-type, blame, review-surface |\n'
+testing "markdown Failures: a culprit's class beside its sha when not a person's" \
+	"cd $(repo dependency-updates) && $RTK git-history | grep -c '^| [0-9a-f]\\{10\\} *| .* | [0-9a-f]\\{10\\} (bot) |'" '2\n'
 testing "a plain logic fix: bucket 3" "$(gh fix-plain "$one")" \
 	'[["fix","feat: add","fix: add adds",3,"strong",["fix-type","blame"]]]\n'
 testing "an add-only fix blames its context, weakly" "$(gh fix-add-only "$one")" \
@@ -194,7 +200,7 @@ done
 
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
-	unlinked-revert similar-rename-blame author-classes dependency-updates; do
+	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
