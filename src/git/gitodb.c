@@ -1121,12 +1121,14 @@ int gitodb_blob_at(struct gitodb *db, const git_oid *tree_id, const char *path, 
 
 /* ----- commits ----- */
 
-/* "Name <email> 1700000000 +0100": the name, trimmed, and the time. */
-static void parse_signature(const char *s, const char *end, const char **name, size_t *name_len, int64_t *time)
+/* "Name <email> 1700000000 +0100": the name, trimmed, the email and the time. */
+static void parse_signature(const char *s, const char *end, const char **name, size_t *name_len, const char **email,
+			    size_t *email_len, int64_t *time)
 {
 	const char *lt = memchr(s, '<', (size_t)(end - s)), *gt = lt ? memchr(lt, '>', (size_t)(end - lt)) : NULL;
 	const char *ne = lt ? lt : end;
 	int64_t t = 0;
+	*email = gt ? lt + 1 : "", *email_len = gt ? (size_t)(gt - lt - 1) : 0;
 	while (s < ne && isspace((unsigned char)*s))
 		s++;
 	while (ne > s && isspace((unsigned char)ne[-1]))
@@ -1167,18 +1169,19 @@ int gitodb_commit_parse(const struct gitodb_object *c, struct gitodb_commit *out
 		if (eol - p >= 7 && !memcmp(p, "parent ", 7)) /* one the loop above could not read */
 			return rtk_fail(RTK_EXIT_FAILURE, "malformed commit: bad parent");
 		if (!have_author && eol - p > 7 && !memcmp(p, "author ", 7)) {
-			parse_signature(p + 7, eol, &out->author_name, &out->author_name_len, &out->author_time);
+			parse_signature(p + 7, eol, &out->author_name, &out->author_name_len, &out->author_email,
+					&out->author_email_len, &out->author_time);
 			have_author = true;
 		} else if (!have_committer && eol - p > 10 && !memcmp(p, "committer ", 10)) {
-			const char *name;
-			size_t name_len;
-			parse_signature(p + 10, eol, &name, &name_len, &out->commit_time);
+			const char *name, *email;
+			size_t name_len, email_len;
+			parse_signature(p + 10, eol, &name, &name_len, &email, &email_len, &out->commit_time);
 			have_committer = true;
 		}
 		p = eol < end ? eol + 1 : end;
 	}
 	if (!have_author)
-		out->author_name = "", out->author_time = out->commit_time;
+		out->author_name = out->author_email = "", out->author_time = out->commit_time;
 	if (!have_committer)
 		out->commit_time = out->author_time;
 	while (p < end && *p == '\n')

@@ -86,8 +86,8 @@ struct gitodb_commit {
 	git_oid tree;
 	const unsigned char *parents; /* nparents raw 20-byte ids, hex-decoded into parent_buf */
 	unsigned nparents;
-	const char *author_name;
-	size_t author_name_len;
+	const char *author_name, *author_email; /* the email without its <> */
+	size_t author_name_len, author_email_len;
 	int64_t author_time, commit_time;
 	const char *message; /* after the header, leading newlines skipped (git_commit_message) */
 	size_t message_len;

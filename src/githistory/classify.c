@@ -32,7 +32,6 @@ void githistory_classify_message(const struct githistory_rules *r, struct githis
 {
 	struct convcommit cc;
 	bool conventional = convcommit_parse(c->subject, strlen(c->subject), &cc);
-	c->agent = matches(r->agent_message, c->message) || matches(r->agent_author, c->author);
 	c->fix_type = conventional && type_in(&cc, r->fix_types);
 	c->fix_word = matches(r->fix_subject, c->subject);
 	if (matches(r->reapply_subject, c->subject))
@@ -42,6 +41,45 @@ void githistory_classify_message(const struct githistory_rules *r, struct githis
 		c->kind = GITHISTORY_KIND_REVERT;
 	else if (c->fix_type || c->fix_word)
 		c->kind = GITHISTORY_KIND_FIX;
+}
+
+enum githistory_author_class githistory_classify_author(const struct githistory_rules *r, struct githistory_commit *c)
+{
+	if (c->author_class != GITHISTORY_AUTHOR_UNKNOWN)
+		return c->author_class;
+	/* Agent first: the coding agents' GitHub apps are bots by name too (copilot-swe-agent[bot]). */
+	if (matches(r->agent_message, c->message) || matches(r->agent_author, c->author) || matches(r->agent_email, c->email))
+		c->author_class = GITHISTORY_AUTHOR_AGENT;
+	else if (matches(r->bot_author, c->author) || matches(r->bot_email, c->email))
+		c->author_class = GITHISTORY_AUTHOR_BOT;
+	else
+		c->author_class = GITHISTORY_AUTHOR_HUMAN;
+	return c->author_class;
+}
+
+const char *githistory_classify_author_name(enum githistory_author_class k)
+{
+	return k == GITHISTORY_AUTHOR_AGENT ? "agent" : k == GITHISTORY_AUTHOR_BOT ? "bot" : "human";
+}
+
+static bool scope_in(const struct convcommit *c, const cJSON *scopes)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, scopes)
+		if (cJSON_IsString(t) && c->scope_len && strlen(t->valuestring) == c->scope_len &&
+		    !strncasecmp(c->scope, t->valuestring, c->scope_len))
+			return true;
+	return false;
+}
+
+bool githistory_classify_dependency_update(const struct githistory_rules *r, struct githistory_commit *c)
+{
+	struct convcommit cc;
+	if (r->dependency_by_bot && githistory_classify_author(r, c) == GITHISTORY_AUTHOR_BOT)
+		return true;
+	if (convcommit_parse(c->subject, strlen(c->subject), &cc) && scope_in(&cc, r->dependency_scopes))
+		return true;
+	return matches(r->dependency_subject, c->subject);
 }
 
 /* The hex run that ends the first match of re in text (the sha a pattern captures), as a commit. */
@@ -82,8 +120,8 @@ static void fired(struct githistory_failure *f, const char *rule)
 	cJSON_AddItemToArray(f->rules, cJSON_CreateString(rule));
 }
 
-static int unlinked(struct githistory_failures *fs, struct githistory_commit *remedy, const char *kind, const char *why,
-		    cJSON *rules)
+static int unlinked(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *remedy,
+		    const char *kind, const char *why, cJSON *rules)
 {
 	cJSON *u = cJSON_CreateObject();
 	if (!u) {
@@ -91,7 +129,7 @@ static int unlinked(struct githistory_failures *fs, struct githistory_commit *re
 		return rtk_oom();
 	}
 	cJSON_AddStringToObject(u, "kind", kind);
-	cJSON_AddItemToObject(u, "remedy", githistory_report_commit(remedy));
+	cJSON_AddItemToObject(u, "remedy", githistory_report_commit(&h->rules, remedy));
 	cJSON_AddItemToObject(u, "rules", rules);
 	cJSON_AddStringToObject(u, "reason", why);
 	cJSON_AddItemToArray(fs->unlinked, u);
@@ -207,7 +245,7 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 			cJSON *rules = cJSON_CreateArray();
 			cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
 			*handled = true;
-			return unlinked(fs, r, "revert",
+			return unlinked(h, fs, r, "revert",
 					"the reverted commit is not named, no patch id matches, no earlier commit has the "
 					"quoted subject, and none has enough of its added lines taken back",
 					rules);
@@ -277,7 +315,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 	if (!b.n && !truth.n) {
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(fx->fix_type ? "fix-type" : "fix-subject"));
-		rc = unlinked(fs, fx, "fix", githistory_blame_why_none(&b), rules);
+		rc = unlinked(h, fs, fx, "fix", githistory_blame_why_none(&b), rules);
 		goto out;
 	}
 	if (!(f = failure_new(fs, "fix", fx))) {
@@ -332,7 +370,7 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 		for (size_t k = 0; k < c->files.n; k++) {
 			struct riskfloor_surface s = riskfloor_classify(h->risk, c->files.v[k], strlen(c->files.v[k]));
 			if (s.weight > best)
-				best = s.weight, f->surface = s.name;
+				best = s.weight, f->surface = s.name, f->surface_path = c->files.v[k];
 		}
 	}
 	f->S = best >= riskfloor_threshold(h->risk) && strcmp(f->surface, "none");
@@ -360,7 +398,10 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 	}
 	if (f->flap)
 		fired(f, "flap");
-	f->agent = f->culprit[0]->agent;
+	for (size_t i = 0; i < f->nculprits; i++) /* every culprit is shown with its class */
+		githistory_classify_author(r, f->culprit[i]);
+	githistory_classify_author(r, f->remedy);
+	f->author_class = f->culprit[0]->author_class;
 	f->bucket = f->T ? 1 : f->S ? 2 : 3;
 	return 0;
 }
@@ -377,7 +418,10 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 			continue;
 		if ((rc = detect_revert(h, fs, &ix, c, &handled)) || handled)
 			continue;
-		if (c->kind == GITHISTORY_KIND_FIX)
+		/* A fix that only moves a dependency on is routine upkeep, not a remedy (a revert of one still is). */
+		if (c->kind == GITHISTORY_KIND_FIX && githistory_classify_dependency_update(&h->rules, c))
+			fs->dependency_updates++;
+		else if (c->kind == GITHISTORY_KIND_FIX)
 			rc = detect_fix(h, fs, c);
 	}
 	githistory_patchid_index_free(&ix);

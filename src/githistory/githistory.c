@@ -51,6 +51,47 @@ static void md_accuracy_row(struct rtk_out_md_table *t, const char *what, const 
 	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(a, "recall"), 3));
 }
 
+/* A commit's short sha with its author class when not a person's: "1234567890 (agent)". */
+static const char *sha_and_class(const cJSON *commit)
+{
+	static char buf[2][48];
+	static unsigned next;
+	char *b = buf[next++ % 2];
+	const char *who = rtk_out_json_str(commit, "author_class");
+	if (!*who || !strcmp(who, "human"))
+		snprintf(b, sizeof(buf[0]), "%s", short_sha(commit));
+	else
+		snprintf(b, sizeof(buf[0]), "%s (%s)", short_sha(commit), who);
+	return b;
+}
+
+/* One failure: the remedy and the culprit side by side, and for S the surface and the path that made it. */
+static void md_failure_row(struct rtk_out_md_table *t, const cJSON *f)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "culprit"), *m = cJSON_GetObjectItemCaseSensitive(f, "remedy");
+	const cJSON *rule;
+	bool S = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "S"));
+	char rules[256] = "";
+	cJSON_ArrayForEach(rule, cJSON_GetObjectItemCaseSensitive(f, "rules"))
+		snprintf(rules + strlen(rules), sizeof(rules) - strlen(rules), "%s%s", *rules ? ", " : "", rule->valuestring);
+	rtk_out_md_cell(t, "%s", sha_and_class(m));
+	rtk_out_md_cell(t, "%.50s", rtk_out_json_str(m, "subject"));
+	rtk_out_md_cell(t, "%s", sha_and_class(c));
+	rtk_out_md_cell(t, "%.50s", rtk_out_json_str(c, "subject"));
+	rtk_out_md_cell(t, "%s%s%s", rtk_out_json_str(f, "kind"),
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "partial")) ? " (partial)" : "",
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "flap")) ? " (flap)" : "");
+	rtk_out_md_cell(t, "%s", rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "strength"));
+	rtk_out_md_cell(t, "%.1f", rtk_out_json_num(f, "time_to_fix_seconds") / 86400);
+	if (S)
+		rtk_out_md_cell(t, "%s S (%s: %.60s)", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-",
+				rtk_out_json_str(f, "surface"), rtk_out_json_str(f, "surface_path"));
+	else
+		rtk_out_md_cell(t, "%s -", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-");
+	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(f, "bucket"));
+	rtk_out_md_cell(t, "%s", rules);
+}
+
 void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
@@ -75,6 +116,8 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		    rtk_out_json_str(p, "since"), rtk_out_json_str(p, "until"), rtk_out_json_str(p, "rev"), rtk_out_json_str(p, "rev_sha"),
 		    rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(in, "commits_walked"), rtk_out_json_num(b, "n"),
 		    rtk_out_json_num(in, "unlinked"), rtk_out_json_num(in, "reapplies"));
+	rtk_out_md_para(md, "%.0f fix-type commits set aside as dependency updates (not failures).",
+			rtk_out_json_num(in, "dependency_updates"));
 
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);
@@ -98,9 +141,10 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	rtk_out_md_cell(t, "%.0f", ts + tn + ns + nn);
 	rtk_out_md_table_end(t);
 
-	rtk_out_md_heading(md, level + 1, "Agent-authored and human-authored culprits");
+	rtk_out_md_heading(md, level + 1, "Culprits by author: agent, bot, human");
 	t = rtk_out_md_table(md, "llrrr", "culprit", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, "agent", cJSON_GetObjectItemCaseSensitive(split, "agent"));
+	md_bucket_rows(t, "bot", cJSON_GetObjectItemCaseSensitive(split, "bot"));
 	md_bucket_rows(t, "human", cJSON_GetObjectItemCaseSensitive(split, "human"));
 	rtk_out_md_table_end(t);
 
@@ -114,26 +158,10 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	rtk_out_md_table_end(t);
 
 	rtk_out_md_heading(md, level + 1, "Failures");
-	t = rtk_out_md_table(md, "lllllrlll", "culprit", "subject", "remedy", "kind", "evidence", "days to fix", "T S",
-			 "bucket", "rules");
-	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failures")) {
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "culprit"), *rule;
-		char rules[256] = "";
-		cJSON_ArrayForEach(rule, cJSON_GetObjectItemCaseSensitive(f, "rules"))
-			snprintf(rules + strlen(rules), sizeof(rules) - strlen(rules), "%s%s", *rules ? ", " : "", rule->valuestring);
-		rtk_out_md_cell(t, "%s%s", short_sha(c), cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "agent")) ? " (agent)" : "");
-		rtk_out_md_cell(t, "%.60s", rtk_out_json_str(c, "subject"));
-		rtk_out_md_cell(t, "%s", short_sha(cJSON_GetObjectItemCaseSensitive(f, "remedy")));
-		rtk_out_md_cell(t, "%s%s%s", rtk_out_json_str(f, "kind"),
-			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "partial")) ? " (partial)" : "",
-			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "flap")) ? " (flap)" : "");
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "strength"));
-		rtk_out_md_cell(t, "%.1f", rtk_out_json_num(f, "time_to_fix_seconds") / 86400);
-		rtk_out_md_cell(t, "%s %s", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-",
-			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "S")) ? "S" : "-");
-		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(f, "bucket"));
-		rtk_out_md_cell(t, "%s", rules);
-	}
+	t = rtk_out_md_table(md, "llllllrlll", "remedy", "remedy subject", "culprit", "culprit subject", "kind", "evidence",
+			     "days to fix", "T S", "bucket", "rules");
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failures"))
+		md_failure_row(t, f);
 	rtk_out_md_table_end(t);
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "unlinked"))) {
 		rtk_out_md_heading(md, level + 1, "Unlinked (not counted)");

@@ -28,8 +28,10 @@ struct githistory_rules {
 	char sha256[65];
 	int64_t fix_window, revert_lookback;
 	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
-	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author;
-	const cJSON *revert_types, *fix_types;
+	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author, *agent_email, *bot_author, *bot_email;
+	struct rtk_re *dependency_subject;
+	const cJSON *revert_types, *fix_types, *dependency_scopes;
+	bool dependency_by_bot; /* a bot-authored fix is a dependency update */
 	double partial_min_share, rename_min_similarity, kill_upper, ci_level;
 	long max_files, add_only_context, min_n;
 	const char *ignore_revs_file;
@@ -44,14 +46,24 @@ void githistory_rules_free(struct githistory_rules *r);
 
 enum githistory_kind { GITHISTORY_KIND_OTHER, GITHISTORY_KIND_FIX, GITHISTORY_KIND_REVERT, GITHISTORY_KIND_REAPPLY };
 
+/* Who wrote a commit, by the markers of the rules (an agent's marker wins over a bot's); UNKNOWN: not read yet. */
+enum githistory_author_class {
+	GITHISTORY_AUTHOR_UNKNOWN,
+	GITHISTORY_AUTHOR_AGENT,
+	GITHISTORY_AUTHOR_BOT,
+	GITHISTORY_AUTHOR_HUMAN,
+};
+
 struct githistory_commit {
 	git_oid oid, tree, parent[2];
 	git_oid *more_parents; /* an octopus merge's third and later parents */
 	unsigned nparents; /* all parents; parent[] keeps the first two */
 	int64_t author_time, commit_time;
 	char *subject, *message, *author;
+	const char *email; /* the author's, in author's allocation (after its NUL) */
 	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
-	bool files_loaded, in_window, agent, ignored, fix_word, fix_type, queued;
+	bool files_loaded, in_window, ignored, fix_word, fix_type, queued;
+	enum githistory_author_class author_class; /* read only for the commits a report shows (githistory_classify_author) */
 	size_t seq; /* order first queued in the walk: ties of commit time pop oldest-queued first */
 	unsigned mark; /* the last ancestry search that reached it */
 	enum githistory_kind kind;
@@ -208,8 +220,10 @@ struct githistory_failure {
 	struct githistory_commit *culprit[GITHISTORY_MAX_CULPRITS]; /* [0] is the primary: the one with most blamed lines */
 	size_t nculprits;
 	cJSON *rules, *evidence;
-	bool weak, flap, partial, T, S, agent;
+	bool weak, flap, partial, T, S;
+	enum githistory_author_class author_class; /* the primary culprit's */
 	const char *surface;
+	const char *surface_path; /* the culprit's path that gave the surface (borrowed from its files), or NULL */
 	int bucket;
 };
 
@@ -217,15 +231,24 @@ struct githistory_failures {
 	struct githistory_failure *v;
 	size_t n, cap;
 	cJSON *unlinked;
-	size_t reapplies;
+	size_t reapplies, dependency_updates; /* fix-kind commits set aside as dependency updates */
 	/* ground truth agreement: [0] fixes with Fixes: trailers, [1] reverts naming their commit */
 	struct githistory_accuracy {
 		size_t remedies, truth, predicted, agreeing;
 	} acc[2];
 };
 
-/* Reads what the rules ask of a commit's message and author: its kind, fix markers, agent markers. */
+/* Reads what the rules ask of a commit's message: its kind and fix markers. */
 void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c);
+/*
+ * c's author class by the agent and bot markers, read once (kept in c->author_class): only the
+ * commits a report shows pay for the message patterns, not every commit of the walk.
+ */
+enum githistory_author_class githistory_classify_author(const struct githistory_rules *r, struct githistory_commit *c);
+/* The class's name in the result: "agent", "bot" or "human". */
+const char *githistory_classify_author_name(enum githistory_author_class k);
+/* Whether c is a dependency update by the rules: a bot's commit, a dependency scope, or such a subject. */
+bool githistory_classify_dependency_update(const struct githistory_rules *r, struct githistory_commit *c);
 /* Every revert and fix of the window into fs (fs->unlinked an array already), oldest first. */
 int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs);
 /* T, S, agent and the bucket of f, by the pre-registered rules. */
@@ -236,7 +259,7 @@ void githistory_classify_free(struct githistory_failures *fs);
 
 /* The whole rtk.git-history.v1 result (the caller deletes it; it takes fs->unlinked), or NULL. */
 cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failures *fs);
-/* A commit as the result shows it, or NULL. */
-cJSON *githistory_report_commit(const struct githistory_commit *c);
+/* A commit as the result shows it (its author class read now if not yet), or NULL. */
+cJSON *githistory_report_commit(const struct githistory_rules *r, struct githistory_commit *c);
 
 #endif

@@ -7,9 +7,11 @@
 #include "lib/timeutil.h"
 
 #include <stdio.h>
+#include <string.h>
 
-cJSON *githistory_report_commit(const struct githistory_commit *c)
+cJSON *githistory_report_commit(const struct githistory_rules *r, struct githistory_commit *c)
 {
+	enum githistory_author_class k = githistory_classify_author(r, c);
 	char hex[41], t[RTK_TIME_BUFSZ];
 	cJSON *j = cJSON_CreateObject();
 	if (!j)
@@ -21,7 +23,8 @@ cJSON *githistory_report_commit(const struct githistory_commit *c)
 	cJSON_AddStringToObject(j, "authored_at", t);
 	rtk_time_format(c->commit_time, t);
 	cJSON_AddStringToObject(j, "committed_at", t);
-	cJSON_AddBoolToObject(j, "agent", c->agent);
+	cJSON_AddBoolToObject(j, "agent", k == GITHISTORY_AUTHOR_AGENT);
+	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(k));
 	return j;
 }
 
@@ -122,18 +125,18 @@ static cJSON *accuracy_json(const struct githistory_accuracy *a)
 	return j;
 }
 
-static cJSON *failure_json(struct githistory_failure *f)
+static cJSON *failure_json(const struct githistory_rules *r, struct githistory_failure *f)
 {
 	cJSON *j = cJSON_CreateObject(), *others;
-	const struct githistory_commit *c = f->culprit[0];
+	struct githistory_commit *c = f->culprit[0];
 	if (!j)
 		return NULL;
 	cJSON_AddStringToObject(j, "kind", f->kind);
-	cJSON_AddItemToObject(j, "culprit", githistory_report_commit(c));
-	cJSON_AddItemToObject(j, "remedy", githistory_report_commit(f->remedy));
+	cJSON_AddItemToObject(j, "culprit", githistory_report_commit(r, c));
+	cJSON_AddItemToObject(j, "remedy", githistory_report_commit(r, f->remedy));
 	others = cJSON_AddArrayToObject(j, "other_culprits");
 	for (size_t i = 1; others && i < f->nculprits; i++)
-		cJSON_AddItemToArray(others, githistory_report_commit(f->culprit[i]));
+		cJSON_AddItemToArray(others, githistory_report_commit(r, f->culprit[i]));
 	cJSON_AddNumberToObject(j, "time_to_fix_seconds", (double)(f->remedy->commit_time - c->commit_time));
 	cJSON_AddItemToObject(j, "rules", f->rules);
 	cJSON_AddItemToObject(j, "evidence", f->evidence);
@@ -143,8 +146,13 @@ static cJSON *failure_json(struct githistory_failure *f)
 	cJSON_AddBoolToObject(j, "T", f->T);
 	cJSON_AddBoolToObject(j, "S", f->S);
 	cJSON_AddStringToObject(j, "surface", f->surface);
+	if (f->surface_path && strcmp(f->surface, "none"))
+		cJSON_AddStringToObject(j, "surface_path", f->surface_path);
+	else
+		cJSON_AddNullToObject(j, "surface_path");
 	cJSON_AddNumberToObject(j, "bucket", f->bucket);
-	cJSON_AddBoolToObject(j, "agent", f->agent);
+	cJSON_AddBoolToObject(j, "agent", f->author_class == GITHISTORY_AUTHOR_AGENT);
+	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(f->author_class));
 	return j;
 }
 
@@ -172,7 +180,7 @@ static void parameters_json(cJSON *p, const struct githistory_run *h)
 
 cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failures *fs)
 {
-	size_t all[4] = { 0 }, agent[4] = { 0 }, human[4] = { 0 }, t2[2][2] = { { 0 } };
+	size_t all[4] = { 0 }, by_class[GITHISTORY_AUTHOR_HUMAN + 1][4] = { { 0 } }, t2[2][2] = { { 0 } };
 	const struct githistory_rules *r = &h->rules;
 	cJSON *result = rtk_out_result_new("git-history"), *in, *split, *acc, *list, *t;
 
@@ -181,7 +189,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct githistory_failure *f = &fs->v[i];
 		all[f->bucket]++;
-		(f->agent ? agent : human)[f->bucket]++;
+		by_class[f->author_class][f->bucket]++;
 		t2[f->T][f->S]++;
 	}
 	parameters_json(cJSON_GetObjectItemCaseSensitive(result, "parameters"), h);
@@ -191,6 +199,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	cJSON_AddNumberToObject(in, "commits_in_window", (double)h->walked_in_window);
 	cJSON_AddNumberToObject(in, "unlinked", (double)cJSON_GetArraySize(fs->unlinked));
 	cJSON_AddNumberToObject(in, "reapplies", (double)fs->reapplies);
+	cJSON_AddNumberToObject(in, "dependency_updates", (double)fs->dependency_updates);
 	cJSON_AddItemToObject(result, "buckets", buckets_json(all, r->ci_level));
 	t = cJSON_AddObjectToObject(result, "table_2x2");
 	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);
@@ -198,14 +207,14 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	cJSON_AddNumberToObject(t, "not_T_S", (double)t2[0][1]);
 	cJSON_AddNumberToObject(t, "not_T_not_S", (double)t2[0][0]);
 	split = cJSON_AddObjectToObject(result, "by_author");
-	cJSON_AddItemToObject(split, "agent", buckets_json(agent, r->ci_level));
-	cJSON_AddItemToObject(split, "human", buckets_json(human, r->ci_level));
+	for (int k = GITHISTORY_AUTHOR_AGENT; k <= GITHISTORY_AUTHOR_HUMAN; k++)
+		cJSON_AddItemToObject(split, githistory_classify_author_name(k), buckets_json(by_class[k], r->ci_level));
 	acc = cJSON_AddObjectToObject(result, "accuracy");
 	cJSON_AddItemToObject(acc, "fixes_trailers", accuracy_json(&fs->acc[0]));
 	cJSON_AddItemToObject(acc, "revert_messages", accuracy_json(&fs->acc[1]));
 	list = cJSON_AddArrayToObject(result, "failures");
 	for (size_t i = 0; list && i < fs->n; i++)
-		cJSON_AddItemToArray(list, failure_json(&fs->v[i]));
+		cJSON_AddItemToArray(list, failure_json(r, &fs->v[i]));
 	cJSON_AddItemToObject(result, "unlinked", fs->unlinked);
 	fs->unlinked = NULL;
 	cJSON_AddStringToObject(result, "config_sha256", h->rules_sha);

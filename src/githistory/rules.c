@@ -113,6 +113,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule(r, "classification", "ci_message", &r->ci_message, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "message", &r->agent_message, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "author_name", &r->agent_author, origin)) ||
+	    (rc = compile_rule(r, "agent_markers", "author_email", &r->agent_email, origin)) ||
+	    (rc = compile_rule(r, "bot_markers", "author_name", &r->bot_author, origin)) ||
+	    (rc = compile_rule(r, "bot_markers", "author_email", &r->bot_email, origin)) ||
+	    (rc = compile_rule(r, "dependency_update", "subject", &r->dependency_subject, origin)) ||
 	    (rc = number_rule(r, "revert", "partial_min_share", 0, 1, &r->partial_min_share, origin)) ||
 	    (rc = number_rule(r, "blame", "rename_min_similarity", 0, 1, &r->rename_min_similarity, origin)) ||
 	    (rc = number_rule(r, "verdict", "kill_upper", 0, 1, &r->kill_upper, origin)) ||
@@ -131,6 +135,12 @@ int githistory_rules_load(struct githistory_rules *r)
 	r->fix_types = rule_at(r->json, "fix", "conventional_types");
 	if (!cJSON_IsArray(r->revert_types) || !cJSON_IsArray(r->fix_types))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.conventional_types and fix.conventional_types must be lists", origin);
+	r->dependency_scopes = rule_at(r->json, "dependency_update", "scopes");
+	const cJSON *by_bot = rule_at(r->json, "dependency_update", "by_bot");
+	if (!cJSON_IsArray(r->dependency_scopes) || !cJSON_IsBool(by_bot))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: dependency_update.scopes must be a list and dependency_update.by_bot true or false",
+				origin);
+	r->dependency_by_bot = cJSON_IsTrue(by_bot);
 	const cJSON *ig = rule_at(r->json, "blame", "ignore_revs_file");
 	r->ignore_revs_file = cJSON_IsString(ig) && *ig->valuestring ? ig->valuestring : NULL;
 	return 0;
@@ -139,7 +149,8 @@ int githistory_rules_load(struct githistory_rules *r)
 void githistory_rules_free(struct githistory_rules *r)
 {
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
-				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author };
+				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author,
+				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
 	cJSON_Delete(r->json);

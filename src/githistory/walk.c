@@ -67,7 +67,15 @@ static struct githistory_commit *record_new(struct githistory_run *h, const git_
 	c->author_time = gc->author_time;
 	c->message = strndup(gc->message, gc->message_len);
 	c->subject = gitodb_summary(gc->message, gc->message_len);
-	c->author = strndup(gc->author_name, gc->author_name_len);
+	/* name and email in one allocation: the walk reads every commit, and most are never reported */
+	if ((c->author = malloc(gc->author_name_len + gc->author_email_len + 2))) {
+		char *email = c->author + gc->author_name_len + 1;
+		memcpy(c->author, gc->author_name, gc->author_name_len);
+		c->author[gc->author_name_len] = '\0';
+		memcpy(email, gc->author_email, gc->author_email_len);
+		email[gc->author_email_len] = '\0';
+		c->email = email;
+	}
 	c->failure = -1;
 	if (!c->message || !c->subject || !c->author || rtk_strmap_put(h->by_oid, (const char *)c->oid.id, 20, c)) {
 		commit_free(c);

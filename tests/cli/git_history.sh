@@ -51,8 +51,14 @@ testing "a fix with a test: bucket 1" "$(gh fix-with-test "$one")" \
 	'[["fix","feat: compute the total","fix: the total forgot c",1,"strong",["fix-type","blame","test-path"]]]\n'
 testing "the blamed lines are named" \
 	"$(gh fix-with-test '.failures[0].evidence.blamed[0].lines')" '["src/calc.c:4"]\n'
-testing "a fix in auth without a test: bucket 2" "$(gh fix-auth '[.failures[0] | .bucket, .S, .T, .surface]')" \
-	'[2,true,false,"auth"]\n'
+testing "a fix in auth without a test: bucket 2, the path that made S named" \
+	"$(gh fix-auth '[.failures[0] | .bucket, .S, .T, .surface, .surface_path]')" '[2,true,false,"auth","auth/session.c"]\n'
+testing "no surface: no path" "$(gh fix-plain '[.failures[0] | .surface, .surface_path]')" '["none",null]\n'
+testing "markdown Failures: remedy and culprit side by side, the surface and path of S" \
+	"cd $(repo fix-auth) && $RTK git-history | grep -A2 '^| remedy ' | sed -n '1p;3p' | sed 's/[0-9a-f]\\{10\\}/SHA/g; s/  */ /g'" \
+	'| remedy | remedy subject | culprit | culprit subject | kind | evidence | days to fix | T S | bucket | rules |\n| SHA | fix(auth): sessions expired at once | SHA | feat: session expiry | fix | strong | 2.0 | - S (auth: auth/session.c) | 2 | fix-type, blame, review-surface |\n'
+testing "markdown Failures: a culprit's class beside its sha when not a person's" \
+	"cd $(repo dependency-updates) && $RTK git-history | grep -c '^| [0-9a-f]\\{10\\} *| .* | [0-9a-f]\\{10\\} (bot) |'" '2\n'
 testing "a plain logic fix: bucket 3" "$(gh fix-plain "$one")" \
 	'[["fix","feat: add","fix: add adds",3,"strong",["fix-type","blame"]]]\n'
 testing "an add-only fix blames its context, weakly" "$(gh fix-add-only "$one")" \
@@ -93,6 +99,38 @@ testing "a revert is linked only to a commit in its own history" \
 testing "agent-authored culprits by trailer and by aider name" \
 	"$(gh agent-culprits '[[.failures[] | [.culprit.subject, .agent]], .by_author.agent.n, .by_author.human.n, .by_author.agent.reflection_bucket.count]')" \
 	'[[["feat: set a",true],["feat: set b",true],["feat: set c",false]],2,1,2]\n'
+testing "every culprit and remedy says its author class" \
+	"$(gh agent-culprits '[.failures[] | [.author_class, .culprit.author_class, .remedy.author_class]]')" \
+	'[["agent","agent","human"],["agent","agent","human"],["human","human","human"]]\n'
+testing "author classes: one culprit per agent marker (an agent's [bot] app is an agent), bots, a person" \
+	"$(gh author-classes '[[[.failures[] | .culprit.author_class] | group_by(.)[] | [.[0], length]], [.by_author[].n]]')" \
+	'[[["agent",19],["bot",3],["human",1]],[19,3,1]]\n'
+testing "author classes: the agents by name and email" \
+	"$(gh author-classes '[.failures[] | select(.culprit.author != "Dev One") | [.culprit.author, .author_class]] | map(join(":")) | join(" ")')" \
+	'"Claude:agent anthropic-code-agent[bot]:agent claude[bot]:agent Copilot:agent copilot-swe-agent[bot]:agent Cursor Agent:agent chatgpt-codex-connector[bot]:agent devin-ai-integration[bot]:agent gemini-code-assist[bot]:agent Dev Two (aider):agent Pat:agent renovate[bot]:bot github-actions[bot]:bot Renovate Bot:bot Dev Two:human"\n'
+testing "author classes: a trailer alone makes a person's commit an agent's" \
+	"$(gh author-classes '[.failures[] | select(.culprit.author == "Dev One") | .author_class] | unique')" '["agent"]\n'
+testing "the by-author table has all three classes" \
+	"cd $(repo author-classes) && $RTK git-history | awk -F'|' '/only self-reflection/ && \$2 ~ /agent|bot|human/ { gsub(/ /, \"\"); print \$2, \$4 }'" \
+	'agent 19\nbot 3\nhuman 1\n'
+testing "agent_markers in --config replace the shipped ones" \
+	"cd $(repo author-classes) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.by_author[].n]'" \
+	'[2,9,12]\n' "agent_markers: {message: ['^Co-authored-by:\\\\s*Copilot'], author_name: ['^Copilot\$'], author_email: ['(?!)']}\n"
+
+# --- dependency updates ---------------------------------------------------------------------------------
+testing "dependency updates are not failures; a revert or a fix undoing one is, with the bot's update as culprit" \
+	"$(gh dependency-updates '[[.failures[] | [.kind, .culprit.subject, .author_class, .remedy.author_class]], .input.dependency_updates, .input.unlinked]')" \
+	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
+testing "dependency updates: the markdown counts what was set aside" \
+	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
+	'4 fix-type commits set aside as dependency updates (not failures).\n'
+testing "dependency_update rules off in --config: the four fixes come back as failures" \
+	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
+	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
+	"dependency_update: {by_bot: false, scopes: [], subject: '(?!)'}\n"
+testing "a bad dependency_update.by_bot in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: dependency_update.scopes must be a list and dependency_update.by_bot true or false\n2\n" \
+	"dependency_update: {by_bot: maybe}\n"
 testing "Fixes: trailers: blame agrees with one, cannot see the other" \
 	"$(gh fixes-trailer '[.accuracy.fixes_trailers | .remedies, .truth_links, .predicted_links, .agreeing, .precision, .recall]')" \
 	'[2,2,1,1,1,0.5]\n'
@@ -162,7 +200,7 @@ done
 
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
-	unlinked-revert similar-rename-blame; do
+	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done

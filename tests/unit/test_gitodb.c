@@ -989,6 +989,8 @@ static void commit_parse_and_summary_match_libgit2(void **state)
 		const git_signature *author = git_commit_author(c);
 		assert_int_equal(gc.author_name_len, strlen(author->name));
 		assert_memory_equal(gc.author_name, author->name, gc.author_name_len);
+		assert_int_equal(gc.author_email_len, strlen(author->email));
+		assert_memory_equal(gc.author_email, author->email, gc.author_email_len);
 		assert_int_equal(gc.author_time, author->when.time);
 		assert_int_equal(gc.commit_time, git_commit_time(c));
 		assert_int_equal(gc.message_len, strlen(git_commit_message(c)));

@@ -1,0 +1,106 @@
+/* tests/unit/test_githistory_classify.c — git-history's author classes and dependency updates, by the shipped
+ * rules, on commit records made by hand: one per marker of data/rules/git-history.yaml. */
+#include "unit.h"
+#include "githistory/internal.h"
+
+#include <string.h>
+
+static struct githistory_opts opts = GITHISTORY_DEFAULTS;
+static struct githistory_rules rules;
+
+static int rules_setup(void **state)
+{
+	(void)state;
+	memset(&rules, 0, sizeof(rules));
+	rules.opts = &opts;
+	return githistory_rules_load(&rules);
+}
+
+static int rules_teardown(void **state)
+{
+	(void)state;
+	githistory_rules_free(&rules);
+	return 0;
+}
+
+/* The class of a commit by author, email and message (the subject is the message's first line). */
+static const char *class_of(const char *author, const char *email, const char *message)
+{
+	struct githistory_commit c = { .author = (char *)author, .email = email, .message = (char *)message,
+				       .subject = (char *)message };
+	return githistory_classify_author_name(githistory_classify_author(&rules, &c));
+}
+
+static void every_agent_marker_makes_an_agent(void **state)
+{
+	static const char *const cases[][3] = {
+		{ "Dev", "dev@example.com", "feat: x\n\nCo-Authored-By: Claude <noreply@anthropic.com>" },
+		{ "Dev", "dev@example.com", "feat: x\n\nGenerated with [Claude Code](https://claude.com/claude-code)" },
+		{ "Claude", "noreply@anthropic.com", "feat: x" },
+		{ "Dev", "dev@example.com", "feat: x\n\nCo-authored-by: Pat <noreply@anthropic.com>" },
+		{ "anthropic-code-agent[bot]", "1+anthropic-code-agent[bot]@users.noreply.github.com", "feat: x" },
+		{ "claude[bot]", "2+claude[bot]@users.noreply.github.com", "feat: x" },
+		{ "Dev", "dev@example.com", "feat: x\n\nCo-authored-by: Copilot <175728472+Copilot@users.noreply.github.com>" },
+		{ "Copilot", "198982749+Copilot@users.noreply.github.com", "feat: x" },
+		{ "copilot-swe-agent[bot]", "198982749+copilot-swe-agent[bot]@users.noreply.github.com", "feat: x" },
+		{ "Cursor Agent", "cursoragent@cursor.com", "feat: x" },
+		{ "Dev", "dev@example.com", "feat: x\n\nCo-authored-by: Cursor <cursoragent@cursor.com>" },
+		{ "Dev", "dev@example.com", "feat: x\n\nCo-authored-by: Codex <codex@openai.com>" },
+		{ "chatgpt-codex-connector[bot]", "3+chatgpt-codex-connector[bot]@users.noreply.github.com", "feat: x" },
+		{ "devin-ai-integration[bot]", "4+devin-ai-integration[bot]@users.noreply.github.com", "feat: x" },
+		{ "Dev", "dev@example.com", "feat: x\n\nCo-authored-by: Devin AI <5+devin-ai-integration[bot]@users.noreply.github.com>" },
+		{ "gemini-code-assist[bot]", "6+gemini-code-assist[bot]@users.noreply.github.com", "feat: x" },
+		{ "Dev", "dev@example.com", "feat: x\n\nCo-authored-by: Gemini <gemini@google.com>" },
+		{ "Dev (aider)", "dev@example.com", "feat: x" },
+		{ "Dev", "dev@example.com", "feat: x\n\nCo-authored-by: aider (gpt-4o) <noreply@aider.chat>" },
+		{ "Dev", "noreply@aider.chat", "feat: x" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		if (strcmp(class_of(cases[i][0], cases[i][1], cases[i][2]), "agent"))
+			fail_msg("not an agent: %s <%s> %s", cases[i][0], cases[i][1], cases[i][2]);
+}
+
+static void bots_and_people(void **state)
+{
+	(void)state;
+	assert_string_equal(class_of("renovate[bot]", "29139614+renovate[bot]@users.noreply.github.com", "x"), "bot");
+	assert_string_equal(class_of("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com", "x"), "bot");
+	assert_string_equal(class_of("Renovate Bot", "bot@renovateapp.com", "x"), "bot");
+	assert_string_equal(class_of("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com", "x"), "bot");
+	assert_string_equal(class_of("Dev", "dev@example.com", "fix: x\n\nCo-authored-by: Pat <pat@example.com>"), "human");
+	/* A word in the subject is no trailer: only trailer lines mark an agent. */
+	assert_string_equal(class_of("Dev", "dev@example.com", "docs: how Co-authored-by: Claude works"), "human");
+	assert_string_equal(class_of("Claudette", "claudette@example.com", "x"), "human");
+}
+
+static bool dependency_update(const char *author, const char *email, const char *subject)
+{
+	struct githistory_commit c = { .author = (char *)author, .email = email, .message = (char *)subject,
+				       .subject = (char *)subject };
+	return githistory_classify_dependency_update(&rules, &c);
+}
+
+static void dependency_updates_by_author_scope_and_subject(void **state)
+{
+	(void)state;
+	assert_true(dependency_update("renovate[bot]", "1+renovate[bot]@users.noreply.github.com", "fix: anything"));
+	assert_true(dependency_update("Dev", "dev@example.com", "fix(deps): pin foo"));
+	assert_true(dependency_update("Dev", "dev@example.com", "fix(DEPS-dev): pin foo"));
+	assert_true(dependency_update("Dev", "dev@example.com", "fix: update dependency foo to v2"));
+	assert_true(dependency_update("Dev", "dev@example.com", "fix: Bump foo from 1.0 to 1.1"));
+	assert_true(dependency_update("Dev", "dev@example.com", "fix: lock file maintenance"));
+	assert_false(dependency_update("Dev", "dev@example.com", "fix(depsx): pin foo"));
+	assert_false(dependency_update("Dev", "dev@example.com", "fix: update the parser"));
+	/* An agent's fix is never a bot's: the agent marker wins. */
+	assert_false(dependency_update("copilot-swe-agent[bot]", "2+copilot-swe-agent[bot]@users.noreply.github.com",
+				       "fix: the parser"));
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test_setup_teardown(every_agent_marker_makes_an_agent, rules_setup, rules_teardown),
+	cmocka_unit_test_setup_teardown(bots_and_people, rules_setup, rules_teardown),
+	cmocka_unit_test_setup_teardown(dependency_updates_by_author_scope_and_subject, rules_setup, rules_teardown),
+};
+
+RTK_UNIT_MAIN(tests)
