@@ -78,6 +78,8 @@ for f in old:
         differ += 1
         if differ <= 5:
             print(f"{f}: the new binary never printed this record:\n{r[:1500]}")
+        else:
+            print(f"{f}: the new binary never printed the record of: {r.splitlines()[0]}")
 print(f"{calls} calls over {len(old)} test scripts; {noise} differ between two runs of the old binary (left out)")
 if differ:
     print(f"different output: {differ} records"); sys.exit(1)
