@@ -163,16 +163,23 @@ static int setup(struct loop_state *st)
 /* --- one round ------------------------------------------------------------------------------------- */
 
 
+/* Hands the caller's on_line each line of the round as it arrives. */
+static void stream_line(void *user, const char *line, size_t len)
+{
+	const struct loop_round *r = user;
+	r->o->on_line(r->o->user, r->n, line, len);
+}
+
 static void round_free(struct loop_round *r)
 {
 	checklist_diff_free(&r->diff);
 	checklist_free(&r->before);
 	checklist_free(&r->after);
 	gitx_paths_free(&r->commits);
-	loop_agent_io_free(&r->io);
+	agentrun_free(&r->io);
+	agentrun_usage_free(&r->usage);
 	free(r->item);
 	free(r->log);
-	free(r->model);
 	free(r->trace);
 }
 
@@ -285,8 +292,10 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 		return stop(st, "error", -fd, "%s", rtk_error_message()), false;
 	}
 	spec.stdin_data = prompt, spec.stdin_len = strlen(prompt);
-	r->io = (struct loop_agent_io){ .o = st->o, .round = r->n, .log_fd = fd, .rl = st->rl, .redact = { .s = st->secrets } };
-	rc = loop_agent_run(&r->io, &spec, &r->pr);
+	r->io = (struct agentrun){ .log_fd = fd, .rl = st->rl, .redact = { .s = st->secrets } };
+	if (st->o->on_line)
+		r->io.on_line = stream_line, r->io.user = r;
+	rc = agentrun_run(&r->io, &spec, &r->pr);
 	if (close(fd) && !rc)
 		r->io.write_failed = true;
 	free(prompt);
@@ -294,7 +303,7 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 		return stop(st, "error", rc, "round %ld: the agent could not be started: %s", r->n, rtk_error_message()), false;
 	if (r->io.write_failed)
 		rtk_warn("round %ld: the log %s is incomplete (a write failed)", r->n, r->log);
-	loop_agent_final_event(&r->io, &r->tokens, &r->agent_ms, &r->model);
+	agentrun_final_event(&r->io, &r->usage);
 	return true;
 }
 
@@ -326,7 +335,7 @@ static void round_trace(struct loop_state *st, struct loop_round *r)
 {
 	char *feedback = loop_feedback(r->verdict, r->diff.ticked, r->diff.skipped, r->commits.n, r->pr.exit_code, r->pr.signal);
 	struct loop_trace_in in = { st->run_id, r->n, r->item, r->io.tail.s, r->io.tail.len, feedback ? feedback : "",
-				    r->tokens, r->agent_ms >= 0 ? r->agent_ms : (double)r->pr.duration_ms, r->model };
+				    r->usage.tokens, r->usage.duration_ms >= 0 ? r->usage.duration_ms : (double)r->pr.duration_ms, r->usage.model };
 	cJSON *t = feedback ? loop_trace_build(&in, st->secrets, NULL) : NULL;
 	char *text = t ? cJSON_PrintUnformatted(t) : NULL, *err = NULL, name[128];
 	snprintf(name, sizeof(name), "%s-r%ld.json", st->run_id, r->n);
@@ -385,7 +394,7 @@ static void round_decide(struct loop_state *st, struct loop_round *r)
 
 static void run_round(struct loop_state *st, long n)
 {
-	struct loop_round r = { .n = n, .tokens = -1, .agent_ms = -1 };
+	struct loop_round r = { .o = st->o, .n = n, .usage = { .tokens = -1, .duration_ms = -1, .cost_usd = -1 } };
 	bool ran = round_start(st, &r) && round_agent(st, &r);
 	if (ran) {
 		round_judge(st, &r);

@@ -3,6 +3,7 @@
 #define RTK_LOOP_INTERNAL_H
 
 #include "loop.h"
+#include "agentrun.h"
 #include "proc.h"
 #include "ratelimit.h"
 #include "git/gitx.h"
@@ -70,35 +71,6 @@ cJSON *loop_trace_build(const struct loop_trace_in *in, const struct secrets *s,
 /* The verdict in words for a trace's user_feedback: "progress: 1 ticked, 2 commits; agent exit 3". malloc'd. */
 char *loop_feedback(enum loop_verdict v, size_t ticked, size_t skipped, size_t commits, int exit_code, int signal);
 
-/* --- one agent run (loop_agent.c) ------------------------------------------------------------------ */
-
-/* Keeps this much of the end of the agent's output for the trace (bytes; cut to characters later). */
-#define LOOP_TAIL_BYTES (16 * 1024)
-
-struct loop_agent_io {
-	/* in */
-	const struct loop_opts *o;
-	long round;
-	int log_fd;                     /* the round's log */
-	const struct ratelimit *rl;
-	struct secrets_stream redact;   /* every line is redacted before it is logged, kept or shown */
-	/* out */
-	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */
-	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event */
-	bool last_done;                 /* last holds a whole line (a new piece starts a new line) */
-	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE */
-	const char *hit_source;         /* "stderr" or "final_event" */
-	bool write_failed;
-};
-
-/* Runs spec (its on_line and user are set here) with io; 0 or proc_run's error. Frees nothing of io. */
-int loop_agent_run(struct loop_agent_io *io, struct proc_spec *spec, struct proc_result *pr);
-
-/* What the final event says: a rate limit (into io->hit), tokens, duration and model (-1 / NULL when absent; model malloc'd). */
-void loop_agent_final_event(struct loop_agent_io *io, double *tokens, double *duration_ms, char **model);
-
-void loop_agent_io_free(struct loop_agent_io *io);
-
 /* --- the repository (loop_repo.c) ------------------------------------------------------------------- */
 
 /* The repository's state at a round's start. */
@@ -147,6 +119,7 @@ struct loop_state {
 
 /* One round as it runs and as it is reported. */
 struct loop_round {
+	const struct loop_opts *o;
 	long n;
 	int64_t started_at;
 	char *item;                        /* the first open item when the round began */
@@ -155,12 +128,11 @@ struct loop_round {
 	char stash[41];                    /* "" when none was made */
 	char *log;
 	struct proc_result pr;
-	struct loop_agent_io io;
+	struct agentrun io;
 	struct checklist_diff diff;
 	struct gitx_paths commits;
 	size_t files_changed;
-	double tokens, agent_ms;
-	char *model;
+	struct agentrun_usage usage;
 	int64_t wait_seconds;
 	enum loop_verdict verdict;
 	char *trace;

@@ -82,8 +82,8 @@ cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r
 	cJSON_AddNumberToObject(j, "files_changed", (double)r->files_changed);
 	cJSON_AddItemToObject(j, "stash", stash_json(st, r));
 	cJSON_AddItemToObject(j, "rate_limit", rate_limit_json(st, r));
-	add_number_or_null(j, "tokens_used", r->tokens);
-	add_number_or_null(j, "agent_duration_ms", r->agent_ms);
+	add_number_or_null(j, "tokens_used", r->usage.tokens);
+	add_number_or_null(j, "agent_duration_ms", r->usage.duration_ms);
 	cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
 	cJSON_AddItemToObject(j, "trace", r->trace ? cJSON_CreateString(r->trace) : cJSON_CreateNull());
 	return j;

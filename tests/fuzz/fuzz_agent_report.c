@@ -1,7 +1,7 @@
-/* tests/fuzz/fuzz_agent_report.c — libFuzzer harness: an agent's final structured event (loop's tokens, duration, model, rate limit). */
+/* tests/fuzz/fuzz_agent_report.c — libFuzzer harness: an agent's final structured event (tokens, duration, cost, model, result text, rate limit) as loop and iterate read it. */
 #include "config.h"
 #include "fuzz.h"
-#include "exec/loop_internal.h"
+#include "exec/agentrun.h"
 #include "lib/err.h"
 
 #include <math.h>
@@ -17,21 +17,21 @@ static struct ratelimit *fuzz_rules(void)
 	return rl;
 }
 
-/* What loop reads off the event is either absent (-1, NULL) or a finite count, a duration, a model name. */
+/* What is read off the event is either absent (-1, NULL) or a finite count, a duration, a cost, a model name, a text. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct loop_agent_io io = { .rl = fuzz_rules() };
-	double tokens, duration;
-	char *model;
+	struct agentrun io = { .rl = fuzz_rules() };
+	struct agentrun_usage u;
 	rtk_strbuf_put(&io.last, data, size);
-	loop_agent_final_event(&io, &tokens, &duration, &model);
-	if (!(tokens == -1 || (isfinite(tokens) && tokens >= 0)) || !(duration == -1 || (isfinite(duration) && duration >= 0)))
-		RTK_BUG("tokens %g, duration %g", tokens, duration);
-	if (model && !*model)
+	agentrun_final_event(&io, &u);
+	if (!(u.tokens == -1 || (isfinite(u.tokens) && u.tokens >= 0)) || !(u.duration_ms == -1 || (isfinite(u.duration_ms) && u.duration_ms >= 0)) ||
+	    !(u.cost_usd == -1 || (isfinite(u.cost_usd) && u.cost_usd >= 0)))
+		RTK_BUG("tokens %g, duration %g, cost %g", u.tokens, u.duration_ms, u.cost_usd);
+	if (u.model && !*u.model)
 		RTK_BUG("an empty model name");
 	if (io.hit.kind != RATELIMIT_NONE && (strcmp(io.hit_source, "final_event") || !memchr(io.hit.excerpt, 0, sizeof(io.hit.excerpt))))
 		RTK_BUG("a rate limit from %s", io.hit_source ? io.hit_source : "nowhere");
-	free(model);
-	loop_agent_io_free(&io);
+	agentrun_usage_free(&u);
+	agentrun_free(&io);
 	return 0;
 }

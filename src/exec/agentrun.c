@@ -1,6 +1,7 @@
-/* src/exec/loop_agent.c — one agent run: its output logged and redacted, its end kept, its rate limits read from stderr and its final event only. */
+/* src/exec/agentrun.c — one agent run (loop, iterate): its output logged and redacted, its end kept, its rate limits read from stderr and its final event only. */
 #include "config.h"
-#include "loop_internal.h"
+#include "agentrun.h"
+#include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/timeutil.h"
 
@@ -11,20 +12,34 @@
 /* The last line of stdout may be a long JSON event; past this it is not kept (and not read). */
 enum { LAST_LINE_MAX = 1024 * 1024 };
 
-static void keep_tail(struct loop_agent_io *io, const char *text, size_t len, bool newline)
+static void keep_tail(struct agentrun *io, const char *text, size_t len, bool newline)
 {
 	rtk_strbuf_put(&io->tail, text, len);
 	if (newline)
 		rtk_strbuf_put(&io->tail, "\n", 1);
-	if (io->tail.len > 2 * LOOP_TAIL_BYTES && !io->tail.failed) {
-		size_t drop = io->tail.len - LOOP_TAIL_BYTES;
-		memmove(io->tail.s, io->tail.s + drop, LOOP_TAIL_BYTES);
-		rtk_strbuf_truncate(&io->tail, LOOP_TAIL_BYTES);
+	if (io->tail.len > 2 * AGENTRUN_TAIL_BYTES && !io->tail.failed) {
+		size_t drop = io->tail.len - AGENTRUN_TAIL_BYTES;
+		memmove(io->tail.s, io->tail.s + drop, AGENTRUN_TAIL_BYTES);
+		rtk_strbuf_truncate(&io->tail, AGENTRUN_TAIL_BYTES);
+	}
+}
+
+/* The end of stdout, redacted: the agent's reply, which callers parse. */
+static void keep_stdout(struct agentrun *io, const char *text, size_t len, bool newline)
+{
+	rtk_strbuf_put(&io->reply, text, len);
+	if (newline)
+		rtk_strbuf_put(&io->reply, "\n", 1);
+	if (io->reply.len > 2 * io->keep_stdout && !io->reply.failed) {
+		size_t drop = io->reply.len - io->keep_stdout;
+		memmove(io->reply.s, io->reply.s + drop, io->keep_stdout);
+		rtk_strbuf_truncate(&io->reply, io->keep_stdout);
+		io->reply_cut = true;
 	}
 }
 
 /* stdout's last non-blank line, raw (the rate-limit parser decodes JSON itself). */
-static void keep_last(struct loop_agent_io *io, const char *line, size_t len, unsigned flags)
+static void keep_last(struct agentrun *io, const char *line, size_t len, unsigned flags)
 {
 	size_t i = 0;
 	if (io->last_done) {
@@ -40,7 +55,7 @@ static void keep_last(struct loop_agent_io *io, const char *line, size_t len, un
 }
 
 /* Only the agent's own error output can say it is rate-limited: its stdout may quote any file it read. */
-static void read_stderr(struct loop_agent_io *io, const char *line, size_t len)
+static void read_stderr(struct agentrun *io, const char *line, size_t len)
 {
 	struct ratelimit_hit hit;
 	if (io->hit.kind != RATELIMIT_NONE || ratelimit_parse(io->rl, line, len, rtk_time_now(), &hit) || hit.kind == RATELIMIT_NONE)
@@ -51,7 +66,7 @@ static void read_stderr(struct loop_agent_io *io, const char *line, size_t len)
 
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
-	struct loop_agent_io *io = user;
+	struct agentrun *io = user;
 	bool newline = !(flags & PROC_LINE_CUT);
 	size_t clean_len;
 	char *clean = secrets_stream_redact(&io->redact, line, len, !newline, &clean_len, NULL);
@@ -62,8 +77,10 @@ static enum proc_verdict on_output(void *user, enum proc_stream stream, const ch
 	if (rtk_fs_write_all(io->log_fd, clean, clean_len) || (newline && rtk_fs_write_all(io->log_fd, "\n", 1)))
 		io->write_failed = true;
 	keep_tail(io, clean, clean_len, newline);
-	if (io->o->on_line)
-		io->o->on_line(io->o->user, io->round, clean, clean_len);
+	if (stream == PROC_STDOUT && io->keep_stdout)
+		keep_stdout(io, clean, clean_len, newline);
+	if (io->on_line)
+		io->on_line(io->user, clean, clean_len);
 	free(clean);
 	if (stream == PROC_STDERR)
 		read_stderr(io, line, len);
@@ -72,7 +89,7 @@ static enum proc_verdict on_output(void *user, enum proc_stream stream, const ch
 	return PROC_CONTINUE;
 }
 
-int loop_agent_run(struct loop_agent_io *io, struct proc_spec *spec, struct proc_result *pr)
+int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result *pr)
 {
 	io->last_done = true;
 	spec->on_line = on_output;
@@ -102,31 +119,44 @@ static double tokens_of(const cJSON *event)
 	return isfinite(t) ? t : -1; /* two counts near DBL_MAX overflow: no count rather than infinity */
 }
 
-void loop_agent_final_event(struct loop_agent_io *io, double *tokens, double *duration_ms, char **model)
+void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u)
 {
 	struct ratelimit_hit hit;
 	cJSON *event;
-	const cJSON *m;
-	*tokens = *duration_ms = -1;
-	*model = NULL;
+	const cJSON *m, *result;
+	double cost;
+	*u = (struct agentrun_usage){ .tokens = -1, .duration_ms = -1, .cost_usd = -1 };
 	if (!io->last.len || io->last.failed || !(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
 		return;
 	if (cJSON_IsObject(event)) {
 		if (io->hit.kind == RATELIMIT_NONE && !ratelimit_parse(io->rl, io->last.s, io->last.len, rtk_time_now(), &hit) &&
 		    hit.kind != RATELIMIT_NONE)
 			io->hit = hit, io->hit_source = "final_event";
-		*tokens = tokens_of(event);
-		*duration_ms = number_of(event, "duration_ms");
+		u->tokens = tokens_of(event);
+		u->duration_ms = number_of(event, "duration_ms");
+		cost = number_of(event, "total_cost_usd");
+		u->cost_usd = cost >= 0 ? cost : number_of(event, "cost_usd");
 		m = cJSON_GetObjectItemCaseSensitive(event, "model");
 		if (cJSON_IsString(m) && *m->valuestring)
-			*model = strdup(m->valuestring);
+			u->model = strdup(m->valuestring);
+		result = cJSON_GetObjectItemCaseSensitive(event, "result");
+		if (cJSON_IsString(result))
+			u->result = strdup(result->valuestring);
 	}
 	cJSON_Delete(event);
 }
 
-void loop_agent_io_free(struct loop_agent_io *io)
+void agentrun_usage_free(struct agentrun_usage *u)
+{
+	free(u->model);
+	free(u->result);
+	u->model = u->result = NULL;
+}
+
+void agentrun_free(struct agentrun *io)
 {
 	rtk_strbuf_free(&io->tail);
 	rtk_strbuf_free(&io->last);
+	rtk_strbuf_free(&io->reply);
 	secrets_stream_free(&io->redact);
 }
