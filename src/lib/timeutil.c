@@ -6,8 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SECONDS_PER_DAY 86400
 
@@ -268,9 +271,41 @@ int rtk_time_duration_parse(const char *s, int64_t *seconds)
 	return 0;
 }
 
+const char *rtk_time_test_clock(void)
+{
+	const char *path = getenv("RTK_TEST_CLOCK");
+	return path && *path ? path : NULL;
+}
+
+/* The seconds the test clock file holds: decimal digits, optionally followed by a newline. */
+static bool read_test_clock(const char *path, int64_t *out)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int64_t value = 0;
+	int digits = 0;
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (; digits < 18 && buf[digits] >= '0' && buf[digits] <= '9'; digits++)
+		value = value * 10 + (buf[digits] - '0');
+	if (!digits || (buf[digits] && strcmp(buf + digits, "\n")))
+		return false;
+	*out = value;
+	return true;
+}
+
 int64_t rtk_time_now(void)
 {
-	const char *fixed = getenv("SOURCE_DATE_EPOCH");
+	const char *fixed = getenv("SOURCE_DATE_EPOCH"), *test_clock = rtk_time_test_clock();
+	int64_t test_now;
+	if (test_clock && read_test_clock(test_clock, &test_now))
+		return test_now;
 	struct timespec now;
 
 	/* At most 18 digits, so the value cannot overflow. */

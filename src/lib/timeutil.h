@@ -34,10 +34,15 @@ int rtk_time_duration_parse(const char *s, int64_t *seconds);
 void rtk_time_format(int64_t epoch_sec, char buf[static RTK_TIME_BUFSZ]);
 
 /*
- * Seconds since the epoch now, or SOURCE_DATE_EPOCH when the environment sets it to plain decimal
+ * Seconds since the epoch now: the test clock when RTK_TEST_CLOCK names a file holding decimal
+ * seconds (test-only: tests move time by rewriting the file instead of sleeping; an unreadable or
+ * malformed file is ignored), else SOURCE_DATE_EPOCH when the environment sets it to plain decimal
  * digits, so that test outputs are reproducible. A malformed value (sign, junk, empty, too big) is
  * ignored and the real time used.
  */
 int64_t rtk_time_now(void);
+
+/* The file RTK_TEST_CLOCK names, or NULL: waits that must notice the test clock moving watch it. */
+const char *rtk_time_test_clock(void);
 
 #endif

@@ -1,0 +1,153 @@
+/* src/exec/iterate_internal.h — what iterate's files share: the project's files, agent replies, prompts, git, the view. Not for use outside src/exec/iterate*.c and their tests. */
+#ifndef RTK_ITERATE_INTERNAL_H
+#define RTK_ITERATE_INTERNAL_H
+
+#include "iterate.h"
+#include "git/gitx.h"
+#include "schema/shipped.h"
+#include "lib/strbuf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* --- the project's files (iterate_files.c) ------------------------------------------------------------ */
+
+enum iterate_wake_mode { ITERATE_WAKE_INTERVAL, ITERATE_WAKE_TIMES, ITERATE_WAKE_MANUAL };
+
+#define ITERATE_TIMES_MAX 48
+
+struct iterate_config {
+	enum iterate_wake_mode mode;
+	long interval_minutes;               /* interval mode */
+	size_t n_times;                      /* times mode: "HH:MM" local times, daily */
+	int times[ITERATE_TIMES_MAX][2];     /* hour, minute */
+	int64_t agent_timeout_ms;            /* default 600000 */
+	long max_iterations;                 /* max_iterations_per_milestone, default 20 */
+	char *developer_command, *acceptor_command; /* NULL when not set: check refuses to run rounds */
+};
+
+/* The project's status (state.json "status"). */
+enum iterate_status { ITERATE_SLEEPING, ITERATE_CHECKING, ITERATE_AWAKE, ITERATE_PAUSED, ITERATE_RATE_LIMITED };
+
+/* Which agent a milestone waits for (milestone and state "phase"). */
+enum iterate_phase { ITERATE_PHASE_NONE, ITERATE_PHASE_DEVELOPER, ITERATE_PHASE_ACCEPTOR, ITERATE_PHASE_FINAL };
+
+struct iterate_state {
+	enum iterate_status status;
+	char *current_milestone;     /* NULL: none */
+	int64_t rate_limit_reset_at; /* epoch seconds, 0: none */
+	enum iterate_phase phase;    /* mirrors the current milestone's, for status and watch */
+	long round;
+	char *paused_reason;         /* NULL unless paused */
+	char *developer_log, *acceptor_log; /* the latest logs, relative to the project root; NULL: none yet */
+	cJSON *json;                 /* the file as read: members rtk does not know are written back as they were */
+};
+
+enum iterate_ms_status { ITERATE_MS_DRAFT, ITERATE_MS_READY, ITERATE_MS_IN_PROGRESS, ITERATE_MS_AWAITING_REVIEW,
+			 ITERATE_MS_COMPLETED, ITERATE_MS_PAUSED };
+
+/* Why the Developer's next round is not a plain "next feature". */
+enum iterate_feedback { ITERATE_FEEDBACK_NONE, ITERATE_FEEDBACK_REJECTED, ITERATE_FEEDBACK_FAILED,
+			ITERATE_FEEDBACK_FINAL_REJECTED, ITERATE_FEEDBACK_RECOVERY };
+
+/* The Developer's latest report, kept until the Acceptor has judged it (so a restart can judge it). */
+struct iterate_report_ref {
+	char *feature;        /* NULL when none is waiting */
+	char commit[41];      /* full hex, resolved */
+	double confidence;    /* 0..1, or -1 when not given */
+	char *text;           /* the report as the Developer wrote it */
+};
+
+struct iterate_milestone {
+	char *id;
+	enum iterate_ms_status status;
+	char base_commit[41];           /* "" until started */
+	char *base_branch;              /* the branch HEAD was on when it started (never written), NULL if detached */
+	long iteration_count, consecutive_rejections, round;
+	double tokens_used, cost_usd;
+	bool requires_human_review;
+	enum iterate_phase phase;
+	enum iterate_feedback feedback_kind;
+	char *feedback;                 /* the text sent back to the Developer, NULL: none */
+	struct iterate_report_ref report;
+	long features_accepted, reviews_without_confidence, outcomes_written;
+	char *paused_reason;
+	cJSON *json;                    /* the file as read (see iterate_state.json) */
+};
+
+/* A project: its root and its files' paths. */
+struct iterate_project {
+	char *root, *dir;               /* the root, and root/.anima */
+	struct iterate_config cfg;
+	struct iterate_state st;
+	struct shipped_schema *schemas[5]; /* config, state, order, milestone, outcome */
+};
+
+/* Opens root: reads config.json (defaults filled in) and state.json (sleeping when absent). 0 or RTK_EXIT_USAGE naming the file. */
+int iterate_project_open(const char *root, struct iterate_project *p);
+void iterate_project_close(struct iterate_project *p);
+/* root/.anima/rel, malloc'd (NULL: out of memory). */
+char *iterate_path(const struct iterate_project *p, const char *rel);
+
+/* Re-reads state.json (another process may have written it). */
+int iterate_state_load(struct iterate_project *p);
+/* Writes state.json atomically after checking it against its schema. */
+int iterate_state_save(struct iterate_project *p);
+
+/* order.json: the milestone ids in order, into *ids. */
+int iterate_order_load(const struct iterate_project *p, struct gitx_paths *ids);
+
+int iterate_milestone_load(const struct iterate_project *p, const char *id, struct iterate_milestone *m);
+int iterate_milestone_save(const struct iterate_project *p, struct iterate_milestone *m);
+void iterate_milestone_free(struct iterate_milestone *m);
+
+/* Appends one line {task, milestone, round, agent, confidence, correct} to outcomes.jsonl, once per key. */
+int iterate_outcome_append(const struct iterate_project *p, const struct iterate_milestone *m, const char *agent, bool correct);
+
+const char *iterate_status_name(enum iterate_status s);
+const char *iterate_ms_status_name(enum iterate_ms_status s);
+const char *iterate_phase_name(enum iterate_phase ph);
+/* The phase in words for people: "waiting for Developer", "rate limited until 14:05", ... malloc'd. */
+char *iterate_phase_text(const struct iterate_state *st);
+
+/* --- agent replies (iterate_reply.c) ----------------------------------------------------------------- */
+
+/* The Developer's reply: an Implementation Report, or ALL_FEATURES_COMPLETE. */
+struct iterate_dev_reply {
+	bool complete;                 /* ALL_FEATURES_COMPLETE */
+	char *feature, *commit, *tests, *lint, *changes, *notes; /* malloc'd, NULL when absent */
+	double confidence;             /* 0..1, or -1 when absent or unreadable */
+	bool confidence_unreadable;    /* a Confidence field was there but not a number in 0..1 */
+	char *summary;                 /* complete: the text after the marker (the commit list and summary) */
+};
+
+/*
+ * Reads the Developer's reply text[0..len). 0 with *r filled (free with iterate_dev_reply_free);
+ * RTK_EXIT_FAILURE with the reason recorded ("no Implementation Report: the reply has no Feature
+ * field") when it is neither a report nor a completion: a failed round.
+ */
+int iterate_reply_developer(const char *text, size_t len, struct iterate_dev_reply *r);
+void iterate_dev_reply_free(struct iterate_dev_reply *r);
+
+/*
+ * Reads the Acceptor's reply strictly: exactly one line is "ACCEPTED" or "REJECTED: reason". 0
+ * with *accepted and, when rejected, *reason (malloc'd: the rest of that line and the lines after
+ * it); RTK_EXIT_FAILURE with the reason recorded for anything else: a failed round.
+ */
+int iterate_reply_acceptor(const char *text, size_t len, bool *accepted, char **reason);
+
+/* --- prompts (iterate_prompt.c) ---------------------------------------------------------------------- */
+
+/* tmpl with each {NAME} of names[i] replaced by values[i]; other braces kept. malloc'd, NULL when out of memory. */
+char *iterate_prompt_fill(const char *tmpl, const char *const *names, const char *const *values, size_t n);
+
+/* --- the view (iterate_view.c) ----------------------------------------------------------------------- */
+
+/*
+ * The watch screen for the projects' status objects, cols x rows: a header line per project
+ * (milestone, round, rejections, phase) and the last lines of its Developer and Acceptor logs side
+ * by side. Every line is at most cols columns wide (UTF-8 aware), never more than rows lines.
+ */
+int iterate_view_screen(cJSON *const *statuses, size_t n, int cols, int rows, struct rtk_strbuf *out);
+
+#endif
