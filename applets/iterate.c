@@ -32,13 +32,31 @@ static void iteratecli_note(void *user, const char *project, const char *text)
 	fprintf(stderr, "rtk iterate: %s: %s\n", project, text);
 }
 
+/* "M1 completed, M2 ready": order.json's milestones and where each stands. */
+static const char *iteratecli_milestones(const cJSON *project)
+{
+	static char buf[512];
+	const cJSON *m;
+	size_t len = 0;
+	buf[0] = '\0';
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(project, "milestones")) {
+		int n = snprintf(buf + len, sizeof(buf) - len, "%s%s %s", len ? ", " : "", rtk_out_json_str(m, "id"), rtk_out_json_str(m, "status"));
+		if (n < 0 || (size_t)n >= sizeof(buf) - len) {
+			memcpy(buf + (len < sizeof(buf) - 4 ? len : sizeof(buf) - 4), "...", 4);
+			break;
+		}
+		len += (size_t)n;
+	}
+	return buf;
+}
+
 static void iteratecli_render_md(const cJSON *result, struct rtk_out_md *md)
 {
 	const cJSON *p, *r, *pass;
 	const char *command = rtk_out_json_str(result, "command");
 	rtk_out_md_heading(md, 1, "iterate %s", command);
-	struct rtk_out_md_table *t = rtk_out_md_table(md, "lllrrrl", "project", "status", "milestone", "round", "iterations",
-						      "rejections", "phase", NULL);
+	struct rtk_out_md_table *t = rtk_out_md_table(md, "lllrrrll", "project", "status", "milestone", "round", "iterations",
+						      "rejections", "phase", "milestones", NULL);
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(result, "projects")) {
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(p, "project"));
 		rtk_out_md_cell(t, "%s%s", rtk_out_json_str(p, "status"),
@@ -48,6 +66,7 @@ static void iteratecli_render_md(const cJSON *result, struct rtk_out_md *md)
 		rtk_out_md_cell(t, "%.0f/%.0f", rtk_out_json_num(p, "iteration_count"), rtk_out_json_num(p, "max_iterations"));
 		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(p, "consecutive_rejections"));
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(p, "phase_text"));
+		rtk_out_md_cell(t, "%s", iteratecli_milestones(p));
 	}
 	rtk_out_md_table_end(t);
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(result, "projects")) {

@@ -513,7 +513,7 @@ static enum ms_end review_round(struct check *c, struct iterate_milestone *m, co
 		end = failed_round(c, m, &t, rtk_error_message());
 		goto out;
 	}
-	row_verdict(t.row, accepted ? "accepted" : "rejected", m->report.feature, m->report.commit, reason);
+	row_verdict(t.row, accepted ? "accepted" : "rejected", final ? NULL : m->report.feature, m->report.commit, reason);
 	note(c, "milestone %s round %ld: %s %s%s%s", m->id, m->round, final ? "final acceptance" : "the Acceptor",
 	     accepted ? "ACCEPTED" : "REJECTED", reason ? ": " : "", reason ? reason : "");
 	m->iteration_count++;
