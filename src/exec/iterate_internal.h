@@ -119,6 +119,18 @@ const char *iterate_phase_name(enum iterate_phase ph);
 /* The phase in words for people: "waiting for Developer", "rate limited until 14:05", ... malloc'd. */
 char *iterate_phase_text(const struct iterate_state *st);
 
+/* --- the schedule (iterate_sched.c) ------------------------------------------------------------------ */
+
+/* No next check: manual mode. */
+#define ITERATE_NEVER INT64_MAX
+
+/*
+ * When the schedule next wants a check, after one that started at `last` (epoch seconds): interval
+ * mode last + interval_minutes; times mode the first listed local time strictly after last (daily);
+ * manual ITERATE_NEVER.
+ */
+int64_t iterate_schedule_next(const struct iterate_config *cfg, int64_t last);
+
 /* --- agent replies (iterate_reply.c) ----------------------------------------------------------------- */
 
 /* The Developer's reply: an Implementation Report, or ALL_FEATURES_COMPLETE. */

@@ -23,8 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* No next check (manual mode, nothing rate limited). */
-#define NEVER INT64_MAX
+#define NEVER ITERATE_NEVER
 
 struct sched_project {
 	const char *root;
@@ -58,8 +57,7 @@ static bool stopping(const struct sched_project *sp)
 	return sp->o->cancel && *sp->o->cancel;
 }
 
-/* When the project's schedule next wants a check, after a check that started at `last`. */
-static int64_t next_scheduled(const struct iterate_config *cfg, int64_t last)
+int64_t iterate_schedule_next(const struct iterate_config *cfg, int64_t last)
 {
 	int64_t best = NEVER, t;
 	switch (cfg->mode) {
@@ -85,7 +83,7 @@ static int64_t next_check(struct sched_project *sp, int64_t last)
 	struct iterate_project p;
 	int64_t next = NEVER;
 	if (iterate_project_open(sp->root, &p) == 0) {
-		next = next_scheduled(&p.cfg, last);
+		next = iterate_schedule_next(&p.cfg, last);
 		if (p.st.status == ITERATE_RATE_LIMITED && p.st.rate_limit_reset_at && p.st.rate_limit_reset_at < next)
 			next = p.st.rate_limit_reset_at;
 	} else {
