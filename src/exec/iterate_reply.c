@@ -5,10 +5,11 @@
  *
  * Lines end at \n; a \r before \n is stripped. Whitespace is space, \t, \n, \v, \f and \r; "trimmed"
  * means without leading and trailing whitespace. Text taken out of a reply (a field's value, the
- * summary, a reason) is the reply's bytes with the NUL bytes dropped and each \r before a \n removed,
- * then trimmed, before anything reads it (so a hash with a NUL inside reads without it); it is not
- * repaired into UTF-8 (whoever writes it into JSON does that). A heading line is a markdown ATX
- * heading: after leading whitespace, one to six '#' and then a blank or the line's end.
+ * summary, a reason) is the reply's bytes with the NUL bytes dropped and then every \r before a \n
+ * removed (so it holds no CRLF, not even from "\r\r\n"), then trimmed, before anything reads it (so a
+ * hash with a NUL inside reads without it); it is not repaired into UTF-8 (whoever writes it into JSON
+ * does that). A heading line is a markdown ATX heading: after leading whitespace, one to six '#' and
+ * then a blank or the line's end.
  *
  * The Developer's reply: a completion, or an Implementation Report, with any prose around it.
  *
@@ -166,8 +167,9 @@ static bool reply_heading(const char *s, size_t n)
 }
 
 /*
- * The text of s[0..n) as it is taken out of a reply: NUL bytes dropped, each \r before a \n removed,
- * trimmed; malloc'd, NULL when out of memory.
+ * The text of s[0..n) as it is taken out of a reply: NUL bytes dropped, then every \r before a \n
+ * removed (so no CRLF is left, not even from "\r\r\n" or "\r\0\n"), trimmed; malloc'd, NULL when out
+ * of memory.
  */
 static char *reply_copy(const char *s, size_t n)
 {
@@ -177,9 +179,14 @@ static char *reply_copy(const char *s, size_t n)
 	if (n == SIZE_MAX || !(out = malloc(n + 1)))
 		return NULL;
 	w = out;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != '\0' && !(s[i] == '\r' && i + 1 < n && s[i + 1] == '\n'))
-			*w++ = s[i];
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\0')
+			continue;
+		if (s[i] == '\n')
+			while (w > out && w[-1] == '\r')
+				w--;
+		*w++ = s[i];
+	}
 	to = (size_t)(w - out);
 	while (from < to && reply_space(out[from]))
 		from++;

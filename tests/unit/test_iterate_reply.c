@@ -314,6 +314,10 @@ static void nul_bytes_and_the_length_bound(void **state)
 	assert_string_equal(r.commit, "abcdef1");
 	iterate_dev_reply_free(&r);
 	report_fails(text, sizeof(text) - 5, "the report's Commit field names no commit hash: 'abcdef'");
+	/* Taken-out text has no CRLF left, even where a second \r or a NUL stood before the \n. */
+	report(T("Feature: a\r\r\nb\r\0\nc\r\r\r\n\r\nCommit: abcdef1\r\r\n"), &r);
+	assert_string_equal(r.feature, "a\nb\nc");
+	iterate_dev_reply_free(&r);
 	/* NULs are dropped before a value is read, in a hash too. */
 	report(T("Feature: f\nCommit: abc\0def1\n"), &r);
 	assert_string_equal(r.commit, "abcdef1");
