@@ -463,8 +463,9 @@ static void put_milestones(struct rtk_strbuf *b, const cJSON *st)
 }
 
 /*
- * The header in a form of the given detail: 2 everything, 1 without tokens, cost and milestone
- * counts, 0 in short words. Raw (not yet cleaned) text.
+ * The header in a form of the given detail: 3 everything; 2 without tokens, cost and milestone
+ * counts; 1 in shorter words ("round 3, iter 2/20, rej 1"), 0 in the shortest ("r3 i2/20 rej1").
+ * Raw (not yet cleaned) text.
  */
 static void header_form(struct rtk_strbuf *b, const cJSON *st, int detail)
 {
@@ -489,18 +490,22 @@ static void header_form(struct rtk_strbuf *b, const cJSON *st, int detail)
 		rtk_strbuf_printf(b, " %s", ms);
 	rtk_strbuf_printf(b, ": %s", phase ? phase : status ? status : "?");
 	if (sched && !strcmp(sched, "stopped"))
-		rtk_strbuf_puts(b, detail ? " (scheduler stopped)" : " (stopped)");
+		rtk_strbuf_puts(b, detail >= 2 ? " (scheduler stopped)" : " (stopped)");
 	if (ms) {
-		rtk_strbuf_puts(b, detail ? "; round " : "; r");
+		static const char *const words[][3] = {
+			{ "; r", " i", " rej" }, { "; round ", ", iter ", ", rej " }, { "; round ", ", iteration ", ", rejections " },
+		};
+		const char *const *w = words[detail > 2 ? 2 : detail];
+		rtk_strbuf_puts(b, w[0]);
 		put_count(b, st, "round");
-		rtk_strbuf_puts(b, detail ? ", iteration " : " i");
+		rtk_strbuf_puts(b, w[1]);
 		put_count(b, st, "iteration_count");
 		rtk_strbuf_puts(b, "/");
 		put_count(b, st, "max_iterations");
-		rtk_strbuf_puts(b, detail ? ", rejections " : " rej ");
+		rtk_strbuf_puts(b, w[2]);
 		put_count(b, st, "consecutive_rejections");
 	}
-	if (detail < 2)
+	if (detail < 3)
 		return;
 	if (cJSON_IsNumber(tokens) && tokens->valuedouble >= 0 && tokens->valuedouble < 1e15)
 		rtk_strbuf_printf(b, "; %.0f tokens", tokens->valuedouble);
@@ -525,7 +530,7 @@ static void put_header(struct rtk_strbuf *out, const cJSON *st, size_t cols)
 {
 	size_t from = out->len;
 
-	for (int detail = 2; detail >= 0; detail--) {
+	for (int detail = 3; detail >= 0; detail--) {
 		struct rtk_strbuf raw = { 0 }, c = { 0 };
 
 		header_form(&raw, st, detail);

@@ -294,12 +294,35 @@ static void one_project_at_80x24(void **state)
 	free(head);
 	free(frame);
 
-	/* Narrow, it says the same in short words and cuts what still does not fit. */
+	/* Narrower, it says the same in shorter words, then the shortest, and cuts what still does not fit. */
+	frame = render1(json, 70, 10);
+	head = line_of(frame, 0);
+	assert_string_equal(head, "== proj M1: waiting for Developer; round 3, iter 2/20, rej 1");
+	free(head);
+	free(frame);
+	frame = render1(json, 50, 10);
+	head = line_of(frame, 0);
+	assert_string_equal(head, "== proj M1: waiting for Developer; r3 i2/20 rej1");
+	free(head);
+	free(frame);
 	frame = render1(json, 40, 10);
 	head = line_of(frame, 0);
 	assert_string_equal(head, "== proj M1: waiting for Developer; r3 i2");
 	free(head);
 	check_frame(frame, 40, 10);
+	free(frame);
+
+	/* No scheduler holds the project: said in every form, in fewer words when narrow. */
+	memcpy(strstr(json, "\"running\""), "\"stopped\"", 9);
+	frame = render1(json, 80, 24);
+	head = line_of(frame, 0);
+	assert_string_equal(head, "== proj M1: waiting for Developer (stopped); round 3, iter 2/20, rej 1");
+	free(head);
+	free(frame);
+	frame = render1(json, 100, 24);
+	head = line_of(frame, 0);
+	assert_string_equal(head, "== proj M1: waiting for Developer (scheduler stopped); round 3, iteration 2/20, rejections 1");
+	free(head);
 	free(frame);
 	free(json);
 }
