@@ -983,8 +983,9 @@ int iterate_watch(const char *const *roots, size_t n, int out_fd, volatile sig_a
 		}
 	}
 	if (tty) {
-		/* The cursor back, below the frame. Best effort: the terminal may be gone. */
-		const char *bye = prev_lines >= (size_t)(prev_rows > 0 ? prev_rows : 1) ? "\r\n\033[?25h" : "\033[?25h";
+		/* The cursor back, at the start of the line below the frame, where the terminal may have echoed
+		 * the ^C that ended it: that line is cleared. Best effort: the terminal may be gone. */
+		const char *bye = prev_lines >= (size_t)(prev_rows > 0 ? prev_rows : 1) ? "\r\n\033[?25h" : "\r\033[K\033[?25h";
 		if (hidden)
 			(void)rtk_fs_write_all(out_fd, bye, strlen(bye));
 		if (winch_set)
