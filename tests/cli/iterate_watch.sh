@@ -10,6 +10,7 @@ if ! command -v tmux >/dev/null; then
 	exit 77
 fi
 
+unset TMUX # a private server on its own socket, also when the tests run inside tmux
 scratch
 P=$SCRATCH/proj
 SOCK=$SCRATCH/tmux.sock
