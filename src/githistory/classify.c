@@ -28,19 +28,55 @@ static bool matches(const struct rtk_re *re, const char *s)
 	return s && rtk_re_matches(re, s, strlen(s));
 }
 
+/* A fix by the rule set in force: conventional types, or the free-form patterns; fix.subject in both. */
+static void classify_fix(const struct githistory_rules *r, struct githistory_commit *c)
+{
+	if (c->kind != GITHISTORY_KIND_OTHER)
+		return;
+	if (r->fix_set == GITHISTORY_FIX_FREE_FORM)
+		c->fix_free = matches(r->free_subject, c->subject) || matches(r->free_message, c->message);
+	if (c->fix_word || (r->fix_set == GITHISTORY_FIX_CONVENTIONAL ? c->fix_type : c->fix_free))
+		c->kind = GITHISTORY_KIND_FIX;
+}
+
 void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c)
 {
 	struct convcommit cc;
 	bool conventional = convcommit_parse(c->subject, strlen(c->subject), &cc);
+	c->conventional = conventional;
 	c->fix_type = conventional && type_in(&cc, r->fix_types);
 	c->fix_word = matches(r->fix_subject, c->subject);
+	c->formatting = matches(r->formatting_subject, c->subject) || matches(r->formatting_author, c->author);
 	if (matches(r->reapply_subject, c->subject))
 		c->kind = GITHISTORY_KIND_REAPPLY;
 	else if ((conventional && type_in(&cc, r->revert_types)) || matches(r->revert_subject, c->subject) ||
 		 matches(r->reverts_commit, c->message))
 		c->kind = GITHISTORY_KIND_REVERT;
-	else if (c->fix_type || c->fix_word)
-		c->kind = GITHISTORY_KIND_FIX;
+	else if (r->fix_set != GITHISTORY_FIX_AUTO)
+		classify_fix(r, c);
+}
+
+void githistory_classify_fix_set(struct githistory_run *h)
+{
+	struct githistory_rules *r = &h->rules;
+	h->window_nonmerges = h->window_conventional = 0;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i]->in_window && h->v[i]->nparents <= 1) {
+			h->window_nonmerges++;
+			h->window_conventional += h->v[i]->conventional;
+		}
+	if (r->fix_set == GITHISTORY_FIX_AUTO) {
+		/* An empty window has no subjects to go by: the conventional rules, as before the choice existed. */
+		double share = h->window_nonmerges ? (double)h->window_conventional / (double)h->window_nonmerges : 1;
+		r->fix_set = share >= r->conventional_min_share ? GITHISTORY_FIX_CONVENTIONAL : GITHISTORY_FIX_FREE_FORM;
+	}
+	for (size_t i = 0; i < rtk_strmap_count(h->by_oid); i++)
+		classify_fix(r, rtk_strmap_value_at(h->by_oid, i));
+}
+
+const char *githistory_classify_fix_set_name(enum githistory_fix_set s)
+{
+	return s == GITHISTORY_FIX_FREE_FORM ? "free-form" : "conventional";
 }
 
 enum githistory_author_class githistory_classify_author(const struct githistory_rules *r, struct githistory_commit *c)
@@ -191,6 +227,7 @@ static int link_revert(struct githistory_run *h, struct githistory_failures *fs,
 		}
 	}
 	f->weak = weak;
+	f->link = by_message ? "named" : by_patch_id ? "patch-id" : route && !strcmp(route, "revert-subject") ? "subject" : "lines";
 	cJSON_AddStringToObject(f->evidence, "strength", weak ? "weak" : "strong");
 	return 0;
 }
@@ -289,6 +326,14 @@ static int by_lines_desc(const void *a, const void *b)
 	return (x->c->commit_time < y->c->commit_time) - (x->c->commit_time > y->c->commit_time);
 }
 
+/* The rule that made fx a fix: its Conventional Commits type, the free-form rules, or fix.subject. */
+static const char *fix_rule(const struct githistory_run *h, const struct githistory_commit *fx)
+{
+	if (h->rules.fix_set == GITHISTORY_FIX_FREE_FORM)
+		return fx->fix_free ? "fix-free-form" : "fix-subject";
+	return fx->fix_type ? "fix-type" : "fix-subject";
+}
+
 static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *fx)
 {
 	struct githistory_blame_result b = { 0 };
@@ -312,9 +357,22 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 			for (size_t j = 0; j < truth.n; j++)
 				a->agreeing += b.v[i].c == truth.v[j];
 	}
+	/* How much of the fix the primary culprit owns: strong, weak, or too little to link at all. */
+	double share = b.n && b.blamed_lines ? (double)b.v[0].lines / (double)b.blamed_lines : 0;
+	char why[256] = "";
+	if (b.n && !truth.n && !weak && share < h->rules.link_min_share) { /* context (weak anyway) is never a share */
+		snprintf(why, sizeof(why),
+			 "the newest commit in the fix window last changed only %u of its %u substantive lines (%.2f, below "
+			 "blame.link_min_share %g): incidental",
+			 b.v[0].lines, b.blamed_lines, share, h->rules.link_min_share);
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		rc = unlinked(h, fs, fx, "fix", why, rules);
+		goto out;
+	}
 	if (!b.n && !truth.n) {
 		cJSON *rules = cJSON_CreateArray();
-		cJSON_AddItemToArray(rules, cJSON_CreateString(fx->fix_type ? "fix-type" : "fix-subject"));
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
 		rc = unlinked(h, fs, fx, "fix", githistory_blame_why_none(&b), rules);
 		goto out;
 	}
@@ -322,19 +380,35 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		rc = rtk_oom();
 		goto out;
 	}
-	fired(f, fx->fix_type ? "fix-type" : "fix-subject");
+	fired(f, fix_rule(h, fx));
 	if (truth.n) {
 		/* The trailer names the culprit outright; blame's answer is kept as evidence and for the accuracy check. */
 		fired(f, "fixes-trailer");
 		for (size_t j = 0; j < truth.n; j++)
 			f->culprit[f->nculprits++] = truth.v[j];
+		f->link = "named";
 	} else {
 		fired(f, weak ? "blame-context" : "blame");
 		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_MAX_CULPRITS; i++)
 			f->culprit[f->nculprits++] = b.v[i].c;
+		f->link = "blame";
+		if (weak)
+			snprintf(why, sizeof(why), "it changes no earlier substantive line: the context of what it adds was blamed");
+		else if (share < h->rules.strong_min_share)
+			snprintf(why, sizeof(why), "the culprit last changed %u of its %u substantive lines (%.2f, below "
+				 "blame.strong_min_share %g)", b.v[0].lines, b.blamed_lines, share, h->rules.strong_min_share);
 	}
-	f->weak = weak && !truth.n;
+	f->weak = !truth.n && (weak || share < h->rules.strong_min_share);
 	cJSON_AddStringToObject(f->evidence, "strength", f->weak ? "weak" : "strong");
+	if (*why && f->weak)
+		cJSON_AddStringToObject(f->evidence, "why_weak", why);
+	cJSON_AddNumberToObject(f->evidence, "substantive_lines", b.blamed_lines);
+	cJSON_AddNumberToObject(f->evidence, "culprit_lines", b.n ? b.v[0].lines : 0);
+	if (b.n && b.blamed_lines)
+		cJSON_AddNumberToObject(f->evidence, "culprit_share", share);
+	else
+		cJSON_AddNullToObject(f->evidence, "culprit_share");
+	cJSON_AddNumberToObject(f->evidence, "insubstantial_lines", b.insubstantial_lines + b.formatting_lines);
 	cJSON *blamed = cJSON_AddArrayToObject(f->evidence, "blamed");
 	for (size_t i = 0; blamed && i < b.n; i++) {
 		char hex[41];

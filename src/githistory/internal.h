@@ -22,6 +22,9 @@
 
 /* ----- rules.c: the pre-registered rules (data/rules/git-history.yaml, merged with --config) ----- */
 
+/* Which rules find fixes: decided per run (auto: by the share of Conventional Commits subjects). */
+enum githistory_fix_set { GITHISTORY_FIX_AUTO, GITHISTORY_FIX_CONVENTIONAL, GITHISTORY_FIX_FREE_FORM };
+
 struct githistory_rules {
 	const struct githistory_opts *opts;
 	cJSON *json;
@@ -30,6 +33,12 @@ struct githistory_rules {
 	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
 	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author, *agent_email, *bot_author, *bot_email;
 	struct rtk_re *dependency_subject;
+	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
+	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */
+	bool formatting_char[256];  /* blame.formatting_chars */
+	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_classify_fix_set) */
+	bool fix_set_by_config;
+	double conventional_min_share, strong_min_share, link_min_share, surface_max_share;
 	const cJSON *revert_types, *fix_types, *dependency_scopes;
 	bool dependency_by_bot; /* a bot-authored fix is a dependency update */
 	double partial_min_share, rename_min_similarity, kill_upper, ci_level;
@@ -63,6 +72,9 @@ struct githistory_commit {
 	const char *email; /* the author's, in author's allocation (after its NUL) */
 	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
 	bool files_loaded, in_window, ignored, fix_word, fix_type, queued;
+	bool conventional; /* the subject is a Conventional Commits header */
+	bool fix_free;     /* the free-form fix rules match (read only when that rule set applies) */
+	bool formatting;   /* a formatting commit by blame.formatting_commit: blame looks through it */
 	enum githistory_author_class author_class; /* read only for the commits a report shows (githistory_classify_author) */
 	size_t seq; /* order first queued in the walk: ties of commit time pop oldest-queued first */
 	unsigned mark; /* the last ancestry search that reached it */
@@ -89,6 +101,7 @@ struct githistory_run {
 	struct rtk_strmap *ignore_revs; /* 20-byte ids from .git-blame-ignore-revs */
 	int64_t since, until;
 	bool progress;
+	size_t window_nonmerges, window_conventional; /* for the fix rule set (githistory_classify_fix_set) */
 	char rules_sha[65]; /* of the git-history rules and the risk-floor table together */
 };
 
@@ -194,11 +207,16 @@ struct githistory_blame_result {
 	struct githistory_blamed *v; /* in the order first credited */
 	size_t n, cap;
 	uint32_t older_lines, skipped_lines; /* lines whose last change is before the window, or by a fix/revert */
+	uint32_t blamed_lines;        /* the fix's substantive lines followed back (changed, or the context) */
+	uint32_t insubstantial_lines; /* changed lines left out: blank, comment, import (blame.insubstantial_lines) */
+	uint32_t formatting_lines;    /* changed lines left out: hunks that change only formatting */
 };
 
 /*
- * Blames what fix f deletes or changes (or, when it only adds, the context around its additions:
- * *weak) within the fix window before f's author date; f->files must be loaded. Free *out with
+ * Blames the substantive lines fix f deletes or changes (or, when it changes none, the substantive
+ * context around its substantive additions: *weak) within the fix window before f's author date;
+ * lines matching blame.insubstantial_lines and hunks that change only formatting are left out, and
+ * lines a culprit only reformatted are followed through it. f->files must be loaded. Free *out with
  * githistory_blame_result_free, also on failure.
  */
 int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, struct githistory_blame_result *out,
@@ -220,6 +238,7 @@ struct githistory_failure {
 	struct githistory_commit *culprit[GITHISTORY_MAX_CULPRITS]; /* [0] is the primary: the one with most blamed lines */
 	size_t nculprits;
 	cJSON *rules, *evidence;
+	const char *link; /* how the culprit was found: named, patch-id, subject, lines, blame */
 	bool weak, flap, partial, T, S;
 	enum githistory_author_class author_class; /* the primary culprit's */
 	const char *surface;
@@ -238,8 +257,15 @@ struct githistory_failures {
 	} acc[2];
 };
 
-/* Reads what the rules ask of a commit's message: its kind and fix markers. */
+/* Reads what the rules ask of a commit's message: its kind and fix markers (a fix only once the rule set is known). */
 void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c);
+/*
+ * Decides the fix rule set (auto: conventional when at least fix.conventional_min_share of the window's
+ * non-merge subjects are Conventional Commits headers) and marks the fixes of every record read so far.
+ */
+void githistory_classify_fix_set(struct githistory_run *h);
+/* The rule set's name in the result: "conventional" or "free-form". */
+const char *githistory_classify_fix_set_name(enum githistory_fix_set s);
 /*
  * c's author class by the agent and bot markers, read once (kept in c->author_class): only the
  * commits a report shows pay for the message patterns, not every commit of the walk.

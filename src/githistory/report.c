@@ -139,6 +139,7 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_f
 		cJSON_AddItemToArray(others, githistory_report_commit(r, f->culprit[i]));
 	cJSON_AddNumberToObject(j, "time_to_fix_seconds", (double)(f->remedy->commit_time - c->commit_time));
 	cJSON_AddItemToObject(j, "rules", f->rules);
+	cJSON_AddStringToObject(f->evidence, "link", f->link ? f->link : "named");
 	cJSON_AddItemToObject(j, "evidence", f->evidence);
 	f->rules = f->evidence = NULL;
 	cJSON_AddBoolToObject(j, "partial", f->partial);

@@ -76,6 +76,28 @@ testing "--fix-window reaches it" \
 testing "--fix-window changes the digest" \
 	"cd $(repo old-culprit) && a=\$($RTK git-history --json | jq -r .config_sha256) && b=\$($RTK git-history --json --fix-window 30d | jq -r .config_sha256) && test \$a != \$b; echo \$?" '0\n'
 
+# --- evidence that means something ----------------------------------------------------------------------
+testing "blank, comment and import lines a refactor added link nothing: the line's author is the culprit" \
+	"$(gh incidental-lines '[.failures[] | [.culprit.subject, .remedy.subject, .evidence.strength, .evidence.substantive_lines, .evidence.insubstantial_lines, .evidence.blamed[].lines]]')" \
+	'[["feat: total adds two","fix: total adds three","strong",1,3,["src/app.ts:4"]]]\n'
+testing "a fix of only a comment and an import: unlinked, with the reason" \
+	"$(gh incidental-lines '[.unlinked[] | [.remedy.subject, .reason]]')" \
+	'[["fix: the note and the import","it changes only blank, comment, import or formatting lines, which link no culprit"]]\n'
+testing "reformatting commits (neutral, autofix-ci, style:) are looked through without .git-blame-ignore-revs" \
+	"$(gh formatting-culprit '[.failures[] | [.culprit.subject, .evidence.link, .evidence.strength, .evidence.blamed[].lines]]')" \
+	'[["feat: bigger b and c","blame","strong",["lib/calc.js:2-3"]]]\n'
+testing "blame.formatting_chars empty and no formatting_commit rules: the formatter is blamed" \
+	"cd $(repo formatting-culprit) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .culprit.subject]'" \
+	'["style: format calc"]\n' "blame: {formatting_chars: '', formatting_commit: {subject: '(?!)', author_name: '(?!)'}}\n"
+testing "a culprit owning 2 of 5 substantive lines: weak, and why; 1 of 5: unlinked as incidental" \
+	"$(gh incidental-share '[[.failures[] | [.culprit.subject, .evidence.strength, .evidence.culprit_lines, .evidence.substantive_lines, .evidence.why_weak]], [.unlinked[].reason]]')" \
+	'[[["feat: q3 and q4","weak",2,5,"the culprit last changed 2 of its 5 substantive lines (0.40, below blame.strong_min_share 0.5)"]],["the newest commit in the fix window last changed only 1 of its 5 substantive lines (0.20, below blame.link_min_share 0.25): incidental"]]\n'
+testing "blame.link_min_share 0.1 and strong_min_share 0.3 in --config: both linked, q strongly" \
+	"cd $(repo incidental-share) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.remedy.subject, .evidence.strength]]'" \
+	'[["fix: p everywhere","weak"],["fix: q everywhere","strong"]]\n' "blame: {link_min_share: 0.1, strong_min_share: 0.3}\n"
+testing "link_min_share above strong_min_share is refused" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: blame.link_min_share must not exceed blame.strong_min_share\n2\n" "blame: {link_min_share: 0.9}\n"
+
 # --- renames -----------------------------------------------------------------------------------------
 testing "blame follows a pure git mv: the author of the line, not the mover" \
 	"$(gh rename-blame '[.failures[] | [.culprit.subject, .evidence.blamed[].lines]]')" \
@@ -200,7 +222,7 @@ done
 
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
-	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth; do
+	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
