@@ -43,7 +43,7 @@ void githistory_classify_message(const struct githistory_rules *r, struct githis
 {
 	struct convcommit cc;
 	bool conventional = convcommit_parse(c->subject, strlen(c->subject), &cc);
-	c->conventional = conventional;
+	c->conventional = conventional && type_in(&cc, r->known_types);
 	c->fix_type = conventional && type_in(&cc, r->fix_types);
 	c->fix_word = matches(r->fix_subject, c->subject);
 	c->formatting = matches(r->formatting_subject, c->subject) || matches(r->formatting_author, c->author);
@@ -156,15 +156,27 @@ static void fired(struct githistory_failure *f, const char *rule)
 	cJSON_AddItemToArray(f->rules, cJSON_CreateString(rule));
 }
 
+/* The reason code of a blame that found no culprit (githistory_blame_why_none's words). */
+static const char *why_none_code(const struct githistory_blame_result *b)
+{
+	return b->older_lines     ? "older-than-window"
+	       : b->skipped_lines ? "by-fix-or-revert"
+	       : !b->blamed_lines && b->insubstantial_lines + b->formatting_lines ? "insubstantial"
+									       : "nothing-older";
+}
+
 static int unlinked(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *remedy,
-		    const char *kind, const char *why, cJSON *rules)
+		    const char *kind, const char *code, const char *why, cJSON *rules)
 {
 	cJSON *u = cJSON_CreateObject();
-	if (!u) {
+	if (!u || RTK_ALLOC_GROW_FROM(fs->unlinked_commits, fs->n_unlinked + 1, fs->unlinked_cap, 32)) {
+		cJSON_Delete(u);
 		cJSON_Delete(rules);
 		return rtk_oom();
 	}
+	fs->unlinked_commits[fs->n_unlinked++] = remedy;
 	cJSON_AddStringToObject(u, "kind", kind);
+	cJSON_AddStringToObject(u, "reason_code", code);
 	cJSON_AddItemToObject(u, "remedy", githistory_report_commit(&h->rules, remedy));
 	cJSON_AddItemToObject(u, "rules", rules);
 	cJSON_AddStringToObject(u, "reason", why);
@@ -198,6 +210,11 @@ static int link_revert(struct githistory_run *h, struct githistory_failures *fs,
 	if (x->failure >= 0 && x->kind == GITHISTORY_KIND_OTHER) {
 		/* x was a reapply already reverted again: the same flapping change, still one failure. */
 		fs->v[x->failure].flap = true;
+		return 0;
+	}
+	if (x->formatting || r->formatting) {
+		/* Formatting taken back, or a formatter overwriting a change: no failure either way. */
+		fs->formatting_reverts++;
 		return 0;
 	}
 	if (!(f = failure_new(fs, "revert", r)))
@@ -282,7 +299,7 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 			cJSON *rules = cJSON_CreateArray();
 			cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
 			*handled = true;
-			return unlinked(h, fs, r, "revert",
+			return unlinked(h, fs, r, "revert", "revert-unmatched",
 					"the reverted commit is not named, no patch id matches, no earlier commit has the "
 					"quoted subject, and none has enough of its added lines taken back",
 					rules);
@@ -367,13 +384,13 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 			 b.v[0].lines, b.blamed_lines, share, h->rules.link_min_share);
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
-		rc = unlinked(h, fs, fx, "fix", why, rules);
+		rc = unlinked(h, fs, fx, "fix", "incidental", why, rules);
 		goto out;
 	}
 	if (!b.n && !truth.n) {
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
-		rc = unlinked(h, fs, fx, "fix", githistory_blame_why_none(&b), rules);
+		rc = unlinked(h, fs, fx, "fix", why_none_code(&b), githistory_blame_why_none(&b), rules);
 		goto out;
 	}
 	if (!(f = failure_new(fs, "fix", fx))) {
@@ -448,8 +465,42 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 		}
 	}
 	f->S = best >= riskfloor_threshold(h->risk) && strcmp(f->surface, "none");
-	if (f->S)
+	if (f->S) {
 		fired(f, "review-surface");
+		/* Which pattern made it, and would S stand without each pattern that does not discriminate? */
+		const char *sp = f->surface_path;
+		for (size_t j = 0; j < riskfloor_pattern_count(h->risk) && !f->surface_pattern; j++) {
+			const char *surface;
+			const char *pat = riskfloor_pattern(h->risk, j, &surface);
+			if (strcmp(surface, f->surface) ||
+			    riskfloor_classify_without(h->risk, sp, strlen(sp), j).weight >= best)
+				continue;
+			f->surface_pattern = pat; /* without it the path falls below: it is the one */
+		}
+		if (!f->surface_pattern) { /* several patterns of the surface match: the first of them */
+			size_t *hits = calloc(riskfloor_pattern_count(h->risk) + 1, sizeof(*hits));
+			if (!hits)
+				return rtk_oom();
+			riskfloor_pattern_hits(h->risk, sp, strlen(sp), hits);
+			for (size_t j = 0; j < riskfloor_pattern_count(h->risk) && !f->surface_pattern; j++) {
+				const char *surface, *pat = riskfloor_pattern(h->risk, j, &surface);
+				if (hits[j] && !strcmp(surface, f->surface))
+					f->surface_pattern = pat;
+			}
+			free(hits);
+		}
+		for (size_t j = 0; j < h->n_nd; j++) {
+			double w = 0;
+			for (size_t i = 0; i < f->nculprits; i++)
+				for (size_t k = 0; k < f->culprit[i]->files.n; k++) {
+					const char *p = f->culprit[i]->files.v[k];
+					double x = riskfloor_classify_without(h->risk, p, strlen(p), h->nd[j]).weight;
+					w = x > w ? x : w;
+				}
+			if (w < riskfloor_threshold(h->risk))
+				f->S_needs |= 1u << j;
+		}
+	}
 	/* T by path: a test file the remedy adds or changes, in a top-level folder the culprit changed. */
 	if ((rc = githistory_walk_files(h, f->remedy)))
 		return rc;
@@ -467,8 +518,27 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 	if (f->T)
 		fired(f, "test-path");
 	if (matches(r->ci_message, f->remedy->message)) {
-		f->T = true;
-		fired(f, "ci-message");
+		/* The scope is not the message: fix(build): ... must say so outside its scope. */
+		struct convcommit cc;
+		const char *m = f->remedy->message, *subj = f->remedy->subject;
+		size_t off;
+		bool in_text = true;
+		if (convcommit_parse(subj, strlen(subj), &cc) && cc.scope_len && (off = (size_t)(cc.scope - subj)) < strlen(m) &&
+		    !strncmp(m + off, cc.scope, cc.scope_len)) {
+			char *copy = strdup(m);
+			if (!copy)
+				return rtk_oom();
+			memset(copy + off, ' ', cc.scope_len);
+			in_text = matches(r->ci_message, copy);
+			free(copy);
+		}
+		if (in_text) {
+			f->T = true;
+			fired(f, "ci-message");
+		} else {
+			f->ci_scope_only = true;
+			fired(f, "ci-scope-ignored");
+		}
 	}
 	if (f->flap)
 		fired(f, "flap");
@@ -477,6 +547,31 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 	githistory_classify_author(r, f->remedy);
 	f->author_class = f->culprit[0]->author_class;
 	f->bucket = f->T ? 1 : f->S ? 2 : 3;
+	return 0;
+}
+
+static int count_tracked(const char *path, size_t len, void *arg)
+{
+	struct githistory_run *h = arg;
+	h->tracked_files++;
+	riskfloor_pattern_hits(h->risk, path, len, h->pattern_hits);
+	return 0;
+}
+
+int githistory_classify_discrimination(struct githistory_run *h)
+{
+	struct githistory_commit *tip = githistory_walk_commit(h, &h->tip);
+	int rc;
+	h->npatterns = riskfloor_pattern_count(h->risk);
+	if (!(h->pattern_hits = calloc(h->npatterns ? h->npatterns : 1, sizeof(*h->pattern_hits))))
+		return rtk_oom();
+	if (!tip)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_error_message());
+	if ((rc = gitodb_tree_diff(h->odb, NULL, &tip->tree, count_tracked, h)))
+		return rc;
+	for (size_t j = 0; j < h->npatterns && h->tracked_files; j++)
+		if ((double)h->pattern_hits[j] / (double)h->tracked_files > h->rules.surface_max_share && h->n_nd < GITHISTORY_MAX_ND)
+			h->nd[h->n_nd++] = j;
 	return 0;
 }
 
@@ -490,6 +585,10 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 		bool handled = false;
 		if (!c->in_window || c->nparents > 1)
 			continue;
+		fs->looked_at++;
+		fs->fixes_matched += c->kind == GITHISTORY_KIND_FIX;
+		fs->reverts_matched += c->kind == GITHISTORY_KIND_REVERT || c->kind == GITHISTORY_KIND_REAPPLY;
+		fs->fix_word_subjects += matches(h->rules.fix_word_re, c->subject);
 		if ((rc = detect_revert(h, fs, &ix, c, &handled)) || handled)
 			continue;
 		/* A fix that only moves a dependency on is routine upkeep, not a remedy (a revert of one still is). */
@@ -509,5 +608,6 @@ void githistory_classify_free(struct githistory_failures *fs)
 		cJSON_Delete(fs->v[i].evidence);
 	}
 	free(fs->v);
+	free(fs->unlinked_commits);
 	cJSON_Delete(fs->unlinked);
 }

@@ -39,7 +39,7 @@ struct githistory_rules {
 	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_classify_fix_set) */
 	bool fix_set_by_config;
 	double conventional_min_share, strong_min_share, link_min_share, surface_max_share;
-	const cJSON *revert_types, *fix_types, *dependency_scopes;
+	const cJSON *revert_types, *fix_types, *known_types, *dependency_scopes;
 	bool dependency_by_bot; /* a bot-authored fix is a dependency update */
 	double partial_min_share, rename_min_similarity, kill_upper, ci_level;
 	long max_files, add_only_context, min_n;
@@ -72,7 +72,7 @@ struct githistory_commit {
 	const char *email; /* the author's, in author's allocation (after its NUL) */
 	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
 	bool files_loaded, in_window, ignored, fix_word, fix_type, queued;
-	bool conventional; /* the subject is a Conventional Commits header */
+	bool conventional; /* the subject is a Conventional Commits header of one of fix.known_types */
 	bool fix_free;     /* the free-form fix rules match (read only when that rule set applies) */
 	bool formatting;   /* a formatting commit by blame.formatting_commit: blame looks through it */
 	enum githistory_author_class author_class; /* read only for the commits a report shows (githistory_classify_author) */
@@ -85,6 +85,8 @@ struct githistory_commit {
 	git_oid pid, inverse_pid;
 	long failure; /* index into the failures, or -1 */
 };
+
+#define GITHISTORY_MAX_ND 16 /* non-discriminating patterns told apart (more are reported, not tracked) */
 
 struct githistory_run {
 	git_repository *repo;
@@ -102,6 +104,9 @@ struct githistory_run {
 	int64_t since, until;
 	bool progress;
 	size_t window_nonmerges, window_conventional; /* for the fix rule set (githistory_classify_fix_set) */
+	/* Risk-floor patterns that do not discriminate (githistory_classify_discrimination). */
+	size_t tracked_files, *pattern_hits, npatterns;
+	size_t nd[GITHISTORY_MAX_ND], n_nd; /* the numbers of the patterns matching more than surface_max_share */
 	char rules_sha[65]; /* of the git-history rules and the risk-floor table together */
 };
 
@@ -243,6 +248,9 @@ struct githistory_failure {
 	enum githistory_author_class author_class; /* the primary culprit's */
 	const char *surface;
 	const char *surface_path; /* the culprit's path that gave the surface (borrowed from its files), or NULL */
+	const char *surface_pattern; /* the risk-floor pattern that matched it (borrowed from the table), or NULL */
+	uint32_t S_needs;     /* bit j: S holds only with non-discriminating pattern h->nd[j] */
+	bool ci_scope_only;   /* the CI-message rule matched the remedy's scope alone (ignored) */
 	int bucket;
 };
 
@@ -250,7 +258,13 @@ struct githistory_failures {
 	struct githistory_failure *v;
 	size_t n, cap;
 	cJSON *unlinked;
+	struct githistory_commit **unlinked_commits; /* the remedy of each entry of unlinked */
+	size_t n_unlinked, unlinked_cap;
 	size_t reapplies, dependency_updates; /* fix-kind commits set aside as dependency updates */
+	size_t formatting_reverts; /* reverts of, or by, formatting commits: set aside */
+	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */
+	/* coverage: the window's non-merges, and those matching a failure rule */
+	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;
 	/* ground truth agreement: [0] fixes with Fixes: trailers, [1] reverts naming their commit */
 	struct githistory_accuracy {
 		size_t remedies, truth, predicted, agreeing;
@@ -277,6 +291,11 @@ const char *githistory_classify_author_name(enum githistory_author_class k);
 bool githistory_classify_dependency_update(const struct githistory_rules *r, struct githistory_commit *c);
 /* Every revert and fix of the window into fs (fs->unlinked an array already), oldest first. */
 int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs);
+/*
+ * Counts the files tracked at the tip that each risk-floor pattern matches; the patterns matching more
+ * than non_discriminating.surface_max_share of them go into h->nd.
+ */
+int githistory_classify_discrimination(struct githistory_run *h);
 /* T, S, agent and the bucket of f, by the pre-registered rules. */
 int githistory_classify_failure(struct githistory_run *h, struct githistory_failure *f);
 void githistory_classify_free(struct githistory_failures *fs);

@@ -158,8 +158,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	r->add_only_context = (long)d;
 	r->revert_types = rule_at(r->json, "revert", "conventional_types");
 	r->fix_types = rule_at(r->json, "fix", "conventional_types");
-	if (!cJSON_IsArray(r->revert_types) || !cJSON_IsArray(r->fix_types))
-		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.conventional_types and fix.conventional_types must be lists", origin);
+	r->known_types = rule_at(r->json, "fix", "known_types");
+	if (!cJSON_IsArray(r->revert_types) || !cJSON_IsArray(r->fix_types) || !cJSON_IsArray(r->known_types))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.conventional_types, fix.conventional_types and fix.known_types must be lists",
+				origin);
 	r->dependency_scopes = rule_at(r->json, "dependency_update", "scopes");
 	const cJSON *by_bot = rule_at(r->json, "dependency_update", "by_bot");
 	if (!cJSON_IsArray(r->dependency_scopes) || !cJSON_IsBool(by_bot))
