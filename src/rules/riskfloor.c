@@ -88,25 +88,6 @@ static int compile_surface(struct surface_rule *r, const cJSON *def, const char 
 	r->weight = weight->valuedouble;
 	if (!(joined = join_patterns(patterns, origin, r->name)))
 		return RTK_EXIT_USAGE;
-	size_t np = (size_t)cJSON_GetArraySize(patterns);
-	const cJSON *p;
-	if (!(r->pat = calloc(np, sizeof(*r->pat))) || !(r->src = calloc(np, sizeof(*r->src)))) {
-		free(joined);
-		return rtk_oom();
-	}
-	cJSON_ArrayForEach(p, patterns) {
-		snprintf(what, sizeof(what), "surface %s", r->name);
-		if (!(r->src[r->npat] = strdup(p->valuestring))) {
-			free(joined);
-			return rtk_oom();
-		}
-		if ((rc = rtk_re_compile(&r->pat[r->npat++], p->valuestring, RTK_RE_CASELESS, what))) {
-			char why[512];
-			free(joined);
-			snprintf(why, sizeof(why), "%s", rtk_error_message());
-			return rtk_fail(rc, "%s: %s", origin, why);
-		}
-	}
 	snprintf(what, sizeof(what), "surface %s", r->name);
 	rc = rtk_re_compile(&r->re, joined, RTK_RE_CASELESS, what);
 	free(joined);
@@ -114,6 +95,19 @@ static int compile_surface(struct surface_rule *r, const cJSON *def, const char 
 		char why[512]; /* a copy: rtk_fail overwrites the message it would be reading */
 		snprintf(why, sizeof(why), "%s", rtk_error_message());
 		return rtk_fail(rc, "%s: %s", origin, why);
+	}
+	size_t np = (size_t)cJSON_GetArraySize(patterns);
+	const cJSON *p;
+	if (!(r->pat = calloc(np, sizeof(*r->pat))) || !(r->src = calloc(np, sizeof(*r->src))))
+		return rtk_oom();
+	cJSON_ArrayForEach(p, patterns) { /* each alone too, to tell which matched (they compiled joined) */
+		if (!(r->src[r->npat] = strdup(p->valuestring)))
+			return rtk_oom();
+		if ((rc = rtk_re_compile(&r->pat[r->npat++], p->valuestring, RTK_RE_CASELESS, what))) {
+			char why[512];
+			snprintf(why, sizeof(why), "%s", rtk_error_message());
+			return rtk_fail(rc, "%s: %s", origin, why);
+		}
 	}
 	return 0;
 }
