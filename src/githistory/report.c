@@ -8,6 +8,7 @@
 #include "rules/riskfloor.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 cJSON *githistory_report_commit(const struct githistory_rules *r, struct githistory_commit *c)
@@ -299,16 +300,23 @@ static cJSON *unlinked_summary(struct githistory_failures *fs)
 		x = cJSON_GetObjectItemCaseSensitive(e, "also_culprits");
 		cJSON_SetNumberValue(x, x->valuedouble + (of != NULL));
 	}
-	/* most first (a stable insertion sort: the list is a handful of reasons) */
-	int n = cJSON_GetArraySize(sum);
-	for (int a = 1; a < n; a++)
-		for (int b = a; b > 0; b--) {
-			cJSON *p = cJSON_GetArrayItem(sum, b - 1), *q = cJSON_GetArrayItem(sum, b);
-			if (rtk_out_json_num(p, "count") >= rtk_out_json_num(q, "count"))
-				break;
-			cJSON_DetachItemViaPointer(sum, q);
-			cJSON_InsertItemInArray(sum, b - 1, q);
+	/* most first, ties in order of first appearance: taken out, sorted, put back */
+	size_t n = (size_t)cJSON_GetArraySize(sum);
+	cJSON **v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v) {
+		cJSON_Delete(sum);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = cJSON_DetachItemFromArray(sum, 0);
+	for (size_t a = 1; a < n; a++) /* insertion sort: stable, and a handful of reasons */
+		for (size_t b = a; b > 0 && rtk_out_json_num(v[b - 1], "count") < rtk_out_json_num(v[b], "count"); b--) {
+			cJSON *t = v[b];
+			v[b] = v[b - 1], v[b - 1] = t;
 		}
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(sum, v[i]);
+	free(v);
 	return sum;
 }
 
