@@ -506,6 +506,27 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 		linetrack_set_free(&all_context);
 		blob_diff_free(&d);
 	}
+	if (h->rules.tests_only_alone && !rc) {
+		/* Lines in test files link a culprit only when the fix changes nothing else of substance. */
+		bool other_changed = false, other_context = false;
+		for (size_t i = 0; i < n; i++)
+			if (!rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
+				other_changed |= changed[i].n > 0;
+				other_context |= context[i].n > 0;
+			}
+		for (size_t i = 0; i < n; i++)
+			if (rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
+				if (other_changed && changed[i].n) {
+					out->test_lines += linetrack_set_lines(&changed[i]);
+					linetrack_set_clear(&changed[i]);
+				}
+				if ((other_changed || other_context) && context[i].n)
+					linetrack_set_clear(&context[i]);
+			}
+		any_changed = false;
+		for (size_t i = 0; i < n; i++)
+			any_changed |= changed[i].n > 0;
+	}
 	*weak = !any_changed;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct linetrack_set *lines = any_changed ? &changed[i] : &context[i];

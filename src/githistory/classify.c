@@ -115,7 +115,14 @@ bool githistory_classify_dependency_update(const struct githistory_rules *r, str
 		return true;
 	if (convcommit_parse(c->subject, strlen(c->subject), &cc) && scope_in(&cc, r->dependency_scopes))
 		return true;
-	return matches(r->dependency_subject, c->subject);
+	if (matches(r->dependency_subject, c->subject))
+		return true;
+	if (!c->files_loaded || !c->files.n || !matches(r->manifest_subject, c->subject))
+		return false;
+	for (size_t i = 0; i < c->files.n; i++) /* only manifests and lock files, and the subject says update */
+		if (!matches(r->manifest_paths, c->files.v[i]))
+			return false;
+	return true;
 }
 
 /* The hex run that ends the first match of re in text (the sha a pattern captures), as a commit. */
@@ -290,6 +297,15 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 		a->predicted += by_content != NULL;
 		a->agreeing += by_content == named ||
 			       (by_content && named->nparents > 1 && same_change(h, named, by_content));
+	}
+	if (named && r->commit_time - named->commit_time > h->rules.revert_max_age) {
+		char why[160];
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
+		snprintf(why, sizeof(why), "the reverted commit is %.0f days older than the revert (revert.max_age %.0f days): not a recent failure",
+			 (double)(r->commit_time - named->commit_time) / 86400, (double)h->rules.revert_max_age / 86400);
+		*handled = true;
+		return unlinked(h, fs, r, "revert", "too-old", why, rules);
 	}
 	if (!named && !predicted) {
 		if (r->kind == GITHISTORY_KIND_REAPPLY) {

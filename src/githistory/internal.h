@@ -32,7 +32,9 @@ struct githistory_rules {
 	int64_t fix_window, revert_lookback;
 	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
 	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author, *agent_email, *bot_author, *bot_email;
-	struct rtk_re *dependency_subject;
+	struct rtk_re *dependency_subject, *manifest_paths, *manifest_subject;
+	int64_t revert_max_age;
+	bool tests_only_alone;
 	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
 	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */
 	bool formatting_char[256];  /* blame.formatting_chars */
@@ -215,6 +217,7 @@ struct githistory_blame_result {
 	uint32_t blamed_lines;        /* the fix's substantive lines followed back (changed, or the context) */
 	uint32_t insubstantial_lines; /* changed lines left out: blank, comment, import (blame.insubstantial_lines) */
 	uint32_t formatting_lines;    /* changed lines left out: hunks that change only formatting */
+	uint32_t test_lines;          /* changed lines in test files left out: the fix changes other lines */
 };
 
 /*

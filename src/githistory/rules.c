@@ -132,6 +132,9 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule(r, "bot_markers", "author_name", &r->bot_author, origin)) ||
 	    (rc = compile_rule(r, "bot_markers", "author_email", &r->bot_email, origin)) ||
 	    (rc = compile_rule(r, "dependency_update", "subject", &r->dependency_subject, origin)) ||
+	    (rc = compile_rule(r, "dependency_update", "manifest_paths", &r->manifest_paths, origin)) ||
+	    (rc = compile_rule(r, "dependency_update", "manifest_subject", &r->manifest_subject, origin)) ||
+	    (rc = duration_rule(r, "revert", "max_age", &r->revert_max_age, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
 	    (rc = compile_rule(r, "fix", "word", &r->fix_word_re, origin)) ||
@@ -183,6 +186,10 @@ int githistory_rules_load(struct githistory_rules *r)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.formatting_chars must be a string", origin);
 	for (const unsigned char *q = (const unsigned char *)fc->valuestring; *q; q++)
 		r->formatting_char[*q] = true;
+	const cJSON *tests_alone = rule_at(r->json, "blame", "tests_only_alone");
+	if (!cJSON_IsBool(tests_alone))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.tests_only_alone must be true or false", origin);
+	r->tests_only_alone = cJSON_IsTrue(tests_alone);
 	const cJSON *ig = rule_at(r->json, "blame", "ignore_revs_file");
 	r->ignore_revs_file = cJSON_IsString(ig) && *ig->valuestring ? ig->valuestring : NULL;
 	return 0;
@@ -193,7 +200,7 @@ void githistory_rules_free(struct githistory_rules *r)
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
 				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author,
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
-				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author };
+				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
 	cJSON_Delete(r->json);

@@ -104,6 +104,18 @@ testing "markdown evidence column: named, patch id, blame strong/weak, lines wea
 	"for d in $(repo message-revert) $(repo patch-id-revert) $(repo fix-plain) $(repo fix-add-only) $(repo lines-revert); do (cd \$d && $RTK git-history | grep '^| [0-9a-f]\\{10\\} ' | awk -F' *[|] *' '{ print \$7 }'); done" \
 	'named\npatch id\nblame strong\nblame weak\nlines weak\n'
 
+testing "a test line the fix flips links nothing while it changes code: the code's (older) author decides" \
+	"$(gh test-lines '[.buckets.n, (.unlinked[] | [.remedy.subject, .reason_code])]')" \
+	'[0,["filetime: fix negative times","older-than-window"]]\n'
+testing "blame.tests_only_alone false: the test list's author is the culprit" \
+	"cd $(repo test-lines) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
+	'["urlglob: only accept 255 globs"]\n' "blame: {tests_only_alone: false}\n"
+testing "a revert naming a 200-day-old commit is unlinked as too old" \
+	"$(gh old-revert '[.buckets.n, (.unlinked[] | [.kind, .reason_code, .reason])]')" \
+	'[0,["revert","too-old","the reverted commit is 200 days older than the revert (revert.max_age 180 days): not a recent failure"]]\n'
+testing "a person's fix bumping only the manifest and lock file is a dependency update" \
+	"$(gh manifest-bump '[.buckets.n, .input.dependency_updates]')" '[0,1]\n'
+
 # --- non-discriminating rules ----------------------------------------------------------------------------
 testing "a risk-floor pattern matching every tracked file is named with its share" \
 	"$(gh non-discriminating '.non_discriminating | [.tracked_files, (.surface_patterns[] | [.surface, .pattern, .files, .share, .failures_S_only_by_it])]')" \
@@ -274,7 +286,7 @@ done
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
-	unlinked-culprit formatting-revert; do
+	unlinked-culprit formatting-revert old-revert; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done

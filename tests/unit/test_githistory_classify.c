@@ -122,6 +122,7 @@ static void fix_rule_sets(void **state)
 	};
 	static const char *const free_others[] = {
 		"fixup! a: x", "a: x\n\nCloses #123", "prefix: a fixture", "Add the fix list", "a: describe how to fix it",
+		"t3650: add more regression tests for failure conditions",
 	};
 	for (size_t i = 0; i < sizeof(free_fixes) / sizeof(*free_fixes); i++)
 		if (kind_under(F, "Dev", free_fixes[i]) != GITHISTORY_KIND_FIX)
