@@ -516,7 +516,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 			}
 		for (size_t i = 0; i < n; i++)
 			if (rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
-				if (other_changed && changed[i].n) {
+				if ((other_changed || other_context) && changed[i].n) {
 					out->test_lines += linetrack_set_lines(&changed[i]);
 					linetrack_set_clear(&changed[i]);
 				}

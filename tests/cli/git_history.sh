@@ -105,8 +105,11 @@ testing "markdown evidence column: named, patch id, blame strong/weak, lines wea
 	'named\npatch id\nblame strong\nblame weak\nlines weak\n'
 
 testing "a test line the fix flips links nothing while it changes code: the code's (older) author decides" \
-	"$(gh test-lines '[.buckets.n, (.unlinked[] | [.remedy.subject, .reason_code])]')" \
-	'[0,["filetime: fix negative times","older-than-window"]]\n'
+	"$(gh test-lines '[(.unlinked[] | [.remedy.subject, .reason_code])]')" \
+	'[["filetime: fix negative times","older-than-window"]]\n'
+testing "nor while it only adds code: the code's context is blamed, weakly, not the test list" \
+	"$(gh test-lines '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.strength]]')" \
+	'[["filetime: fix the guard","filetime: more of the window","weak"]]\n'
 testing "blame.tests_only_alone false: the test list's author is the culprit" \
 	"cd $(repo test-lines) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
 	'["urlglob: only accept 255 globs"]\n' "blame: {tests_only_alone: false}\n"
