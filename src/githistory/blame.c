@@ -164,6 +164,118 @@ static bool changes_path(const struct githistory_commit *c, const char *path)
 	return false;
 }
 
+/* Where each line of a buffer starts: start[i] for line i + 1, start[n] the end. */
+struct line_index {
+	const char *data;
+	size_t *start;
+	uint32_t n;
+};
+
+static int line_index_build(struct line_index *x, const char *data, size_t size)
+{
+	uint32_t n = gitx_count_lines(data, size), k = 0;
+	x->data = data, x->n = n;
+	if (!(x->start = malloc((n + 1) * sizeof(*x->start))))
+		return rtk_oom();
+	x->start[k++] = 0;
+	for (size_t i = 0; i < size && k <= n; i++)
+		if (data[i] == '\n' && k < n)
+			x->start[k++] = i + 1;
+	x->start[n] = size;
+	return 0;
+}
+
+/* Line l (from 1) of x, without its newline, into *p and *len; false past the end. */
+static bool line_at(const struct line_index *x, uint32_t l, const char **p, size_t *len)
+{
+	if (l < 1 || l > x->n)
+		return false;
+	*p = x->data + x->start[l - 1];
+	*len = x->start[l] - x->start[l - 1];
+	if (*len && (*p)[*len - 1] == '\n')
+		(*len)--;
+	return true;
+}
+
+/* Whether line l of x links no culprit on its own: blank, a comment, an import (blame.insubstantial_lines). */
+static bool insubstantial(const struct githistory_rules *r, const struct line_index *x, uint32_t l)
+{
+	const char *p;
+	size_t len;
+	return line_at(x, l, &p, &len) && rtk_re_matches(r->insubstantial, p, len);
+}
+
+/* The next character of lines [*at, end) of x that is not a formatting character, or -1 at the end. */
+static int next_significant(const struct githistory_rules *r, const char *data, size_t *at, size_t end)
+{
+	while (*at < end && r->formatting_char[(unsigned char)data[*at]])
+		(*at)++;
+	return *at < end ? (unsigned char)data[(*at)++] : -1;
+}
+
+/* A hunk that changes only formatting: its old and new lines equal once blame.formatting_chars are dropped. */
+static bool formatting_hunk(const struct githistory_rules *r, const struct line_index *a, const struct line_index *b,
+			    const struct linetrack_hunk *k)
+{
+	if (!k->old_lines || !k->new_lines || k->old_start + k->old_lines - 1 > a->n || k->new_start + k->new_lines - 1 > b->n)
+		return false;
+	size_t i = a->start[k->old_start - 1], ie = a->start[k->old_start + k->old_lines - 1];
+	size_t j = b->start[k->new_start - 1], je = b->start[k->new_start + k->new_lines - 1];
+	for (;;) {
+		int x = next_significant(r, a->data, &i, ie), y = next_significant(r, b->data, &j, je);
+		if (x != y)
+			return false;
+		if (x < 0)
+			return true;
+	}
+}
+
+/* Two blobs and the zero-context hunks between them (old or new NULL: an empty file). */
+struct blob_diff {
+	const struct gitodb_object *a, *b;
+	struct line_index la, lb;
+	struct linetrack_hunk *hunks;
+	size_t nh;
+	bool *formatting; /* per hunk, when asked for */
+	uint32_t old_total;
+};
+
+static void blob_diff_free(struct blob_diff *d)
+{
+	gitodb_release(d->a);
+	gitodb_release(d->b);
+	free(d->la.start);
+	free(d->lb.start);
+	free(d->hunks);
+	free(d->formatting);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Reads both blobs through the walk's object store and diffs them (whitespace ignored); with_lines: and
+ * indexes their lines and marks the hunks that change only formatting. Free with blob_diff_free. */
+static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, bool with_lines,
+		     struct blob_diff *d)
+{
+	int rc;
+	memset(d, 0, sizeof(*d));
+	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
+	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
+	    (rc = gitx_buffer_hunks(d->a ? d->a->data : NULL, d->a ? d->a->size : 0, d->b ? d->b->data : NULL,
+				    d->b ? d->b->size : 0, 1, &d->hunks, &d->nh)))
+		return rc;
+	d->old_total = d->a ? gitx_count_lines(d->a->data, d->a->size) : 0;
+	if (!with_lines)
+		return 0;
+	if ((rc = line_index_build(&d->la, d->a ? d->a->data : "", d->a ? d->a->size : 0)) ||
+	    (rc = line_index_build(&d->lb, d->b ? d->b->data : "", d->b ? d->b->size : 0)))
+		return rc;
+	if (!(d->formatting = calloc(d->nh ? d->nh : 1, sizeof(*d->formatting))))
+		return rtk_oom();
+	for (size_t k = 0; k < d->nh; k++)
+		d->formatting[k] = formatting_hunk(&h->rules, &d->la, &d->lb, &d->hunks[k]);
+	return 0;
+}
+
 /* The zero-context hunks between two blobs (old NULL: an empty file), read through the walk's object store. */
 static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
 		      struct linetrack_hunk **hunks, size_t *nh, uint32_t *old_total)
@@ -183,11 +295,27 @@ out:
 	return rc;
 }
 
+/* Splits set s by the new-side lines of the formatting hunks of d: those lines into *in, the rest into *out. */
+static int split_formatting(const struct blob_diff *d, const struct linetrack_set *s, struct linetrack_set *in,
+			    struct linetrack_set *out)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (uint32_t l = s->v[i].start; l < s->v[i].end; l++) {
+			bool fmt = false;
+			for (size_t k = 0; k < d->nh && !fmt; k++)
+				fmt = d->formatting[k] && l >= d->hunks[k].new_start && l < d->hunks[k].new_start + d->hunks[k].new_lines;
+			if (linetrack_set_add(fmt ? in : out, l, l + 1))
+				return rtk_oom();
+		}
+	return 0;
+}
+
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
 static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct linetrack_set *lines,
 		      int64_t cutoff, struct githistory_blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
 {
 	git_oid mine, theirs;
+	struct blob_diff d = { 0 };
 	struct linetrack_hunk *hunks = NULL;
 	size_t nh = 0;
 	uint32_t total;
@@ -217,9 +345,23 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	}
 	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
 		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
-	if ((rc = blob_hunks(h, have_p1 ? &theirs : NULL, &mine, 1, &hunks, &nh, &total)) ||
-	    (linetrack_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom())))
+	if ((rc = blob_diff(h, have_p1 ? &theirs : NULL, &mine, c->nparents <= 1, &d)))
 		goto out;
+	hunks = d.hunks, nh = d.nh;
+	if (linetrack_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom()))
+		goto out;
+	if (added.n && d.formatting) {
+		/* Lines c only reformatted stand for the ones they replaced, as for a revision blame ignores. */
+		struct linetrack_set fmt = { 0 }, rest = { 0 };
+		if (!(rc = split_formatting(&d, &added, &fmt, &rest)) && fmt.n &&
+		    linetrack_map_back(hunks, nh, &fmt, &before, &before, 1))
+			rc = rtk_oom();
+		linetrack_set_free(&added);
+		linetrack_set_free(&fmt);
+		added = rest;
+		if (rc)
+			goto out;
+	}
 	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before)))
 		goto out;
 	if (!added.n)
@@ -244,7 +386,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	}
 	if ((rc = githistory_walk_files(h, c)))
 		goto out;
-	if (c->ignored || c->files.n > (size_t)h->rules.max_files) {
+	if (c->ignored || c->formatting || c->files.n > (size_t)h->rules.max_files) {
 		/* Look through it, as blame --ignore-rev does: its lines stand for the ones they replaced. */
 		linetrack_set_clear(&before);
 		if (linetrack_map_back(hunks, nh, &added, &before, &before, 1))
@@ -259,7 +401,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 		rc = credit(out, c, path, &added);
 	}
 out:
-	free(hunks);
+	blob_diff_free(&d);
 	linetrack_set_free(&added);
 	linetrack_set_free(&before);
 	return rc;
@@ -314,9 +456,9 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		git_oid old_blob, new_blob;
-		struct linetrack_hunk *hunks = NULL;
-		size_t nh;
-		uint32_t total;
+		struct blob_diff d;
+		struct linetrack_set all_changed = { 0 }, all_context = { 0 };
+		size_t kept = 0;
 		if (!githistory_blob_at(h, p, f->files.v[i], &old_blob))
 			continue; /* a new file: nothing older to blame */
 		bool have_new = githistory_blob_at(h, f, f->files.v[i], &new_blob);
@@ -327,16 +469,68 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 				break;
 			have_new = to != NULL;
 		}
-		if ((rc = blob_hunks(h, &old_blob, have_new ? &new_blob : NULL, 1, &hunks, &nh, &total)))
+		if ((rc = blob_diff(h, &old_blob, have_new ? &new_blob : NULL, true, &d))) {
+			blob_diff_free(&d);
 			break;
-		if (linetrack_old_lines(hunks, nh, total, (uint32_t)h->rules.add_only_context, &changed[i], &context[i]))
+		}
+		/* Hunks that only reformat, and additions of nothing but blank, comment or import lines, link nothing. */
+		for (size_t k = 0; k < d.nh; k++) {
+			const struct linetrack_hunk *hk = &d.hunks[k];
+			bool keep = !d.formatting[k];
+			if (!keep)
+				out->formatting_lines += hk->old_lines;
+			else if (!hk->old_lines) {
+				keep = false;
+				for (uint32_t l = hk->new_start; l < hk->new_start + hk->new_lines && !keep; l++)
+					keep = !insubstantial(&h->rules, &d.lb, l);
+			}
+			if (keep)
+				d.hunks[kept++] = *hk;
+		}
+		if (linetrack_old_lines(d.hunks, kept, d.old_total, (uint32_t)h->rules.add_only_context, &all_changed,
+					&all_context))
 			rc = rtk_oom();
+		/* Only substantive old lines are blamed: blank, comment and import lines are counted and left. */
+		for (size_t k = 0; k < all_changed.n && !rc; k++)
+			for (uint32_t l = all_changed.v[k].start; l < all_changed.v[k].end && !rc; l++)
+				if (insubstantial(&h->rules, &d.la, l))
+					out->insubstantial_lines++;
+				else if (linetrack_set_add(&changed[i], l, l + 1))
+					rc = rtk_oom();
+		for (size_t k = 0; k < all_context.n && !rc; k++)
+			for (uint32_t l = all_context.v[k].start; l < all_context.v[k].end && !rc; l++)
+				if (!insubstantial(&h->rules, &d.la, l) && linetrack_set_add(&context[i], l, l + 1))
+					rc = rtk_oom();
 		any_changed |= changed[i].n > 0;
-		free(hunks);
+		linetrack_set_free(&all_changed);
+		linetrack_set_free(&all_context);
+		blob_diff_free(&d);
+	}
+	if (h->rules.tests_only_alone && !rc) {
+		/* Lines in test files link a culprit only when the fix changes nothing else of substance. */
+		bool other_changed = false, other_context = false;
+		for (size_t i = 0; i < n; i++)
+			if (!rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
+				other_changed |= changed[i].n > 0;
+				other_context |= context[i].n > 0;
+			}
+		for (size_t i = 0; i < n; i++)
+			if (rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
+				if ((other_changed || other_context) && changed[i].n) {
+					out->test_lines += linetrack_set_lines(&changed[i]);
+					linetrack_set_clear(&changed[i]);
+				}
+				if ((other_changed || other_context) && context[i].n)
+					linetrack_set_clear(&context[i]);
+			}
+		any_changed = false;
+		for (size_t i = 0; i < n; i++)
+			any_changed |= changed[i].n > 0;
 	}
 	*weak = !any_changed;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct linetrack_set *lines = any_changed ? &changed[i] : &context[i];
+		out->blamed_lines += linetrack_set_lines(lines);
 		if (lines->n)
 			rc = githistory_blame_lines(h, p, f->files.v[i], lines, cutoff, out);
 	}
@@ -353,5 +547,7 @@ const char *githistory_blame_why_none(const struct githistory_blame_result *b)
 {
 	return b->older_lines     ? "the lines it fixes were last changed before the fix window"
 	       : b->skipped_lines ? "the lines it fixes were last changed by another fix or revert"
-				  : "nothing older to blame (it only adds new files, or touches no earlier line)";
+	       : !b->blamed_lines && b->insubstantial_lines + b->formatting_lines
+		       ? "it changes only blank, comment, import or formatting lines, which link no culprit"
+		       : "nothing older to blame (it only adds new files, or touches no earlier line)";
 }

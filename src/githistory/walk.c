@@ -40,6 +40,7 @@ void githistory_walk_free(struct githistory_run *h)
 		commit_free(rtk_strmap_value_at(h->by_oid, i));
 	rtk_strmap_free(h->by_oid);
 	rtk_strmap_free(h->ignore_revs);
+	free(h->pattern_hits);
 	free(h->v);
 	free(h->parent_buf);
 	gitodb_free(h->odb);
