@@ -5,7 +5,10 @@
 #include "similarity.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
+#include "lib/strbuf.h"
 
+#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +313,427 @@ static int split_formatting(const struct blob_diff *d, const struct linetrack_se
 	return 0;
 }
 
+/* ----- what a culprit's own diffs say: the lines it moved, the names it renamed ----- */
+
+struct removed_line { /* a line the commit removed: file index in its files, line in the parent's version */
+	uint32_t file, line;
+	size_t key, len; /* its text, whitespace dropped, in the pool */
+};
+
+struct rename_part { /* an old name part and what the commit's paired lines make of it */
+	char *to;
+	uint32_t lines;
+	uint64_t last; /* the last line counted (file << 32 | line), so a line counts once */
+	bool conflict;
+};
+
+struct githistory_blame_changes {
+	struct removed_line *rm;
+	size_t nrm, rmcap;
+	char *pool;
+	size_t npool, poolcap;
+	struct rtk_strmap *first;   /* text -> 1 + index into rm, for lines of blame.moved_min_chars or more */
+	struct rtk_strmap *renames; /* old part -> struct rename_part */
+};
+
+void githistory_blame_changes_free(struct githistory_blame_changes *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; x->renames && i < rtk_strmap_count(x->renames); i++) {
+		struct rename_part *rp = rtk_strmap_value_at(x->renames, i);
+		free(rp->to);
+		free(rp);
+	}
+	rtk_strmap_free(x->renames);
+	rtk_strmap_free(x->first);
+	free(x->rm);
+	free(x->pool);
+	free(x);
+}
+
+static bool is_space(int ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+/* Line l of x with whitespace dropped into *out (reset first); *alnum gets its letters and digits. */
+static int squeeze_line(const struct line_index *x, uint32_t l, struct rtk_strbuf *out, size_t *alnum)
+{
+	const char *p;
+	size_t len;
+	rtk_strbuf_truncate(out, 0);
+	*alnum = 0;
+	if (!line_at(x, l, &p, &len))
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!is_space((unsigned char)p[i])) {
+			*alnum += isalnum((unsigned char)p[i]) != 0;
+			rtk_strbuf_put(out, p + i, 1);
+		}
+	return out->failed ? rtk_oom() : 0;
+}
+
+/* ----- tokens, for telling a rename from a change ----- */
+
+#define MAX_TOKENS 256
+#define MAX_PARTS 16
+
+struct token {
+	const char *p;
+	size_t len;
+	bool name; /* identifiers joined by . -> :: ?. */
+};
+
+static bool ident_start(int ch)
+{
+	return isalpha(ch) || ch == '_' || ch == '$';
+}
+
+static bool ident_char(int ch)
+{
+	return isalnum(ch) || ch == '_' || ch == '$';
+}
+
+/* The tokens of s[0..n) into v; SIZE_MAX when there are more than MAX_TOKENS. */
+static size_t tokenize(const char *s, size_t n, struct token *v)
+{
+	size_t k = 0, i = 0;
+	while (i < n) {
+		unsigned char ch = (unsigned char)s[i];
+		size_t at = i;
+		bool name = false;
+		if (is_space(ch)) {
+			i++;
+			continue;
+		}
+		if (ident_start(ch)) {
+			name = true;
+			for (;;) {
+				while (i < n && ident_char((unsigned char)s[i]))
+					i++;
+				size_t sep = i + 1 < n && s[i] == '.' ? 1
+					     : i + 2 < n && ((s[i] == '-' && s[i + 1] == '>') || (s[i] == ':' && s[i + 1] == ':') ||
+							     (s[i] == '?' && s[i + 1] == '.')) ? 2 : 0;
+				if (!sep || i + sep >= n || !ident_start((unsigned char)s[i + sep]))
+					break;
+				i += sep;
+			}
+		} else if (isdigit(ch)) {
+			while (i < n && (ident_char((unsigned char)s[i]) || s[i] == '.'))
+				i++;
+		} else if (ch == '"' || ch == '\'' || ch == '`') {
+			for (i++; i < n && (unsigned char)s[i] != ch; i++)
+				if (s[i] == '\\')
+					i++;
+			i = i < n ? i + 1 : n;
+		} else {
+			i++;
+		}
+		if (k == MAX_TOKENS)
+			return SIZE_MAX;
+		v[k++] = (struct token){ s + at, i - at, name };
+	}
+	return k;
+}
+
+/* The identifiers of a name token, as (start, length) pairs into parts; how many (at most MAX_PARTS, else SIZE_MAX). */
+static size_t name_parts(const struct token *t, const char *parts[MAX_PARTS], size_t lens[MAX_PARTS])
+{
+	size_t k = 0, i = 0;
+	while (i < t->len) {
+		size_t at = i;
+		while (i < t->len && ident_char((unsigned char)t->p[i]))
+			i++;
+		if (i > at) {
+			if (k == MAX_PARTS)
+				return SIZE_MAX;
+			parts[k] = t->p + at, lens[k++] = i - at;
+		}
+		while (i < t->len && !ident_char((unsigned char)t->p[i]))
+			i++;
+	}
+	return k;
+}
+
+struct rename_pair {
+	char from[128], to[128];
+	bool keyword; /* an identifier of either side is a blame.rename_keywords word */
+};
+
+static bool part_eq(const char *a, size_t al, const char *b, size_t bl)
+{
+	return al == bl && !memcmp(a, b, al);
+}
+
+/* What differs between two name tokens, common leading and trailing identifiers dropped: false when equal. */
+static bool name_diff(const struct githistory_rules *r, const struct token *a, const struct token *b, struct rename_pair *out)
+{
+	const char *pa[MAX_PARTS], *pb[MAX_PARTS];
+	size_t la[MAX_PARTS], lb[MAX_PARTS], na = name_parts(a, pa, la), nb = name_parts(b, pb, lb), i = 0, j = 0;
+	if (na == SIZE_MAX || nb == SIZE_MAX) { /* too long to tell: a difference that is no rename */
+		snprintf(out->from, sizeof(out->from), "%.*s", (int)a->len, a->p);
+		snprintf(out->to, sizeof(out->to), "%.*s", (int)b->len, b->p);
+		out->keyword = true;
+		return true;
+	}
+	while (i < na && i < nb && part_eq(pa[i], la[i], pb[i], lb[i]))
+		i++;
+	while (j < na - i && j < nb - i && part_eq(pa[na - 1 - j], la[na - 1 - j], pb[nb - 1 - j], lb[nb - 1 - j]))
+		j++;
+	if (i == na && i == nb)
+		return false;
+	out->keyword = false;
+	*out->from = *out->to = '\0';
+	for (size_t k = i; k < na - j; k++) {
+		snprintf(out->from + strlen(out->from), sizeof(out->from) - strlen(out->from), "%s%.*s", k > i ? "." : "",
+			 (int)la[k], pa[k]);
+		out->keyword |= rtk_re_matches(r->rename_keywords, pa[k], la[k]);
+	}
+	for (size_t k = i; k < nb - j; k++) {
+		snprintf(out->to + strlen(out->to), sizeof(out->to) - strlen(out->to), "%s%.*s", k > i ? "." : "", (int)lb[k], pb[k]);
+		out->keyword |= rtk_re_matches(r->rename_keywords, pb[k], lb[k]);
+	}
+	return true;
+}
+
+/*
+ * Lines a and b compared token by token: -1 when they differ in anything but names (or have too many
+ * tokens), else how many name differences (at most MAX_PARTS, into pairs).
+ */
+static int rename_pairs(const struct githistory_rules *r, const char *a, size_t al, const char *b, size_t bl,
+			struct rename_pair pairs[MAX_PARTS])
+{
+	struct token *ta = malloc(2 * MAX_TOKENS * sizeof(*ta)), *tb = ta + MAX_TOKENS;
+	size_t na, nb;
+	int k = 0;
+	if (!ta)
+		return -1;
+	na = tokenize(a, al, ta), nb = tokenize(b, bl, tb);
+	if (na == SIZE_MAX || na != nb)
+		k = -1;
+	for (size_t i = 0; i < na && k >= 0; i++) {
+		if (ta[i].name && tb[i].name) {
+			if (k == MAX_PARTS)
+				k = -1;
+			else if (name_diff(r, &ta[i], &tb[i], &pairs[k]))
+				k++;
+		} else if (ta[i].name != tb[i].name || !part_eq(ta[i].p, ta[i].len, tb[i].p, tb[i].len)) {
+			k = -1;
+		}
+	}
+	free(ta);
+	return k;
+}
+
+/* Reads c's diffs against p (every file it changes): the lines it removed, and the renames of its paired lines. */
+static int changes_read(struct githistory_run *h, struct githistory_commit *c, struct githistory_commit *p)
+{
+	const struct githistory_rules *r = &h->rules;
+	struct githistory_blame_changes *x = calloc(1, sizeof(*x));
+	struct rtk_strbuf sq = { 0 };
+	int rc = 0;
+	if (!x || !(x->first = rtk_strmap_new()) || !(x->renames = rtk_strmap_new())) {
+		githistory_blame_changes_free(x);
+		return rtk_oom();
+	}
+	c->changes = x;
+	for (size_t fi = 0; fi < c->files.n && !rc; fi++) {
+		git_oid a, b;
+		bool has_a = githistory_blob_at(h, p, c->files.v[fi], &a), has_b = githistory_blob_at(h, c, c->files.v[fi], &b);
+		struct blob_diff d;
+		if (!has_a && !has_b)
+			continue;
+		if ((rc = blob_diff(h, has_a ? &a : NULL, has_b ? &b : NULL, true, &d))) {
+			blob_diff_free(&d);
+			break;
+		}
+		for (size_t k = 0; k < d.nh && !rc; k++) {
+			const struct linetrack_hunk *hk = &d.hunks[k];
+			for (uint32_t l = hk->old_start; l < hk->old_start + hk->old_lines && !rc && r->moved_min_chars; l++) {
+				size_t alnum;
+				if ((rc = squeeze_line(&d.la, l, &sq, &alnum)))
+					break;
+				if (RTK_ALLOC_GROW_FROM(x->rm, x->nrm + 1, x->rmcap, 64) ||
+				    RTK_ALLOC_GROW_FROM(x->pool, x->npool + sq.len + 1, x->poolcap, 1024)) {
+					rc = RTK_EXIT_FAILURE;
+					break;
+				}
+				memcpy(x->pool + x->npool, sq.s ? sq.s : "", sq.len);
+				x->rm[x->nrm] = (struct removed_line){ (uint32_t)fi, l, x->npool, sq.len };
+				x->npool += sq.len;
+				if (alnum >= (size_t)r->moved_min_chars && !rtk_strmap_get(x->first, sq.s, sq.len) &&
+				    rtk_strmap_put(x->first, sq.s, sq.len, (void *)(uintptr_t)(x->nrm + 1)))
+					rc = rtk_oom();
+				x->nrm++;
+			}
+			if (!r->rename_min_lines || hk->old_lines != hk->new_lines || d.formatting[k])
+				continue;
+			for (uint32_t t = 0; t < hk->old_lines && !rc; t++) {
+				const char *pa, *pb;
+				size_t la, lb;
+				struct rename_pair pairs[MAX_PARTS];
+				int np;
+				uint64_t stamp = (uint64_t)fi << 32 | (hk->new_start + t);
+				if (!line_at(&d.la, hk->old_start + t, &pa, &la) || !line_at(&d.lb, hk->new_start + t, &pb, &lb) ||
+				    (np = rename_pairs(r, pa, la, pb, lb, pairs)) <= 0)
+					continue;
+				for (int q = 0; q < np && !rc; q++) {
+					struct rename_part *rp = rtk_strmap_get(x->renames, pairs[q].from, strlen(pairs[q].from));
+					if (!rp) {
+						if (!(rp = calloc(1, sizeof(*rp))) || !(rp->to = strdup(pairs[q].to)) ||
+						    rtk_strmap_put(x->renames, pairs[q].from, strlen(pairs[q].from), rp)) {
+							if (rp)
+								free(rp->to);
+							free(rp);
+							rc = rtk_oom();
+							break;
+						}
+					} else if (strcmp(rp->to, pairs[q].to)) {
+						rp->conflict = true;
+					}
+					if (rp->last != stamp + 1)
+						rp->lines++, rp->last = stamp + 1;
+				}
+			}
+		}
+		blob_diff_free(&d);
+	}
+	rtk_strbuf_free(&sq);
+	return rc;
+}
+
+/* Whether the text in sq is that of removed line e. */
+static bool removed_is(const struct githistory_blame_changes *x, size_t e, const struct rtk_strbuf *sq)
+{
+	return x->rm[e].len == sq->len && !memcmp(x->pool + x->rm[e].key, sq->s ? sq->s : "", sq->len);
+}
+
+/*
+ * Where line l of c's version (in hunk hk of diff d) came from, if c moved it: *e gets 1 + the index of the
+ * removed line, or 0. A long line by its text; a short one by the block it sits in (see blame.moved_min_chars).
+ */
+static int moved_from(const struct githistory_rules *r, const struct githistory_blame_changes *x, const struct blob_diff *d,
+		      const struct linetrack_hunk *hk, uint32_t l, size_t *e)
+{
+	struct rtk_strbuf sq = { 0 };
+	size_t alnum;
+	int rc;
+	*e = 0;
+	if ((rc = squeeze_line(&d->lb, l, &sq, &alnum)))
+		goto out;
+	if (alnum >= (size_t)r->moved_min_chars) {
+		*e = (uintptr_t)rtk_strmap_get(x->first, sq.s ? sq.s : "", sq.len);
+		goto out;
+	}
+	for (int dir = -1; dir <= 1 && !*e; dir += 2) {
+		/* The nearest long line of the run of added lines, upwards then downwards. */
+		for (uint32_t j = 1;; j++) {
+			int64_t m = (int64_t)l + dir * (int64_t)j;
+			size_t at;
+			if (m < hk->new_start || m >= (int64_t)(hk->new_start + hk->new_lines))
+				break;
+			if ((rc = squeeze_line(&d->lb, (uint32_t)m, &sq, &alnum)))
+				goto out;
+			if (alnum < (size_t)r->moved_min_chars)
+				continue;
+			if (!(at = (uintptr_t)rtk_strmap_get(x->first, sq.s ? sq.s : "", sq.len)))
+				break;
+			at--;
+			/* The lines from l to m match the removed lines before (or after) the long one, line for line. */
+			int64_t base = (int64_t)at - dir * (int64_t)j;
+			bool ok = base >= 0 && (size_t)base < x->nrm;
+			for (uint32_t t = 0; t < j && ok; t++) {
+				size_t ei = (size_t)(base + dir * (int64_t)t);
+				ok = x->rm[ei].file == x->rm[at].file &&
+				     (int64_t)x->rm[ei].line == (int64_t)x->rm[at].line - dir * (int64_t)(j - t);
+				if (ok && !(rc = squeeze_line(&d->lb, l + (uint32_t)((int64_t)dir * t), &sq, &alnum)))
+					ok = removed_is(x, ei, &sq);
+				if (rc)
+					goto out;
+			}
+			if (ok)
+				*e = (size_t)base + 1;
+			break;
+		}
+	}
+out:
+	rtk_strbuf_free(&sq);
+	return rc;
+}
+
+/* Whether line l of c's version (hunk hk of d, as many old lines as new) differs from its pair only by c's renames. */
+static bool renamed_only(const struct githistory_rules *r, const struct githistory_blame_changes *x, const struct blob_diff *d,
+			 const struct linetrack_hunk *hk, uint32_t l)
+{
+	const char *pa, *pb;
+	size_t la, lb;
+	struct rename_pair pairs[MAX_PARTS];
+	int np;
+	if (hk->old_lines != hk->new_lines || !line_at(&d->la, hk->old_start + (l - hk->new_start), &pa, &la) ||
+	    !line_at(&d->lb, l, &pb, &lb) || (np = rename_pairs(r, pa, la, pb, lb, pairs)) < 0)
+		return false;
+	for (int q = 0; q < np; q++) {
+		const struct rename_part *rp = rtk_strmap_get(x->renames, pairs[q].from, strlen(pairs[q].from));
+		if (pairs[q].keyword || !rp || rp->conflict || strcmp(rp->to, pairs[q].to) || rp->lines < (uint32_t)r->rename_min_lines)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The lines c added that it only moved (from any file it changes) or only renamed in go on to its parent
+ * p1, as blame -C and an ignored revision would; the rest into *rest, for c to be credited with.
+ */
+static int look_through_moves(struct githistory_run *h, struct githistory_commit *c, struct githistory_commit *p1,
+			      const char *parent_path, const struct blob_diff *d, const struct linetrack_set *added,
+			      struct linetrack_set *rest, struct githistory_blame_result *out, struct pending **pv, size_t *pn,
+			      size_t *pcap)
+{
+	const struct githistory_rules *r = &h->rules;
+	struct linetrack_set renamed = { 0 }, tmp = { 0 }, before = { 0 };
+	int rc = 0;
+	if (!p1 || (!r->moved_min_chars && !r->rename_min_lines) || !d->formatting)
+		return linetrack_set_union(rest, added) ? rtk_oom() : 0;
+	if (!c->changes && (rc = changes_read(h, c, p1)))
+		return rc;
+	for (size_t i = 0; i < added->n && !rc; i++)
+		for (uint32_t l = added->v[i].start; l < added->v[i].end && !rc; l++) {
+			const struct linetrack_hunk *hk = NULL;
+			size_t e = 0;
+			for (size_t k = 0; k < d->nh && !hk; k++)
+				if (l >= d->hunks[k].new_start && l < d->hunks[k].new_start + d->hunks[k].new_lines)
+					hk = &d->hunks[k];
+			if (!hk) {
+				rc = linetrack_set_add(rest, l, l + 1) ? rtk_oom() : 0;
+			} else if (r->moved_min_chars && (rc = moved_from(r, c->changes, d, hk, l, &e)) == 0 && e) {
+				const struct removed_line *m = &c->changes->rm[e - 1];
+				struct linetrack_set one = { 0 };
+				out->moved_lines++;
+				if (linetrack_set_add(&one, m->line, m->line + 1))
+					rc = rtk_oom();
+				else
+					rc = add_pending(pv, pn, pcap, p1, c->files.v[m->file], &one);
+				linetrack_set_free(&one);
+			} else if (!rc && r->rename_min_lines && renamed_only(r, c->changes, d, hk, l)) {
+				out->renamed_lines++;
+				rc = linetrack_set_add(&renamed, l, l + 1) ? rtk_oom() : 0;
+			} else if (!rc) {
+				rc = linetrack_set_add(rest, l, l + 1) ? rtk_oom() : 0;
+			}
+		}
+	if (!rc && renamed.n) {
+		if (linetrack_map_back(d->hunks, d->nh, &renamed, &tmp, &before, 1))
+			rc = rtk_oom();
+		else
+			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
+	}
+	linetrack_set_free(&renamed);
+	linetrack_set_free(&tmp);
+	linetrack_set_free(&before);
+	return rc;
+}
+
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
 static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct linetrack_set *lines,
 		      int64_t cutoff, struct githistory_blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
@@ -398,7 +822,11 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	} else if (c->author_time < cutoff) {
 		out->older_lines += linetrack_set_lines(&added);
 	} else {
-		rc = credit(out, c, path, &added);
+		/* Lines c only moved here, or only renamed in, are followed on; the rest are c's. */
+		struct linetrack_set rest = { 0 };
+		if (!(rc = look_through_moves(h, c, p1, parent_path, &d, &added, &rest, out, pv, pn, pcap)) && rest.n)
+			rc = credit(out, c, path, &rest);
+		linetrack_set_free(&rest);
 	}
 out:
 	blob_diff_free(&d);

@@ -224,6 +224,8 @@ static int link_revert(struct githistory_run *h, struct githistory_failures *fs,
 		fs->formatting_reverts++;
 		return 0;
 	}
+	if (h->rules.reverted_fix_set_aside && x->failure >= 0 && x->kind == GITHISTORY_KIND_FIX)
+		fs->v[x->failure].reverted_by = r; /* a remedy taken back remedied nothing: set aside once detection ends */
 	if (!(f = failure_new(fs, "revert", r)))
 		return rtk_oom();
 	f->culprit[0] = x, f->nculprits = 1;
@@ -389,6 +391,28 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		for (size_t i = 0; i < b.n; i++)
 			for (size_t j = 0; j < truth.n; j++)
 				a->agreeing += b.v[i].c == truth.v[j];
+		/* A trailer naming a commit older than fix.fixes_trailer_max_age: not a recent failure (as revert.max_age). */
+		size_t kept = 0;
+		int64_t oldest = 0;
+		for (size_t j = 0; j < truth.n; j++) {
+			int64_t age = fx->commit_time - truth.v[j]->commit_time;
+			if (age <= h->rules.fixes_max_age)
+				truth.v[kept++] = truth.v[j];
+			else if (age > oldest)
+				oldest = age;
+		}
+		if (!kept) {
+			char old[200];
+			cJSON *rules = cJSON_CreateArray();
+			cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+			cJSON_AddItemToArray(rules, cJSON_CreateString("fixes-trailer"));
+			snprintf(old, sizeof(old), "the commit its Fixes: trailer names is %.0f days older than the fix "
+				 "(fix.fixes_trailer_max_age %.0f days): not a recent failure",
+				 (double)oldest / 86400, (double)h->rules.fixes_max_age / 86400);
+			rc = unlinked(h, fs, fx, "fix", "too-old", old, rules);
+			goto out;
+		}
+		truth.n = kept;
 	}
 	/* How much of the fix the primary culprit owns: strong, weak, or too little to link at all. */
 	double share = b.n && b.blamed_lines ? (double)b.v[0].lines / (double)b.blamed_lines : 0;
@@ -442,6 +466,10 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 	else
 		cJSON_AddNullToObject(f->evidence, "culprit_share");
 	cJSON_AddNumberToObject(f->evidence, "insubstantial_lines", b.insubstantial_lines + b.formatting_lines);
+	if (b.moved_lines)
+		cJSON_AddNumberToObject(f->evidence, "moved_lines", b.moved_lines);
+	if (b.renamed_lines)
+		cJSON_AddNumberToObject(f->evidence, "renamed_lines", b.renamed_lines);
 	cJSON *blamed = cJSON_AddArrayToObject(f->evidence, "blamed");
 	for (size_t i = 0; blamed && i < b.n; i++) {
 		char hex[41];
@@ -523,8 +551,14 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 	for (size_t k = 0; k < f->remedy->files.n && !f->T; k++) {
 		const char *t = f->remedy->files.v[k];
 		git_oid blob;
-		if (!matches(r->test_paths, t) || !githistory_blob_at(h, f->remedy, t, &blob)) /* a deleted test does not count */
+		if (!(matches(r->test_paths, t) || matches(r->test_trees, t)) ||
+		    !githistory_blob_at(h, f->remedy, t, &blob)) /* a deleted test does not count */
 			continue;
+		/* A top-level test tree (classification.test_trees) tests every folder beside it. */
+		if (matches(r->test_trees, t)) {
+			f->T = true;
+			break;
+		}
 		for (size_t i = 0; i < f->nculprits && !f->T; i++)
 			for (size_t j = 0; j < f->culprit[i]->files.n && !f->T; j++) {
 				const char *p = f->culprit[i]->files.v[j];
@@ -591,6 +625,31 @@ int githistory_classify_discrimination(struct githistory_run *h)
 	return 0;
 }
 
+/* Fixes that were themselves reverted leave the failures for the unlinked list (reason reverted-fix). */
+static int set_aside_reverted_fixes(struct githistory_run *h, struct githistory_failures *fs)
+{
+	size_t kept = 0;
+	int rc = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		struct githistory_failure *f = &fs->v[i];
+		if (!f->reverted_by || rc) {
+			f->remedy->failure = (long)kept;
+			fs->v[kept++] = *f;
+			continue;
+		}
+		char hex[41], why[200];
+		snprintf(why, sizeof(why), "the fix was itself reverted by %.10s (a failure whose culprit it is): a remedy "
+			 "taken back is not a failure's remedy", gitx_oid_hex(&f->reverted_by->oid, hex));
+		f->remedy->failure = -1;
+		cJSON_AddItemToArray(f->rules, cJSON_CreateString("reverted-fix"));
+		rc = unlinked(h, fs, f->remedy, "fix", "reverted-fix", why, f->rules);
+		cJSON_Delete(f->evidence);
+		fs->reverted_fixes++;
+	}
+	fs->n = kept;
+	return rc;
+}
+
 int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs)
 {
 	struct githistory_pathset_index ix = { 0 };
@@ -610,10 +669,14 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 		/* A fix that only moves a dependency on is routine upkeep, not a remedy (a revert of one still is). */
 		if (c->kind == GITHISTORY_KIND_FIX && githistory_classify_dependency_update(&h->rules, c))
 			fs->dependency_updates++;
+		else if (c->kind == GITHISTORY_KIND_FIX && matches(h->rules.cleanup_subject, c->subject))
+			fs->cleanups++; /* "fix typo", "fix lint": a fix of nothing that ran */
 		else if (c->kind == GITHISTORY_KIND_FIX)
 			rc = detect_fix(h, fs, c);
 	}
 	githistory_patchid_index_free(&ix);
+	if (!rc)
+		rc = set_aside_reverted_fixes(h, fs);
 	return rc;
 }
 

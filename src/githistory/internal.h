@@ -33,8 +33,11 @@ struct githistory_rules {
 	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
 	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author, *agent_email, *bot_author, *bot_email;
 	struct rtk_re *dependency_subject, *manifest_paths, *manifest_subject;
-	int64_t revert_max_age;
-	bool tests_only_alone;
+	int64_t revert_max_age, fixes_max_age; /* revert.max_age, fix.fixes_trailer_max_age */
+	bool tests_only_alone, reverted_fix_set_aside;
+	struct rtk_re *cleanup_subject, *test_trees; /* fix.cleanup_subject, classification.test_trees */
+	struct rtk_re *rename_keywords; /* blame.rename_keywords */
+	long moved_min_chars, rename_min_lines;
 	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
 	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */
 	bool formatting_char[256];  /* blame.formatting_chars */
@@ -86,6 +89,7 @@ struct githistory_commit {
 	int64_t *ink; /* per file, the change in non-whitespace bytes (a cheap test before patch ids) */
 	git_oid pid, inverse_pid;
 	long failure; /* index into the failures, or -1 */
+	struct githistory_blame_changes *changes; /* what blame read of its diffs: moved lines, renames (blame.c) */
 };
 
 #define GITHISTORY_MAX_ND 16 /* non-discriminating patterns told apart (more are reported, not tracked) */
@@ -218,6 +222,8 @@ struct githistory_blame_result {
 	uint32_t insubstantial_lines; /* changed lines left out: blank, comment, import (blame.insubstantial_lines) */
 	uint32_t formatting_lines;    /* changed lines left out: hunks that change only formatting */
 	uint32_t test_lines;          /* changed lines in test files left out: the fix changes other lines */
+	uint32_t moved_lines;         /* lines followed through a commit that moved them (blame.moved_min_chars) */
+	uint32_t renamed_lines;       /* lines followed through a commit that only renamed in them (blame.rename_min_lines) */
 };
 
 /*
@@ -232,6 +238,8 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 /* Who last touched lines (numbered as in start's version of path), by commits authored at or after cutoff? */
 int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *start, const char *path,
 			   const struct linetrack_set *lines, int64_t cutoff, struct githistory_blame_result *out);
+/* Frees what blame read of a commit's diffs (c->changes); NULL is fine. */
+void githistory_blame_changes_free(struct githistory_blame_changes *x);
 /* Why a blame found no culprit, in words for the report. */
 const char *githistory_blame_why_none(const struct githistory_blame_result *b);
 void githistory_blame_result_free(struct githistory_blame_result *b);
@@ -254,6 +262,7 @@ struct githistory_failure {
 	const char *surface_pattern; /* the risk-floor pattern that matched it (borrowed from the table), or NULL */
 	uint32_t S_needs;     /* bit j: S holds only with non-discriminating pattern h->nd[j] */
 	bool ci_scope_only;   /* the CI-message rule matched the remedy's scope alone (ignored) */
+	struct githistory_commit *reverted_by; /* a fix later reverted: set aside when detection ends */
 	int bucket;
 };
 
@@ -265,6 +274,8 @@ struct githistory_failures {
 	size_t n_unlinked, unlinked_cap;
 	size_t reapplies, dependency_updates; /* fix-kind commits set aside as dependency updates */
 	size_t formatting_reverts; /* reverts of, or by, formatting commits: set aside */
+	size_t cleanups;           /* fix-kind commits set aside as cleanups (fix.cleanup_subject) */
+	size_t reverted_fixes;     /* fixes set aside because they were reverted (revert.reverted_fix_set_aside) */
 	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */
 	/* coverage: the window's non-merges, and those matching a failure rule */
 	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;

@@ -135,6 +135,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule(r, "dependency_update", "manifest_paths", &r->manifest_paths, origin)) ||
 	    (rc = compile_rule(r, "dependency_update", "manifest_subject", &r->manifest_subject, origin)) ||
 	    (rc = duration_rule(r, "revert", "max_age", &r->revert_max_age, origin)) ||
+	    (rc = duration_rule(r, "fix", "fixes_trailer_max_age", &r->fixes_max_age, origin)) ||
+	    (rc = compile_rule(r, "fix", "cleanup_subject", &r->cleanup_subject, origin)) ||
+	    (rc = compile_rule(r, "classification", "test_trees", &r->test_trees, origin)) ||
+	    (rc = compile_rule(r, "blame", "rename_keywords", &r->rename_keywords, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
 	    (rc = compile_rule(r, "fix", "word", &r->fix_word_re, origin)) ||
@@ -159,6 +163,12 @@ int githistory_rules_load(struct githistory_rules *r)
 	if ((rc = number_rule(r, "blame", "add_only_context", 0, 1000, &d, origin)))
 		return rc;
 	r->add_only_context = (long)d;
+	if ((rc = number_rule(r, "blame", "moved_min_chars", 0, 1e6, &d, origin)))
+		return rc;
+	r->moved_min_chars = (long)d;
+	if ((rc = number_rule(r, "blame", "rename_min_lines", 0, 1e6, &d, origin)))
+		return rc;
+	r->rename_min_lines = (long)d;
 	r->revert_types = rule_at(r->json, "revert", "conventional_types");
 	r->fix_types = rule_at(r->json, "fix", "conventional_types");
 	r->known_types = rule_at(r->json, "fix", "known_types");
@@ -190,6 +200,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	if (!cJSON_IsBool(tests_alone))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.tests_only_alone must be true or false", origin);
 	r->tests_only_alone = cJSON_IsTrue(tests_alone);
+	const cJSON *rf = rule_at(r->json, "revert", "reverted_fix_set_aside");
+	if (!cJSON_IsBool(rf))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.reverted_fix_set_aside must be true or false", origin);
+	r->reverted_fix_set_aside = cJSON_IsTrue(rf);
 	const cJSON *ig = rule_at(r->json, "blame", "ignore_revs_file");
 	r->ignore_revs_file = cJSON_IsString(ig) && *ig->valuestring ? ig->valuestring : NULL;
 	return 0;
@@ -200,7 +214,8 @@ void githistory_rules_free(struct githistory_rules *r)
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
 				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author,
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
-				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject };
+				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
+				 r->cleanup_subject, r->test_trees, r->rename_keywords };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
 	cJSON_Delete(r->json);

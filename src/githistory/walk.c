@@ -22,6 +22,7 @@ static void commit_free(struct githistory_commit *c)
 	free(c->more_parents);
 	free(c->ink);
 	gitx_paths_free(&c->files);
+	githistory_blame_changes_free(c->changes);
 	free(c);
 }
 

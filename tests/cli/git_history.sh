@@ -119,6 +119,43 @@ testing "a revert naming a 200-day-old commit is unlinked as too old" \
 testing "a person's fix bumping only the manifest and lock file is a dependency update" \
 	"$(gh manifest-bump '[.buckets.n, .input.dependency_updates]')" '[0,1]\n'
 
+# --- moved code, renames, reverted fixes, cleanups (issue 14, sample 1 classes F, E, G, I) ----------------
+testing "code a refactor moved to another file is followed to where it was written (a long line and a short line of the block)" \
+	"$(gh moved-code '[.failures[] | [.culprit.subject, .evidence.strength, .evidence.moved_lines]]')" \
+	'[["feat: compute totals","strong",2]]\n'
+testing "blame.moved_min_chars 0: the mover is the culprit" \
+	"cd $(repo moved-code) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
+	'["refactor: extract totals()"]\n' "blame: {moved_min_chars: 0}\n"
+testing "a refactor renaming req to event.req on three lines is looked through; a one-line variable swap is not" \
+	"$(gh renamed-identifiers '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.renamed_lines]]')" \
+	'[["fix: the router matched query strings","feat: route lookup",1],["fix: run uses two","refactor: use beta",null]]\n'
+testing "blame.rename_min_lines 0: the renaming refactor is the culprit" \
+	"cd $(repo renamed-identifiers) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
+	'["refactor: use the events api","refactor: use beta"]\n' "blame: {rename_min_lines: 0}\n"
+testing "a fix reverted the next day is set aside; the revert is the failure, with the fix as culprit" \
+	"$(gh reverted-fix '[.buckets.n, .input.reverted_fixes, (.failures[] | [.kind, .culprit.subject]), (.unlinked[] | [.remedy.subject, .reason_code, .rules])]')" \
+	'[1,1,["revert","fix: make next optional"],["fix: make next optional","reverted-fix",["fix-type","blame","reverted-fix"]]]\n'
+testing "revert.reverted_fix_set_aside false: the reverted fix counts too" \
+	"cd $(repo reverted-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.reverted_fixes]'" \
+	'[2,0]\n' "revert: {reverted_fix_set_aside: false}\n"
+testing "fixes of a typo, a warning and lint are cleanups, set aside" \
+	"$(gh cleanup-fixes '[.buckets.n, .input.cleanups, .failures[0].remedy.subject]')" \
+	'[1,3,"fix: the parser crashed on empty input"]\n'
+testing "a fix.cleanup_subject matching nothing: all four are failures" \
+	"cd $(repo cleanup-fixes) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.cleanups]'" \
+	'[4,0]\n' "fix: {cleanup_subject: '(?!)'}\n"
+testing "a test added under test/ gives T for a culprit in src/ (classification.test_trees)" \
+	"$(gh sibling-tests '[.failures[] | [.T, .bucket, .rules]]')" '[[true,1,["fix-type","blame","test-path"]]]\n'
+testing "classification.test_trees matching nothing: test/ is not src/'s folder, no T" \
+	"cd $(repo sibling-tests) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.T, .bucket]]'" \
+	'[[false,3]]\n' "classification: {test_trees: '(?!)'}\n"
+testing "a Fixes: trailer naming a 200-day-old commit is unlinked as too old" \
+	"$(gh old-fixes-trailer '[.buckets.n, (.unlinked[] | [.reason_code, .reason])]')" \
+	'[0,["too-old","the commit its Fixes: trailer names is 200 days older than the fix (fix.fixes_trailer_max_age 180 days): not a recent failure"]]\n'
+testing "fix.fixes_trailer_max_age 365d: the trailer links it" \
+	"cd $(repo old-fixes-trailer) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.culprit.subject, .rules]]'" \
+	'[["gc: refactor",["fix-free-form","fixes-trailer"]]]\n' "fix: {fixes_trailer_max_age: 365d}\n"
+
 # --- non-discriminating rules ----------------------------------------------------------------------------
 testing "a risk-floor pattern matching every tracked file is named with its share" \
 	"$(gh non-discriminating '.non_discriminating | [.tracked_files, (.surface_patterns[] | [.surface, .pattern, .files, .share, .failures_S_only_by_it])]')" \
@@ -211,7 +248,7 @@ testing "dependency updates are not failures; a revert or a fix undoing one is, 
 	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
 testing "dependency updates: the markdown counts what was set aside" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
-	'4 fix-type commits set aside as dependency updates (not failures); 0 reverts of or by formatting commits set aside.\n'
+	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn.\n'
 testing "dependency_update rules off in --config: the four fixes come back as failures" \
 	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
 	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
@@ -289,7 +326,7 @@ done
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
-	unlinked-culprit formatting-revert old-revert; do
+	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
