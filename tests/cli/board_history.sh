@@ -77,6 +77,9 @@ testing "git-data: the completing commit is a ref, the revert is the evidence" \
 	"cd $GD && $gd --emit-native \$OLDPWD/n.jsonl >/dev/null && cd \$OLDPWD && jq -r 'select(.task == \"T-2\") | .evidence' n.jsonl | cut -c1-7; git -C $GD log --format=%h -1 --grep=Revert" \
 	"$(git -C "$GD" log --format=%h -1 --grep=Revert)\n$(git -C "$GD" log --format=%h -1 --grep=Revert)\n"
 testing "git-data: --dir names another folder" "$gd --dir src $GD | jq -c '[.tasks.read, .by_source[0].source]'" '[1,"git-data:src"]\n'
+testing "git-data: a shallow clone says where history is cut, as git-history does (issue 15)" \
+	"git clone -q --depth 1 file://$GD s && $RTK board-history --from git-data s 2>&1 | sed 's/at [0-9a-f]*;/at SHA;/'; echo \${PIPESTATUS[0]}" \
+	"rtk board-history: shallow clone: history is cut at SHA; run git fetch --unshallow\n2\n"
 testing "git-data: a task file that cannot be parsed is named path@commit:line" \
 	"cp -r $GD r && cd r && printf 'id: T-7\\nstatus: [open\\n' > data/tasks/T-7.yaml && git add -A && git -c user.name=a -c user.email=a@b commit -qm bad && $RTK board-history --from git-data 2>&1 | sed 's/@[0-9a-f]*/@SHA/'; echo \${PIPESTATUS[0]}" \
 	"rtk board-history: data/tasks/T-7.yaml@SHA:3:1: did not find expected ',' or ']' while parsing a flow sequence\n2\n"
