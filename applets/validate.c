@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+static const char *max_line;
 static struct validate_opts {
 	const char *schema, *draft, *ref_dir, *output;
 	bool assert_format, all;
@@ -30,6 +31,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL(0, "assert-format", &o.assert_format, "make \"format\" fail invalid values instead of only annotating"),
 	RTK_OPT_BOOL(0, "all", &o.all, "print every error, not only the most useful one"),
 	RTK_OPT_STRING(0, "output", &o.output, "FMT", "one JSON line per instance in the 2020-12 output format flag, basic or detailed"),
+	RTK_OPT_STRING(0, "max-line", &max_line, "SIZE", "the longest input line held in memory, e.g. 256M (default 64M)"),
 	RTK_OPT_END(),
 };
 
@@ -116,7 +118,8 @@ static int validate_schema_for_unlocked(struct run *r, const struct rtk_jsonv *i
 	return rc;
 }
 
-static const char *location_text(const char *loc)
+static const char *location_text
+(const char *loc)
 {
 	return loc && *loc ? loc : "/";
 }
@@ -312,8 +315,10 @@ static void *check_share(void *arg)
 	w->rc = rtk_jsonl_lines_before(w->path, w->start, &base);
 	if (!w->rc)
 		w->rc = rtk_jsonl_open_range(&in, w->path, w->start, w->end);
-	if (!w->rc)
+	if (!w->rc) {
+		rtk_jsonl_number_messages_from(in, base);
 		w->rc = check_lines(&w->r, in, base);
+	}
 	rtk_jsonl_close(in);
 	if (w->rc)
 		snprintf(w->error, sizeof(w->error), "%s", rtk_error_message());
@@ -483,6 +488,8 @@ static int validate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	struct run r = { .out = ctx->out };
 	int rc;
 	if ((rc = parse_options(&r)))
+		return rc;
+	if (max_line && (rc = rtk_fs_line_limit_option(max_line)))
 		return rc;
 	if (ctx->format == RTK_OUT_FORMAT_JSON) {
 		if (o.output)

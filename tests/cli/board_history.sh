@@ -216,4 +216,7 @@ check "--emit-native output conforms to board.v1 line by line" native_ok "$SCRAT
 check "the sample board conforms to board.v1" native_ok "$RTK_SRCDIR/data/samples/board.jsonl"
 testing "JSON carries schema and a reproducible time" "bh --json input | jq -c '[.schema, .generated_at]'" \
 	'["rtk.board-history.v1","2023-11-14T22:13:20Z"]\n' "$t1\n"
+# Issue 15: inputs without newlines stop at the line limit.
+testing "/dev/zero: refused at --max-line, naming the line" "$RTK board-history --max-line 64K /dev/zero 2>&1; echo \$?" \
+	"rtk board-history: /dev/zero:1: line longer than 65536 bytes (see --max-line)\n2\n"
 finish

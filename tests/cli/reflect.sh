@@ -264,4 +264,8 @@ check "every line is whole JSON with a distinct task id" test "$(jq -r .task_id 
 check "each of the 10 lessons is in preferences.md exactly once" test "$(grep -c '^- Lesson L' workspace/memory/user/preferences.md)" -eq 10
 cd - >/dev/null
 
+# Issue 15: a --batch file without newlines stops at the line limit.
+testing "--batch /dev/zero: refused at --max-line, naming the line" \
+	"$RTK reflect --dry-run --max-line 64K --batch /dev/zero 2>&1; echo \$?" \
+	"rtk reflect: /dev/zero:1: line longer than 65536 bytes (see --max-line)\n2\n"
 finish

@@ -256,4 +256,12 @@ check "early bad line: only what comes before it" test \
 check "a late record naming no schema: its line, exit 2" test \
 	"$(cut -d: -f3- "$SCRATCH_ROOT/late-noschema-0.3.err"):$(cat "$SCRATCH_ROOT/late-noschema-0.3.rc")" = \
 	'250: no --schema given and the instance names none in "schema":2'
+# Issue 15: inputs without newlines stop at the line limit.
+testing "/dev/zero: refused at --max-line" "$V --max-line 1M /dev/zero 2>&1; echo \$?" \
+	"rtk validate: /dev/zero:1: line longer than 1048576 bytes (see --max-line)\n2\n"
+testing "a JSONL line past --max-line is named FILE:LINE" \
+	"printf '{}\n{\"x\": \"%03000d\"}\n' 0 > long.jsonl; $V --schema /dev/stdin --max-line 2K long.jsonl <<<'{}' 2>&1; echo \$?" \
+	"rtk validate: long.jsonl:2: line longer than 2048 bytes (see --max-line)\n2\n"
+testing "a pipe without newlines as one document: refused at --max-line" \
+	"head -c 3000000 /dev/zero | $V --max-line 1M 2>&1; echo \$?" "rtk validate: <stdin>: more than 1048576 bytes (see --max-line)\n2\n"
 finish
