@@ -57,6 +57,8 @@ int rtk_fs_append_locked_once(const char *path, const void *data, size_t len, co
  * are read: more is RTK_EXIT_USAGE "PATH: more than N bytes (see --max-line)".
  */
 int rtk_fs_read_file(const char *path, char **text, size_t *len);
+/* The same from an open descriptor (read to its end, not closed), name used in messages. */
+int rtk_fs_read_fd(int fd, const char *name, char **text, size_t *len);
 
 /*
  * The longest input line rtk holds in memory (RTK_FS_LINE_LIMIT_DEFAULT unless set): JSONL readers
