@@ -1004,6 +1004,60 @@ void schema_free(struct schema *s)
 	free(s);
 }
 
+/* ----- a schema checked against its metaschema ----- */
+
+#define META_2020_12 "https://json-schema.org/draft/2020-12/schema"
+#define META_7 "http://json-schema.org/draft-07/schema"
+
+int schema_check_meta(struct schema_registry *reg, const struct rtk_jsonv *root, const char *name, enum schema_draft draft)
+{
+	/* --draft overrides $schema for validation, and so for the check too. */
+	const char *given = root->kind == RTK_JSONSCAN_OBJECT && draft == SCHEMA_DRAFT_AUTO ? rtk_jsonv_get_string(root, "$schema")
+											      : NULL;
+	char *meta = given ? uri_strip_fragment(given) : strdup(draft == SCHEMA_DRAFT_7 ? META_7 : META_2020_12);
+	const struct rtk_jsonv *meta_root;
+	struct schema *ms = NULL;
+	struct schema_errors errs = { 0 };
+	int rc = 0;
+
+	if (!meta)
+		return rtk_oom();
+	/* A metaschema rtk does not have (draft-04, a custom one not given with --ref-dir): nothing to check against. */
+	if (root->kind != RTK_JSONSCAN_OBJECT || !(meta_root = rtk_strmap_get(reg->docs, meta, strlen(meta)))) {
+		free(meta);
+		return 0;
+	}
+	if ((rc = schema_compile(&ms, reg, meta_root, meta, SCHEMA_DRAFT_AUTO, 0))) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", rtk_error_message());
+		free(meta);
+		return rtk_fail(RTK_EXIT_USAGE, "%s: cannot check it against its metaschema: %s", name, why);
+	}
+	if (!schema_validate(ms, root, false, &errs)) {
+		const struct schema_error *e = &errs.e[schema_errors_best(&errs)];
+		const char *slash = strrchr(e->instance_location, '/');
+		char keyword[128];
+		/* The keyword is the last token of where in the schema it failed (JSON Pointer escapes undone). */
+		size_t k = 0;
+		for (const char *p = slash ? slash + 1 : ""; *p && k + 1 < sizeof(keyword); p++) {
+			if (p[0] == '~' && (p[1] == '0' || p[1] == '1'))
+				keyword[k++] = p[1] == '0' ? '~' : '/', p++;
+			else
+				keyword[k++] = *p;
+		}
+		keyword[k] = '\0';
+		if (*keyword)
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s: not a valid schema: keyword \"%s\" at %s: %s (checked against %s)", name,
+				      keyword, e->instance_location, e->message, meta);
+		else
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s: not a valid schema: %s (checked against %s)", name, e->message, meta);
+	}
+	schema_errors_clear(&errs);
+	schema_free(ms);
+	free(meta);
+	return rc;
+}
+
 /* ----- validation ----- */
 
 struct hashed_item {
