@@ -1006,6 +1006,7 @@ struct tree_diff {
 	 * it reads, and a forged one would recurse forever. */
 	const unsigned char *chain[2][GITODB_MAX_TREE_DEPTH + 1];
 	unsigned depth;
+	size_t visits; /* levels entered: a few hostile trees naming one subtree twice each double it */
 };
 
 /* Appends name to the path at len (and '/' when dir); the new length, or 0 when out of memory. */
@@ -1112,6 +1113,8 @@ static int enter_level(struct tree_diff *td, const unsigned char *old_id, const 
 {
 	if (td->depth >= GITODB_MAX_TREE_DEPTH)
 		return hostile(td, "trees nested deeper than " GITODB_MAX_TREE_DEPTH_TEXT " levels", NULL);
+	if (++td->visits > GITODB_MAX_TREE_VISITS)
+		return hostile(td, "more than " GITODB_MAX_TREE_VISITS_TEXT " trees in one diff", NULL);
 	for (unsigned k = 0; k < td->depth; k++) {
 		if (old_id && td->chain[0][k] && !memcmp(td->chain[0][k], old_id, 20))
 			return hostile(td, "a tree contains itself: ", old_id);

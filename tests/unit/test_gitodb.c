@@ -1188,6 +1188,7 @@ static void forged_trees_are_refused(void **state)
 						 "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e under 'd/'");
 	assert_int_equal(gitodb_error(db), RTK_EXIT_FAILURE);
 	gitodb_free(db);
+	git_repository_free(repo);
 	db = open_odb(path, &repo);
 	memcpy(root.id, a, 20);
 	assert_int_equal(gitodb_tree_diff(db, &root, NULL, collect_path, &paths), RTK_EXIT_FAILURE);
@@ -1278,6 +1279,78 @@ static void craft_claim(const char *packdir, const char *name, const unsigned ch
 	free(pack);
 }
 
+/* A pack of n whole trees (ids ascending, all with the first byte ids[0][0]), each with its content. */
+static void craft_tree_pack(const char *packdir, const char *name, unsigned char (*ids)[20], unsigned char (*trees)[128],
+			    const size_t *lens, size_t n)
+{
+	size_t cap = 64 + n * 200, at = 12;
+	unsigned char *pack = calloc(1, cap), *idx = calloc(1, 8 + 1024 + n * 28 + 40);
+	char path[400];
+	FILE *f;
+	memcpy(pack, "PACK", 4);
+	put32(pack + 4, 2);
+	put32(pack + 8, (uint32_t)n);
+	memcpy(idx, "\377tOc\0\0\0\2", 8);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *w = pack + at;
+		size_t size = lens[i];
+		uLongf zlen = 180;
+		put32(idx + 8 + 1024 + n * 24 + i * 4, (uint32_t)at);
+		memcpy(idx + 8 + 1024 + i * 20, ids[i], 20);
+		*w = (unsigned char)(2 << 4 | (size & 15));
+		for (size >>= 4; size; size >>= 7)
+			*w++ |= 0x80, *w = (unsigned char)(size & 0x7f);
+		w++;
+		assert_int_equal(compress2(w, &zlen, trees[i], lens[i], 6), Z_OK);
+		at = (size_t)(w - pack) + zlen;
+	}
+	for (unsigned b = ids[0][0]; b < 256; b++)
+		put32(idx + 8 + 4 * b, (uint32_t)n);
+	snprintf(path, sizeof(path), "%s/pack-%s.pack", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(pack, 1, at + 20, f), at + 20);
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/pack-%s.idx", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(idx, 1, 8 + 1024 + n * 28 + 40, f), 8 + 1024 + n * 28 + 40);
+	assert_int_equal(fclose(f), 0);
+	free(pack);
+	free(idx);
+}
+
+/* Found thinking about the fuzzer's trees: 40 trees each naming the next one twice are 2^40 levels to diff. */
+static void tree_dags_are_bounded(void **state)
+{
+	(void)state;
+	char path[256], packdir[300], *paths = NULL;
+	unsigned char ids[40][20], trees[40][128];
+	size_t lens[40];
+	git_repository *repo;
+	git_oid root;
+	copy_repo(path, "tree-dag", "mkdir -p .git/objects/pack");
+	snprintf(packdir, sizeof(packdir), "%s/.git/objects/pack", path);
+	for (unsigned k = 0; k < 40; k++) {
+		level_id(ids[k], k);
+		lens[k] = 0;
+		if (k) { /* level k names level k - 1 twice; level 0 is empty */
+			lens[k] = one_entry(trees[k], "40000", "a", ids[k - 1]);
+			lens[k] += one_entry(trees[k] + lens[k], "40000", "b", ids[k - 1]);
+		}
+	}
+	craft_tree_pack(packdir, "dag", ids, trees, lens, 40);
+	memcpy(root.id, ids[39], 20);
+	struct gitodb *db = open_odb(path, &repo);
+	assert_int_equal(gitodb_tree_diff(db, NULL, &root, collect_path, &paths), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), "corrupt or hostile repository: more than 1048576 trees in one diff under 'a/"));
+	assert_null(paths);
+	/* 19 levels, 2^19 trees in all: a big diff, but not refused. */
+	memcpy(root.id, ids[19], 20);
+	assert_int_equal(gitodb_tree_diff(db, NULL, &root, collect_path, &paths), 0);
+	assert_null(paths);
+	gitodb_free(db);
+	git_repository_free(repo);
+}
+
 static void claimed_sizes_are_checked_before_allocating(void **state)
 {
 	(void)state;
@@ -1356,6 +1429,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(forged_trees_are_refused),
 	cmocka_unit_test(deep_trees_stop_at_git_limit),
 	cmocka_unit_test(claimed_sizes_are_checked_before_allocating),
+	cmocka_unit_test(tree_dags_are_bounded),
 };
 
 int main(int argc, char **argv)
