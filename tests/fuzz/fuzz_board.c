@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static cJSON *rules;
 	static int main_fd = -1, timeline_fd = -1;
-	char sha[65], path[64], tpath[64];
+	static char sha[65];
+	char path[64], tpath[64];
 	if (!rules && rtk_data_rules_load("data/rules/board-history.yaml", NULL, &rules, sha))
 		RTK_BUG("cannot load the board-history rules (RTK_DATADIR?): %s", rtk_error_message());
 	if (!size)
