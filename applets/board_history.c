@@ -3,11 +3,13 @@
 #include "applet.h"
 #include "board/boardhistory.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 
 #include <string.h>
 
 static struct boardhistory_opts o = BOARDHISTORY_DEFAULTS;
 static bool fail_on_kill;
+static const char *max_line;
 
 static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "from", &o.from, "KIND", "input format: native (default), gh-issues, jira or git-data"),
@@ -22,6 +24,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "emit-outcomes", &o.emit_outcomes, "FILE", "also write {id, correct} per task with a signal"),
 	RTK_OPT_BOOL(0, "skip-invalid", &o.skip_invalid, "skip bad records and count them instead of failing"),
 	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when the verdict is KILL"),
+	RTK_OPT_STRING(0, "max-line", &max_line, "SIZE", "the longest input line held in memory, e.g. 256M (default 64M)"),
 	RTK_OPT_END(),
 };
 
@@ -37,6 +40,10 @@ static int board_history_run(int argc, char **argv, const struct rtk_applet_ctx 
 
 	if (!result)
 		return rtk_oom();
+	if (max_line && (rc = rtk_fs_line_limit_option(max_line))) {
+		cJSON_Delete(result);
+		return rc;
+	}
 	if (!(rc = boardhistory_report(&o, argc, argv, result)) &&
 	    !(rc = rtk_out_emit(result, ctx->format, board_history_render_md, ctx->out)) && fail_on_kill &&
 	    !strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))

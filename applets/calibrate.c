@@ -13,6 +13,7 @@
 static struct calibration_opts o = CALIBRATION_DEFAULTS;
 static const char *svg_path;
 static bool fail_on_kill;
+static const char *max_line;
 
 static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "confidence-field", &o.confidence_field, "NAME", "member holding the confidence (default confidence)"),
@@ -27,6 +28,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "svg", &svg_path, "FILE", "also write a reliability diagram and ROC curve"),
 	RTK_OPT_BOOL(0, "skip-invalid", &o.skip_invalid, "skip bad lines and count them instead of failing"),
 	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when the verdict is KILL"),
+	RTK_OPT_STRING(0, "max-line", &max_line, "SIZE", "the longest input line held in memory, e.g. 256M (default 64M)"),
 	RTK_OPT_END(),
 };
 
@@ -63,6 +65,8 @@ static int calibrate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx
 	int rc;
 
 	if ((rc = calibration_check_opts(&o)))
+		return rc;
+	if (max_line && (rc = rtk_fs_line_limit_option(max_line)))
 		return rc;
 	if (argc == 0)
 		argc = 1, argv = stdin_only;

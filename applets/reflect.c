@@ -2,6 +2,7 @@
 #include "config.h"
 #include "applet.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "llm/reflect.h"
 
 #include <string.h>
@@ -12,6 +13,7 @@ static struct reflect_opts {
 	long retries, jobs;
 	bool no_json_mode, dry_run, force;
 } o = { .workspace = "./workspace", .lang = "zh", .timeout = 30, .retries = 3, .jobs = 4 };
+static const char *max_line;
 
 static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "batch", &o.batch, "FILE.jsonl", "reflect on every trace in FILE, one JSON object a line"),
@@ -29,6 +31,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL(0, "no-json-mode", &o.no_json_mode, "do not ask for response_format json_object (servers that reject it)"),
 	RTK_OPT_BOOL(0, "dry-run", &o.dry_run, "print the requests (API key masked) and send nothing"),
 	RTK_OPT_BOOL(0, "force", &o.force, "reflect again on task ids already in reflections.jsonl"),
+	RTK_OPT_STRING(0, "max-line", &max_line, "SIZE", "the longest input line held in memory, e.g. 256M (default 64M)"),
 	RTK_OPT_END(),
 };
 
@@ -117,7 +120,8 @@ static int reflect_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	int rc;
 
 	reflect_engine_options(argc, argv, &flags, &r.cfg);
-	if ((rc = check_options(argc)) || (rc = reflect_settings_load(&s, &flags)))
+	if ((rc = check_options(argc)) || (max_line && (rc = rtk_fs_line_limit_option(max_line))) ||
+	    (rc = reflect_settings_load(&s, &flags)))
 		goto out;
 	rc = reflect_read(&r);
 	if (r.in.note)

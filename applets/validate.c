@@ -18,9 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+static const char *max_line;
 static struct validate_opts {
 	const char *schema, *draft, *ref_dir, *output;
-	bool assert_format, all;
+	bool assert_format, all, no_schema_check;
 } o;
 
 static const struct rtk_opt options[] = {
@@ -29,7 +30,9 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "ref-dir", &o.ref_dir, "DIR", "resolve remote $refs from the *.json files below DIR, by their $id"),
 	RTK_OPT_BOOL(0, "assert-format", &o.assert_format, "make \"format\" fail invalid values instead of only annotating"),
 	RTK_OPT_BOOL(0, "all", &o.all, "print every error, not only the most useful one"),
+	RTK_OPT_BOOL(0, "no-schema-check", &o.no_schema_check, "do not check schemas against their metaschema first"),
 	RTK_OPT_STRING(0, "output", &o.output, "FMT", "one JSON line per instance in the 2020-12 output format flag, basic or detailed"),
+	RTK_OPT_STRING(0, "max-line", &max_line, "SIZE", "the longest input line held in memory, e.g. 256M (default 64M)"),
 	RTK_OPT_END(),
 };
 
@@ -46,6 +49,7 @@ struct run {
 	pthread_mutex_t *schemas_lock; /* with reader threads: held to look up or compile a shipped schema */
 	enum schema_draft draft;
 	unsigned flags;
+	bool no_schema_check;          /* --no-schema-check */
 	enum output_mode mode;
 	FILE *out;
 	cJSON *results;                /* --json: the invalid instances */
@@ -65,6 +69,11 @@ static int compile_file(struct run *r, const char *path, struct schema **out)
 		uri = NULL;
 	free(abs);
 	if ((rc = schema_registry_add(r->reg, uri, doc))) {
+		free(uri);
+		return rc;
+	}
+	/* A schema with minLength -1 or minimum "x" would check nothing, silently: refuse it (issue 15). */
+	if (!r->no_schema_check && (rc = schema_check_meta(r->reg, root, path, r->draft))) {
 		free(uri);
 		return rc;
 	}
@@ -116,7 +125,8 @@ static int validate_schema_for_unlocked(struct run *r, const struct rtk_jsonv *i
 	return rc;
 }
 
-static const char *location_text(const char *loc)
+static const char *location_text
+(const char *loc)
 {
 	return loc && *loc ? loc : "/";
 }
@@ -312,8 +322,10 @@ static void *check_share(void *arg)
 	w->rc = rtk_jsonl_lines_before(w->path, w->start, &base);
 	if (!w->rc)
 		w->rc = rtk_jsonl_open_range(&in, w->path, w->start, w->end);
-	if (!w->rc)
+	if (!w->rc) {
+		rtk_jsonl_number_messages_from(in, base);
 		w->rc = check_lines(&w->r, in, base);
+	}
 	rtk_jsonl_close(in);
 	if (w->rc)
 		snprintf(w->error, sizeof(w->error), "%s", rtk_error_message());
@@ -452,6 +464,7 @@ static int parse_options(struct run *r)
 			return rtk_fail(RTK_EXIT_USAGE, "--draft must be 2020-12 or 7");
 	}
 	r->flags = o.assert_format ? SCHEMA_ASSERT_FORMAT : 0;
+	r->no_schema_check = o.no_schema_check;
 	return 0;
 }
 
@@ -483,6 +496,8 @@ static int validate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	struct run r = { .out = ctx->out };
 	int rc;
 	if ((rc = parse_options(&r)))
+		return rc;
+	if (max_line && (rc = rtk_fs_line_limit_option(max_line)))
 		return rc;
 	if (ctx->format == RTK_OUT_FORMAT_JSON) {
 		if (o.output)

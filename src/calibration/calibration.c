@@ -2,6 +2,7 @@
 #include "config.h"
 #include "calibration.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/jsonl.h"
 #include "lib/jsonscan.h"
 #include "lib/sha256.h"
@@ -283,7 +284,10 @@ int calibration_corpus_read(struct calibration_corpus *c, const char *path)
 		if (w[i].thread)
 			pthread_join(w[i].thread, NULL);
 	for (int i = 0; !rc && i < parts; base += w[i++].lines) {
-		if (w[i].rc == RTK_EXIT_USAGE)
+		if (w[i].rc == RTK_EXIT_USAGE && !w[i].bad_line) /* the reader's own: a line too long to hold */
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: line longer than %zu bytes (see --max-line)",
+				      strcmp(w[i].path, "-") ? w[i].path : "<stdin>", base + w[i].lines + 1, rtk_fs_line_limit());
+		else if (w[i].rc == RTK_EXIT_USAGE)
 			rc = explain_bad_line(&w[i], base + w[i].bad_lineno);
 		else if (w[i].rc)
 			rc = rtk_fail(w[i].rc, "%s", w[i].io_error);

@@ -25,6 +25,11 @@
 #define MAX_CHAIN 10000 /* git's own limit on a delta chain is 4095 */
 #define MAX_STORE_HOPS 64 /* REF_DELTA bases looked up in other stores, one inside another */
 #define NO_PACK UINT32_MAX
+/* deflate's best ratio is 1032:1, so n bytes of zlib data never inflate to more than this. */
+#define INFLATED_BOUND(n) ((n) > (UINT64_MAX - 1024) / 1032 ? UINT64_MAX : (uint64_t)(n) * 1032 + 1024)
+/* An entry claiming more than this is inflated once without keeping the bytes before memory is taken
+ * for it: a hostile pack could otherwise have a few bytes claim 4 GiB. */
+#define TRUST_SIZE_UP_TO ((size_t)16 << 20)
 
 static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -417,19 +422,26 @@ static struct obj *obj_new(git_object_t type, size_t size)
 
 /* ----- reading ----- */
 
-/* Inflates exactly size bytes from in into out (which has room for size + 1, so excess shows). */
-static int inflate_exact(struct gitodb *db, const unsigned char *in, size_t in_len, unsigned char *out, size_t size)
+/* The shared inflate stream, ready for a new zlib stream. 0, or -1. */
+static int z_reset(struct gitodb *db)
 {
-	size_t in_left = in_len, out_left = size + 1;
-	int st;
 	if (!db->z_ready) {
 		memset(&db->z, 0, sizeof(db->z));
 		if (inflateInit(&db->z) != Z_OK)
 			return -1;
 		db->z_ready = true;
-	} else if (inflateReset(&db->z) != Z_OK) {
-		return -1;
+		return 0;
 	}
+	return inflateReset(&db->z) == Z_OK ? 0 : -1;
+}
+
+/* Inflates exactly size bytes from in into out (which has room for size + 1, so excess shows). */
+static int inflate_exact(struct gitodb *db, const unsigned char *in, size_t in_len, unsigned char *out, size_t size)
+{
+	size_t in_left = in_len, out_left = size + 1;
+	int st;
+	if (z_reset(db))
+		return -1;
 	db->z.next_in = (unsigned char *)in, db->z.avail_in = 0;
 	db->z.next_out = out, db->z.avail_out = 0;
 	do {
@@ -444,6 +456,29 @@ static int inflate_exact(struct gitodb *db, const unsigned char *in, size_t in_l
 		st = inflate(&db->z, in_left || out_left ? Z_NO_FLUSH : Z_FINISH);
 	} while (st == Z_OK);
 	return st == Z_STREAM_END && db->z.total_out == size ? 0 : -1;
+}
+
+/* Whether in inflates to exactly size bytes, without keeping them: a claimed size is checked this way
+ * before memory is taken for it. Sizes up to TRUST_SIZE_UP_TO pass unchecked (the inflate after checks). */
+static bool plausible_size(struct gitodb *db, const unsigned char *in, size_t in_len, size_t size)
+{
+	unsigned char sink[16384];
+	size_t in_left = in_len;
+	int st;
+	if (size <= TRUST_SIZE_UP_TO)
+		return true;
+	if (z_reset(db))
+		return false;
+	db->z.next_in = (unsigned char *)in, db->z.avail_in = 0;
+	do {
+		if (!db->z.avail_in) {
+			db->z.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+			in_left -= db->z.avail_in;
+		}
+		db->z.next_out = sink, db->z.avail_out = sizeof(sink);
+		st = inflate(&db->z, Z_NO_FLUSH);
+	} while (st == Z_OK && db->z.total_out <= size);
+	return st == Z_STREAM_END && db->z.total_out == size;
 }
 
 static bool pack_find(const struct pack *p, const unsigned char *id, uint64_t *off)
@@ -513,11 +548,40 @@ static int entry_header(const struct pack *p, uint64_t off, int *type, size_t *s
 		sz |= (uint64_t)(c & 0x7f) << shift;
 		shift += 7;
 	}
-	if (sz > SIZE_MAX / 2)
+	if (sz > SIZE_MAX / 2 || sz > INFLATED_BOUND(end - at))
 		return corrupt(p, off, "object too large");
 	*size = (size_t)sz;
 	*data = at;
 	return 0;
+}
+
+/* How many bytes the instructions [d, end) write (UINT64_MAX for a malformed one): a big claimed
+ * result size is checked against them before it is allocated. */
+static uint64_t delta_output(const unsigned char *d, const unsigned char *end)
+{
+	uint64_t total = 0;
+	while (d < end) {
+		unsigned op = *d++;
+		if (op & 0x80) {
+			uint64_t cp_size = 0;
+			for (int i = 0; i < 4; i++)
+				if (op & (1u << i) && d++ >= end)
+					return UINT64_MAX;
+			for (int i = 0; i < 3; i++)
+				if (op & (0x10u << i)) {
+					if (d >= end)
+						return UINT64_MAX;
+					cp_size |= (uint64_t)*d++ << (8 * i);
+				}
+			total += cp_size ? cp_size : 0x10000;
+		} else if (op && op <= (size_t)(end - d)) {
+			total += op;
+			d += op;
+		} else {
+			return UINT64_MAX;
+		}
+	}
+	return total;
 }
 
 static int apply_delta(const struct pack *p, uint64_t off, const struct obj *base, const unsigned char *d, size_t n,
@@ -541,7 +605,9 @@ static int apply_delta(const struct pack *p, uint64_t off, const struct obj *bas
 	} while (*d++ & 0x80);
 	if (src != base->pub.size)
 		return corrupt(p, off, "delta does not fit its base");
-	if (dst > SIZE_MAX / 2 || !(o = obj_new(base->pub.type, (size_t)dst)))
+	if (dst > SIZE_MAX / 2 || (dst > TRUST_SIZE_UP_TO && delta_output(d, end) != dst))
+		return corrupt(p, off, "the delta does not make the size its header claims");
+	if (!(o = obj_new(base->pub.type, (size_t)dst)))
 		return rtk_oom();
 	w = (unsigned char *)o->buf, wend = w + dst;
 	while (d < end) {
@@ -670,6 +736,10 @@ static int read_packed(struct gitodb *db, uint32_t pn, uint64_t off, struct obj 
 			rc = corrupt(p, cur, "unknown object type");
 			goto out;
 		}
+		if (!plausible_size(db, p->map + data, p->len - 20 - data, size)) {
+			rc = corrupt(p, cur, "the data does not hold the size its header claims");
+			goto out;
+		}
 		if (!(base = obj_new((git_object_t)type, size))) {
 			rc = rtk_oom();
 			goto out;
@@ -684,6 +754,10 @@ static int read_packed(struct gitodb *db, uint32_t pn, uint64_t off, struct obj 
 	while (n) {
 		struct link *l = &links[--n];
 		struct obj *o = NULL;
+		if (!plausible_size(db, p->map + l->data, p->len - 20 - l->data, l->size)) {
+			rc = corrupt(p, l->off, "the data does not hold the size its header claims");
+			goto out;
+		}
 		if (l->size + 1 > db->scratch_cap) {
 			unsigned char *s = realloc(db->scratch, l->size + 1);
 			if (!s) {
@@ -754,7 +828,7 @@ static int read_loose(struct gitodb *db, const char *dir, const unsigned char *i
 	char *endp;
 	errno = 0;
 	unsigned long long v = strtoull(sp + 1, &endp, 10);
-	if (errno || endp != nul || v > SIZE_MAX / 2)
+	if (errno || endp != nul || v > SIZE_MAX / 2 || v > INFLATED_BOUND(len))
 		goto bad;
 	size = (size_t)v;
 	size_t got = hlen - (size_t)(nul + 1 - head);
@@ -927,6 +1001,12 @@ struct tree_diff {
 	size_t cap;
 	gitodb_path_fn *fn;
 	void *arg;
+	/* The trees being diffed, outermost first, on each side (NULL where a side has none): a tree can
+	 * never contain itself, since its id is the hash of its content, but gitodb does not hash what
+	 * it reads, and a forged one would recurse forever. */
+	const unsigned char *chain[2][GITODB_MAX_TREE_DEPTH + 1];
+	unsigned depth;
+	size_t visits; /* levels entered: a few hostile trees naming one subtree twice each double it */
 };
 
 /* Appends name to the path at len (and '/' when dir); the new length, or 0 when out of memory. */
@@ -1021,6 +1101,32 @@ static int malformed_tree(const char *under)
 	return rtk_fail(RTK_EXIT_FAILURE, "malformed tree under '%s'", under);
 }
 
+static int hostile(struct tree_diff *td, const char *what, const unsigned char *id)
+{
+	char hex[41];
+	return rtk_fail(RTK_EXIT_FAILURE, "corrupt or hostile repository: %s%s under '%.200s%s'", what,
+			id ? oid_hex(id, hex) : "", td->path[0] ? td->path : "/", strlen(td->path) > 200 ? "..." : "");
+}
+
+/* Refuses a level past GITODB_MAX_TREE_DEPTH, or a tree that one of its own ancestors is. */
+static int enter_level(struct tree_diff *td, const unsigned char *old_id, const unsigned char *new_id)
+{
+	if (td->depth >= GITODB_MAX_TREE_DEPTH)
+		return hostile(td, "trees nested deeper than " GITODB_MAX_TREE_DEPTH_TEXT " levels", NULL);
+	if (++td->visits > GITODB_MAX_TREE_VISITS)
+		return hostile(td, "more than " GITODB_MAX_TREE_VISITS_TEXT " trees in one diff", NULL);
+	for (unsigned k = 0; k < td->depth; k++) {
+		if (old_id && td->chain[0][k] && !memcmp(td->chain[0][k], old_id, 20))
+			return hostile(td, "a tree contains itself: ", old_id);
+		if (new_id && td->chain[1][k] && !memcmp(td->chain[1][k], new_id, 20))
+			return hostile(td, "a tree contains itself: ", new_id);
+	}
+	td->chain[0][td->depth] = old_id;
+	td->chain[1][td->depth] = new_id;
+	td->depth++;
+	return 0;
+}
+
 static int diff_level(struct tree_diff *td, const unsigned char *old_id, const unsigned char *new_id, size_t len)
 {
 	const struct gitodb_object *a = NULL, *b = NULL;
@@ -1029,6 +1135,8 @@ static int diff_level(struct tree_diff *td, const unsigned char *old_id, const u
 	bool bad = false, hx, hy;
 	int rc;
 
+	if ((rc = enter_level(td, old_id, new_id)))
+		return stick(td->db, rc);
 	if ((rc = read_tree(td->db, old_id, &a)) || (rc = read_tree(td->db, new_id, &b)))
 		goto out;
 	if (a && b) { /* most of two versions of a tree is the same bytes: skip those entries unparsed */
@@ -1066,6 +1174,7 @@ static int diff_level(struct tree_diff *td, const unsigned char *old_id, const u
 	if (!rc && bad)
 		rc = malformed_tree(len ? td->path : "/");
 out:
+	td->depth--;
 	gitodb_release(a);
 	gitodb_release(b);
 	return rc;
@@ -1073,15 +1182,21 @@ out:
 
 int gitodb_tree_diff(struct gitodb *db, const git_oid *old_tree, const git_oid *new_tree, gitodb_path_fn *fn, void *arg)
 {
-	struct tree_diff td = { db, NULL, 0, fn, arg };
+	struct tree_diff *td;
 	int rc;
 	if (old_tree && new_tree && !memcmp(old_tree->id, new_tree->id, 20))
 		return 0;
-	if (!(td.path = malloc(td.cap = 256)))
+	if (!(td = malloc(sizeof(*td))))
 		return rtk_oom();
-	td.path[0] = '\0';
-	rc = diff_level(&td, old_tree ? old_tree->id : NULL, new_tree ? new_tree->id : NULL, 0);
-	free(td.path);
+	*td = (struct tree_diff){ .db = db, .fn = fn, .arg = arg };
+	if (!(td->path = malloc(td->cap = 256))) {
+		free(td);
+		return rtk_oom();
+	}
+	td->path[0] = '\0';
+	rc = diff_level(td, old_tree ? old_tree->id : NULL, new_tree ? new_tree->id : NULL, 0);
+	free(td->path);
+	free(td);
 	return rc;
 }
 

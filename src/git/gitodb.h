@@ -65,6 +65,16 @@ bool gitodb_tree_next(const struct gitodb_object *t, size_t *pos, struct gitodb_
  * during the call); a non-zero return stops the diff and is returned.
  */
 typedef int gitodb_path_fn(const char *path, size_t len, void *arg);
+/* Trees nested deeper than this are refused, as git refuses them (its max_allowed_tree_depth): the
+ * diff fails with RTK_EXIT_FAILURE "corrupt or hostile repository: trees nested deeper than 4096
+ * levels under 'PATH'", and so does a tree that contains itself (forged: its id would be its hash). */
+#define GITODB_MAX_TREE_DEPTH 4096
+#define GITODB_MAX_TREE_DEPTH_TEXT "4096"
+/* Nor does one diff enter more trees than this (a real one enters each changed directory once: a few
+ * thousand, all of them for a root commit; 40 forged trees each naming the next twice would make
+ * 2^40): "more than 1048576 trees in one diff". */
+#define GITODB_MAX_TREE_VISITS ((size_t)1 << 20)
+#define GITODB_MAX_TREE_VISITS_TEXT "1048576"
 int gitodb_tree_diff(struct gitodb *db, const git_oid *old_tree, const git_oid *new_tree, gitodb_path_fn *fn, void *arg);
 
 /* The id of the blob (or link) at path in tree_id: 0; GIT_ENOTFOUND when there is none; another code

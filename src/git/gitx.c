@@ -24,13 +24,58 @@ int gitx_open(git_repository **out, const char *path)
 	return 0;
 }
 
+/* The id the reference rev names, as git would look the name up (HEAD, a branch, a tag, a remote branch). */
+static bool reference_id(git_repository *repo, const char *rev, git_oid *id)
+{
+	static const char *const prefixes[] = { "", "refs/", "refs/tags/", "refs/heads/", "refs/remotes/", NULL };
+	char name[1024];
+	for (int i = 0; prefixes[i]; i++)
+		if ((size_t)snprintf(name, sizeof(name), "%s%s", prefixes[i], rev) < sizeof(name) &&
+		    git_reference_name_to_id(id, repo, name) == 0)
+			return true;
+	return false;
+}
+
+int gitx_refuse_shallow(git_repository *repo)
+{
+	char path[4096], line[64] = "";
+	size_t cut = 0;
+	FILE *fp;
+	if (git_repository_is_shallow(repo) != 1)
+		return 0;
+	snprintf(path, sizeof(path), "%sshallow", git_repository_path(repo));
+	if ((fp = fopen(path, "r"))) {
+		char buf[128];
+		while (fgets(buf, sizeof(buf), fp))
+			if (!cut++)
+				snprintf(line, sizeof(line), "%.40s", buf);
+		fclose(fp);
+	}
+	if (cut > 1)
+		return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s and %zu other commits; run git fetch --unshallow",
+				line, cut - 1);
+	return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s; run git fetch --unshallow", *line ? line : "a graft");
+}
+
 int gitx_resolve_commit(git_repository *repo, const char *rev, git_commit **out)
 {
 	git_object *obj = NULL;
+	git_oid id;
 	*out = NULL;
 	if (git_revparse_single(&obj, repo, rev) < 0) {
+		const git_error *e = git_error_last();
+		char why[256], hex[41];
+		int klass = e ? e->klass : 0;
+		snprintf(why, sizeof(why), "%s", git2api_error());
 		if (!strcmp(rev, "HEAD") && git_repository_head_unborn(repo) == 1)
 			return rtk_fail(RTK_EXIT_USAGE, "HEAD is unborn: the repository has no commits yet");
+		/* A name that resolves to an id whose object cannot be read is a damaged repository, not a
+		 * mistyped revision: a truncated or zeroed pack, a lost object. */
+		if (reference_id(repo, rev, &id))
+			return rtk_fail(RTK_EXIT_FAILURE, "corrupt repository: %s names %s, which cannot be read: %s", rev,
+					gitx_oid_hex(&id, hex), why);
+		if (klass == GIT_ERROR_ODB || klass == GIT_ERROR_ZLIB || klass == GIT_ERROR_OBJECT)
+			return rtk_fail(RTK_EXIT_FAILURE, "corrupt repository: cannot resolve '%s': %s", rev, why);
 		return rtk_fail(RTK_EXIT_USAGE, "bad revision '%s'", rev);
 	}
 	int rc = git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT);
@@ -239,7 +284,7 @@ int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_vers
 
 	while (folder_len && folder[folder_len - 1] == '/')
 		folder_len--;
-	if ((rc = first_parent_chain(repo, &chain, &n)) || (rc = gitodb_open(&odb, repo))) {
+	if ((rc = gitx_refuse_shallow(repo)) || (rc = first_parent_chain(repo, &chain, &n)) || (rc = gitodb_open(&odb, repo))) {
 		free(chain);
 		return rc;
 	}

@@ -17,8 +17,13 @@
 int gitx_open(git_repository **out, const char *path);
 
 /* The commit rev names ("HEAD", "main~3", a sha). 0, or RTK_EXIT_USAGE "bad revision 'REV'" (or
- * "HEAD is unborn: the repository has no commits yet"). */
+ * "HEAD is unborn: the repository has no commits yet"), or RTK_EXIT_FAILURE "corrupt repository: ..."
+ * when rev names an object that cannot be read (a truncated or zeroed pack, a lost object). */
 int gitx_resolve_commit(git_repository *repo, const char *rev, git_commit **out);
+
+/* A shallow clone's history stops at its grafts: 0 for a whole repository, else RTK_EXIT_USAGE "shallow
+ * clone: history is cut at SHA[ and N other commits]; run git fetch --unshallow". */
+int gitx_refuse_shallow(git_repository *repo);
 
 /*
  * What HEAD names, malloc'd into *out: the branch ("main", also when it has no commits yet), or for a

@@ -236,28 +236,6 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 
 /* ----- the run ----- */
 
-/* A shallow clone's history stops at its grafts: say so and where, rather than report on half a history. */
-static int refuse_shallow(git_repository *repo)
-{
-	char path[4096], line[64] = "";
-	size_t cut = 0;
-	FILE *fp;
-	if (git_repository_is_shallow(repo) != 1)
-		return 0;
-	snprintf(path, sizeof(path), "%sshallow", git_repository_path(repo));
-	if ((fp = fopen(path, "r"))) {
-		char buf[128];
-		while (fgets(buf, sizeof(buf), fp))
-			if (!cut++)
-				snprintf(line, sizeof(line), "%.40s", buf);
-		fclose(fp);
-	}
-	if (cut > 1)
-		return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s and %zu other commits; run git fetch --unshallow",
-				line, cut - 1);
-	return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s; run git fetch --unshallow", *line ? line : "a graft");
-}
-
 static int parse_window(const struct githistory_opts *o, int64_t rev_time, int64_t *since, int64_t *until)
 {
 	int64_t span;
@@ -294,7 +272,7 @@ int githistory_run_open(struct githistory_run *h, const struct githistory_opts *
 
 	h->rules.opts = o;
 	if ((rc = githistory_rules_load(&h->rules)) || (rc = riskfloor_load(&h->risk, NULL)) ||
-	    (rc = gitx_open(&h->repo, o->repo)) || (rc = refuse_shallow(h->repo)) ||
+	    (rc = gitx_open(&h->repo, o->repo)) || (rc = gitx_refuse_shallow(h->repo)) ||
 	    (rc = gitx_resolve_commit(h->repo, o->rev, &tip)) || (rc = githistory_walk_open(h)))
 		goto out;
 	h->tip = *git_commit_id(tip);

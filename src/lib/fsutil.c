@@ -306,54 +306,98 @@ int rtk_fs_mkdir_p(const char *path, mode_t mode)
 	return err ? RTK_EXIT_FAILURE : 0;
 }
 
-int rtk_fs_read_file(const char *path, char **text, size_t *len)
+static size_t line_limit = RTK_FS_LINE_LIMIT_DEFAULT;
+
+size_t rtk_fs_line_limit(void)
 {
-	bool is_stdin = strcmp(path, "-") == 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 65536, used = 0;
+	return line_limit;
+}
+
+void rtk_fs_set_line_limit(size_t bytes)
+{
+	line_limit = bytes;
+}
+
+int rtk_fs_line_limit_option(const char *text)
+{
+	char *end;
+	unsigned long long v, unit = 1;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (end == text || *text == '-' || errno)
+		return rtk_fail(RTK_EXIT_USAGE, "--max-line: invalid size \"%s\": expected BYTES, or a number with K, M or G", text);
+	if (*end == 'K' || *end == 'k')
+		unit = 1024, end++;
+	else if (*end == 'M' || *end == 'm')
+		unit = 1024 * 1024, end++;
+	else if (*end == 'G' || *end == 'g')
+		unit = 1024 * 1024 * 1024, end++;
+	if (*end)
+		return rtk_fail(RTK_EXIT_USAGE, "--max-line: invalid size \"%s\": expected BYTES, or a number with K, M or G", text);
+	if (v > (SIZE_MAX / 4) / unit)
+		return rtk_fail(RTK_EXIT_USAGE, "--max-line: %s is more than this machine can address", text);
+	if (v * unit < 1024)
+		return rtk_fail(RTK_EXIT_USAGE, "--max-line: %s is below the least, 1K", text);
+	line_limit = (size_t)(v * unit);
+	return 0;
+}
+
+int rtk_fs_read_fd(int fd, const char *name, char **text, size_t *len)
+{
+	size_t cap = 65536, used = 0, limit = SIZE_MAX;
 	char *buf;
 	struct stat st;
 
 	*text = NULL;
 	*len = 0;
-	if (fd < 0)
-		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return rtk_fail_errno(RTK_EXIT_FAILURE, EISDIR, "%s", path);
-	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return rtk_fail_errno(RTK_EXIT_FAILURE, EISDIR, "%s", name);
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
 		cap = (size_t)st.st_size + 1;
+	else if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+		limit = line_limit; /* a pipe or a device can go on for ever */
 	if (!(buf = malloc(cap)))
-		goto oom;
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", name);
 	for (;;) {
-		if (RTK_ALLOC_GROW(buf, used + 2, cap)) /* room to read one byte and end with a NUL */
-			goto oom;
+		if (RTK_ALLOC_GROW(buf, used + 2, cap)) { /* room to read one byte and end with a NUL */
+			free(buf);
+			return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", name);
+		}
 		ssize_t n = read(fd, buf + used, cap - 1 - used);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			int err = errno;
 			free(buf);
-			if (!is_stdin)
-				close(fd);
-			return rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path);
+			return rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", name);
 		}
 		if (n == 0)
 			break;
 		used += (size_t)n;
+		if (used > limit) {
+			free(buf);
+			return rtk_fail(RTK_EXIT_USAGE, "%s: more than %zu bytes (see --max-line)", name, limit);
+		}
 	}
-	if (!is_stdin)
-		close(fd);
 	buf[used] = '\0';
 	*text = buf;
 	*len = used;
 	return 0;
-oom:
-	free(buf);
+}
+
+int rtk_fs_read_file(const char *path, char **text, size_t *len)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	*text = NULL;
+	*len = 0;
+	if (fd < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	rc = rtk_fs_read_fd(fd, is_stdin ? "<stdin>" : path, text, len);
 	if (!is_stdin)
 		close(fd);
-	return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", path);
+	return rc;
 }
 
 char *rtk_fs_safe_file_name(const char *s, size_t max)

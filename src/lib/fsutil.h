@@ -52,9 +52,26 @@ int rtk_fs_append_locked_once(const char *path, const void *data, size_t len, co
 
 /*
  * Reads the whole file at path ("-": standard input) into *text, malloc'd and NUL-terminated (the
- * file may hold NULs of its own: *len is authoritative). 0, or RTK_EXIT_FAILURE naming path.
+ * file may hold NULs of its own: *len is authoritative). 0, or RTK_EXIT_FAILURE naming path. From
+ * anything but a regular file (a pipe, a device such as /dev/zero) at most rtk_fs_line_limit() bytes
+ * are read: more is RTK_EXIT_USAGE "PATH: more than N bytes (see --max-line)".
  */
 int rtk_fs_read_file(const char *path, char **text, size_t *len);
+/* The same from an open descriptor (read to its end, not closed), name used in messages. */
+int rtk_fs_read_fd(int fd, const char *name, char **text, size_t *len);
+
+/*
+ * The longest input line rtk holds in memory (RTK_FS_LINE_LIMIT_DEFAULT unless set): JSONL readers
+ * refuse a longer line with "FILE:LINE: line longer than N bytes (see --max-line)", so a file
+ * without newlines (/dev/zero, a corrupted file) cannot take all memory. Process-wide: set it
+ * before readers start.
+ */
+#define RTK_FS_LINE_LIMIT_DEFAULT ((size_t)64 << 20)
+size_t rtk_fs_line_limit(void);
+void rtk_fs_set_line_limit(size_t bytes);
+/* The --max-line option's value: BYTES with an optional K, M or G (powers of 1024), at least 1K.
+ * 0 and the limit set, or RTK_EXIT_USAGE "--max-line: ...". */
+int rtk_fs_line_limit_option(const char *text);
 
 /*
  * s made safe as one file-name component, malloc'd: bytes outside [A-Za-z0-9._-] become '_', a

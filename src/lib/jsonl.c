@@ -2,6 +2,7 @@
 #include "config.h"
 #include "jsonl.h"
 #include "err.h"
+#include "fsutil.h"
 #include "jsonscan.h"
 
 #include <errno.h>
@@ -28,6 +29,8 @@ struct rtk_jsonl {
 	size_t scanned;         /* [start, scanned) is known to hold no '\n' */
 	size_t filled;          /* [start, filled) has been read; filled < cap leaves room for a NUL */
 	off_t left;             /* bytes of the range still to read; -1 reads to end of file */
+	size_t max_line;        /* rtk_fs_line_limit() when opened */
+	long message_base;      /* added to lineno in messages: a range's lines numbered as in the file */
 };
 
 int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
@@ -59,6 +62,7 @@ int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
 		return rtk_oom();
 	}
 	r->left = -1;
+	r->max_line = rtk_fs_line_limit();
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	*out = r;
 	return 0;
@@ -209,6 +213,14 @@ static bool is_blank(const char *text, size_t len)
 	return true;
 }
 
+static bool too_long(struct rtk_jsonl *r)
+{
+	r->status = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: line longer than %zu bytes (see --max-line)", r->name,
+			     r->message_base + r->lineno + 1,
+			     r->max_line);
+	return false;
+}
+
 bool rtk_jsonl_next_line(struct rtk_jsonl *r, const char **line, size_t *len)
 {
 	while (!r->status) {
@@ -226,9 +238,13 @@ bool rtk_jsonl_next_line(struct rtk_jsonl *r, const char **line, size_t *len)
 			r->start = r->scanned = r->filled;
 		} else {
 			r->scanned = r->filled;
+			if (r->filled - r->start > r->max_line)
+				return too_long(r);
 			fill(r);
 			continue;
 		}
+		if (n > r->max_line + (n && text[n - 1] == '\r'))
+			return too_long(r);
 		r->lineno++;
 		if (n && text[n - 1] == '\r')
 			n--;
@@ -252,16 +268,16 @@ bool rtk_jsonl_next(struct rtk_jsonl *r, cJSON **value)
 		return false;
 	/* Validate first: cJSON alone would let "01", raw control characters and bad UTF-8 through. */
 	if (rtk_jsonscan_value(line, len, &column, &what)) {
-		r->status = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu): %s", r->name, r->lineno,
-				     column, what);
+		r->status = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu): %s", r->name,
+				     r->message_base + r->lineno, column, what);
 		return false;
 	}
 	*value = cJSON_ParseWithLengthOpts(line, len, &parse_end, 0);
 	if (!*value) {
 		/* Lone surrogate escapes pass the validator but not cJSON; so does running out of memory. */
 		column = parse_end && parse_end >= line ? (size_t)(parse_end - line) + 1 : 1;
-		r->status = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu)", r->name, r->lineno,
-				     column);
+		r->status = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not valid JSON (column %zu)", r->name,
+				     r->message_base + r->lineno, column);
 		return false;
 	}
 	return true;
@@ -270,6 +286,11 @@ bool rtk_jsonl_next(struct rtk_jsonl *r, cJSON **value)
 int rtk_jsonl_status(const struct rtk_jsonl *r)
 {
 	return r->status;
+}
+
+void rtk_jsonl_number_messages_from(struct rtk_jsonl *r, long base)
+{
+	r->message_base = base;
 }
 
 long rtk_jsonl_lineno(const struct rtk_jsonl *r)

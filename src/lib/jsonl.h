@@ -41,7 +41,9 @@ int rtk_jsonl_lines_before(const char *path, off_t offset, long *lines);
  * The next line that is not blank (blank: nothing but spaces, tabs and a '\r'), without its "\n" or
  * "\r\n". *line stays valid until the next call and has a '\0' at line[*len], but may hold NUL
  * bytes of its own: *len is authoritative. A last line without "\n" counts. false at end of input
- * or on a read error: rtk_jsonl_status tells which.
+ * or on a read error: rtk_jsonl_status tells which. A line longer than rtk_fs_line_limit() (when
+ * the reader was opened) is an error, RTK_EXIT_USAGE "FILE:LINE: line longer than N bytes (see
+ * --max-line)".
  */
 bool rtk_jsonl_next_line(struct rtk_jsonl *r, const char **line, size_t *len);
 
@@ -58,6 +60,10 @@ int rtk_jsonl_status(const struct rtk_jsonl *r);
 
 /* The 1-based number of the line last returned, blank lines included; 0 before the first. */
 long rtk_jsonl_lineno(const struct rtk_jsonl *r);
+
+/* The reader's own messages ("FILE:LINE: ...") number lines from base + 1: for a range, pass the
+ * lines before it (rtk_jsonl_lines_before) so they name the line as in the whole file. */
+void rtk_jsonl_number_messages_from(struct rtk_jsonl *r, long base);
 
 /* The path as given, or "<stdin>". */
 const char *rtk_jsonl_name(const struct rtk_jsonl *r);

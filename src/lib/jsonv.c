@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "err.h"
 #include "fsutil.h"
+#include "strmap.h"
 
 #include <errno.h>
 #include <math.h>
@@ -121,9 +122,43 @@ static bool same_key(const struct rtk_jsonv_member *a, const struct rtk_jsonv_me
 
 static int parse_value(struct parser *ps, struct rtk_jsonv *v);
 
+/* Objects with more members than this find a repeated key through a hash map, not by scanning. */
+#define LINEAR_MEMBERS 16
+
+/* Index i (from base) of the member with m's key, or SIZE_MAX; keys past LINEAR_MEMBERS go in *index. */
+static size_t find_member(struct parser *ps, size_t base, const struct rtk_jsonv_member *m, struct rtk_strmap **index)
+{
+	size_t n = ps->doc->depth_used - base;
+	if (n < LINEAR_MEMBERS) {
+		for (size_t i = 0; i < n; i++)
+			if (same_key(&ps->doc->stack[base + i], m))
+				return i;
+		return SIZE_MAX;
+	}
+	if (!*index) {
+		if (!(*index = rtk_strmap_new())) {
+			ps->doc->oom = true;
+			return SIZE_MAX;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct rtk_jsonv_member *x = &ps->doc->stack[base + i];
+			if (rtk_strmap_put(*index, x->key, x->key_len, (void *)(uintptr_t)(i + 1)))
+				ps->doc->oom = true;
+		}
+	}
+	uintptr_t at = (uintptr_t)rtk_strmap_get(*index, m->key, m->key_len);
+	if (at)
+		return (size_t)at - 1;
+	if (rtk_strmap_put(*index, m->key, m->key_len, (void *)(uintptr_t)(n + 1)))
+		ps->doc->oom = true;
+	return SIZE_MAX;
+}
+
 static int parse_container(struct parser *ps, struct rtk_jsonv *v, bool object)
 {
 	size_t base = ps->doc->depth_used, n;
+	struct rtk_strmap *index = NULL;
+	int rc = 0;
 	ps->p++;
 	skip_space(ps);
 	if (*ps->p != (object ? '}' : ']')) {
@@ -131,22 +166,24 @@ static int parse_container(struct parser *ps, struct rtk_jsonv *v, bool object)
 			struct rtk_jsonv_member m = { .key = NULL };
 			skip_space(ps);
 			if (object) {
-				if (!(m.key = parse_string(ps, &m.key_len)))
+				if (!(m.key = parse_string(ps, &m.key_len))) {
+					rtk_strmap_free(index);
 					return -1;
+				}
 				skip_space(ps);
 				ps->p++; /* ':' */
 				skip_space(ps);
 			}
-			if (parse_value(ps, &m.value))
+			if (parse_value(ps, &m.value)) {
+				rtk_strmap_free(index);
 				return -1;
+			}
 			/* A repeated key replaces the earlier value in place (last wins, first position kept). */
-			size_t i = object ? base : ps->doc->depth_used;
-			while (i < ps->doc->depth_used && !same_key(&ps->doc->stack[i], &m))
-				i++;
-			if (i < ps->doc->depth_used)
-				ps->doc->stack[i].value = m.value;
-			else if (stack_push(ps->doc, &m))
-				return -1;
+			size_t i = object ? find_member(ps, base, &m, &index) : SIZE_MAX;
+			if (i != SIZE_MAX)
+				ps->doc->stack[base + i].value = m.value;
+			else if ((rc = stack_push(ps->doc, &m)))
+				break;
 			skip_space(ps);
 			if (*ps->p++ != ',')
 				break;
@@ -154,6 +191,9 @@ static int parse_container(struct parser *ps, struct rtk_jsonv *v, bool object)
 	} else {
 		ps->p++;
 	}
+	rtk_strmap_free(index);
+	if (rc)
+		return -1;
 	n = ps->doc->depth_used - base;
 	v->len = n;
 	if (object) {
@@ -303,6 +343,84 @@ const char *rtk_jsonv_get_string(const struct rtk_jsonv *obj, const char *key)
 	return v && v->kind == RTK_JSONSCAN_STRING ? v->u.str : NULL;
 }
 
+static int member_order(const void *x, const void *y)
+{
+	const struct rtk_jsonv_member *a = *(const struct rtk_jsonv_member *const *)x, *b = *(const struct rtk_jsonv_member *const *)y;
+	int c = memcmp(a->key, b->key, a->key_len < b->key_len ? a->key_len : b->key_len);
+	return c ? c : (a->key_len > b->key_len) - (a->key_len < b->key_len);
+}
+
+/* Objects of many members (keys unique, as parsing leaves them) compared in key order: n log n, not n^2. */
+static bool equal_large_objects(const struct rtk_jsonv *a, const struct rtk_jsonv *b)
+{
+	const struct rtk_jsonv_member **x = malloc(a->len * sizeof(*x)), **y = malloc(b->len * sizeof(*y));
+	bool same = true;
+	if (!x || !y) { /* out of memory: the slow way still answers */
+		for (size_t i = 0; same && i < a->len; i++) {
+			const struct rtk_jsonv *other = rtk_jsonv_getn(b, a->u.members[i].key, a->u.members[i].key_len);
+			same = other && rtk_jsonv_equal(&a->u.members[i].value, other);
+		}
+		free(x);
+		free(y);
+		return same;
+	}
+	for (size_t i = 0; i < a->len; i++)
+		x[i] = &a->u.members[i], y[i] = &b->u.members[i];
+	qsort(x, a->len, sizeof(*x), member_order);
+	qsort(y, b->len, sizeof(*y), member_order);
+	for (size_t i = 0; same && i < a->len; i++)
+		same = x[i]->key_len == y[i]->key_len && !memcmp(x[i]->key, y[i]->key, x[i]->key_len) &&
+		       rtk_jsonv_equal(&x[i]->value, &y[i]->value);
+	free(x);
+	free(y);
+	return same;
+}
+
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+static uint64_t bytes_hash(const char *p, size_t n, uint64_t h)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	return mix64(h ^ n);
+}
+
+uint64_t rtk_jsonv_hash(const struct rtk_jsonv *v)
+{
+	uint64_t h = 0;
+	switch (v->kind) {
+	case RTK_JSONSCAN_NUMBER: {
+		double d = v->u.num == 0 ? 0.0 : v->u.num; /* -0 == 0 */
+		uint64_t bits;
+		memcpy(&bits, &d, sizeof(bits));
+		return mix64(bits ^ 0x4e554d);
+	}
+	case RTK_JSONSCAN_STRING:
+		return bytes_hash(v->u.str, v->len, 0x5354520000000000ULL);
+	case RTK_JSONSCAN_ARRAY:
+		h = 0x4152520000000000ULL ^ v->len;
+		for (size_t i = 0; i < v->len; i++)
+			h = mix64(h + rtk_jsonv_hash(&v->u.items[i]));
+		return h;
+	case RTK_JSONSCAN_OBJECT:
+		/* A sum of the members' hashes: member order does not count, as in rtk_jsonv_equal. */
+		for (size_t i = 0; i < v->len; i++) {
+			const struct rtk_jsonv_member *m = &v->u.members[i];
+			h += mix64(bytes_hash(m->key, m->key_len, 0x4b4559) ^ rtk_jsonv_hash(&m->value));
+		}
+		return mix64(h ^ 0x4f424a0000000000ULL ^ v->len);
+	default:
+		return mix64((uint64_t)v->kind + 0x4b494e44);
+	}
+}
+
 bool rtk_jsonv_equal(const struct rtk_jsonv *a, const struct rtk_jsonv *b)
 {
 	if (a->kind != b->kind)
@@ -322,6 +440,8 @@ bool rtk_jsonv_equal(const struct rtk_jsonv *a, const struct rtk_jsonv *b)
 	case RTK_JSONSCAN_OBJECT:
 		if (a->len != b->len)
 			return false;
+		if (a->len > LINEAR_MEMBERS)
+			return equal_large_objects(a, b);
 		for (size_t i = 0; i < a->len; i++) {
 			const struct rtk_jsonv_member *m = &a->u.members[i];
 			const struct rtk_jsonv *other = rtk_jsonv_getn(b, m->key, m->key_len);

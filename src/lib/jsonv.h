@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * cJSON cannot hold a string or key with an embedded NUL and looks keys up case-insensitively by
@@ -58,6 +59,9 @@ const char *rtk_jsonv_get_string(const struct rtk_jsonv *obj, const char *key);
 
 /* JSON equality: numbers by value (1 == 1.0), objects ignoring member order, never true == 1. */
 bool rtk_jsonv_equal(const struct rtk_jsonv *a, const struct rtk_jsonv *b);
+/* A hash of v's canonical form: values rtk_jsonv_equal calls equal hash alike (1 and 1.0, objects in
+ * any member order), so equal values are found by sorting hashes rather than comparing every pair. */
+uint64_t rtk_jsonv_hash(const struct rtk_jsonv *v);
 /* A number with no fractional part (1.0 included). */
 bool rtk_jsonv_is_integer(const struct rtk_jsonv *v);
 /* Unicode code points in s[0..len) of valid UTF-8. */

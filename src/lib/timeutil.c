@@ -157,6 +157,9 @@ int rtk_time_parse(const char *s, int64_t *epoch_sec, int32_t *nsec)
 			return bad_time(s, "a leap second can only be the last second of a UTC day");
 		nanos = 999999999;
 	}
+	/* A zone offset can carry the first or last day past the years rtk reads and writes (found by fuzz_time). */
+	if (epoch < days_from_civil(0, 1, 1) * SECONDS_PER_DAY || epoch >= days_from_civil(10000, 1, 1) * SECONDS_PER_DAY)
+		return bad_time(s, "outside the years 0000-9999 in UTC");
 	*epoch_sec = epoch;
 	if (nsec)
 		*nsec = nanos;

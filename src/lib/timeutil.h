@@ -14,7 +14,7 @@
 /*
  * Parses "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM[:SS[.frac]][zone]", where the 'T' may
  * also be 't' or a space and zone is 'Z', 'z', "+HH:MM", "-HH:MM", "+HHMM" or "-HHMM"; no zone
- * means UTC. Years 0000-9999, proleptic Gregorian. Fractions past nanoseconds are truncated.
+ * means UTC. Years 0000-9999 (in UTC too, after the zone), proleptic Gregorian. Fractions past nanoseconds are truncated.
  * A leap second (:60) is accepted only where one can happen, the last second of a UTC day, and
  * reads as 23:59:59.999999999 UTC so that it still sorts after :59. Sets *epoch_sec and *nsec
  * (nsec may be NULL) and returns 0, or RTK_EXIT_USAGE with an rtk_fail message quoting s and

@@ -3,8 +3,8 @@
 #include "yamlx.h"
 #include "alloc.h"
 #include "err.h"
-#include "alloc.h"
 #include "fsutil.h"
+#include "strmap.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,10 +15,14 @@
 #include <yaml.h>
 
 #define MAX_NODES 100000
+#define MAX_DEPTH RTK_YAML_MAX_DEPTH
+/* Mappings with more keys than this check duplicates through a hash map, not by scanning. */
+#define LINEAR_KEYS 16
 
 struct anchor {
 	char *name;
 	cJSON *value;
+	bool owned; /* an anchored mapping key: the anchor table keeps the only copy */
 };
 
 struct loader {
@@ -27,6 +31,7 @@ struct loader {
 	struct anchor *anchors;
 	size_t nanchors, cap;
 	size_t nodes;
+	unsigned depth; /* collections open around the current node */
 };
 
 static int fail_at(struct loader *l, yaml_mark_t mark, const char *what)
@@ -123,6 +128,7 @@ static int remember_anchor(struct loader *l, const yaml_char_t *name, cJSON *val
 		return RTK_EXIT_FAILURE;
 	if (!(l->anchors[l->nanchors].name = strdup((const char *)name)))
 		return rtk_oom();
+	l->anchors[l->nanchors].owned = false;
 	l->anchors[l->nanchors++].value = value;
 	return 0;
 }
@@ -160,23 +166,53 @@ static int parse_alias(struct loader *l, yaml_event_t *ev, cJSON **out)
 	return fail_at(l, ev->start_mark, "an alias names no anchor");
 }
 
+/* Whether key is already in mapping c (seen holds c's keys once c is past LINEAR_KEYS of them). */
+static int duplicate_key(const cJSON *c, struct rtk_strmap **seen, size_t nkeys, const char *key, bool *dup)
+{
+	size_t len = strlen(key);
+	*dup = false;
+	if (nkeys < LINEAR_KEYS) {
+		*dup = cJSON_GetObjectItemCaseSensitive(c, key) != NULL;
+		return 0;
+	}
+	if (!*seen) { /* past the few that most mappings have: index them all once */
+		const cJSON *k;
+		if (!(*seen = rtk_strmap_new()))
+			return rtk_oom();
+		cJSON_ArrayForEach(k, c)
+			if (rtk_strmap_put(*seen, k->string, strlen(k->string), (void *)k))
+				return rtk_oom();
+	}
+	if (rtk_strmap_get(*seen, key, len)) {
+		*dup = true;
+		return 0;
+	}
+	return rtk_strmap_put(*seen, key, len, (void *)c) ? rtk_oom() : 0;
+}
+
 static int parse_collection(struct loader *l, yaml_event_t *start, cJSON **out)
 {
 	bool mapping = start->type == YAML_MAPPING_START_EVENT;
 	yaml_event_type_t end_type = mapping ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
 	const yaml_char_t *anchor = mapping ? start->data.mapping_start.anchor : start->data.sequence_start.anchor;
-	size_t anchor_index = l->nanchors;
-	cJSON *c = mapping ? cJSON_CreateObject() : cJSON_CreateArray();
+	size_t anchor_index = l->nanchors, nkeys = 0;
+	struct rtk_strmap *seen = NULL;
+	cJSON *c;
 	yaml_event_t ev;
 	int rc;
 
-	if (!c)
+	/* Each level is a C stack frame here (and in every consumer of the tree): stop as the JSON reader does. */
+	if (l->depth >= MAX_DEPTH)
+		return fail_at(l, start->start_mark, "nested too deep (more than " RTK_YAML_MAX_DEPTH_TEXT " levels)");
+	if (!(c = mapping ? cJSON_CreateObject() : cJSON_CreateArray()))
 		return rtk_oom();
+	l->depth++;
 	/* Registered before the children, with no value yet, so a self-reference is caught. */
 	if ((rc = remember_anchor(l, anchor, NULL)))
 		goto fail;
 	for (;;) {
 		cJSON *key = NULL, *value = NULL;
+		bool key_owned = false, dup = false;
 		if ((rc = next_event(l, &ev)))
 			goto fail;
 		if (ev.type == end_type) {
@@ -189,33 +225,46 @@ static int parse_collection(struct loader *l, yaml_event_t *start, cJSON **out)
 			yaml_event_delete(&ev);
 			goto fail;
 		}
+		size_t before = l->nanchors;
 		rc = parse_node(l, &ev, mapping ? &key : &value);
+		/* An anchored key (`&x a: 1`) may be aliased later, after the key itself is gone: the anchor
+		 * table takes it over. */
+		if (!rc && mapping && l->nanchors > before && l->anchors[before].value == key)
+			key_owned = l->anchors[before].owned = true;
 		if (!rc && mapping && !(rc = next_event(l, &ev)))
 			rc = parse_node(l, &ev, &value);
 		if (!rc && mapping && !cJSON_IsString(key))
 			rc = fail_at(l, key_mark, "a mapping key must be a string");
-		if (!rc && mapping && cJSON_GetObjectItemCaseSensitive(c, key->valuestring))
+		if (!rc && mapping && !(rc = duplicate_key(c, &seen, nkeys, key->valuestring, &dup)) && dup)
 			rc = fail_at(l, key_mark, "duplicate key");
 		if (!rc && ++l->nodes > MAX_NODES)
 			rc = fail_at(l, key_mark, "document too large (more than 100000 nodes)");
 		if (rc) {
-			cJSON_Delete(key);
+			if (!key_owned)
+				cJSON_Delete(key);
 			cJSON_Delete(value);
 			goto fail;
 		}
-		if (mapping)
+		if (mapping) {
 			cJSON_AddItemToObject(c, key->valuestring, value);
-		else
+			nkeys++;
+		} else {
 			cJSON_AddItemToArray(c, value);
-		cJSON_Delete(key);
+		}
+		if (!key_owned)
+			cJSON_Delete(key);
 	}
 	if (anchor)
 		l->anchors[anchor_index].value = c;
+	rtk_strmap_free(seen);
+	l->depth--;
 	*out = c;
 	return 0;
 fail:
 	if (anchor && anchor_index < l->nanchors)
 		l->anchors[anchor_index].value = NULL;
+	rtk_strmap_free(seen);
+	l->depth--;
 	cJSON_Delete(c);
 	return rc;
 }
@@ -274,8 +323,11 @@ int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
 		if (!(rc = next_event(&l, &ev)))
 			rc = parse_node(&l, &ev, out);
 	}
-	for (size_t i = 0; i < l.nanchors; i++)
+	for (size_t i = 0; i < l.nanchors; i++) {
 		free(l.anchors[i].name);
+		if (l.anchors[i].owned)
+			cJSON_Delete(l.anchors[i].value);
+	}
 	free(l.anchors);
 	yaml_parser_delete(&l.parser);
 	if (!rc && !*out)

@@ -5,13 +5,17 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+/* Collections nested deeper than this are an error, as in the JSON reader (RTK_JSONSCAN_MAX_DEPTH). */
+#define RTK_YAML_MAX_DEPTH 512
+#define RTK_YAML_MAX_DEPTH_TEXT "512"
+
 /*
  * Loads the first YAML document of text[0..len) (name is used in messages) into *out. Mappings
  * become objects, sequences arrays; plain scalars resolve by the YAML 1.2 core schema (null, true
  * and false in their three spellings, decimal, 0o and 0x integers, floats; .inf and .nan stay
  * strings, JSON has no such numbers); quoted scalars are strings. Aliases are expanded (at most
- * 100000 nodes in all, so an alias bomb is an error). A duplicate key is an error. Empty input
- * gives null. Returns 0, or RTK_EXIT_USAGE with "NAME:LINE:COLUMN: what is wrong".
+ * 100000 nodes in all, so an alias bomb is an error). A duplicate key is an error, and so is
+ * nesting deeper than RTK_YAML_MAX_DEPTH ("nested too deep"). Empty input gives null. Returns 0, or RTK_EXIT_USAGE with "NAME:LINE:COLUMN: what is wrong".
  */
 int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out);
 

@@ -35,8 +35,11 @@ cJSON *jsonextract_object(const char *text, size_t len, size_t *at)
 	cJSON *obj = cJSON_ParseWithLength(text, len);
 
 	if (cJSON_IsObject(obj)) {
+		size_t lead = 0; /* cJSON skips every byte up to ' ' (NULs too) before the object */
+		while (lead < len && (unsigned char)text[lead] <= ' ')
+			lead++;
 		if (at)
-			*at = 0;
+			*at = lead; /* where the '{' is, as for an object found in prose (found by fuzz_jsonextract) */
 		return obj;
 	}
 	cJSON_Delete(obj);

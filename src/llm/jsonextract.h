@@ -8,7 +8,8 @@
 /*
  * Parses text[0..len) as a JSON object; when it is not one, the first balanced {...} in it that
  * parses as an object (braces inside strings do not count), which also finds an object inside a
- * markdown code fence or after a sentence of prose. *at (when not NULL) gets its byte offset.
+ * markdown code fence or after a sentence of prose. *at (when not NULL) gets its byte offset (where
+ * its '{' is).
  * The object, or NULL when there is none.
  */
 cJSON *jsonextract_object(const char *text, size_t len, size_t *at);

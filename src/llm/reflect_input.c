@@ -87,15 +87,6 @@ int reflect_input_parse(const char *text, size_t len, const char *source, cJSON 
 	return 0;
 }
 
-/* rtk_fs_read_file's failure on "-" names "-": call it "<stdin>", as every other message does. */
-static int reflect_input_stdin_failure(int rc)
-{
-	char *why = strdup(rtk_error_message() + 1);
-	rc = why ? rtk_fail(rc, "<stdin>%s", why) : rtk_oom();
-	free(why);
-	return rc;
-}
-
 int reflect_input_read_single(struct reflect_input *in, const char *path)
 {
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
@@ -104,8 +95,8 @@ int reflect_input_read_single(struct reflect_input *in, const char *path)
 	cJSON *t;
 	int rc = rtk_fs_read_file(path, &text, &len);
 
-	if (rc)
-		return name == path ? rc : reflect_input_stdin_failure(rc);
+	if (rc) /* rtk_fs_read_file names "-" "<stdin>" itself */
+		return rc;
 	rc = reflect_input_parse(text, len, name, &t);
 	free(text);
 	return rc ? rc : reflect_input_add(in, name, t, NULL);
@@ -138,7 +129,8 @@ static int reflect_input_add_claim(struct reflect_input *in, struct spool_item *
 	char *text;
 	size_t len;
 	cJSON *t = NULL;
-	int bad = rtk_fs_read_file(claim->path, &text, &len), rc;
+	/* Through the claim's descriptor: the name could be swapped for a link since it was opened. */
+	int bad = rtk_fs_read_fd(claim->fd, claim->path, &text, &len), rc;
 
 	if (!bad)
 		bad = reflect_input_parse(text, len, claim->path, &t);

@@ -24,8 +24,12 @@ struct spool {
 	size_t n, cap;
 	size_t next;            /* the next name spool_next tries */
 	size_t claimed, max_claims;
+	size_t set_aside;       /* entries that were not regular files, moved to failed/ */
 	char *note;             /* why items were left, or NULL */
 };
+
+/* spool_claim's errno for an entry that is not a regular file (a FIFO, a device, a folder). */
+#define SPOOL_NOT_REGULAR ENODEV
 
 /* NAME.json with NAME neither empty nor hidden: what a spool holds, as opposed to what is being written. */
 static int spool_is_item_name(const char *name)
@@ -94,6 +98,40 @@ static int spool_stop(struct spool *sp, const char *fmt, ...)
 	return 0;
 }
 
+static int spool_write_reason(const char *item_path, const char *error);
+
+/*
+ * An entry that is no item although it has an item's name: a symbolic link (it could point anywhere,
+ * and what it points at would end up in a request), a FIFO (opening it would wait for a writer for
+ * ever), a device or a folder. Moved into failed/ with the reason beside it, so it is neither read
+ * nor listed again; another consumer moving it first is fine.
+ */
+static void spool_set_aside(struct spool *sp, const char *path, const char *why)
+{
+	char *folder = NULL, *moved_to = NULL;
+	if (asprintf(&folder, "%s/failed", sp->dir) < 0)
+		return;
+	if (!rtk_fs_mkdir_p(folder, 0777) && !spool_move_into(path, folder, &moved_to)) {
+		spool_write_reason(moved_to, why);
+		sp->set_aside++;
+	}
+	free(folder);
+	free(moved_to);
+}
+
+static const char *spool_kind(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return NULL;
+	return S_ISLNK(st.st_mode)    ? "a symbolic link"
+	       : S_ISFIFO(st.st_mode) ? "a FIFO"
+	       : S_ISDIR(st.st_mode)  ? "a folder"
+	       : S_ISSOCK(st.st_mode) ? "a socket"
+	       : S_ISREG(st.st_mode)  ? NULL
+				      : "a device";
+}
+
 int spool_next(struct spool *sp, struct spool_item *item)
 {
 	item->path = NULL;
@@ -108,6 +146,12 @@ int spool_next(struct spool *sp, struct spool_item *item)
 		fd = spool_claim(path);
 		err = errno;
 		if (fd < 0) {
+			const char *kind;
+			if ((err == ELOOP || err == SPOOL_NOT_REGULAR || err == ENXIO) && (kind = spool_kind(path))) {
+				char why[128];
+				snprintf(why, sizeof(why), "not a regular file but %s: a spool item is a regular file", kind);
+				spool_set_aside(sp, path, why);
+			}
 			free(path);
 			if (err == EMFILE || err == ENFILE)
 				return spool_stop(sp, "%s: %zu files left for the next run: too many open files", sp->dir, left);
@@ -129,8 +173,18 @@ int spool_next(struct spool *sp, struct spool_item *item)
 	return 0;
 }
 
-const char *spool_note(const struct spool *sp)
+const char *spool_note(struct spool *sp)
 {
+	if (sp->set_aside) { /* said once, before why the rest was left */
+		char *both = NULL;
+		size_t n = sp->set_aside;
+		sp->set_aside = 0;
+		if (asprintf(&both, "%s: %zu %s moved to failed/: not regular files%s%s", sp->dir, n, n == 1 ? "entry" : "entries",
+			     sp->note ? "; " : "", sp->note ? sp->note : "") >= 0) {
+			free(sp->note);
+			sp->note = both;
+		}
+	}
 	return sp->note ? sp->note : "";
 }
 
@@ -146,14 +200,20 @@ void spool_close(struct spool *sp)
 	free(sp);
 }
 
-/* Another run may have moved the file to done/ since it was listed: the claim is on the file still at path. */
+/* Another run may have moved the file to done/ since it was listed: the claim is on the file still at path.
+ * Never a link followed out of the spool, never a FIFO waited on: O_NOFOLLOW | O_NONBLOCK, then fstat. */
 int spool_claim(const char *path)
 {
 	struct stat held, now;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &held) != 0 || stat(path, &now) != 0 ||
+	if (fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) {
+		close(fd);
+		errno = SPOOL_NOT_REGULAR;
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || lstat(path, &now) != 0 ||
 	    held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
 		close(fd);
 		errno = 0;

@@ -38,16 +38,20 @@ int spool_next(struct spool *sp, struct spool_item *item);
 /*
  * "" when spool_next went through the whole listing, else why the rest was left for the next run:
  * "DIR: N files left for the next run: too many open files", or "... (at most M a run with this
- * open-file limit)". Owned by sp.
+ * open-file limit)"; led by "DIR: N entries moved to failed/: not regular files" when spool_next set
+ * aside entries named like items that are symbolic links, FIFOs, devices or folders (each with
+ * failed/NAME.json.error saying what it was). Owned by sp.
  */
-const char *spool_note(const struct spool *sp);
+const char *spool_note(struct spool *sp);
 
 void spool_close(struct spool *sp);
 
 /*
- * Claims path for this process: an flock no other process holds, on the file still at path. The
- * descriptor holding the claim, or -1: errno is 0 when another process holds the file or has moved
- * it, else open(2)'s error (ENOENT gone, EMFILE/ENFILE out of descriptors).
+ * Claims path for this process: an flock no other process holds, on the regular file still at path,
+ * opened with O_NOFOLLOW | O_NONBLOCK. The descriptor holding the claim (read the item through it),
+ * or -1: errno is 0 when another process holds the file or has moved it, ENODEV when it is not a
+ * regular file, else open(2)'s error (ELOOP a symbolic link, ENOENT gone, EMFILE/ENFILE out of
+ * descriptors).
  */
 int spool_claim(const char *path);
 

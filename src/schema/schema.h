@@ -42,6 +42,16 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 		   enum schema_draft draft, unsigned flags);
 void schema_free(struct schema *s);
 
+/*
+ * Checks root against its metaschema, as ajv does by default: the one its $schema names when the
+ * registry has it (the bundled draft 2020-12 and draft-07 ones, files from --ref-dir), or with no
+ * $schema, or a draft other than AUTO (which overrides $schema), the draft's: draft-07 for
+ * SCHEMA_DRAFT_7, else 2020-12. A $schema the registry lacks
+ * (draft-04, an unknown URI) is not checked. 0, or RTK_EXIT_USAGE "NAME: not a valid schema:
+ * keyword "minLength" at /minLength: WHY (checked against URI)".
+ */
+int schema_check_meta(struct schema_registry *reg, const struct rtk_jsonv *root, const char *name, enum schema_draft draft);
+
 /* The quick yes/no: no error text is built. */
 bool schema_is_valid(const struct schema *s, const struct rtk_jsonv *instance);
 

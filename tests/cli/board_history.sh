@@ -77,6 +77,9 @@ testing "git-data: the completing commit is a ref, the revert is the evidence" \
 	"cd $GD && $gd --emit-native \$OLDPWD/n.jsonl >/dev/null && cd \$OLDPWD && jq -r 'select(.task == \"T-2\") | .evidence' n.jsonl | cut -c1-7; git -C $GD log --format=%h -1 --grep=Revert" \
 	"$(git -C "$GD" log --format=%h -1 --grep=Revert)\n$(git -C "$GD" log --format=%h -1 --grep=Revert)\n"
 testing "git-data: --dir names another folder" "$gd --dir src $GD | jq -c '[.tasks.read, .by_source[0].source]'" '[1,"git-data:src"]\n'
+testing "git-data: a shallow clone says where history is cut, as git-history does (issue 15)" \
+	"git clone -q --depth 1 file://$GD s && $RTK board-history --from git-data s 2>&1 | sed 's/at [0-9a-f]*;/at SHA;/'; echo \${PIPESTATUS[0]}" \
+	"rtk board-history: shallow clone: history is cut at SHA; run git fetch --unshallow\n2\n"
 testing "git-data: a task file that cannot be parsed is named path@commit:line" \
 	"cp -r $GD r && cd r && printf 'id: T-7\\nstatus: [open\\n' > data/tasks/T-7.yaml && git add -A && git -c user.name=a -c user.email=a@b commit -qm bad && $RTK board-history --from git-data 2>&1 | sed 's/@[0-9a-f]*/@SHA/'; echo \${PIPESTATUS[0]}" \
 	"rtk board-history: data/tasks/T-7.yaml@SHA:3:1: did not find expected ',' or ']' while parsing a flow sequence\n2\n"
@@ -213,4 +216,7 @@ check "--emit-native output conforms to board.v1 line by line" native_ok "$SCRAT
 check "the sample board conforms to board.v1" native_ok "$RTK_SRCDIR/data/samples/board.jsonl"
 testing "JSON carries schema and a reproducible time" "bh --json input | jq -c '[.schema, .generated_at]'" \
 	'["rtk.board-history.v1","2023-11-14T22:13:20Z"]\n' "$t1\n"
+# Issue 15: inputs without newlines stop at the line limit.
+testing "/dev/zero: refused at --max-line, naming the line" "$RTK board-history --max-line 64K /dev/zero 2>&1; echo \$?" \
+	"rtk board-history: /dev/zero:1: line longer than 65536 bytes (see --max-line)\n2\n"
 finish

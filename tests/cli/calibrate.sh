@@ -163,4 +163,12 @@ conforms "empty-input output (nulls) conforms to rtk.calibrate.v1" "$SCRATCH_ROO
 conforms "--skip-invalid output conforms to rtk.calibrate.v1" "$SCRATCH_ROOT/skip.json" calibrate
 testing "JSON carries schema, version and a reproducible time" \
 	"$RTK calibrate --json input | jq -c '[.schema, .generated_at]'" '["rtk.calibrate.v1","2023-11-14T22:13:20Z"]\n' "$ok\n"
+# Issue 15: an input without newlines is refused at the line limit, not read until memory runs out.
+testing "/dev/zero: refused at the default 64M line limit, naming the line" "$RTK calibrate /dev/zero 2>&1; echo \$?" \
+	"rtk calibrate: /dev/zero:1: line longer than 67108864 bytes (see --max-line)\n2\n"
+testing "--max-line: a longer line is named FILE:LINE" \
+	"{ echo '$ok'; printf '{\"confidence\": 0.5, \"x\": \"%02000d\"}\n' 0; } > long.jsonl; $RTK calibrate --max-line 1K long.jsonl 2>&1; echo \$?" \
+	"rtk calibrate: long.jsonl:2: line longer than 1024 bytes (see --max-line)\n2\n"
+testing "--max-line: a bad size" "$RTK calibrate --max-line 10q input 2>&1; echo \$?" \
+	"rtk calibrate: --max-line: invalid size \"10q\": expected BYTES, or a number with K, M or G\n2\n"
 finish

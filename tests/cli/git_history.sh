@@ -311,6 +311,20 @@ testing "a missing tree object: exit 1 naming it, no report" \
 	"cp -r $(repo fix-plain) broken && t=\$(git -C broken rev-parse HEAD~1^{tree}) && rm broken/.git/objects/\${t:0:2}/\${t:2} &&
 	 $RTK git-history --json --repo broken 2>&1 | sed \"s/\$t/TREE/\"; echo \${PIPESTATUS[0]}" \
 	"$E: object TREE is missing from the repository\n1\n"
+# Issue 15: a damaged pack or a lost HEAD object is a corrupt repository (exit 1), not a bad revision (exit 2).
+testing "a zeroed pack: a corrupt repository, exit 1" \
+	"cp -r $(repo fix-plain) z && git -C z gc -q && p=\$(ls z/.git/objects/pack/*.pack) && chmod u+w \$p &&
+	 dd if=/dev/zero of=\$p bs=1 count=\$(stat -c %s \$p) conv=notrunc status=none &&
+	 $RTK git-history --repo z 2>&1 | sed 's/[0-9a-f]\{40\}/SHA/g'; echo \${PIPESTATUS[0]}" \
+	"$E: corrupt repository: HEAD names SHA, which cannot be read: object not found - no match for id (SHA)\n1\n"
+testing "a truncated pack: a corrupt repository, exit 1" \
+	"cp -r $(repo fix-plain) t && git -C t gc -q && p=\$(ls t/.git/objects/pack/*.pack) && chmod u+w \$p && truncate -s 100 \$p &&
+	 $RTK git-history --repo t 2>&1 | sed 's/[0-9a-f]\{40\}/SHA/g' | cut -c1-60; echo \${PIPESTATUS[0]}" \
+	"$E: corrupt repository: HEAD names SHA, which c\n1\n"
+testing "a missing HEAD object: a corrupt repository, exit 1" \
+	"cp -r $(repo fix-plain) m && h=\$(git -C m rev-parse HEAD) && rm m/.git/objects/\${h:0:2}/\${h:2} &&
+	 $RTK git-history --repo m --rev main 2>&1 | sed \"s/\$h/HEAD_SHA/g\"; echo \${PIPESTATUS[0]}" \
+	"$E: corrupt repository: main names HEAD_SHA, which cannot be read: object not found - no match for id (HEAD_SHA)\n1\n"
 testing "operands are refused" "$RTK git-history somewhere 2>&1; echo \$?" \
 	"$E: unexpected argument 'somewhere' (the repository is given with --repo)\n2\n"
 

@@ -199,6 +199,12 @@ testing "a trace already reflected is skipped and lands in done/ beside the firs
 testing "claims stop short of the open-file limit; the rest waits in the spool" \
 	"mkdir spool; for i in \$(seq 30); do echo '{\"task_id\":\"L'\$i'\",\"user_message\":\"u\",\"system_response\":\"r\"}' > spool/t\$i.json; done; (ulimit -n 20; $RTK reflect --dry-run --json --spool spool 2>&1 >out.json); jq -c .summary.traces out.json; ls spool | wc -l" \
 	"rtk reflect: warning: spool: 25 files left for the next run (at most 5 a run with this open-file limit)\n5\n30\n"
+testing "a FIFO and a symbolic link named *.json are set aside with a reason; the rest is handled (issue 15)" \
+	"mkdir spool; echo hunter2-outside > outside.txt; ln -s \$PWD/outside.txt spool/a-link.json; mkfifo spool/b-fifo.json;
+	 echo '{\"task_id\":\"F1\",\"user_message\":\"u\",\"system_response\":\"r\"}' > spool/c.json;
+	 timeout 20 $RTK reflect --dry-run --json --spool spool 2>&1 >out.json; echo \$?; jq -c '[.summary.traces, (.results[] | .source)]' out.json;
+	 cat spool/failed/*.error; grep -c hunter2 out.json" \
+	"rtk reflect: warning: spool: 2 entries moved to failed/: not regular files\n0\n[1,\"spool/c.json\"]\nnot a regular file but a symbolic link: a spool item is a regular file\nnot a regular file but a FIFO: a spool item is a regular file\n0\n"
 testing "an empty spool is fine" "mkdir spool; $RTK reflect --json --spool spool | jq -c .summary.traces; echo \${PIPESTATUS[0]}" "0\n0\n"
 testing "a missing spool folder is an error" "$RTK reflect --spool nope 2>&1; echo \$?" "rtk reflect: nope: No such file or directory\n1\n"
 cd - >/dev/null
@@ -264,4 +270,8 @@ check "every line is whole JSON with a distinct task id" test "$(jq -r .task_id 
 check "each of the 10 lessons is in preferences.md exactly once" test "$(grep -c '^- Lesson L' workspace/memory/user/preferences.md)" -eq 10
 cd - >/dev/null
 
+# Issue 15: a --batch file without newlines stops at the line limit.
+testing "--batch /dev/zero: refused at --max-line, naming the line" \
+	"$RTK reflect --dry-run --max-line 64K --batch /dev/zero 2>&1; echo \$?" \
+	"rtk reflect: /dev/zero:1: line longer than 65536 bytes (see --max-line)\n2\n"
 finish

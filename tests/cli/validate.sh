@@ -256,4 +256,29 @@ check "early bad line: only what comes before it" test \
 check "a late record naming no schema: its line, exit 2" test \
 	"$(cut -d: -f3- "$SCRATCH_ROOT/late-noschema-0.3.err"):$(cat "$SCRATCH_ROOT/late-noschema-0.3.rc")" = \
 	'250: no --schema given and the instance names none in "schema":2'
+# Issue 15: inputs without newlines stop at the line limit.
+testing "/dev/zero: refused at --max-line" "$V --max-line 1M /dev/zero 2>&1; echo \$?" \
+	"rtk validate: /dev/zero:1: line longer than 1048576 bytes (see --max-line)\n2\n"
+testing "a JSONL line past --max-line is named FILE:LINE" \
+	"printf '{}\n{\"x\": \"%03000d\"}\n' 0 > long.jsonl; $V --schema /dev/stdin --max-line 2K long.jsonl <<<'{}' 2>&1; echo \$?" \
+	"rtk validate: long.jsonl:2: line longer than 2048 bytes (see --max-line)\n2\n"
+testing "a pipe without newlines as one document: refused at --max-line" \
+	"head -c 3000000 /dev/zero | $V --max-line 1M 2>&1; echo \$?" "rtk validate: <stdin>: more than 1048576 bytes (see --max-line)\n2\n"
+# Issue 15: schemas are checked against their metaschema first, as ajv does.
+testing "minLength -1: not a valid schema, exit 2 naming the keyword" \
+	"echo '{\"minLength\": -1}' > s.json; $V --schema s.json <<<'\"x\"' 2>&1; echo \$?" \
+	"rtk validate: s.json: not a valid schema: keyword \"minLength\" at /minLength: -1 is less than the minimum 0 (checked against https://json-schema.org/draft/2020-12/schema)\n2\n"
+testing "minimum \"x\": not a valid schema" \
+	"echo '{\"properties\": {\"n\": {\"minimum\": \"x\"}}}' > s.json; $V --schema s.json <<<'{}' 2>&1; echo \$?" \
+	"rtk validate: s.json: not a valid schema: keyword \"minimum\" at /properties/n/minimum: expected number, got string (checked against https://json-schema.org/draft/2020-12/schema)\n2\n"
+testing "maxContains -1: not a valid schema" \
+	"echo '{\"maxContains\": -1}' > s.json; $V --schema s.json <<<'[]' 2>&1; echo \$?" \
+	"rtk validate: s.json: not a valid schema: keyword \"maxContains\" at /maxContains: -1 is less than the minimum 0 (checked against https://json-schema.org/draft/2020-12/schema)\n2\n"
+testing "a draft-07 schema is checked against draft-07's metaschema" \
+	"echo '{\"\$schema\": \"http://json-schema.org/draft-07/schema#\", \"required\": \"a\"}' > s.json; $V --schema s.json <<<'{}' 2>&1; echo \$?" \
+	"rtk validate: s.json: not a valid schema: keyword \"required\" at /required: expected array, got string (checked against http://json-schema.org/draft-07/schema)\n2\n"
+testing "--no-schema-check: used as it is" \
+	"echo '{\"minLength\": -1}' > s.json; $V --no-schema-check --schema s.json <<<'\"x\"' 2>&1; echo \$?" "0\n"
+testing "a \$schema rtk does not bundle is not checked" \
+	"echo '{\"\$schema\": \"http://json-schema.org/draft-04/schema#\", \"minLength\": -1}' > s.json; $V --schema s.json <<<'\"x\"' 2>&1; echo \$?" "0\n"
 finish

@@ -1123,6 +1123,269 @@ static void malformed_commits_are_refused(void **state)
 	free(parents);
 }
 
+/* ----- hostile repositories: forged trees, oversized claims (issue 15) ----- */
+
+/* Writes a loose object of type ("tree", "blob") and content under id, which need not be its hash. */
+static void put_loose(const char *repo, const unsigned char id[20], const char *type, const void *content, size_t n)
+{
+	char hex[41], path[600];
+	unsigned char *raw = malloc(n + 64), *z;
+	int h = snprintf((char *)raw, 64, "%s %zu", type, n) + 1;
+	uLongf zlen = compressBound((uLong)(n + (size_t)h));
+	assert_non_null(z = malloc(zlen));
+	memcpy(raw + h, content, n);
+	assert_int_equal(compress2(z, &zlen, raw, (uLong)(n + (size_t)h), 1), Z_OK);
+	for (int i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	snprintf(path, sizeof(path), "%s/.git/objects/%.2s", repo, hex);
+	mkdir(path, 0777);
+	snprintf(path, sizeof(path), "%s/.git/objects/%.2s/%s", repo, hex, hex + 2);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(z, 1, zlen, f), zlen);
+	assert_int_equal(fclose(f), 0);
+	free(raw);
+	free(z);
+}
+
+/* A tree of one entry: mode, name and id. */
+static size_t one_entry(unsigned char *buf, const char *mode, const char *name, const unsigned char id[20])
+{
+	int n = sprintf((char *)buf, "%s %s", mode, name) + 1;
+	memcpy(buf + n, id, 20);
+	return (size_t)n + 20;
+}
+
+/* A fake id for level k of a chain. */
+static void level_id(unsigned char id[20], unsigned k)
+{
+	memset(id, 0xc7, 20);
+	id[16] = (unsigned char)(k >> 24), id[17] = (unsigned char)(k >> 16), id[18] = (unsigned char)(k >> 8), id[19] = (unsigned char)k;
+}
+
+static void forged_trees_are_refused(void **state)
+{
+	(void)state;
+	char path[256], *paths = NULL;
+	unsigned char buf[64], self[20], a[20], b[20], blob[20];
+	git_repository *repo;
+	git_oid root;
+	copy_repo(path, "hostile-trees", NULL);
+	memset(blob, 0xb0, 20);
+
+	/* A tree whose entry names the tree itself as a subdirectory: recursed until the stack overflowed. */
+	memset(self, 0x5e, 20);
+	put_loose(path, self, "tree", buf, one_entry(buf, "40000", "d", self));
+	/* Two trees naming each other. */
+	memset(a, 0xa7, 20);
+	memset(b, 0xb7, 20);
+	put_loose(path, a, "tree", buf, one_entry(buf, "40000", "to-b", b));
+	put_loose(path, b, "tree", buf, one_entry(buf, "40000", "to-a", a));
+	struct gitodb *db = open_odb(path, &repo);
+	memcpy(root.id, self, 20);
+	assert_int_equal(gitodb_tree_diff(db, NULL, &root, collect_path, &paths), RTK_EXIT_FAILURE);
+	assert_string_equal(rtk_error_message(), "corrupt or hostile repository: a tree contains itself: "
+						 "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e under 'd/'");
+	assert_int_equal(gitodb_error(db), RTK_EXIT_FAILURE);
+	gitodb_free(db);
+	git_repository_free(repo);
+	db = open_odb(path, &repo);
+	memcpy(root.id, a, 20);
+	assert_int_equal(gitodb_tree_diff(db, &root, NULL, collect_path, &paths), RTK_EXIT_FAILURE);
+	assert_string_equal(rtk_error_message(), "corrupt or hostile repository: a tree contains itself: "
+						 "a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7 under 'to-b/to-a/'");
+	assert_null(paths);
+	gitodb_free(db);
+	git_repository_free(repo);
+}
+
+/* A chain of depth nested directories "d/d/.../d/f"; the top's id into top. */
+static void nested_chain(const char *path, unsigned depth, unsigned char top[20])
+{
+	unsigned char buf[64], id[20], child[20], blob[20];
+	memset(blob, 0xb0, 20);
+	for (unsigned k = depth; k-- > 0;) {
+		level_id(id, k);
+		if (k == depth - 1)
+			put_loose(path, id, "tree", buf, one_entry(buf, "100644", "f", blob));
+		else
+			put_loose(path, id, "tree", buf, one_entry(buf, "40000", "d", child));
+		memcpy(child, id, 20);
+	}
+	memcpy(top, child, 20);
+}
+
+static void deep_trees_stop_at_git_limit(void **state)
+{
+	(void)state;
+	char path[256], *paths = NULL;
+	git_repository *repo;
+	git_oid root;
+	copy_repo(path, "deep-trees", NULL);
+	/* 4096 levels work: the file is 4095 directories down, as git allows. */
+	nested_chain(path, 4096, root.id);
+	struct gitodb *db = open_odb(path, &repo);
+	assert_int_equal(gitodb_tree_diff(db, NULL, &root, collect_path, &paths), 0);
+	assert_int_equal(strlen(paths), 4095 * 2 + 2);
+	assert_string_equal(paths + 4095 * 2, "f\n");
+	free(paths);
+	paths = NULL;
+	gitodb_free(db);
+	git_repository_free(repo);
+	/* 20,000 levels (100,000 crashed the diff): a clear error instead. */
+	copy_repo(path, "deep-trees", NULL);
+	nested_chain(path, 20000, root.id);
+	db = open_odb(path, &repo);
+	assert_int_equal(gitodb_tree_diff(db, NULL, &root, collect_path, &paths), RTK_EXIT_FAILURE);
+	assert_string_equal(rtk_error_message(), "corrupt or hostile repository: trees nested deeper than 4096 levels under "
+						 "'d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"
+						 "d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"
+						 "d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/...'");
+	assert_null(paths);
+	gitodb_free(db);
+	git_repository_free(repo);
+}
+
+/* A pack of one whole object whose header claims size, holding data (n bytes) deflated, then pad zero bytes. */
+static void craft_claim(const char *packdir, const char *name, const unsigned char id[20], uint64_t size,
+			const void *data, size_t n, size_t pad)
+{
+	unsigned char *pack = calloc(1, 600 + pad), idx[8 + 1024 + 28 + 40] = { 0xff, 't', 'O', 'c', 0, 0, 0, 2 };
+	unsigned char *w = pack + 12;
+	uLongf zlen = 400;
+	char path[400];
+	FILE *f;
+	memcpy(pack, "PACK", 4);
+	put32(pack + 4, 2);
+	put32(pack + 8, 1);
+	*w = (unsigned char)(3 << 4 | (size & 15)); /* a blob */
+	for (size >>= 4; size; size >>= 7)
+		*w++ |= 0x80, *w = (unsigned char)(size & 0x7f);
+	w++;
+	assert_int_equal(compress2(w, &zlen, data, n, 6), Z_OK);
+	w += zlen + pad + 20;
+	for (unsigned b = id[0]; b < 256; b++)
+		put32(idx + 8 + 4 * b, 1);
+	memcpy(idx + 8 + 1024, id, 20);
+	put32(idx + 8 + 1024 + 24, 12);
+	snprintf(path, sizeof(path), "%s/pack-%s.pack", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(pack, 1, (size_t)(w - pack), f), (size_t)(w - pack));
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/pack-%s.idx", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(idx, 1, sizeof(idx), f), sizeof(idx));
+	assert_int_equal(fclose(f), 0);
+	free(pack);
+}
+
+/* A pack of n whole trees (ids ascending, all with the first byte ids[0][0]), each with its content. */
+static void craft_tree_pack(const char *packdir, const char *name, unsigned char (*ids)[20], unsigned char (*trees)[128],
+			    const size_t *lens, size_t n)
+{
+	size_t cap = 64 + n * 200, at = 12;
+	unsigned char *pack = calloc(1, cap), *idx = calloc(1, 8 + 1024 + n * 28 + 40);
+	char path[400];
+	FILE *f;
+	memcpy(pack, "PACK", 4);
+	put32(pack + 4, 2);
+	put32(pack + 8, (uint32_t)n);
+	memcpy(idx, "\377tOc\0\0\0\2", 8);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *w = pack + at;
+		size_t size = lens[i];
+		uLongf zlen = 180;
+		put32(idx + 8 + 1024 + n * 24 + i * 4, (uint32_t)at);
+		memcpy(idx + 8 + 1024 + i * 20, ids[i], 20);
+		*w = (unsigned char)(2 << 4 | (size & 15));
+		for (size >>= 4; size; size >>= 7)
+			*w++ |= 0x80, *w = (unsigned char)(size & 0x7f);
+		w++;
+		assert_int_equal(compress2(w, &zlen, trees[i], lens[i], 6), Z_OK);
+		at = (size_t)(w - pack) + zlen;
+	}
+	for (unsigned b = ids[0][0]; b < 256; b++)
+		put32(idx + 8 + 4 * b, (uint32_t)n);
+	snprintf(path, sizeof(path), "%s/pack-%s.pack", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(pack, 1, at + 20, f), at + 20);
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/pack-%s.idx", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(idx, 1, 8 + 1024 + n * 28 + 40, f), 8 + 1024 + n * 28 + 40);
+	assert_int_equal(fclose(f), 0);
+	free(pack);
+	free(idx);
+}
+
+/* Found thinking about the fuzzer's trees: 40 trees each naming the next one twice are 2^40 levels to diff. */
+static void tree_dags_are_bounded(void **state)
+{
+	(void)state;
+	char path[256], packdir[300], *paths = NULL;
+	unsigned char ids[40][20], trees[40][128];
+	size_t lens[40];
+	git_repository *repo;
+	git_oid root;
+	copy_repo(path, "tree-dag", "mkdir -p .git/objects/pack");
+	snprintf(packdir, sizeof(packdir), "%s/.git/objects/pack", path);
+	for (unsigned k = 0; k < 40; k++) {
+		level_id(ids[k], k);
+		lens[k] = 0;
+		if (k) { /* level k names level k - 1 twice; level 0 is empty */
+			lens[k] = one_entry(trees[k], "40000", "a", ids[k - 1]);
+			lens[k] += one_entry(trees[k] + lens[k], "40000", "b", ids[k - 1]);
+		}
+	}
+	craft_tree_pack(packdir, "dag", ids, trees, lens, 40);
+	memcpy(root.id, ids[39], 20);
+	struct gitodb *db = open_odb(path, &repo);
+	assert_int_equal(gitodb_tree_diff(db, NULL, &root, collect_path, &paths), RTK_EXIT_FAILURE);
+	assert_non_null(strstr(rtk_error_message(), "corrupt or hostile repository: more than 1048576 trees in one diff under 'a/"));
+	assert_null(paths);
+	/* 19 levels, 2^19 trees in all: a big diff, but not refused. */
+	memcpy(root.id, ids[19], 20);
+	assert_int_equal(gitodb_tree_diff(db, NULL, &root, collect_path, &paths), 0);
+	assert_null(paths);
+	gitodb_free(db);
+	git_repository_free(repo);
+}
+
+static void claimed_sizes_are_checked_before_allocating(void **state)
+{
+	(void)state;
+	char path[256], packdir[300], msg[600];
+	git_repository *repo;
+	const struct gitodb_object *o;
+	git_oid id;
+	copy_repo(path, "claims", "mkdir -p .git/objects/pack");
+	snprintf(packdir, sizeof(packdir), "%s/.git/objects/pack", path);
+	/* Found by the fuzzer: a few bytes claiming 4 GiB were allocated whole before inflating. */
+	memset(id.id, 0x41, 20);
+	craft_claim(packdir, "four-gib", id.id, (uint64_t)4 << 30, "hello", 5, 0);
+	/* Enough data after it that the ratio alone allows the claim: inflated once to check it first. */
+	memset(id.id, 0x42, 20);
+	craft_claim(packdir, "sixty-four-mib", id.id, (uint64_t)64 << 20, "hello", 5, 128 << 10);
+	memset(id.id, 0x43, 20);
+	craft_claim(packdir, "honest", id.id, 5, "hello", 5, 0);
+	struct gitodb *db = open_odb(path, &repo);
+	memset(id.id, 0x41, 20);
+	assert_int_equal(gitodb_read(db, &id, GIT_OBJECT_ANY, &o), RTK_EXIT_FAILURE);
+	snprintf(msg, sizeof(msg), "%s/pack-four-gib.pack: corrupt object at offset 12: object too large", packdir);
+	assert_string_equal(rtk_error_message(), msg);
+	memset(id.id, 0x42, 20);
+	assert_int_equal(gitodb_read(db, &id, GIT_OBJECT_ANY, &o), RTK_EXIT_FAILURE);
+	snprintf(msg, sizeof(msg), "%s/pack-sixty-four-mib.pack: corrupt object at offset 12: the data does not hold the "
+		 "size its header claims", packdir);
+	assert_string_equal(rtk_error_message(), msg);
+	memset(id.id, 0x43, 20);
+	assert_int_equal(gitodb_read(db, &id, GIT_OBJECT_ANY, &o), 0);
+	assert_string_equal(o->data, "hello");
+	gitodb_release(o);
+	gitodb_free(db);
+	git_repository_free(repo);
+}
+
 static int setup(void **state)
 {
 	char cmd[600];
@@ -1163,6 +1426,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(commit_parse_and_summary_match_libgit2),
 	cmocka_unit_test(summary_matches_libgit2_on_tricky_messages),
 	cmocka_unit_test(malformed_commits_are_refused),
+	cmocka_unit_test(forged_trees_are_refused),
+	cmocka_unit_test(deep_trees_stop_at_git_limit),
+	cmocka_unit_test(claimed_sizes_are_checked_before_allocating),
+	cmocka_unit_test(tree_dags_are_bounded),
 };
 
 int main(int argc, char **argv)

@@ -2,6 +2,7 @@
 #include "unit.h"
 
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/jsonl.h"
 
 #include <errno.h>
@@ -539,6 +540,84 @@ static void lines_before_an_offset(void **state)
 	assert_non_null(strstr(rtk_error_message(), "/nonexistent/x.jsonl"));
 }
 
+/* Issue 15: an input without newlines grew memory without limit (15 GB in 15 s from /dev/zero). */
+static void lines_past_the_limit_are_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct rtk_jsonl *r;
+	const char *line;
+	size_t len;
+	char *text = malloc(8192);
+	memset(text, 'x', 8192);
+	memcpy(text, "ok\n", 3);
+	text[3 + 1024] = '\n'; /* line 2: 1024 bytes, at the limit */
+	text[3 + 1025 + 1025] = '\n'; /* line 3: 1025 bytes, past it */
+	write_file(f->path, text, 8192);
+	rtk_fs_set_line_limit(1024);
+	r = open_ok(f->path);
+	expect_line(r, "ok", 2, 1);
+	expect_line(r, text + 3, 1024, 2);
+	assert_false(rtk_jsonl_next_line(r, &line, &len));
+	assert_int_equal(rtk_jsonl_status(r), RTK_EXIT_USAGE);
+	char want[256];
+	snprintf(want, sizeof(want), "%s:3: line longer than 1024 bytes (see --max-line)", f->path);
+	assert_string_equal(rtk_error_message(), want);
+	rtk_jsonl_close(r);
+	/* A CR before the newline does not count. */
+	write_file(f->path, text, 3 + 1024);
+	memcpy(text + 3 + 1024, "\r\n", 2);
+	write_file(f->path, text, 3 + 1026);
+	r = open_ok(f->path);
+	expect_line(r, "ok", 2, 1);
+	expect_line(r, text + 3, 1024, 2);
+	expect_clean_end(r);
+	rtk_jsonl_close(r);
+
+	/* /dev/zero: stops at the limit with the line named, having held about twice the limit. */
+	rtk_fs_set_line_limit(3 << 20);
+	assert_int_equal(rtk_jsonl_open(&r, "/dev/zero"), 0);
+	assert_false(rtk_jsonl_next_line(r, &line, &len));
+	assert_string_equal(rtk_error_message(), "/dev/zero:1: line longer than 3145728 bytes (see --max-line)");
+	rtk_jsonl_close(r);
+	/* A range's messages number lines as in the whole file. */
+	rtk_fs_set_line_limit(1024);
+	text[3 + 1024] = '\n', text[3 + 1025] = 'x';
+	write_file(f->path, text, 8192);
+	assert_int_equal(rtk_jsonl_open_range(&r, f->path, 3, 8192), 0);
+	rtk_jsonl_number_messages_from(r, 1);
+	expect_line(r, text + 3, 1024, 1);
+	assert_false(rtk_jsonl_next_line(r, &line, &len));
+	snprintf(want, sizeof(want), "%s:3: line longer than 1024 bytes (see --max-line)", f->path);
+	assert_string_equal(rtk_error_message(), want);
+	rtk_jsonl_close(r);
+	rtk_fs_set_line_limit(RTK_FS_LINE_LIMIT_DEFAULT);
+	free(text);
+}
+
+static void whole_reads_of_pipes_and_devices_are_limited(void **state)
+{
+	(void)state;
+	char *text;
+	size_t len;
+	rtk_fs_set_line_limit(1 << 20);
+	assert_int_equal(rtk_fs_read_file("/dev/zero", &text, &len), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "/dev/zero: more than 1048576 bytes (see --max-line)");
+	rtk_fs_set_line_limit(RTK_FS_LINE_LIMIT_DEFAULT);
+	assert_int_equal(rtk_fs_line_limit_option("256M"), 0);
+	assert_int_equal(rtk_fs_line_limit(), (size_t)256 << 20);
+	assert_int_equal(rtk_fs_line_limit_option("4096"), 0);
+	assert_int_equal(rtk_fs_line_limit(), 4096);
+	assert_int_equal(rtk_fs_line_limit_option("2g"), 0);
+	assert_int_equal(rtk_fs_line_limit(), (size_t)2 << 30);
+	assert_int_equal(rtk_fs_line_limit_option("1x"), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "--max-line: invalid size \"1x\": expected BYTES, or a number with K, M or G");
+	assert_int_equal(rtk_fs_line_limit_option("-1"), RTK_EXIT_USAGE);
+	assert_int_equal(rtk_fs_line_limit_option("100"), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "--max-line: 100 is below the least, 1K");
+	assert_int_equal(rtk_fs_line_limit_option("99999999999G"), RTK_EXIT_USAGE);
+	rtk_fs_set_line_limit(RTK_FS_LINE_LIMIT_DEFAULT);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -557,6 +636,8 @@ static const struct CMUnitTest tests[] = {
 	TEST(next_rejects_nul_inside_a_line),
 	TEST(split_ranges_hold_whole_lines),
 	TEST(split_keeps_pipes_and_small_files_whole),
+	TEST(lines_past_the_limit_are_refused),
+	TEST(whole_reads_of_pipes_and_devices_are_limited),
 };
 
 RTK_UNIT_MAIN(tests)

@@ -3,7 +3,10 @@
 #include "lib/err.h"
 #include "lib/jsonv.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const struct rtk_jsonv *parse(struct rtk_jsonv_doc **doc, const char *text)
 {
@@ -53,6 +56,63 @@ static void duplicate_keys_last_wins_and_lines_count(void **state)
 	rtk_jsonv_doc_free(d);
 }
 
+/* Issue 15: a repeated key was looked for by scanning every earlier member (quadratic in big objects). */
+static void big_objects_are_linear(void **state)
+{
+	(void)state;
+	struct rtk_jsonv_doc *d, *e;
+	size_t cap = 150000 * 24, n = 0, m = 0;
+	char *a = malloc(cap), *b = malloc(cap);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	n += (size_t)snprintf(a, cap, "{");
+	m += (size_t)snprintf(b, cap, "{");
+	for (int i = 0; i < 150000; i++) {
+		n += (size_t)snprintf(a + n, cap - n, "%s\"k%d\":%d", i ? "," : "", i, i);
+		m += (size_t)snprintf(b + m, cap - m, "%s\"k%d\":%d", i ? "," : "", 149999 - i, 149999 - i);
+	}
+	snprintf(a + n, cap - n, ",\"k17\":\"again\"}");
+	snprintf(b + m, cap - m, "}");
+	const struct rtk_jsonv *x = parse(&d, a), *y = parse(&e, b);
+	assert_int_equal(x->len, 150000);
+	assert_string_equal(x->u.members[17].value.u.str, "again"); /* last wins, first place kept */
+	assert_false(rtk_jsonv_equal(x, y));
+	((struct rtk_jsonv *)&x->u.members[17].value)->kind = RTK_JSONSCAN_NUMBER;
+	((struct rtk_jsonv *)&x->u.members[17].value)->u.num = 17;
+	assert_true(rtk_jsonv_equal(x, y)); /* member order aside */
+	assert_true(rtk_jsonv_hash(x) == rtk_jsonv_hash(y));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 10);
+	rtk_jsonv_doc_free(d), rtk_jsonv_doc_free(e);
+	free(a), free(b);
+}
+
+static void hashes_follow_equality(void **state)
+{
+	(void)state;
+	static const char *const same[][2] = {
+		{ "1", "1.0" }, { "0", "-0" }, { "{\"a\":1,\"b\":[2]}", "{\"b\":[2.0],\"a\":1}" }, { "\"x\"", "\"x\"" },
+	};
+	static const char *const differ[][2] = {
+		{ "1", "true" }, { "[1,2]", "[2,1]" }, { "{\"a\":1}", "{\"a\":\"1\"}" }, { "[]", "{}" }, { "null", "false" },
+		{ "{\"a\":1,\"b\":2}", "{\"a\":2,\"b\":1}" },
+	};
+	for (size_t i = 0; i < sizeof(same) / sizeof(*same); i++) {
+		struct rtk_jsonv_doc *d, *e;
+		const struct rtk_jsonv *x = parse(&d, same[i][0]), *y = parse(&e, same[i][1]);
+		assert_true(rtk_jsonv_equal(x, y));
+		assert_true(rtk_jsonv_hash(x) == rtk_jsonv_hash(y));
+		rtk_jsonv_doc_free(d), rtk_jsonv_doc_free(e);
+	}
+	for (size_t i = 0; i < sizeof(differ) / sizeof(*differ); i++) {
+		struct rtk_jsonv_doc *d, *e;
+		const struct rtk_jsonv *x = parse(&d, differ[i][0]), *y = parse(&e, differ[i][1]);
+		assert_false(rtk_jsonv_equal(x, y));
+		assert_true(rtk_jsonv_hash(x) != rtk_jsonv_hash(y));
+		rtk_jsonv_doc_free(d), rtk_jsonv_doc_free(e);
+	}
+}
+
 static void errors_name_line_and_column(void **state)
 {
 	(void)state;
@@ -72,6 +132,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(equality_is_json_equality),
 	cmocka_unit_test(duplicate_keys_last_wins_and_lines_count),
 	cmocka_unit_test(errors_name_line_and_column),
+	cmocka_unit_test(big_objects_are_linear),
+	cmocka_unit_test(hashes_follow_equality),
 };
 
 RTK_UNIT_MAIN(tests)

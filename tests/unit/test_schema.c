@@ -3,7 +3,9 @@
 #include "lib/err.h"
 #include "schema/schema.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 struct fixture {
@@ -149,7 +151,86 @@ static void formats_assert_only_when_asked(void **state)
 	assert_false(schema_format_check("ipv6", "::ffff:01.2.3.4", 15));
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The first error's message, for an instance expected invalid. */
+static void first_error(struct fixture *f, const char *instance, const char *want)
+{
+	struct rtk_jsonv_doc *d = doc_of(instance);
+	struct schema_errors errs = { 0 };
+	assert_false(schema_validate(f->schema, rtk_jsonv_root(d), false, &errs));
+	assert_string_equal(errs.e[0].message, want);
+	schema_errors_clear(&errs);
+	rtk_jsonv_doc_free(d);
+}
+
+/* Issue 15: uniqueItems compared every pair (49 s for 100,000 small objects). */
+static void unique_items_in_n_log_n(void **state)
+{
+	(void)state;
+	struct fixture f = { 0 };
+	assert_int_equal(compile(&f, "{\"uniqueItems\":true}", 0), 0);
+	/* The pair reported is the one the pairwise loop found: the smallest first index, then second. */
+	first_error(&f, "[3, 1, 2, 1, 3]", "items 0 and 4 are equal");
+	first_error(&f, "[5, {\"a\":1,\"b\":[1.0]}, 7, {\"b\":[1],\"a\":1}]", "items 1 and 3 are equal");
+	first_error(&f, "[1, 2, 2, 1]", "items 0 and 3 are equal");
+	assert_true(valid(&f, "[1, \"1\", true, null, [1], {\"1\":1}, 0, false, [], {}]"));
+	assert_false(valid(&f, "[0, -0.0]"));
+	size_t cap = 100000 * 32 + 16, n = 0;
+	char *big = malloc(cap);
+	n += (size_t)snprintf(big, cap, "[");
+	for (int i = 0; i < 100000; i++)
+		n += (size_t)snprintf(big + n, cap - n, "%s{\"id\":%d,\"k\":\"x\"}", i ? "," : "", i);
+	double t0 = now_seconds();
+	snprintf(big + n, cap - n, "]");
+	assert_true(valid(&f, big));
+	snprintf(big + n, cap - n, ",{\"k\":\"x\",\"id\":99998}]");
+	first_error(&f, big, "items 99998 and 100000 are equal");
+	assert_true(now_seconds() - t0 < 10);
+	free(big);
+	done(&f);
+}
+
+/* Issue 15: 150,000 "properties" took 41 s to compile; an instance of as many members was quadratic too. */
+static void many_properties_in_linear_time(void **state)
+{
+	(void)state;
+	struct fixture f = { 0 };
+	size_t cap = 150000 * 64, n = 0;
+	char *schema = malloc(cap), *inst = malloc(cap);
+	n += (size_t)snprintf(schema, cap, "{\"required\":[");
+	for (int i = 0; i < 150000; i += 2)
+		n += (size_t)snprintf(schema + n, cap - n, "%s\"p%d\"", i ? "," : "", i);
+	n += (size_t)snprintf(schema + n, cap - n, "],\"properties\":{");
+	for (int i = 0; i < 150000; i++)
+		n += (size_t)snprintf(schema + n, cap - n, "%s\"p%d\":{\"type\":\"integer\"}", i ? "," : "", i);
+	snprintf(schema + n, cap - n, "}}");
+	double t0 = now_seconds();
+	assert_int_equal(compile(&f, schema, 0), 0);
+	n = (size_t)snprintf(inst, cap, "{");
+	for (int i = 0; i < 150000; i++)
+		n += (size_t)snprintf(inst + n, cap - n, "%s\"p%d\":%d", i ? "," : "", i, i);
+	snprintf(inst + n, cap - n, "}");
+	assert_true(valid(&f, inst));
+	n = (size_t)snprintf(inst, cap, "{");
+	for (int i = 1; i < 150000; i++) /* p0, required, is missing; the last one is a string */
+		n += (size_t)snprintf(inst + n, cap - n, "%s\"p%d\":%s", i > 1 ? "," : "", i, i == 149999 ? "\"x\"" : "1");
+	snprintf(inst + n, cap - n, "}");
+	assert_false(valid(&f, inst));
+	assert_true(now_seconds() - t0 < 10);
+	free(schema);
+	free(inst);
+	done(&f);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(unique_items_in_n_log_n),
+	cmocka_unit_test(many_properties_in_linear_time),
 	cmocka_unit_test(combinators_and_refs),
 	cmocka_unit_test(best_error_is_the_deepest),
 	cmocka_unit_test(unusable_schemas_are_refused),

@@ -404,9 +404,59 @@ static void a_failed_write_leaves_nothing(void **state)
 	assert_int_equal(entries(f, "."), 0);
 }
 
+/* Issue 15: a FIFO named *.json hung the run for ever, and a link led out of the spool. */
+static void entries_that_are_not_regular_files_are_set_aside(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_item a, z, none;
+	struct spool *sp;
+	char path[256], target[256], want[512];
+
+	put(f, "a.json", "{}"), put(f, "z.json", "{}");
+	snprintf(target, sizeof(target), "%s/outside-secret.txt", f->dir);
+	put(f, "outside-secret.txt", "password=hunter2");
+	snprintf(path, sizeof(path), "%s/b-link.json", f->dir);
+	assert_int_equal(symlink(target, path), 0);
+	snprintf(path, sizeof(path), "%s/c-fifo.json", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/d-folder.json", f->dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	alarm(10); /* a FIFO opened without O_NONBLOCK would block here */
+	assert_int_equal(spool_open(&sp, f->dir, SIZE_MAX), 0);
+	assert_string_equal(next_name(sp, &a), "a.json");
+	assert_string_equal(next_name(sp, &z), "z.json");
+	assert_string_equal(next_name(sp, &none), "");
+	alarm(0);
+	snprintf(want, sizeof(want), "%s: 3 entries moved to failed/: not regular files", f->dir);
+	assert_string_equal(spool_note(sp), want);
+	spool_close(sp);
+	spool_release(&a), spool_release(&z);
+	assert_string_equal(contents(f, "failed/b-link.json.error"),
+			    "not a regular file but a symbolic link: a spool item is a regular file\n");
+	assert_string_equal(contents(f, "failed/c-fifo.json.error"), "not a regular file but a FIFO: a spool item is a regular file\n");
+	assert_string_equal(contents(f, "failed/d-folder.json.error"), "not a regular file but a folder: a spool item is a regular file\n");
+	assert_int_equal(entries(f, "failed"), 6);
+	/* The link itself moved, not what it points at. */
+	assert_string_equal(contents(f, "outside-secret.txt"), "password=hunter2");
+	snprintf(path, sizeof(path), "%s/failed/b-link.json", f->dir);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	/* spool_claim itself: ELOOP for a link, ENODEV for a FIFO. */
+	snprintf(path, sizeof(path), "%s/l.json", f->dir);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(spool_claim(path), -1);
+	assert_int_equal(errno, ELOOP);
+	snprintf(path, sizeof(path), "%s/p.json", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(spool_claim(path), -1);
+	assert_int_equal(errno, ENODEV);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
+	TEST(entries_that_are_not_regular_files_are_set_aside),
 	TEST(items_are_claimed_in_name_order),
 	TEST(a_claimed_item_cannot_be_claimed_again),
 	TEST(an_item_gone_since_the_listing_is_passed_over),

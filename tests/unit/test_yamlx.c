@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *load_compact(const char *yaml)
@@ -77,6 +78,86 @@ static void alias_bombs_stop(void **state)
 	char *got = load_compact(yaml);
 	assert_non_null(strstr(got, "document too large"));
 	free(got);
+}
+
+static void anchored_keys_can_be_aliased(void **state)
+{
+	(void)state;
+	/* The key node is freed once it is added to its mapping: the anchor must not point at it (issue 15). */
+	assert_yaml("&x a: 1\nb: *x\n", "{\"a\":1,\"b\":\"a\"}");
+	assert_yaml("{&k key: v, other: *k, &k2 two: *k}", "{\"key\":\"v\",\"other\":\"key\",\"two\":\"key\"}");
+	/* A failure after an anchored key frees it once. */
+	assert_yaml("&x a: 1\n&y a: 2\n", "t.yaml:2:1: duplicate key");
+}
+
+static char *nested(const char *open, const char *close, int depth)
+{
+	size_t no = strlen(open), nc = strlen(close);
+	char *s = malloc((no + nc) * (size_t)depth + 2), *w = s;
+	for (int i = 0; i < depth; i++)
+		memcpy(w, open, no), w += no;
+	*w++ = '1';
+	for (int i = 0; i < depth; i++)
+		memcpy(w, close, nc), w += nc;
+	*w = '\0';
+	return s;
+}
+
+static void nesting_is_limited(void **state)
+{
+	(void)state;
+	/* 100,000 levels overflowed the stack (issue 15); 512 is the JSON reader's limit too. */
+	char *deep = nested("[", "]", 100000), *got = load_compact(deep);
+	assert_string_equal(got, "t.yaml:1:513: nested too deep (more than 512 levels)");
+	free(got);
+	free(deep);
+	deep = nested("{a: ", "}", 50000);
+	got = load_compact(deep);
+	assert_string_equal(got, "t.yaml:1:2049: nested too deep (more than 512 levels)");
+	free(got);
+	free(deep);
+	deep = nested("[", "]", 512);
+	got = load_compact(deep);
+	assert_int_equal(strncmp(got, "[[[[", 4), 0);
+	free(got);
+	free(deep);
+	/* Block style counts the same. */
+	size_t cap = 600 * 700, n = 0;
+	char *block = malloc(cap);
+	for (int i = 0; i < 600; i++)
+		n += (size_t)snprintf(block + n, cap - n, "%*sk:\n", i, "");
+	got = load_compact(block);
+	assert_non_null(strstr(got, "nested too deep (more than 512 levels)"));
+	free(got);
+	free(block);
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void many_keys_are_checked_in_linear_time(void **state)
+{
+	(void)state;
+	/* 99,000 keys: the duplicate check scanned every earlier key (22 s for 150,000 in issue 15). */
+	size_t cap = 99000 * 16, n = 0;
+	char *yaml = malloc(cap);
+	for (int i = 0; i < 99000; i++)
+		n += (size_t)snprintf(yaml + n, cap - n, "k%d: %d\n", i, i);
+	double t0 = now_seconds();
+	cJSON *v;
+	assert_int_equal(rtk_yaml_load(yaml, n, "t.yaml", &v), 0);
+	assert_int_equal(cJSON_GetArraySize(v), 99000);
+	cJSON_Delete(v);
+	/* The last key repeats an early one: still found. */
+	n += (size_t)snprintf(yaml + n, cap - n, "k17: again\n");
+	assert_int_equal(rtk_yaml_load(yaml, n, "t.yaml", &v), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "t.yaml:99001:1: duplicate key");
+	assert_true(now_seconds() - t0 < 10);
+	free(yaml);
 }
 
 static void files_are_named(void **state)
@@ -157,6 +238,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(errors_have_positions),
 	cmocka_unit_test(alias_bombs_stop),
 	cmocka_unit_test(files_are_named),
+	cmocka_unit_test(anchored_keys_can_be_aliased),
+	cmocka_unit_test(nesting_is_limited),
+	cmocka_unit_test(many_keys_are_checked_in_linear_time),
 };
 
 RTK_UNIT_MAIN(tests)

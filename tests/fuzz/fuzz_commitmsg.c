@@ -1,0 +1,58 @@
+/* tests/fuzz/fuzz_commitmsg.c — libFuzzer harness: commit messages: trailers, Conventional Commits headers, summaries, commit headers. */
+#include "config.h"
+#include "fuzz.h"
+#include "git/gitodb.h"
+#include "githistory/convcommit.h"
+#include "githistory/trailers.h"
+#include "lib/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct fuzz_span {
+	const char *start, *end;
+};
+
+static int fuzz_trailer(const char *key, size_t key_len, const char *value, size_t value_len, void *arg)
+{
+	const struct fuzz_span *s = arg;
+	/* The key points into the message; the value is a copy (continuation lines joined). */
+	if (!key_len || key < s->start || key + key_len > s->end || (value_len && !value) || memchr(key, '\n', key_len))
+		RTK_BUG("a trailer key outside the message, or empty");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *msg = (const char *)data;
+	struct fuzz_span span = { msg, msg + size };
+	struct convcommit cc;
+	trailers_foreach(msg, size, fuzz_trailer, &span);
+	if (convcommit_parse(msg, size, &cc)) {
+		if (!cc.type_len || !cc.description_len || cc.type < msg || cc.description + cc.description_len > msg + size ||
+		    (cc.scope_len && (cc.scope < msg || cc.scope + cc.scope_len > msg + size)))
+			RTK_BUG("a header span outside the subject");
+		convcommit_type_is(&cc, "fix");
+	}
+	char *summary = gitodb_summary(msg, size);
+	if (summary && strlen(summary) > size)
+		RTK_BUG("a summary longer than its message");
+	free(summary);
+	/* The same bytes as a commit object's content. */
+	char *copy = malloc(size + 1);
+	if (copy) {
+		memcpy(copy, data, size);
+		copy[size] = '\0';
+		struct gitodb_object o = { GIT_OBJECT_COMMIT, size, copy };
+		struct gitodb_commit c;
+		unsigned char *parents = NULL;
+		size_t cap = 0;
+		if (!gitodb_commit_parse(&o, &c, &parents, &cap) &&
+		    (c.message < copy || c.message + c.message_len != copy + size || c.author_time < 0 || c.commit_time < 0))
+			RTK_BUG("a commit parsed outside its object or with a negative time");
+		free(parents);
+		free(copy);
+	}
+	rtk_error_clear();
+	return 0;
+}
