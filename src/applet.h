@@ -14,7 +14,7 @@ struct rtk_applet_ctx {
 struct rtk_applet {
 	const char *name;
 	const char *summary;        /* one line, for --list and --help */
-	const char *usage[4];       /* "calibrate [OPTIONS] [FILE.jsonl...]", NULL-terminated */
+	const char *usage[6];       /* "calibrate [OPTIONS] [FILE.jsonl...]", NULL-terminated */
 	const struct rtk_opt *options;
 	/* A hook whose caller reads any non-zero exit as "block": every exit, bad options included,
 	 * is 0 (the message still goes to stderr). */

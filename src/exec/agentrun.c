@@ -89,8 +89,15 @@ static enum proc_verdict on_output(void *user, enum proc_stream stream, const ch
 	return PROC_CONTINUE;
 }
 
+static void on_started(void *user, pid_t pgid)
+{
+	struct agentrun *io = user;
+	io->on_start(io->user, pgid);
+}
+
 int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result *pr)
 {
+	spec->on_start = io->on_start ? on_started : NULL;
 	io->last_done = true;
 	spec->on_line = on_output;
 	spec->user = io;

@@ -22,7 +22,8 @@ struct agentrun {
 	const struct ratelimit *rl;
 	struct secrets_stream redact;   /* every line is redacted before it is logged, kept or shown */
 	agentrun_line_fn on_line;       /* NULL: none */
-	void *user;
+	void *user;                     /* passed to on_line and on_start */
+	void (*on_start)(void *user, pid_t pgid); /* NULL: none; see proc_spec.on_start */
 	size_t keep_stdout;             /* 0: keep no reply; else keep up to this many bytes of the end of stdout */
 	/* out */
 	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */

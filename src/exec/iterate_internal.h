@@ -86,6 +86,8 @@ struct iterate_project {
 /* Opens root: reads config.json (defaults filled in) and state.json (sleeping when absent). 0 or RTK_EXIT_USAGE naming the file. */
 int iterate_project_open(const char *root, struct iterate_project *p);
 void iterate_project_close(struct iterate_project *p);
+/* Whether an rtk iterate run holds the project (its scheduler lock is taken). */
+bool iterate_scheduler_running(const struct iterate_project *p);
 /* root/.anima/rel, malloc'd (NULL: out of memory). */
 char *iterate_path(const struct iterate_project *p, const char *rel);
 
@@ -94,12 +96,19 @@ int iterate_state_load(struct iterate_project *p);
 /* Writes state.json atomically after checking it against its schema. */
 int iterate_state_save(struct iterate_project *p);
 
+/* Counts a checking pass starting at now (state.json "checks", "last_check_at") and saves the state. */
+int iterate_state_count_check(struct iterate_project *p, int64_t now);
+
 /* order.json: the milestone ids in order, into *ids. */
 int iterate_order_load(const struct iterate_project *p, struct gitx_paths *ids);
 
 int iterate_milestone_load(const struct iterate_project *p, const char *id, struct iterate_milestone *m);
 int iterate_milestone_save(const struct iterate_project *p, struct iterate_milestone *m);
 void iterate_milestone_free(struct iterate_milestone *m);
+
+/* Whether the feature has had its first review, and recording that it has (the "reviewed" list). */
+bool iterate_milestone_reviewed(const struct iterate_milestone *m, const char *feature);
+int iterate_milestone_mark_reviewed(struct iterate_milestone *m, const char *feature);
 
 /* Appends one line {task, milestone, round, agent, confidence, correct} to outcomes.jsonl, once per key. */
 int iterate_outcome_append(const struct iterate_project *p, const struct iterate_milestone *m, const char *agent, bool correct);
@@ -109,6 +118,18 @@ const char *iterate_ms_status_name(enum iterate_ms_status s);
 const char *iterate_phase_name(enum iterate_phase ph);
 /* The phase in words for people: "waiting for Developer", "rate limited until 14:05", ... malloc'd. */
 char *iterate_phase_text(const struct iterate_state *st);
+
+/* --- the schedule (iterate_sched.c) ------------------------------------------------------------------ */
+
+/* No next check: manual mode. */
+#define ITERATE_NEVER INT64_MAX
+
+/*
+ * When the schedule next wants a check, after one that started at `last` (epoch seconds): interval
+ * mode last + interval_minutes; times mode the first listed local time strictly after last (daily);
+ * manual ITERATE_NEVER.
+ */
+int64_t iterate_schedule_next(const struct iterate_config *cfg, int64_t last);
 
 /* --- agent replies (iterate_reply.c) ----------------------------------------------------------------- */
 
@@ -136,10 +157,47 @@ void iterate_dev_reply_free(struct iterate_dev_reply *r);
  */
 int iterate_reply_acceptor(const char *text, size_t len, bool *accepted, char **reason);
 
+/* --- the repository (iterate_git.c) ------------------------------------------------------------------ */
+
+/* HEAD's commit, and the branch it is on (malloc'd; NULL when detached). */
+int iterate_git_head(git_repository *repo, char hex[41], char **branch);
+/* The first path the work tree or index changes, outside .anima/ (malloc'd), or NULL when clean. */
+int iterate_git_dirty(git_repository *repo, char **first);
+/* The branch's tip as hex, "" when there is no such branch. */
+int iterate_git_ref_hex(git_repository *repo, const char *branch, char hex[41]);
+/* Creates branch at base_hex unless it exists, and checks it out (safely: local changes are kept, never overwritten). */
+int iterate_git_branch(git_repository *repo, const char *branch, const char *base_hex);
+/* Whether HEAD is on branch. */
+int iterate_git_on_branch(git_repository *repo, const char *branch, bool *on);
+/* "abc1234 subject" lines of branch's commits since base_hex, newest first, appended to out; *n counts them. */
+int iterate_git_log(git_repository *repo, const char *base_hex, const char *branch, struct rtk_strbuf *out, size_t *n);
+/* Resolves prefix to a commit on branch made since base_hex (full hex into full); else RTK_EXIT_FAILURE with the reason. */
+int iterate_git_commit_on_branch(git_repository *repo, const char *prefix, const char *base_hex, const char *branch,
+				 char full[41]);
+
 /* --- prompts (iterate_prompt.c) ---------------------------------------------------------------------- */
 
-/* tmpl with each {NAME} of names[i] replaced by values[i]; other braces kept. malloc'd, NULL when out of memory. */
-char *iterate_prompt_fill(const char *tmpl, const char *const *names, const char *const *values, size_t n);
+/* What a prompt is made of besides the project's files. */
+struct iterate_prompt_in {
+	const struct iterate_project *p;
+	const struct iterate_milestone *m;
+	const char *branch;    /* milestone/ID */
+	const char *commits;   /* the branch's commits since the start, "abc1234 subject" lines, newest first */
+	bool recovery;         /* the milestone was interrupted by a restart */
+};
+
+/*
+ * The prompts, from the shipped templates (ITERATE_PROMPT_*) and the project's files (VISION.md,
+ * .anima/soul.md, .anima/memory/project.md, the milestone's .md; a missing one reads "(none)", one
+ * over ITERATE_PROMPT_FILE_MAX is cut with a note). malloc'd into *out; 0 or the rtk_exit code.
+ */
+#define ITERATE_PROMPT_FILE_MAX (256 * 1024)
+int iterate_prompt_developer(const struct iterate_prompt_in *in, char **out);
+int iterate_prompt_acceptor(const struct iterate_prompt_in *in, char **out);
+int iterate_prompt_final(const struct iterate_prompt_in *in, char **out);
+
+/* The text of section heading (a "## heading" line, case-insensitive) of markdown md, up to the next heading of that level or above; malloc'd, NULL when absent. */
+char *iterate_prompt_section(const char *md, const char *heading);
 
 /* --- the view (iterate_view.c) ----------------------------------------------------------------------- */
 

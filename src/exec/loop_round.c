@@ -36,24 +36,10 @@ char *loop_prompt_render(const char *tmpl, const char *plan_file, const char *ne
 {
 	struct rtk_strbuf b = { 0 };
 	char num[32];
-	const struct { const char *name, *value; } vars[] = {
-		{ "{PLAN_FILE}", plan_file }, { "{NEXT_ITEM}", next_item }, { "{RUN_ID}", run_id }, { "{ROUND}", num },
-	};
+	static const char *const names[] = { "PLAN_FILE", "NEXT_ITEM", "RUN_ID", "ROUND" };
+	const char *const values[] = { plan_file, next_item, run_id, num };
 	snprintf(num, sizeof(num), "%ld", round);
-	for (const char *p = tmpl; *p;) {
-		size_t i, n = sizeof(vars) / sizeof(*vars);
-		for (i = 0; i < n && strncmp(p, vars[i].name, strlen(vars[i].name)); i++)
-			;
-		if (i < n) {
-			rtk_strbuf_puts(&b, vars[i].value ? vars[i].value : "");
-			p += strlen(vars[i].name);
-			continue;
-		}
-		const char *next = strchr(p + 1, '{');
-		size_t len = next ? (size_t)(next - p) : strlen(p);
-		rtk_strbuf_put(&b, p, len);
-		p += len;
-	}
+	rtk_strbuf_fill(&b, tmpl, names, values, 4);
 	return rtk_strbuf_take(&b);
 }
 

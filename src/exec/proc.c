@@ -585,6 +585,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *result)
 		proc_sigpipe_block(&sp);
 		c.start_ms = proc_now_ms();
 		rc = proc_start(&c);
+		if (!rc && spec->on_start)
+			spec->on_start(spec->user, c.pid);
 		if (!rc)
 			rc = proc_run_started(&c);
 		result->duration_ms = proc_now_ms() - c.start_ms;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * run-plan, loop and iterate run shell steps and agent CLIs for minutes to days, unattended, so a run
@@ -82,7 +83,12 @@ struct proc_spec {
 	int64_t grace_ms;             /* SIGTERM to SIGKILL; 0: PROC_GRACE_MS */
 	size_t line_max;              /* longest piece handed to on_line; 0: PROC_LINE_MAX */
 	proc_line_fn on_line;         /* NULL: output is read and counted, then dropped */
-	void *user;                   /* passed to on_line */
+	void *user;                   /* passed to on_line and on_start */
+	/*
+	 * When not NULL, called once the shell has started, with its pid (also its process group id):
+	 * a caller that may be killed itself records it, so that a restart can end a group left behind.
+	 */
+	void (*on_start)(void *user, pid_t pgid);
 	/*
 	 * When not NULL, a flag the caller's SIGINT/SIGTERM handler sets: once it is non-zero the group is
 	 * ended and the result says interrupted. Seen at once when the signal interrupts proc's poll() in

@@ -107,7 +107,11 @@
 	X(int, git_revwalk_push, (git_revwalk *walk, const git_oid *id), (walk, id)) \
 	X(int, git_revwalk_hide, (git_revwalk *walk, const git_oid *id), (walk, id)) \
 	X(int, git_revwalk_next, (git_oid *out, git_revwalk *walk), (out, walk)) \
-	XV(void, git_revwalk_free, (git_revwalk *walk), (walk))
+	XV(void, git_revwalk_free, (git_revwalk *walk), (walk)) \
+	X(int, git_repository_set_head, (git_repository *repo, const char *refname), (repo, refname)) \
+	X(int, git_checkout_options_init, (git_checkout_options *opts, unsigned int version), (opts, version)) \
+	X(int, git_checkout_tree, (git_repository *repo, const git_object *treeish, const git_checkout_options *opts), (repo, treeish, opts)) \
+	X(int, git_graph_descendant_of, (git_repository *repo, const git_oid *commit, const git_oid *ancestor), (repo, commit, ancestor))
 
 /* Loads libgit2 (once) and initialises it. 0, or RTK_EXIT_FAILURE naming the package to install. */
 int git2api_load(void);

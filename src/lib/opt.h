@@ -15,7 +15,7 @@ enum rtk_opt_kind {
 };
 
 /* An option that may be given several times (--exclude A --exclude B), in the order given. */
-#define RTK_OPT_LIST_MAX 32
+#define RTK_OPT_LIST_MAX 1024
 struct rtk_opt_list {
 	const char *v[RTK_OPT_LIST_MAX + 1]; /* NULL-terminated */
 	size_t n;

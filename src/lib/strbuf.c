@@ -96,3 +96,25 @@ void rtk_strbuf_free(struct rtk_strbuf *b)
 	free(b->s);
 	memset(b, 0, sizeof(*b));
 }
+
+void rtk_strbuf_fill(struct rtk_strbuf *b, const char *tmpl, const char *const *names, const char *const *values, size_t n)
+{
+	for (const char *p = tmpl; *p;) {
+		size_t i = n, len;
+		if (*p == '{')
+			for (i = 0; i < n; i++) {
+				len = strlen(names[i]);
+				if (!strncmp(p + 1, names[i], len) && p[1 + len] == '}')
+					break;
+			}
+		if (i < n) {
+			rtk_strbuf_puts(b, values[i] ? values[i] : "");
+			p += strlen(names[i]) + 2;
+			continue;
+		}
+		const char *next = strchr(p + 1, '{');
+		len = next ? (size_t)(next - p) : strlen(p);
+		rtk_strbuf_put(b, p, len);
+		p += len;
+	}
+}

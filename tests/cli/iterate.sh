@@ -529,4 +529,9 @@ stop TERM "$BG"
 is "then a clean exit" 0 "$STOP_RC"
 valid "after a scheduled rate-limit wait: the files conform"
 
+# --- usage errors -------------------------------------------------------------------------------------------
+testing "an unknown command is a usage error" "$RTK iterate frobnicate >/dev/null 2>&1; echo \$?" "2\n"
+testing "check takes one --project" "$RTK iterate check --project a --project b >/dev/null 2>&1; echo \$?" "2\n"
+testing "status of a folder without .anima: exit 2" "$RTK iterate status --project . >/dev/null 2>&1; echo \$?" "2\n"
+
 finish
