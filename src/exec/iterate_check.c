@@ -37,6 +37,7 @@ struct check {
 	cJSON *touched; /* milestones started or resumed */
 	int lock_fd;
 	bool recovery;  /* the milestone being run was interrupted by an earlier process */
+	bool after_rate_limit; /* this pass began by resuming after a rate limit's reset: not an interruption */
 };
 
 static void note(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -589,11 +590,12 @@ static int resume_milestone(struct check *c, struct iterate_milestone *m, const 
 {
 	char *dirty = NULL;
 	int rc;
-	c->recovery = true;
+	c->recovery = !c->after_rate_limit;
 	end_left_agent(c);
 	if ((rc = save_state(c, ITERATE_AWAKE, m)))
 		return rc;
-	note(c, "milestone %s resumed after an interruption (round %ld, %s)", m->id, m->round, iterate_phase_name(m->phase));
+	note(c, "milestone %s resumed %s (round %ld, %s)", m->id, c->recovery ? "after an interruption" : "after the rate limit's reset",
+	     m->round, iterate_phase_name(m->phase));
 	if ((rc = iterate_git_dirty(c->repo, &dirty)))
 		return rc;
 	if (dirty) {
@@ -748,6 +750,7 @@ int iterate_check(const char *root, const struct iterate_opts *o, cJSON **result
 		outcome = "waiting";
 		goto done;
 	}
+	c.after_rate_limit = c.p.st.status == ITERATE_RATE_LIMITED;
 	if ((rc = save_state(&c, ITERATE_CHECKING, NULL)) || (rc = iterate_state_count_check(&c.p, now)))
 		goto out;
 	for (;;) {

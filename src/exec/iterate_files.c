@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,28 @@ int iterate_state_save(struct iterate_project *p)
 	return rc;
 }
 
+/*
+ * The compiled schemas, shared by every project and thread of the process: compiling one means parsing
+ * every shipped schema, which a scheduler of 50 projects would otherwise do after every check. They
+ * are read-only once compiled (the regex engine keeps its match data per thread), and live as long
+ * as the process.
+ */
+static struct shipped_schema *shared_schemas[5];
+static pthread_mutex_t shared_schemas_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int schemas_get(struct shipped_schema *out[5])
+{
+	int rc = 0;
+	pthread_mutex_lock(&shared_schemas_lock);
+	for (size_t i = 0; !rc && i < 5; i++)
+		if (!shared_schemas[i])
+			rc = shipped_schema_open(schema_files[i], &shared_schemas[i]);
+	for (size_t i = 0; !rc && i < 5; i++)
+		out[i] = shared_schemas[i];
+	pthread_mutex_unlock(&shared_schemas_lock);
+	return rc;
+}
+
 /* --- the project -------------------------------------------------------------------------------------- */
 
 int iterate_project_open(const char *root, struct iterate_project *p)
@@ -270,9 +293,7 @@ int iterate_project_open(const char *root, struct iterate_project *p)
 		return p->dir = NULL, rtk_oom();
 	if (stat(p->dir, &sb) || !S_ISDIR(sb.st_mode))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: not a project under rtk iterate (it has no " ITERATE_DIR " folder)", p->root);
-	for (size_t i = 0; !rc && i < sizeof(schema_files) / sizeof(*schema_files); i++)
-		rc = shipped_schema_open(schema_files[i], &p->schemas[i]);
-	if (rc)
+	if ((rc = schemas_get(p->schemas)))
 		return rc;
 	if (!(config_path = iterate_path(p, "config.json")))
 		return rtk_oom();
@@ -292,8 +313,6 @@ void iterate_project_close(struct iterate_project *p)
 	free(p->cfg.developer_command);
 	free(p->cfg.acceptor_command);
 	state_clear(&p->st);
-	for (size_t i = 0; i < sizeof(p->schemas) / sizeof(*p->schemas); i++)
-		shipped_schema_free(p->schemas[i]);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -80,7 +80,7 @@ struct iterate_project {
 	char *root, *dir;               /* the root, and root/.anima */
 	struct iterate_config cfg;
 	struct iterate_state st;
-	struct shipped_schema *schemas[5]; /* config, state, order, milestone, outcome */
+	struct shipped_schema *schemas[5]; /* config, state, order, milestone, outcome: shared, never freed */
 };
 
 /* Opens root: reads config.json (defaults filled in) and state.json (sleeping when absent). 0 or RTK_EXIT_USAGE naming the file. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 bool iterate_scheduler_running(const struct iterate_project *p)
@@ -125,21 +126,29 @@ out:
 
 int iterate_wake(const char *root, bool *running)
 {
-	struct iterate_project p;
-	char *path = NULL, when[RTK_TIME_BUFSZ + 1];
+	struct iterate_project p = { 0 };
+	char when[RTK_TIME_BUFSZ + 1];
+	struct stat sb;
 	int rc;
+	/* no file is read: a wake must be quick, and the scheduler reports what is wrong with the project */
 	*running = false;
-	if ((rc = iterate_project_open(root, &p)))
-		goto out;
-	*running = iterate_scheduler_running(&p);
-	rtk_time_format(rtk_time_now(), when);
-	strcat(when, "\n");
-	if (!(path = iterate_path(&p, "wake")))
-		rc = rtk_oom();
-	else
-		rc = rtk_fs_write_file_atomic(path, when, strlen(when));
-out:
-	free(path);
-	iterate_project_close(&p);
+	if (!(p.root = realpath(root, NULL)))
+		return rtk_fail_errno(RTK_EXIT_USAGE, errno, "%s", root);
+	if (asprintf(&p.dir, "%s/" ITERATE_DIR, p.root) < 0) {
+		free(p.root);
+		return rtk_oom();
+	}
+	if (stat(p.dir, &sb) || !S_ISDIR(sb.st_mode)) {
+		rc = rtk_fail(RTK_EXIT_USAGE, "%s: not a project under rtk iterate (it has no " ITERATE_DIR " folder)", p.root);
+	} else {
+		char *path = iterate_path(&p, "wake");
+		*running = iterate_scheduler_running(&p);
+		rtk_time_format(rtk_time_now(), when);
+		strcat(when, "\n");
+		rc = path ? rtk_fs_write_file_atomic(path, when, strlen(when)) : rtk_oom();
+		free(path);
+	}
+	free(p.root);
+	free(p.dir);
 	return rc;
 }
