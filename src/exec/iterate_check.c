@@ -705,7 +705,9 @@ static int open_check(struct check *c, const char *root, const struct iterate_op
 
 static void close_check(struct check *c)
 {
-	git_repository_free(c->repo);
+	/* NULL when the pass stopped before opening the repository: libgit2 may not even be loaded then */
+	if (c->repo)
+		git_repository_free(c->repo);
 	ratelimit_free(c->rl);
 	secrets_free(c->secrets);
 	cJSON_Delete(c->rounds);
