@@ -517,7 +517,9 @@ static enum ms_end review_round(struct check *c, struct iterate_milestone *m, co
 	row_verdict(t.row, accepted ? "accepted" : "rejected", final ? NULL : m->report.feature, m->report.commit, reason);
 	note(c, "milestone %s round %ld: %s %s%s%s", m->id, m->round, final ? "final acceptance" : "the Acceptor",
 	     accepted ? "ACCEPTED" : "REJECTED", reason ? ": " : "", reason ? reason : "");
-	m->iteration_count++;
+	/* an iteration is an accepted review or a final review (the issue, anima.milestone.v1); a rejection is not */
+	if (accepted || final)
+		m->iteration_count++;
 	if (final && accepted) {
 		m->status = m->requires_human_review ? ITERATE_MS_AWAITING_REVIEW : ITERATE_MS_COMPLETED;
 		m->phase = ITERATE_PHASE_NONE;
