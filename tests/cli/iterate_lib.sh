@@ -140,11 +140,10 @@ announced() {
 # agents_of FAKE: the live processes whose environment holds FAKE_DIR=FAKE (fake agents and their children).
 agents_of() {
 	local e p
-	for e in /proc/[0-9]*/environ; do
+	for e in $(grep -lzxF "FAKE_DIR=$1" /proc/[0-9]*/environ 2>/dev/null); do
 		p=${e#/proc/}
 		p=${p%/environ}
-		[ "$p" = "$$" ] && continue
-		tr '\0' '\n' < "$e" 2>/dev/null | grep -qxF "FAKE_DIR=$1" && alive "$p" && echo "$p"
+		[ "$p" != "$$" ] && alive "$p" && echo "$p"
 	done
 	return 0
 }
