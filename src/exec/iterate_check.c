@@ -15,8 +15,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Rejections in a row (failed rounds included) that pause a milestone for a person. */
@@ -91,6 +93,36 @@ static unsigned long long process_start(pid_t pid)
 	return start;
 }
 
+/* Whether a process of group pgid still runs (zombies, already dead, do not count): /proc/PID/stat's state and pgrp. */
+static bool group_running(pid_t pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool running = false;
+	if (!d)
+		return kill(-pgid, 0) == 0;
+	while (!running && (e = readdir(d))) {
+		char path[300], buf[512], *p, state;
+		int pgrp = 0, fd;
+		ssize_t n;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* after the command name's last ')': state, ppid, pgrp */
+		if ((p = strrchr(buf, ')')) && sscanf(p + 1, " %c %*d %d", &state, &pgrp) == 2 && pgrp == pgid && state != 'Z')
+			running = true;
+	}
+	closedir(d);
+	return running;
+}
+
 static void record_agent(void *user, pid_t pgid)
 {
 	struct check *c = user;
@@ -120,6 +152,10 @@ static void end_left_agent(struct check *c)
 	    start && process_start(pgid) == start) {
 		note(c, "ending agent process group %d left by an interrupted rtk", pgid);
 		kill(-pgid, SIGKILL);
+		/* SIGKILL is delivered, not done: wait (2 s at most) until the group is gone, so that no agent of
+		 * the project ever runs next to the one about to start (they share the work tree and git's locks) */
+		for (int i = 0; i < 200 && group_running(pgid); i++)
+			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
 	}
 	rtk_error_clear();
 	if (path)
