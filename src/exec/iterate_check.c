@@ -93,34 +93,63 @@ static unsigned long long process_start(pid_t pid)
 	return start;
 }
 
-/* Whether a process of group pgid still runs (zombies, already dead, do not count): /proc/PID/stat's state and pgrp. */
-static bool group_running(pid_t pgid)
+/*
+ * The process groups (at most max, into out) of the live processes, zombies aside and our own group
+ * aside, that are in group `also` (when > 1) or whose environment holds `entry` (every agent of a
+ * project carries RTK_ITERATE_PROJECT=ROOT, and so do its children). Reads /proc.
+ */
+static size_t agent_groups(const char *entry, pid_t also, pid_t *out, size_t max)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	bool running = false;
-	if (!d)
-		return kill(-pgid, 0) == 0;
-	while (!running && (e = readdir(d))) {
+	size_t n = 0, elen = strlen(entry);
+	pid_t self = getpid(), own = getpgrp();
+	const size_t cap = 256 * 1024; /* the scheduler's threads may scan at once: a buffer each */
+	char *env = malloc(cap);
+	if (!d || !env) {
+		if (d)
+			closedir(d);
+		free(env);
+		return also > 1 && kill(-also, 0) == 0 ? (out[0] = also, 1) : 0;
+	}
+	while (n < max && (e = readdir(d))) {
 		char path[300], buf[512], *p, state;
 		int pgrp = 0, fd;
-		ssize_t n;
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+		ssize_t len;
+		bool match = false;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || atoi(e->d_name) == self)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
+		len = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
-		if (n <= 0)
+		if (len <= 0)
 			continue;
-		buf[n] = '\0';
+		buf[len] = '\0';
 		/* after the command name's last ')': state, ppid, pgrp */
-		if ((p = strrchr(buf, ')')) && sscanf(p + 1, " %c %*d %d", &state, &pgrp) == 2 && pgrp == pgid && state != 'Z')
-			running = true;
+		if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %*d %d", &state, &pgrp) != 2 || state == 'Z' || pgrp <= 1 ||
+		    pgrp == own)
+			continue;
+		if (also > 1 && pgrp == also) {
+			match = true;
+		} else {
+			snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+				continue;
+			len = read(fd, env, cap - 1);
+			close(fd);
+			for (ssize_t i = 0; len > 0 && i < len && !match; i += (ssize_t)strnlen(env + i, (size_t)(len - i)) + 1)
+				match = (size_t)(len - i) > elen && !memcmp(env + i, entry, elen) && env[i + (ssize_t)elen] == '\0';
+		}
+		for (size_t i = 0; match && i < n; i++)
+			match = out[i] != pgrp;
+		if (match)
+			out[n++] = pgrp;
 	}
 	closedir(d);
-	return running;
+	free(env);
+	return n;
 }
 
 static void record_agent(void *user, pid_t pgid)
@@ -141,25 +170,41 @@ static void forget_agent(struct check *c)
 	free(path);
 }
 
-/* Ends an agent's process group that a killed rtk left running (the same group, by its leader's start time). */
+/*
+ * Ends the agents a killed rtk left running: the group it recorded in run/agent.pid (the same group,
+ * by its leader's start time), and any process whose environment names this project (rtk may have
+ * been killed between starting an agent and recording it). TERM first, so that a git the agent runs
+ * removes its lock files, KILL after a second; then waits (2 s at most) until they are gone: a
+ * delivered signal is not a finished process, and no agent may run next to the one about to start.
+ */
 static void end_left_agent(struct check *c)
 {
-	char *path = iterate_path(&c->p, "run/agent.pid"), *text = NULL;
-	size_t len;
+	char *path = iterate_path(&c->p, "run/agent.pid"), *text = NULL, *entry = NULL;
+	size_t len, n;
 	int pgid = 0;
 	unsigned long long start = 0;
-	if (path && !rtk_fs_read_file(path, &text, &len) && sscanf(text, "%d %llu", &pgid, &start) == 2 && pgid > 1 &&
-	    start && process_start(pgid) == start) {
-		note(c, "ending agent process group %d left by an interrupted rtk", pgid);
-		kill(-pgid, SIGKILL);
-		/* SIGKILL is delivered, not done: wait (2 s at most) until the group is gone, so that no agent of
-		 * the project ever runs next to the one about to start (they share the work tree and git's locks) */
-		for (int i = 0; i < 200 && group_running(pgid); i++)
-			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	}
+	pid_t groups[64];
+	if (path && !rtk_fs_read_file(path, &text, &len) && sscanf(text, "%d %llu", &pgid, &start) == 2 &&
+	    !(pgid > 1 && start && process_start(pgid) == start))
+		pgid = 0;
 	rtk_error_clear();
+	if (asprintf(&entry, "RTK_ITERATE_PROJECT=%s", c->p.root) < 0)
+		entry = NULL;
+	if (entry && (n = agent_groups(entry, pgid, groups, 64))) {
+		note(c, "ending %zu agent process group%s left by an interrupted rtk (%d%s)", n, n > 1 ? "s" : "", (int)groups[0],
+		     n > 1 ? ", ..." : "");
+		for (size_t i = 0; i < n; i++)
+			kill(-groups[i], SIGTERM);
+		for (int i = 0; i < 300 && (n = agent_groups(entry, pgid, groups, 64)); i++) {
+			if (i == 100)
+				for (size_t j = 0; j < n; j++)
+					kill(-groups[j], SIGKILL);
+			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+		}
+	}
 	if (path)
 		unlink(path);
+	free(entry);
 	free(text);
 	free(path);
 }
