@@ -616,8 +616,8 @@ t_usage() {
 }
 
 
-# RTK_ITERATE_TESTS="whole pause ..." runs only those (default: all, in this order).
-for t in ${RTK_ITERATE_TESTS:-whole order feedback pause failed final max review outcomes tokens ratelimit recovery bad busy interval times manual two sched_ratelimit usage}; do
+# RTK_TEST_ITERATE="whole pause ..." runs only those (default: all, in this order).
+for t in ${RTK_TEST_ITERATE:-whole order feedback pause failed final max review outcomes tokens ratelimit recovery bad busy interval times manual two sched_ratelimit usage}; do
 	echo "--- $t"
 	t_start=$(now_ms)
 	"t_$t"

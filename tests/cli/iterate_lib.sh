@@ -13,7 +13,9 @@ T0=1700000000 # 2023-11-14T22:13:20Z, also SOURCE_DATE_EPOCH (lib.sh)
 
 # Background processes this script started (rtk iterate run, a check held open): ended at exit.
 BG_PIDS=
-trap 'for p in $BG_PIDS; do kill -KILL "$p" 2>/dev/null; done; reap_agents_all; rm -rf "$SCRATCH_ROOT"' EXIT
+# RTK_TEST_KEEP=1 keeps the scratch folders (projects, fake agents' prompts and snapshots) to look at.
+trap 'for p in $BG_PIDS; do kill -KILL "$p" 2>/dev/null; done; reap_agents_all
+	if [ -n "${RTK_TEST_KEEP:-}" ]; then echo "kept: $SCRATCH_ROOT"; else rm -rf "$SCRATCH_ROOT"; fi' EXIT
 
 iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
