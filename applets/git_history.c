@@ -15,6 +15,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "rev", &o.rev, "REF", "walk history up to REF (default HEAD)"),
 	RTK_OPT_STRING(0, "config", &o.config, "FILE", "rules merged over data/rules/git-history.yaml"),
 	RTK_OPT_STRING(0, "fix-window", &o.fix_window, "D", "a fix's culprit is at most D older than the fix (default 7d)"),
+	RTK_OPT_BOOL(0, "all", &o.all, "list every unlinked remedy in the markdown (the JSON always does)"),
 	RTK_OPT_END(),
 };
 

@@ -112,14 +112,22 @@ static int iteratecli_run(int argc, char **argv, const struct rtk_applet_ctx *ct
 	char *reason = NULL;
 	int rc = 0, emitted;
 	bool running = false;
-	if (argc != 1 || (strcmp(command, "check") && strcmp(command, "run") && strcmp(command, "wake") && strcmp(command, "status")))
-		return rtk_fail(RTK_EXIT_USAGE, "takes one command: check, run, wake or status (see rtk iterate --help)");
+	if (argc != 1 || (strcmp(command, "check") && strcmp(command, "run") && strcmp(command, "wake") && strcmp(command, "status") &&
+			  strcmp(command, "watch")))
+		return rtk_fail(RTK_EXIT_USAGE, "takes one command: check, run, wake, status or watch (see rtk iterate --help)");
 	if (!o.projects.n) {
 		o.projects.v[0] = here[0];
 		o.projects.n = 1;
 	}
 	if (o.projects.n > 1 && (!strcmp(command, "check") || !strcmp(command, "wake")))
 		return rtk_fail(RTK_EXIT_USAGE, "%s takes one --project", command);
+	if (!strcmp(command, "watch")) {
+		/* a live view for people: nothing to render as a result */
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		rc = iterate_watch(o.projects.v, o.projects.n, fileno(ctx->out), &interrupted);
+		return rc ? rc : interrupted ? 128 + interrupted : 0;
+	}
 	if (!(result = rtk_out_result_new("iterate")))
 		return rtk_oom();
 	{
@@ -167,7 +175,7 @@ const struct rtk_applet rtk_applet_iterate = {
 	.name = "iterate",
 	.summary = "manage projects through milestones with a Developer and an Acceptor agent, on wake schedules",
 	.usage = { "iterate check [--project DIR]", "iterate run [--project DIR]...", "iterate wake [--project DIR]",
-		   "iterate status [--project DIR]...", NULL },
+		   "iterate status [--project DIR]...", "iterate watch [--project DIR]...", NULL },
 	.options = options,
 	.run = iteratecli_run,
 };

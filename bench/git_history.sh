@@ -5,7 +5,8 @@
 # Usage: bench/git_history.sh          (RTK=/path/to/rtk to measure another binary; default ./rtk at the repo top)
 #   COMMITS=100000 FILES=20000 SEED=1   history size and generator seed
 #   RUNS=3                              timed runs of each command (the median is reported)
-#   PY_FULL_RUNS=1                      runs of the pygit2 peer over the whole history (about 25 min each)
+#   PY_FULL_RUNS=1                      runs of the pygit2 peer over the whole history (about 25 min each; 0: skip)
+#   PY_RUNS=$RUNS                       runs of the pygit2 peer over 90 days (about 2.5 min each)
 # The repository goes to bench/out/git-history/repo-* (built with git fast-import from
 # git_history_gen.py, about 1 minute) and is reused while the generator and sizes are the same.
 # Writes bench/out/git-history/results.md, the table for RESULTS.md.
@@ -17,6 +18,7 @@ FILES=${FILES:-20000}
 SEED=${SEED:-1}
 RUNS=${RUNS:-3}
 PY_FULL_RUNS=${PY_FULL_RUNS:-1}
+PY_RUNS=${PY_RUNS:-$RUNS}
 D="$OUT/git-history"
 mkdir -p "$D"
 
@@ -49,8 +51,12 @@ for range in 90d full; do
 	timed "log_$range" "$RUNS" /dev/null git log --no-merges --name-status "${log_since[@]}" HEAD
 	# The pygit2 peer diffs whole trees (libgit2's tree-to-tree diff does not skip unchanged subtrees
 	# by id), about 14 ms a commit here: the whole history gets fewer runs.
-	timed "py_$range" "$([ $range = full ] && echo "$PY_FULL_RUNS" || echo "$RUNS")" "$D/py-$range.txt" \
-		"$PY" "$BENCH_DIR/git_history_peer.py" . "$since"
+	runs=$([ $range = full ] && echo "$PY_FULL_RUNS" || echo "$PY_RUNS")
+	if [ "$runs" -gt 0 ]; then
+		timed "py_$range" "$runs" "$D/py-$range.txt" "$PY" "$BENCH_DIR/git_history_peer.py" . "$since"
+	else
+		echo "not run" > "$D/py-$range.txt"
+	fi
 done
 
 # --- results ------------------------------------------------------------------------------------------------
@@ -73,10 +79,12 @@ row() { # row RANGE NAME KEY COMMAND
 		if [ $range = 90d ]; then a="--window 90d"; s=$SINCE_90; else a="--since 1970-01-01"; s=0; fi
 		row $range "rtk git-history (walk, detection, blame, report)" "rtk_$range" "rtk git-history --json $a"
 		row $range "git log --name-status (walk and diff only)" "log_$range" "git log --no-merges --name-status $([ $range = 90d ] && echo "--since=@$s ")HEAD"
-		row $range "pygit2 walk (diff and message match only)" "py_$range" "python3 bench/git_history_peer.py . $s"
+		if [ "$(cat "$D/py-$range.txt")" != "not run" ]; then
+			row $range "pygit2 walk (diff and message match only)" "py_$range" "python3 bench/git_history_peer.py . $s"
+		fi
 	done
 	echo
 	machine_info
-	echo "- runs: $RUNS of each ($PY_FULL_RUNS of the pygit2 peer over the whole history), median elapsed reported; peak RSS is the largest of the runs"
+	echo "- runs: $RUNS of each ($PY_RUNS of the pygit2 peer over 90 days, $PY_FULL_RUNS over the whole history), median elapsed reported; peak RSS is the largest of the runs"
 } > "$D/results.md"
 cat "$D/results.md"

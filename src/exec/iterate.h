@@ -55,4 +55,20 @@ int iterate_wake(const char *root, bool *running);
 /* One rtk.iterate.v1 project object: the project's state as its files show it, for status and watch. */
 int iterate_status(const char *root, cJSON **out);
 
+/*
+ * rtk iterate watch: each project's status (iterate_status) and the last lines of its Developer's
+ * and Acceptor's logs side by side (iterate_view_screen), written to out_fd until *cancel is set.
+ * On a terminal the screen is redrawn in place with plain ANSI sequences, at the size TIOCGWINSZ
+ * gives (re-read on SIGWINCH: a handler is installed while it runs and the old one put back), with
+ * the cursor hidden and shown again on return. Anything else gets the screen again whenever it
+ * changes, blocks separated by a blank line, no escape sequences, COLUMNS x LINES from the
+ * environment or 80x24. Woken by inotify on each project's .anima folder, its logs and milestones
+ * folders and the folders of its latest logs, at most 10 frames a second, and at least once a
+ * second whatever inotify says. The caller's SIGINT/SIGTERM handler sets *cancel and interrupts
+ * the wait (poll is never restarted). 0 when *cancel was set; the code of iterate_status when a
+ * project's status cannot be read at the start (later, the reason is shown in its header);
+ * RTK_EXIT_FAILURE when out_fd cannot be written.
+ */
+int iterate_watch(const char *const *roots, size_t n, int out_fd, volatile sig_atomic_t *cancel);
+
 #endif

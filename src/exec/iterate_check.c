@@ -8,6 +8,7 @@
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/timeutil.h"
+#include "lib/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -378,14 +379,25 @@ static cJSON *round_row(struct check *c, const struct iterate_milestone *m, cons
 	return r;
 }
 
+/* Agents' text as valid UTF-8 (JSON files and outputs must be): invalid bytes become U+FFFD. NULL: out of memory. */
+static char *agent_text(const char *s, size_t len)
+{
+	return rtk_utf8_repair(s, len);
+}
+
 static void row_verdict(cJSON *row, const char *verdict, const char *feature, const char *commit, const char *reason)
 {
-	if (!row)
+	char *clean = reason ? agent_text(reason, strlen(reason)) : NULL;
+	if (!row) {
+		free(clean);
 		return;
+	}
+	reason = clean;
 	cJSON_AddStringToObject(row, "verdict", verdict);
 	cJSON_AddItemToObject(row, "feature", feature ? cJSON_CreateString(feature) : cJSON_CreateNull());
 	cJSON_AddItemToObject(row, "commit", commit && *commit ? cJSON_CreateString(commit) : cJSON_CreateNull());
 	cJSON_AddItemToObject(row, "reason", reason ? cJSON_CreateString(reason) : cJSON_CreateNull());
+	free(clean);
 }
 
 /* A rate limit: the project waits until the reset time (the milestone keeps its phase, so the same agent runs again). */
@@ -404,10 +416,13 @@ static enum ms_end rate_limited(struct check *c, struct iterate_milestone *m, st
 /* A failed round (no usable reply, a timeout): counted as a rejection, and the Developer is told why. */
 static enum ms_end failed_round(struct check *c, struct iterate_milestone *m, struct agent_turn *t, const char *why)
 {
-	char *text = NULL;
+	char *text = NULL, *raw = NULL;
 	row_verdict(t->row, t->end == AGENT_TIMED_OUT ? "timed_out" : "failed", m->report.feature, m->report.commit, why);
-	if (asprintf(&text, "The %s's round %ld failed: %s", t->role, m->round, why) < 0)
+	if (asprintf(&raw, "The %s's round %ld failed: %s", t->role, m->round, why) < 0 || !(text = agent_text(raw, strlen(raw)))) {
+		free(raw);
 		return rtk_oom(), MS_ERROR;
+	}
+	free(raw);
 	free(m->feedback);
 	m->feedback = text;
 	m->feedback_kind = ITERATE_FEEDBACK_FAILED;
@@ -508,7 +523,7 @@ static enum ms_end developer_round(struct check *c, struct iterate_milestone *m,
 	if (reply.complete) {
 		char hex[41], *head = NULL;
 		if (iterate_git_head(c->repo, hex, &head) || !(m->report.feature = strdup("ALL_FEATURES_COMPLETE")) ||
-		    !(m->report.text = strdup(reply.summary ? reply.summary : ""))) {
+		    !(m->report.text = agent_text(reply.summary ? reply.summary : "", reply.summary ? strlen(reply.summary) : 0))) {
 			free(head);
 			end = MS_ERROR;
 			goto out;
@@ -523,14 +538,15 @@ static enum ms_end developer_round(struct check *c, struct iterate_milestone *m,
 			end = failed_round(c, m, &t, rtk_error_message());
 			goto out;
 		}
-		if (!(m->report.feature = strdup(reply.feature)) || !(m->report.text = strndup(t.text, 64 * 1024))) {
+		if (!(m->report.feature = agent_text(reply.feature, strlen(reply.feature))) ||
+		    !(m->report.text = agent_text(t.text, strnlen(t.text, 64 * 1024)))) {
 			end = MS_ERROR;
 			goto out;
 		}
 		memcpy(m->report.commit, full, sizeof(full));
 		m->report.confidence = reply.confidence;
 		m->phase = ITERATE_PHASE_ACCEPTOR;
-		row_verdict(t.row, "report", reply.feature, full, NULL);
+		row_verdict(t.row, "report", m->report.feature, full, NULL);
 		note(c, "milestone %s round %ld: the Developer reports \"%s\" in %.12s", m->id, m->round, reply.feature, full);
 	}
 	if (iterate_milestone_save(&c->p, m))
@@ -624,7 +640,10 @@ static enum ms_end review_round(struct check *c, struct iterate_milestone *m, co
 		m->features_accepted++;
 		clear_report(m);
 	} else {
-		m->feedback = reason, reason = NULL;
+		if (!(m->feedback = agent_text(reason, strlen(reason)))) {
+			end = MS_ERROR;
+			goto out;
+		}
 		m->feedback_kind = final ? ITERATE_FEEDBACK_FINAL_REJECTED : ITERATE_FEEDBACK_REJECTED;
 		if (!final)
 			m->consecutive_rejections++;

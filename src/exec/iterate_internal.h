@@ -205,6 +205,15 @@ char *iterate_prompt_section(const char *md, const char *heading);
  * The watch screen for the projects' status objects, cols x rows: a header line per project
  * (milestone, round, rejections, phase) and the last lines of its Developer and Acceptor logs side
  * by side. Every line is at most cols columns wide (UTF-8 aware), never more than rows lines.
+ * Appended to *out as plain text, each line ending in '\n', no escape sequences and no trailing
+ * spaces. The columns are separated by " | "; a header says as much as fits (shorter words when
+ * narrow, then cut). Projects share the rows equally, at least 4 lines each (header, column
+ * titles, 2 log rows), else the first that fit and "+N more projects". Logs (paths absolute or
+ * relative to "project") are read from their last 64 KiB; escapes, controls and zero-width
+ * characters are dropped, tabs expanded, invalid UTF-8 shown as U+FFFD, wide characters counted
+ * two columns, blank lines skipped, long lines cut (not wrapped); a missing log reads
+ * "(no output yet)", an unreadable one says why. A status with an "error" string shows only that.
+ * 0, or RTK_EXIT_FAILURE when out of memory.
  */
 int iterate_view_screen(cJSON *const *statuses, size_t n, int cols, int rows, struct rtk_strbuf *out);
 

@@ -5,7 +5,10 @@
 #include "similarity.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
+#include "lib/strbuf.h"
 
+#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +167,118 @@ static bool changes_path(const struct githistory_commit *c, const char *path)
 	return false;
 }
 
+/* Where each line of a buffer starts: start[i] for line i + 1, start[n] the end. */
+struct line_index {
+	const char *data;
+	size_t *start;
+	uint32_t n;
+};
+
+static int line_index_build(struct line_index *x, const char *data, size_t size)
+{
+	uint32_t n = gitx_count_lines(data, size), k = 0;
+	x->data = data, x->n = n;
+	if (!(x->start = malloc((n + 1) * sizeof(*x->start))))
+		return rtk_oom();
+	x->start[k++] = 0;
+	for (size_t i = 0; i < size && k <= n; i++)
+		if (data[i] == '\n' && k < n)
+			x->start[k++] = i + 1;
+	x->start[n] = size;
+	return 0;
+}
+
+/* Line l (from 1) of x, without its newline, into *p and *len; false past the end. */
+static bool line_at(const struct line_index *x, uint32_t l, const char **p, size_t *len)
+{
+	if (l < 1 || l > x->n)
+		return false;
+	*p = x->data + x->start[l - 1];
+	*len = x->start[l] - x->start[l - 1];
+	if (*len && (*p)[*len - 1] == '\n')
+		(*len)--;
+	return true;
+}
+
+/* Whether line l of x links no culprit on its own: blank, a comment, an import (blame.insubstantial_lines). */
+static bool insubstantial(const struct githistory_rules *r, const struct line_index *x, uint32_t l)
+{
+	const char *p;
+	size_t len;
+	return line_at(x, l, &p, &len) && rtk_re_matches(r->insubstantial, p, len);
+}
+
+/* The next character of lines [*at, end) of x that is not a formatting character, or -1 at the end. */
+static int next_significant(const struct githistory_rules *r, const char *data, size_t *at, size_t end)
+{
+	while (*at < end && r->formatting_char[(unsigned char)data[*at]])
+		(*at)++;
+	return *at < end ? (unsigned char)data[(*at)++] : -1;
+}
+
+/* A hunk that changes only formatting: its old and new lines equal once blame.formatting_chars are dropped. */
+static bool formatting_hunk(const struct githistory_rules *r, const struct line_index *a, const struct line_index *b,
+			    const struct linetrack_hunk *k)
+{
+	if (!k->old_lines || !k->new_lines || k->old_start + k->old_lines - 1 > a->n || k->new_start + k->new_lines - 1 > b->n)
+		return false;
+	size_t i = a->start[k->old_start - 1], ie = a->start[k->old_start + k->old_lines - 1];
+	size_t j = b->start[k->new_start - 1], je = b->start[k->new_start + k->new_lines - 1];
+	for (;;) {
+		int x = next_significant(r, a->data, &i, ie), y = next_significant(r, b->data, &j, je);
+		if (x != y)
+			return false;
+		if (x < 0)
+			return true;
+	}
+}
+
+/* Two blobs and the zero-context hunks between them (old or new NULL: an empty file). */
+struct blob_diff {
+	const struct gitodb_object *a, *b;
+	struct line_index la, lb;
+	struct linetrack_hunk *hunks;
+	size_t nh;
+	bool *formatting; /* per hunk, when asked for */
+	uint32_t old_total;
+};
+
+static void blob_diff_free(struct blob_diff *d)
+{
+	gitodb_release(d->a);
+	gitodb_release(d->b);
+	free(d->la.start);
+	free(d->lb.start);
+	free(d->hunks);
+	free(d->formatting);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Reads both blobs through the walk's object store and diffs them (whitespace ignored); with_lines: and
+ * indexes their lines and marks the hunks that change only formatting. Free with blob_diff_free. */
+static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, bool with_lines,
+		     struct blob_diff *d)
+{
+	int rc;
+	memset(d, 0, sizeof(*d));
+	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
+	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
+	    (rc = gitx_buffer_hunks(d->a ? d->a->data : NULL, d->a ? d->a->size : 0, d->b ? d->b->data : NULL,
+				    d->b ? d->b->size : 0, 1, &d->hunks, &d->nh)))
+		return rc;
+	d->old_total = d->a ? gitx_count_lines(d->a->data, d->a->size) : 0;
+	if (!with_lines)
+		return 0;
+	if ((rc = line_index_build(&d->la, d->a ? d->a->data : "", d->a ? d->a->size : 0)) ||
+	    (rc = line_index_build(&d->lb, d->b ? d->b->data : "", d->b ? d->b->size : 0)))
+		return rc;
+	if (!(d->formatting = calloc(d->nh ? d->nh : 1, sizeof(*d->formatting))))
+		return rtk_oom();
+	for (size_t k = 0; k < d->nh; k++)
+		d->formatting[k] = formatting_hunk(&h->rules, &d->la, &d->lb, &d->hunks[k]);
+	return 0;
+}
+
 /* The zero-context hunks between two blobs (old NULL: an empty file), read through the walk's object store. */
 static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
 		      struct linetrack_hunk **hunks, size_t *nh, uint32_t *old_total)
@@ -183,11 +298,448 @@ out:
 	return rc;
 }
 
+/* Splits set s by the new-side lines of the formatting hunks of d: those lines into *in, the rest into *out. */
+static int split_formatting(const struct blob_diff *d, const struct linetrack_set *s, struct linetrack_set *in,
+			    struct linetrack_set *out)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (uint32_t l = s->v[i].start; l < s->v[i].end; l++) {
+			bool fmt = false;
+			for (size_t k = 0; k < d->nh && !fmt; k++)
+				fmt = d->formatting[k] && l >= d->hunks[k].new_start && l < d->hunks[k].new_start + d->hunks[k].new_lines;
+			if (linetrack_set_add(fmt ? in : out, l, l + 1))
+				return rtk_oom();
+		}
+	return 0;
+}
+
+/* ----- what a culprit's own diffs say: the lines it moved, the names it renamed ----- */
+
+struct removed_line { /* a line the commit removed: file index in its files, line in the parent's version */
+	uint32_t file, line;
+	size_t key, len; /* its text, whitespace dropped, in the pool */
+};
+
+struct rename_part { /* an old name part and what the commit's paired lines make of it */
+	char *to;
+	uint32_t lines;
+	uint64_t last; /* the last line counted (file << 32 | line), so a line counts once */
+	bool conflict;
+};
+
+struct githistory_blame_changes {
+	struct removed_line *rm;
+	size_t nrm, rmcap;
+	char *pool;
+	size_t npool, poolcap;
+	struct rtk_strmap *first;   /* text -> 1 + index into rm, for lines of blame.moved_min_chars or more */
+	struct rtk_strmap *renames; /* old part -> struct rename_part */
+};
+
+void githistory_blame_changes_free(struct githistory_blame_changes *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; x->renames && i < rtk_strmap_count(x->renames); i++) {
+		struct rename_part *rp = rtk_strmap_value_at(x->renames, i);
+		free(rp->to);
+		free(rp);
+	}
+	rtk_strmap_free(x->renames);
+	rtk_strmap_free(x->first);
+	free(x->rm);
+	free(x->pool);
+	free(x);
+}
+
+static bool is_space(int ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+/* Line l of x with whitespace dropped into *out (reset first); *alnum gets its letters and digits. */
+static int squeeze_line(const struct line_index *x, uint32_t l, struct rtk_strbuf *out, size_t *alnum)
+{
+	const char *p;
+	size_t len;
+	rtk_strbuf_truncate(out, 0);
+	*alnum = 0;
+	if (!line_at(x, l, &p, &len))
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!is_space((unsigned char)p[i])) {
+			*alnum += isalnum((unsigned char)p[i]) != 0;
+			rtk_strbuf_put(out, p + i, 1);
+		}
+	return out->failed ? rtk_oom() : 0;
+}
+
+/* ----- tokens, for telling a rename from a change ----- */
+
+#define MAX_TOKENS 256
+#define MAX_PARTS 16
+
+struct token {
+	const char *p;
+	size_t len;
+	bool name; /* identifiers joined by . -> :: ?. */
+};
+
+static bool ident_start(int ch)
+{
+	return isalpha(ch) || ch == '_' || ch == '$';
+}
+
+static bool ident_char(int ch)
+{
+	return isalnum(ch) || ch == '_' || ch == '$';
+}
+
+/* The tokens of s[0..n) into v; SIZE_MAX when there are more than MAX_TOKENS. */
+static size_t tokenize(const char *s, size_t n, struct token *v)
+{
+	size_t k = 0, i = 0;
+	while (i < n) {
+		unsigned char ch = (unsigned char)s[i];
+		size_t at = i;
+		bool name = false;
+		if (is_space(ch)) {
+			i++;
+			continue;
+		}
+		if (ident_start(ch)) {
+			name = true;
+			for (;;) {
+				while (i < n && ident_char((unsigned char)s[i]))
+					i++;
+				size_t sep = i + 1 < n && s[i] == '.' ? 1
+					     : i + 2 < n && ((s[i] == '-' && s[i + 1] == '>') || (s[i] == ':' && s[i + 1] == ':') ||
+							     (s[i] == '?' && s[i + 1] == '.')) ? 2 : 0;
+				if (!sep || i + sep >= n || !ident_start((unsigned char)s[i + sep]))
+					break;
+				i += sep;
+			}
+		} else if (isdigit(ch)) {
+			while (i < n && (ident_char((unsigned char)s[i]) || s[i] == '.'))
+				i++;
+		} else if (ch == '"' || ch == '\'' || ch == '`') {
+			for (i++; i < n && (unsigned char)s[i] != ch; i++)
+				if (s[i] == '\\')
+					i++;
+			i = i < n ? i + 1 : n;
+		} else {
+			i++;
+		}
+		if (k == MAX_TOKENS)
+			return SIZE_MAX;
+		v[k++] = (struct token){ s + at, i - at, name };
+	}
+	return k;
+}
+
+/* The identifiers of a name token, as (start, length) pairs into parts; how many (at most MAX_PARTS, else SIZE_MAX). */
+static size_t name_parts(const struct token *t, const char *parts[MAX_PARTS], size_t lens[MAX_PARTS])
+{
+	size_t k = 0, i = 0;
+	while (i < t->len) {
+		size_t at = i;
+		while (i < t->len && ident_char((unsigned char)t->p[i]))
+			i++;
+		if (i > at) {
+			if (k == MAX_PARTS)
+				return SIZE_MAX;
+			parts[k] = t->p + at, lens[k++] = i - at;
+		}
+		while (i < t->len && !ident_char((unsigned char)t->p[i]))
+			i++;
+	}
+	return k;
+}
+
+struct rename_pair {
+	char from[128], to[128];
+	bool keyword; /* an identifier of either side is a blame.rename_keywords word */
+};
+
+static bool part_eq(const char *a, size_t al, const char *b, size_t bl)
+{
+	return al == bl && !memcmp(a, b, al);
+}
+
+/* What differs between two name tokens, common leading and trailing identifiers dropped: false when equal. */
+static bool name_diff(const struct githistory_rules *r, const struct token *a, const struct token *b, struct rename_pair *out)
+{
+	const char *pa[MAX_PARTS], *pb[MAX_PARTS];
+	size_t la[MAX_PARTS], lb[MAX_PARTS], na = name_parts(a, pa, la), nb = name_parts(b, pb, lb), i = 0, j = 0;
+	if (na == SIZE_MAX || nb == SIZE_MAX) { /* too long to tell: a difference that is no rename */
+		snprintf(out->from, sizeof(out->from), "%.*s", (int)a->len, a->p);
+		snprintf(out->to, sizeof(out->to), "%.*s", (int)b->len, b->p);
+		out->keyword = true;
+		return true;
+	}
+	while (i < na && i < nb && part_eq(pa[i], la[i], pb[i], lb[i]))
+		i++;
+	while (j < na - i && j < nb - i && part_eq(pa[na - 1 - j], la[na - 1 - j], pb[nb - 1 - j], lb[nb - 1 - j]))
+		j++;
+	if (i == na && i == nb)
+		return false;
+	out->keyword = false;
+	*out->from = *out->to = '\0';
+	for (size_t k = i; k < na - j; k++) {
+		snprintf(out->from + strlen(out->from), sizeof(out->from) - strlen(out->from), "%s%.*s", k > i ? "." : "",
+			 (int)la[k], pa[k]);
+		out->keyword |= rtk_re_matches(r->rename_keywords, pa[k], la[k]);
+	}
+	for (size_t k = i; k < nb - j; k++) {
+		snprintf(out->to + strlen(out->to), sizeof(out->to) - strlen(out->to), "%s%.*s", k > i ? "." : "", (int)lb[k], pb[k]);
+		out->keyword |= rtk_re_matches(r->rename_keywords, pb[k], lb[k]);
+	}
+	return true;
+}
+
+/*
+ * Lines a and b compared token by token: -1 when they differ in anything but names (or have too many
+ * tokens), else how many name differences (at most MAX_PARTS, into pairs).
+ */
+static int rename_pairs(const struct githistory_rules *r, const char *a, size_t al, const char *b, size_t bl,
+			struct rename_pair pairs[MAX_PARTS])
+{
+	struct token *ta = malloc(2 * MAX_TOKENS * sizeof(*ta)), *tb = ta + MAX_TOKENS;
+	size_t na, nb;
+	int k = 0;
+	if (!ta)
+		return -1;
+	na = tokenize(a, al, ta), nb = tokenize(b, bl, tb);
+	if (na == SIZE_MAX || na != nb)
+		k = -1;
+	for (size_t i = 0; i < na && k >= 0; i++) {
+		if (ta[i].name && tb[i].name) {
+			if (k == MAX_PARTS)
+				k = -1;
+			else if (name_diff(r, &ta[i], &tb[i], &pairs[k]))
+				k++;
+		} else if (ta[i].name != tb[i].name || !part_eq(ta[i].p, ta[i].len, tb[i].p, tb[i].len)) {
+			k = -1;
+		}
+	}
+	free(ta);
+	return k;
+}
+
+/* Reads c's diffs against p (every file it changes): the lines it removed, and the renames of its paired lines. */
+static int changes_read(struct githistory_run *h, struct githistory_commit *c, struct githistory_commit *p)
+{
+	const struct githistory_rules *r = &h->rules;
+	struct githistory_blame_changes *x = calloc(1, sizeof(*x));
+	struct rtk_strbuf sq = { 0 };
+	int rc = 0;
+	if (!x || !(x->first = rtk_strmap_new()) || !(x->renames = rtk_strmap_new())) {
+		githistory_blame_changes_free(x);
+		return rtk_oom();
+	}
+	c->changes = x;
+	for (size_t fi = 0; fi < c->files.n && !rc; fi++) {
+		git_oid a, b;
+		bool has_a = githistory_blob_at(h, p, c->files.v[fi], &a), has_b = githistory_blob_at(h, c, c->files.v[fi], &b);
+		struct blob_diff d;
+		if (!has_a && !has_b)
+			continue;
+		if ((rc = blob_diff(h, has_a ? &a : NULL, has_b ? &b : NULL, true, &d))) {
+			blob_diff_free(&d);
+			break;
+		}
+		for (size_t k = 0; k < d.nh && !rc; k++) {
+			const struct linetrack_hunk *hk = &d.hunks[k];
+			for (uint32_t l = hk->old_start; l < hk->old_start + hk->old_lines && !rc && r->moved_min_chars; l++) {
+				size_t alnum;
+				if ((rc = squeeze_line(&d.la, l, &sq, &alnum)))
+					break;
+				if (RTK_ALLOC_GROW_FROM(x->rm, x->nrm + 1, x->rmcap, 64) ||
+				    RTK_ALLOC_GROW_FROM(x->pool, x->npool + sq.len + 1, x->poolcap, 1024)) {
+					rc = RTK_EXIT_FAILURE;
+					break;
+				}
+				memcpy(x->pool + x->npool, sq.s ? sq.s : "", sq.len);
+				x->rm[x->nrm] = (struct removed_line){ (uint32_t)fi, l, x->npool, sq.len };
+				x->npool += sq.len;
+				if (alnum >= (size_t)r->moved_min_chars && !rtk_strmap_get(x->first, sq.s, sq.len) &&
+				    rtk_strmap_put(x->first, sq.s, sq.len, (void *)(uintptr_t)(x->nrm + 1)))
+					rc = rtk_oom();
+				x->nrm++;
+			}
+			if (!r->rename_min_lines || hk->old_lines != hk->new_lines || d.formatting[k])
+				continue;
+			for (uint32_t t = 0; t < hk->old_lines && !rc; t++) {
+				const char *pa, *pb;
+				size_t la, lb;
+				struct rename_pair pairs[MAX_PARTS];
+				int np;
+				uint64_t stamp = (uint64_t)fi << 32 | (hk->new_start + t);
+				if (!line_at(&d.la, hk->old_start + t, &pa, &la) || !line_at(&d.lb, hk->new_start + t, &pb, &lb) ||
+				    (np = rename_pairs(r, pa, la, pb, lb, pairs)) <= 0)
+					continue;
+				for (int q = 0; q < np && !rc; q++) {
+					struct rename_part *rp = rtk_strmap_get(x->renames, pairs[q].from, strlen(pairs[q].from));
+					if (!rp) {
+						if (!(rp = calloc(1, sizeof(*rp))) || !(rp->to = strdup(pairs[q].to)) ||
+						    rtk_strmap_put(x->renames, pairs[q].from, strlen(pairs[q].from), rp)) {
+							if (rp)
+								free(rp->to);
+							free(rp);
+							rc = rtk_oom();
+							break;
+						}
+					} else if (strcmp(rp->to, pairs[q].to)) {
+						rp->conflict = true;
+					}
+					if (rp->last != stamp + 1)
+						rp->lines++, rp->last = stamp + 1;
+				}
+			}
+		}
+		blob_diff_free(&d);
+	}
+	rtk_strbuf_free(&sq);
+	return rc;
+}
+
+/* Whether the text in sq is that of removed line e. */
+static bool removed_is(const struct githistory_blame_changes *x, size_t e, const struct rtk_strbuf *sq)
+{
+	return x->rm[e].len == sq->len && !memcmp(x->pool + x->rm[e].key, sq->s ? sq->s : "", sq->len);
+}
+
+/*
+ * Where line l of c's version (in hunk hk of diff d) came from, if c moved it: *e gets 1 + the index of the
+ * removed line, or 0. A long line by its text; a short one by the block it sits in (see blame.moved_min_chars).
+ */
+static int moved_from(const struct githistory_rules *r, const struct githistory_blame_changes *x, const struct blob_diff *d,
+		      const struct linetrack_hunk *hk, uint32_t l, size_t *e)
+{
+	struct rtk_strbuf sq = { 0 };
+	size_t alnum;
+	int rc;
+	*e = 0;
+	if ((rc = squeeze_line(&d->lb, l, &sq, &alnum)))
+		goto out;
+	if (alnum >= (size_t)r->moved_min_chars) {
+		*e = (uintptr_t)rtk_strmap_get(x->first, sq.s ? sq.s : "", sq.len);
+		goto out;
+	}
+	for (int dir = -1; dir <= 1 && !*e; dir += 2) {
+		/* The nearest long line of the run of added lines, upwards then downwards. */
+		for (uint32_t j = 1;; j++) {
+			int64_t m = (int64_t)l + dir * (int64_t)j;
+			size_t at;
+			if (m < hk->new_start || m >= (int64_t)(hk->new_start + hk->new_lines))
+				break;
+			if ((rc = squeeze_line(&d->lb, (uint32_t)m, &sq, &alnum)))
+				goto out;
+			if (alnum < (size_t)r->moved_min_chars)
+				continue;
+			if (!(at = (uintptr_t)rtk_strmap_get(x->first, sq.s ? sq.s : "", sq.len)))
+				break;
+			at--;
+			/* The lines from l to m match the removed lines before (or after) the long one, line for line. */
+			int64_t base = (int64_t)at - dir * (int64_t)j;
+			bool ok = base >= 0 && (size_t)base < x->nrm;
+			for (uint32_t t = 0; t < j && ok; t++) {
+				size_t ei = (size_t)(base + dir * (int64_t)t);
+				ok = x->rm[ei].file == x->rm[at].file &&
+				     (int64_t)x->rm[ei].line == (int64_t)x->rm[at].line - dir * (int64_t)(j - t);
+				if (ok && !(rc = squeeze_line(&d->lb, l + (uint32_t)((int64_t)dir * t), &sq, &alnum)))
+					ok = removed_is(x, ei, &sq);
+				if (rc)
+					goto out;
+			}
+			if (ok)
+				*e = (size_t)base + 1;
+			break;
+		}
+	}
+out:
+	rtk_strbuf_free(&sq);
+	return rc;
+}
+
+/* Whether line l of c's version (hunk hk of d, as many old lines as new) differs from its pair only by c's renames. */
+static bool renamed_only(const struct githistory_rules *r, const struct githistory_blame_changes *x, const struct blob_diff *d,
+			 const struct linetrack_hunk *hk, uint32_t l)
+{
+	const char *pa, *pb;
+	size_t la, lb;
+	struct rename_pair pairs[MAX_PARTS];
+	int np;
+	if (hk->old_lines != hk->new_lines || !line_at(&d->la, hk->old_start + (l - hk->new_start), &pa, &la) ||
+	    !line_at(&d->lb, l, &pb, &lb) || (np = rename_pairs(r, pa, la, pb, lb, pairs)) < 0)
+		return false;
+	for (int q = 0; q < np; q++) {
+		const struct rename_part *rp = rtk_strmap_get(x->renames, pairs[q].from, strlen(pairs[q].from));
+		if (pairs[q].keyword || !rp || rp->conflict || strcmp(rp->to, pairs[q].to) || rp->lines < (uint32_t)r->rename_min_lines)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The lines c added that it only moved (from any file it changes) or only renamed in go on to its parent
+ * p1, as blame -C and an ignored revision would; the rest into *rest, for c to be credited with.
+ */
+static int look_through_moves(struct githistory_run *h, struct githistory_commit *c, struct githistory_commit *p1,
+			      const char *parent_path, const struct blob_diff *d, const struct linetrack_set *added,
+			      struct linetrack_set *rest, struct githistory_blame_result *out, struct pending **pv, size_t *pn,
+			      size_t *pcap)
+{
+	const struct githistory_rules *r = &h->rules;
+	struct linetrack_set renamed = { 0 }, tmp = { 0 }, before = { 0 };
+	int rc = 0;
+	if (!p1 || (!r->moved_min_chars && !r->rename_min_lines) || !d->formatting)
+		return linetrack_set_union(rest, added) ? rtk_oom() : 0;
+	if (!c->changes && (rc = changes_read(h, c, p1)))
+		return rc;
+	for (size_t i = 0; i < added->n && !rc; i++)
+		for (uint32_t l = added->v[i].start; l < added->v[i].end && !rc; l++) {
+			const struct linetrack_hunk *hk = NULL;
+			size_t e = 0;
+			for (size_t k = 0; k < d->nh && !hk; k++)
+				if (l >= d->hunks[k].new_start && l < d->hunks[k].new_start + d->hunks[k].new_lines)
+					hk = &d->hunks[k];
+			if (!hk) {
+				rc = linetrack_set_add(rest, l, l + 1) ? rtk_oom() : 0;
+			} else if (r->moved_min_chars && (rc = moved_from(r, c->changes, d, hk, l, &e)) == 0 && e) {
+				const struct removed_line *m = &c->changes->rm[e - 1];
+				struct linetrack_set one = { 0 };
+				out->moved_lines++;
+				if (linetrack_set_add(&one, m->line, m->line + 1))
+					rc = rtk_oom();
+				else
+					rc = add_pending(pv, pn, pcap, p1, c->files.v[m->file], &one);
+				linetrack_set_free(&one);
+			} else if (!rc && r->rename_min_lines && renamed_only(r, c->changes, d, hk, l)) {
+				out->renamed_lines++;
+				rc = linetrack_set_add(&renamed, l, l + 1) ? rtk_oom() : 0;
+			} else if (!rc) {
+				rc = linetrack_set_add(rest, l, l + 1) ? rtk_oom() : 0;
+			}
+		}
+	if (!rc && renamed.n) {
+		if (linetrack_map_back(d->hunks, d->nh, &renamed, &tmp, &before, 1))
+			rc = rtk_oom();
+		else
+			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
+	}
+	linetrack_set_free(&renamed);
+	linetrack_set_free(&tmp);
+	linetrack_set_free(&before);
+	return rc;
+}
+
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
 static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct linetrack_set *lines,
 		      int64_t cutoff, struct githistory_blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
 {
 	git_oid mine, theirs;
+	struct blob_diff d = { 0 };
 	struct linetrack_hunk *hunks = NULL;
 	size_t nh = 0;
 	uint32_t total;
@@ -217,9 +769,23 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	}
 	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
 		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
-	if ((rc = blob_hunks(h, have_p1 ? &theirs : NULL, &mine, 1, &hunks, &nh, &total)) ||
-	    (linetrack_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom())))
+	if ((rc = blob_diff(h, have_p1 ? &theirs : NULL, &mine, c->nparents <= 1, &d)))
 		goto out;
+	hunks = d.hunks, nh = d.nh;
+	if (linetrack_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom()))
+		goto out;
+	if (added.n && d.formatting) {
+		/* Lines c only reformatted stand for the ones they replaced, as for a revision blame ignores. */
+		struct linetrack_set fmt = { 0 }, rest = { 0 };
+		if (!(rc = split_formatting(&d, &added, &fmt, &rest)) && fmt.n &&
+		    linetrack_map_back(hunks, nh, &fmt, &before, &before, 1))
+			rc = rtk_oom();
+		linetrack_set_free(&added);
+		linetrack_set_free(&fmt);
+		added = rest;
+		if (rc)
+			goto out;
+	}
 	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before)))
 		goto out;
 	if (!added.n)
@@ -244,7 +810,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	}
 	if ((rc = githistory_walk_files(h, c)))
 		goto out;
-	if (c->ignored || c->files.n > (size_t)h->rules.max_files) {
+	if (c->ignored || c->formatting || c->files.n > (size_t)h->rules.max_files) {
 		/* Look through it, as blame --ignore-rev does: its lines stand for the ones they replaced. */
 		linetrack_set_clear(&before);
 		if (linetrack_map_back(hunks, nh, &added, &before, &before, 1))
@@ -256,10 +822,14 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	} else if (c->author_time < cutoff) {
 		out->older_lines += linetrack_set_lines(&added);
 	} else {
-		rc = credit(out, c, path, &added);
+		/* Lines c only moved here, or only renamed in, are followed on; the rest are c's. */
+		struct linetrack_set rest = { 0 };
+		if (!(rc = look_through_moves(h, c, p1, parent_path, &d, &added, &rest, out, pv, pn, pcap)) && rest.n)
+			rc = credit(out, c, path, &rest);
+		linetrack_set_free(&rest);
 	}
 out:
-	free(hunks);
+	blob_diff_free(&d);
 	linetrack_set_free(&added);
 	linetrack_set_free(&before);
 	return rc;
@@ -314,9 +884,9 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		git_oid old_blob, new_blob;
-		struct linetrack_hunk *hunks = NULL;
-		size_t nh;
-		uint32_t total;
+		struct blob_diff d;
+		struct linetrack_set all_changed = { 0 }, all_context = { 0 };
+		size_t kept = 0;
 		if (!githistory_blob_at(h, p, f->files.v[i], &old_blob))
 			continue; /* a new file: nothing older to blame */
 		bool have_new = githistory_blob_at(h, f, f->files.v[i], &new_blob);
@@ -327,16 +897,68 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 				break;
 			have_new = to != NULL;
 		}
-		if ((rc = blob_hunks(h, &old_blob, have_new ? &new_blob : NULL, 1, &hunks, &nh, &total)))
+		if ((rc = blob_diff(h, &old_blob, have_new ? &new_blob : NULL, true, &d))) {
+			blob_diff_free(&d);
 			break;
-		if (linetrack_old_lines(hunks, nh, total, (uint32_t)h->rules.add_only_context, &changed[i], &context[i]))
+		}
+		/* Hunks that only reformat, and additions of nothing but blank, comment or import lines, link nothing. */
+		for (size_t k = 0; k < d.nh; k++) {
+			const struct linetrack_hunk *hk = &d.hunks[k];
+			bool keep = !d.formatting[k];
+			if (!keep)
+				out->formatting_lines += hk->old_lines;
+			else if (!hk->old_lines) {
+				keep = false;
+				for (uint32_t l = hk->new_start; l < hk->new_start + hk->new_lines && !keep; l++)
+					keep = !insubstantial(&h->rules, &d.lb, l);
+			}
+			if (keep)
+				d.hunks[kept++] = *hk;
+		}
+		if (linetrack_old_lines(d.hunks, kept, d.old_total, (uint32_t)h->rules.add_only_context, &all_changed,
+					&all_context))
 			rc = rtk_oom();
+		/* Only substantive old lines are blamed: blank, comment and import lines are counted and left. */
+		for (size_t k = 0; k < all_changed.n && !rc; k++)
+			for (uint32_t l = all_changed.v[k].start; l < all_changed.v[k].end && !rc; l++)
+				if (insubstantial(&h->rules, &d.la, l))
+					out->insubstantial_lines++;
+				else if (linetrack_set_add(&changed[i], l, l + 1))
+					rc = rtk_oom();
+		for (size_t k = 0; k < all_context.n && !rc; k++)
+			for (uint32_t l = all_context.v[k].start; l < all_context.v[k].end && !rc; l++)
+				if (!insubstantial(&h->rules, &d.la, l) && linetrack_set_add(&context[i], l, l + 1))
+					rc = rtk_oom();
 		any_changed |= changed[i].n > 0;
-		free(hunks);
+		linetrack_set_free(&all_changed);
+		linetrack_set_free(&all_context);
+		blob_diff_free(&d);
+	}
+	if (h->rules.tests_only_alone && !rc) {
+		/* Lines in test files link a culprit only when the fix changes nothing else of substance. */
+		bool other_changed = false, other_context = false;
+		for (size_t i = 0; i < n; i++)
+			if (!rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
+				other_changed |= changed[i].n > 0;
+				other_context |= context[i].n > 0;
+			}
+		for (size_t i = 0; i < n; i++)
+			if (rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
+				if ((other_changed || other_context) && changed[i].n) {
+					out->test_lines += linetrack_set_lines(&changed[i]);
+					linetrack_set_clear(&changed[i]);
+				}
+				if ((other_changed || other_context) && context[i].n)
+					linetrack_set_clear(&context[i]);
+			}
+		any_changed = false;
+		for (size_t i = 0; i < n; i++)
+			any_changed |= changed[i].n > 0;
 	}
 	*weak = !any_changed;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct linetrack_set *lines = any_changed ? &changed[i] : &context[i];
+		out->blamed_lines += linetrack_set_lines(lines);
 		if (lines->n)
 			rc = githistory_blame_lines(h, p, f->files.v[i], lines, cutoff, out);
 	}
@@ -353,5 +975,7 @@ const char *githistory_blame_why_none(const struct githistory_blame_result *b)
 {
 	return b->older_lines     ? "the lines it fixes were last changed before the fix window"
 	       : b->skipped_lines ? "the lines it fixes were last changed by another fix or revert"
-				  : "nothing older to blame (it only adds new files, or touches no earlier line)";
+	       : !b->blamed_lines && b->insubstantial_lines + b->formatting_lines
+		       ? "it changes only blank, comment, import or formatting lines, which link no culprit"
+		       : "nothing older to blame (it only adds new files, or touches no earlier line)";
 }

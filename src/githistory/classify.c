@@ -28,19 +28,55 @@ static bool matches(const struct rtk_re *re, const char *s)
 	return s && rtk_re_matches(re, s, strlen(s));
 }
 
+/* A fix by the rule set in force: conventional types, or the free-form patterns; fix.subject in both. */
+static void classify_fix(const struct githistory_rules *r, struct githistory_commit *c)
+{
+	if (c->kind != GITHISTORY_KIND_OTHER)
+		return;
+	if (r->fix_set == GITHISTORY_FIX_FREE_FORM)
+		c->fix_free = matches(r->free_subject, c->subject) || matches(r->free_message, c->message);
+	if (c->fix_word || (r->fix_set == GITHISTORY_FIX_CONVENTIONAL ? c->fix_type : c->fix_free))
+		c->kind = GITHISTORY_KIND_FIX;
+}
+
 void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c)
 {
 	struct convcommit cc;
 	bool conventional = convcommit_parse(c->subject, strlen(c->subject), &cc);
+	c->conventional = conventional && type_in(&cc, r->known_types);
 	c->fix_type = conventional && type_in(&cc, r->fix_types);
 	c->fix_word = matches(r->fix_subject, c->subject);
+	c->formatting = matches(r->formatting_subject, c->subject) || matches(r->formatting_author, c->author);
 	if (matches(r->reapply_subject, c->subject))
 		c->kind = GITHISTORY_KIND_REAPPLY;
 	else if ((conventional && type_in(&cc, r->revert_types)) || matches(r->revert_subject, c->subject) ||
 		 matches(r->reverts_commit, c->message))
 		c->kind = GITHISTORY_KIND_REVERT;
-	else if (c->fix_type || c->fix_word)
-		c->kind = GITHISTORY_KIND_FIX;
+	else if (r->fix_set != GITHISTORY_FIX_AUTO)
+		classify_fix(r, c);
+}
+
+void githistory_classify_fix_set(struct githistory_run *h)
+{
+	struct githistory_rules *r = &h->rules;
+	h->window_nonmerges = h->window_conventional = 0;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i]->in_window && h->v[i]->nparents <= 1) {
+			h->window_nonmerges++;
+			h->window_conventional += h->v[i]->conventional;
+		}
+	if (r->fix_set == GITHISTORY_FIX_AUTO) {
+		/* An empty window has no subjects to go by: the conventional rules, as before the choice existed. */
+		double share = h->window_nonmerges ? (double)h->window_conventional / (double)h->window_nonmerges : 1;
+		r->fix_set = share >= r->conventional_min_share ? GITHISTORY_FIX_CONVENTIONAL : GITHISTORY_FIX_FREE_FORM;
+	}
+	for (size_t i = 0; i < rtk_strmap_count(h->by_oid); i++)
+		classify_fix(r, rtk_strmap_value_at(h->by_oid, i));
+}
+
+const char *githistory_classify_fix_set_name(enum githistory_fix_set s)
+{
+	return s == GITHISTORY_FIX_FREE_FORM ? "free-form" : "conventional";
 }
 
 enum githistory_author_class githistory_classify_author(const struct githistory_rules *r, struct githistory_commit *c)
@@ -79,7 +115,14 @@ bool githistory_classify_dependency_update(const struct githistory_rules *r, str
 		return true;
 	if (convcommit_parse(c->subject, strlen(c->subject), &cc) && scope_in(&cc, r->dependency_scopes))
 		return true;
-	return matches(r->dependency_subject, c->subject);
+	if (matches(r->dependency_subject, c->subject))
+		return true;
+	if (!c->files_loaded || !c->files.n || !matches(r->manifest_subject, c->subject))
+		return false;
+	for (size_t i = 0; i < c->files.n; i++) /* only manifests and lock files, and the subject says update */
+		if (!matches(r->manifest_paths, c->files.v[i]))
+			return false;
+	return true;
 }
 
 /* The hex run that ends the first match of re in text (the sha a pattern captures), as a commit. */
@@ -120,15 +163,27 @@ static void fired(struct githistory_failure *f, const char *rule)
 	cJSON_AddItemToArray(f->rules, cJSON_CreateString(rule));
 }
 
+/* The reason code of a blame that found no culprit (githistory_blame_why_none's words). */
+static const char *why_none_code(const struct githistory_blame_result *b)
+{
+	return b->older_lines     ? "older-than-window"
+	       : b->skipped_lines ? "by-fix-or-revert"
+	       : !b->blamed_lines && b->insubstantial_lines + b->formatting_lines ? "insubstantial"
+									       : "nothing-older";
+}
+
 static int unlinked(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *remedy,
-		    const char *kind, const char *why, cJSON *rules)
+		    const char *kind, const char *code, const char *why, cJSON *rules)
 {
 	cJSON *u = cJSON_CreateObject();
-	if (!u) {
+	if (!u || RTK_ALLOC_GROW_FROM(fs->unlinked_commits, fs->n_unlinked + 1, fs->unlinked_cap, 32)) {
+		cJSON_Delete(u);
 		cJSON_Delete(rules);
 		return rtk_oom();
 	}
+	fs->unlinked_commits[fs->n_unlinked++] = remedy;
 	cJSON_AddStringToObject(u, "kind", kind);
+	cJSON_AddStringToObject(u, "reason_code", code);
 	cJSON_AddItemToObject(u, "remedy", githistory_report_commit(&h->rules, remedy));
 	cJSON_AddItemToObject(u, "rules", rules);
 	cJSON_AddStringToObject(u, "reason", why);
@@ -164,6 +219,13 @@ static int link_revert(struct githistory_run *h, struct githistory_failures *fs,
 		fs->v[x->failure].flap = true;
 		return 0;
 	}
+	if (x->formatting || r->formatting) {
+		/* Formatting taken back, or a formatter overwriting a change: no failure either way. */
+		fs->formatting_reverts++;
+		return 0;
+	}
+	if (h->rules.reverted_fix_set_aside && x->failure >= 0 && x->kind == GITHISTORY_KIND_FIX)
+		fs->v[x->failure].reverted_by = r; /* a remedy taken back remedied nothing: set aside once detection ends */
 	if (!(f = failure_new(fs, "revert", r)))
 		return rtk_oom();
 	f->culprit[0] = x, f->nculprits = 1;
@@ -191,6 +253,7 @@ static int link_revert(struct githistory_run *h, struct githistory_failures *fs,
 		}
 	}
 	f->weak = weak;
+	f->link = by_message ? "named" : by_patch_id ? "patch-id" : route && !strcmp(route, "revert-subject") ? "subject" : "lines";
 	cJSON_AddStringToObject(f->evidence, "strength", weak ? "weak" : "strong");
 	return 0;
 }
@@ -237,6 +300,15 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 		a->agreeing += by_content == named ||
 			       (by_content && named->nparents > 1 && same_change(h, named, by_content));
 	}
+	if (named && r->commit_time - named->commit_time > h->rules.revert_max_age) {
+		char why[160];
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
+		snprintf(why, sizeof(why), "the reverted commit is %.0f days older than the revert (revert.max_age %.0f days): not a recent failure",
+			 (double)(r->commit_time - named->commit_time) / 86400, (double)h->rules.revert_max_age / 86400);
+		*handled = true;
+		return unlinked(h, fs, r, "revert", "too-old", why, rules);
+	}
 	if (!named && !predicted) {
 		if (r->kind == GITHISTORY_KIND_REAPPLY) {
 			fs->reapplies++;
@@ -245,7 +317,7 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 			cJSON *rules = cJSON_CreateArray();
 			cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
 			*handled = true;
-			return unlinked(h, fs, r, "revert",
+			return unlinked(h, fs, r, "revert", "revert-unmatched",
 					"the reverted commit is not named, no patch id matches, no earlier commit has the "
 					"quoted subject, and none has enough of its added lines taken back",
 					rules);
@@ -289,6 +361,14 @@ static int by_lines_desc(const void *a, const void *b)
 	return (x->c->commit_time < y->c->commit_time) - (x->c->commit_time > y->c->commit_time);
 }
 
+/* The rule that made fx a fix: its Conventional Commits type, the free-form rules, or fix.subject. */
+static const char *fix_rule(const struct githistory_run *h, const struct githistory_commit *fx)
+{
+	if (h->rules.fix_set == GITHISTORY_FIX_FREE_FORM)
+		return fx->fix_free ? "fix-free-form" : "fix-subject";
+	return fx->fix_type ? "fix-type" : "fix-subject";
+}
+
 static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *fx)
 {
 	struct githistory_blame_result b = { 0 };
@@ -311,30 +391,85 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		for (size_t i = 0; i < b.n; i++)
 			for (size_t j = 0; j < truth.n; j++)
 				a->agreeing += b.v[i].c == truth.v[j];
+		/* A trailer naming a commit older than fix.fixes_trailer_max_age: not a recent failure (as revert.max_age). */
+		size_t kept = 0;
+		int64_t oldest = 0;
+		for (size_t j = 0; j < truth.n; j++) {
+			int64_t age = fx->commit_time - truth.v[j]->commit_time;
+			if (age <= h->rules.fixes_max_age)
+				truth.v[kept++] = truth.v[j];
+			else if (age > oldest)
+				oldest = age;
+		}
+		if (!kept) {
+			char old[200];
+			cJSON *rules = cJSON_CreateArray();
+			cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+			cJSON_AddItemToArray(rules, cJSON_CreateString("fixes-trailer"));
+			snprintf(old, sizeof(old), "the commit its Fixes: trailer names is %.0f days older than the fix "
+				 "(fix.fixes_trailer_max_age %.0f days): not a recent failure",
+				 (double)oldest / 86400, (double)h->rules.fixes_max_age / 86400);
+			rc = unlinked(h, fs, fx, "fix", "too-old", old, rules);
+			goto out;
+		}
+		truth.n = kept;
+	}
+	/* How much of the fix the primary culprit owns: strong, weak, or too little to link at all. */
+	double share = b.n && b.blamed_lines ? (double)b.v[0].lines / (double)b.blamed_lines : 0;
+	char why[256] = "";
+	if (b.n && !truth.n && !weak && share < h->rules.link_min_share) { /* context (weak anyway) is never a share */
+		snprintf(why, sizeof(why),
+			 "the newest commit in the fix window last changed only %u of its %u substantive lines (%.2f, below "
+			 "blame.link_min_share %g): incidental",
+			 b.v[0].lines, b.blamed_lines, share, h->rules.link_min_share);
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		rc = unlinked(h, fs, fx, "fix", "incidental", why, rules);
+		goto out;
 	}
 	if (!b.n && !truth.n) {
 		cJSON *rules = cJSON_CreateArray();
-		cJSON_AddItemToArray(rules, cJSON_CreateString(fx->fix_type ? "fix-type" : "fix-subject"));
-		rc = unlinked(h, fs, fx, "fix", githistory_blame_why_none(&b), rules);
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		rc = unlinked(h, fs, fx, "fix", why_none_code(&b), githistory_blame_why_none(&b), rules);
 		goto out;
 	}
 	if (!(f = failure_new(fs, "fix", fx))) {
 		rc = rtk_oom();
 		goto out;
 	}
-	fired(f, fx->fix_type ? "fix-type" : "fix-subject");
+	fired(f, fix_rule(h, fx));
 	if (truth.n) {
 		/* The trailer names the culprit outright; blame's answer is kept as evidence and for the accuracy check. */
 		fired(f, "fixes-trailer");
 		for (size_t j = 0; j < truth.n; j++)
 			f->culprit[f->nculprits++] = truth.v[j];
+		f->link = "named";
 	} else {
 		fired(f, weak ? "blame-context" : "blame");
 		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_MAX_CULPRITS; i++)
 			f->culprit[f->nculprits++] = b.v[i].c;
+		f->link = "blame";
+		if (weak)
+			snprintf(why, sizeof(why), "it changes no earlier substantive line: the context of what it adds was blamed");
+		else if (share < h->rules.strong_min_share)
+			snprintf(why, sizeof(why), "the culprit last changed %u of its %u substantive lines (%.2f, below "
+				 "blame.strong_min_share %g)", b.v[0].lines, b.blamed_lines, share, h->rules.strong_min_share);
 	}
-	f->weak = weak && !truth.n;
+	f->weak = !truth.n && (weak || share < h->rules.strong_min_share);
 	cJSON_AddStringToObject(f->evidence, "strength", f->weak ? "weak" : "strong");
+	if (*why && f->weak)
+		cJSON_AddStringToObject(f->evidence, "why_weak", why);
+	cJSON_AddNumberToObject(f->evidence, "substantive_lines", b.blamed_lines);
+	cJSON_AddNumberToObject(f->evidence, "culprit_lines", b.n ? b.v[0].lines : 0);
+	if (b.n && b.blamed_lines)
+		cJSON_AddNumberToObject(f->evidence, "culprit_share", share);
+	else
+		cJSON_AddNullToObject(f->evidence, "culprit_share");
+	cJSON_AddNumberToObject(f->evidence, "insubstantial_lines", b.insubstantial_lines + b.formatting_lines);
+	if (b.moved_lines)
+		cJSON_AddNumberToObject(f->evidence, "moved_lines", b.moved_lines);
+	if (b.renamed_lines)
+		cJSON_AddNumberToObject(f->evidence, "renamed_lines", b.renamed_lines);
 	cJSON *blamed = cJSON_AddArrayToObject(f->evidence, "blamed");
 	for (size_t i = 0; blamed && i < b.n; i++) {
 		char hex[41];
@@ -374,16 +509,56 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 		}
 	}
 	f->S = best >= riskfloor_threshold(h->risk) && strcmp(f->surface, "none");
-	if (f->S)
+	if (f->S) {
 		fired(f, "review-surface");
+		/* Which pattern made it, and would S stand without each pattern that does not discriminate? */
+		const char *sp = f->surface_path;
+		for (size_t j = 0; j < riskfloor_pattern_count(h->risk) && !f->surface_pattern; j++) {
+			const char *surface;
+			const char *pat = riskfloor_pattern(h->risk, j, &surface);
+			if (strcmp(surface, f->surface) ||
+			    riskfloor_classify_without(h->risk, sp, strlen(sp), j).weight >= best)
+				continue;
+			f->surface_pattern = pat; /* without it the path falls below: it is the one */
+		}
+		if (!f->surface_pattern) { /* several patterns of the surface match: the first of them */
+			size_t *hits = calloc(riskfloor_pattern_count(h->risk) + 1, sizeof(*hits));
+			if (!hits)
+				return rtk_oom();
+			riskfloor_pattern_hits(h->risk, sp, strlen(sp), hits);
+			for (size_t j = 0; j < riskfloor_pattern_count(h->risk) && !f->surface_pattern; j++) {
+				const char *surface, *pat = riskfloor_pattern(h->risk, j, &surface);
+				if (hits[j] && !strcmp(surface, f->surface))
+					f->surface_pattern = pat;
+			}
+			free(hits);
+		}
+		for (size_t j = 0; j < h->n_nd; j++) {
+			double w = 0;
+			for (size_t i = 0; i < f->nculprits; i++)
+				for (size_t k = 0; k < f->culprit[i]->files.n; k++) {
+					const char *p = f->culprit[i]->files.v[k];
+					double x = riskfloor_classify_without(h->risk, p, strlen(p), h->nd[j]).weight;
+					w = x > w ? x : w;
+				}
+			if (w < riskfloor_threshold(h->risk))
+				f->S_needs |= 1u << j;
+		}
+	}
 	/* T by path: a test file the remedy adds or changes, in a top-level folder the culprit changed. */
 	if ((rc = githistory_walk_files(h, f->remedy)))
 		return rc;
 	for (size_t k = 0; k < f->remedy->files.n && !f->T; k++) {
 		const char *t = f->remedy->files.v[k];
 		git_oid blob;
-		if (!matches(r->test_paths, t) || !githistory_blob_at(h, f->remedy, t, &blob)) /* a deleted test does not count */
+		if (!(matches(r->test_paths, t) || matches(r->test_trees, t)) ||
+		    !githistory_blob_at(h, f->remedy, t, &blob)) /* a deleted test does not count */
 			continue;
+		/* A top-level test tree (classification.test_trees) tests every folder beside it. */
+		if (matches(r->test_trees, t)) {
+			f->T = true;
+			break;
+		}
 		for (size_t i = 0; i < f->nculprits && !f->T; i++)
 			for (size_t j = 0; j < f->culprit[i]->files.n && !f->T; j++) {
 				const char *p = f->culprit[i]->files.v[j];
@@ -393,8 +568,27 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 	if (f->T)
 		fired(f, "test-path");
 	if (matches(r->ci_message, f->remedy->message)) {
-		f->T = true;
-		fired(f, "ci-message");
+		/* The scope is not the message: fix(build): ... must say so outside its scope. */
+		struct convcommit cc;
+		const char *m = f->remedy->message, *subj = f->remedy->subject;
+		size_t off;
+		bool in_text = true;
+		if (convcommit_parse(subj, strlen(subj), &cc) && cc.scope_len && (off = (size_t)(cc.scope - subj)) < strlen(m) &&
+		    !strncmp(m + off, cc.scope, cc.scope_len)) {
+			char *copy = strdup(m);
+			if (!copy)
+				return rtk_oom();
+			memset(copy + off, ' ', cc.scope_len);
+			in_text = matches(r->ci_message, copy);
+			free(copy);
+		}
+		if (in_text) {
+			f->T = true;
+			fired(f, "ci-message");
+		} else {
+			f->ci_scope_only = true;
+			fired(f, "ci-scope-ignored");
+		}
 	}
 	if (f->flap)
 		fired(f, "flap");
@@ -404,6 +598,56 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 	f->author_class = f->culprit[0]->author_class;
 	f->bucket = f->T ? 1 : f->S ? 2 : 3;
 	return 0;
+}
+
+static int count_tracked(const char *path, size_t len, void *arg)
+{
+	struct githistory_run *h = arg;
+	h->tracked_files++;
+	riskfloor_pattern_hits(h->risk, path, len, h->pattern_hits);
+	return 0;
+}
+
+int githistory_classify_discrimination(struct githistory_run *h)
+{
+	struct githistory_commit *tip = githistory_walk_commit(h, &h->tip);
+	int rc;
+	h->npatterns = riskfloor_pattern_count(h->risk);
+	if (!(h->pattern_hits = calloc(h->npatterns ? h->npatterns : 1, sizeof(*h->pattern_hits))))
+		return rtk_oom();
+	if (!tip)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_error_message());
+	if ((rc = gitodb_tree_diff(h->odb, NULL, &tip->tree, count_tracked, h)))
+		return rc;
+	for (size_t j = 0; j < h->npatterns && h->tracked_files; j++)
+		if ((double)h->pattern_hits[j] / (double)h->tracked_files > h->rules.surface_max_share && h->n_nd < GITHISTORY_MAX_ND)
+			h->nd[h->n_nd++] = j;
+	return 0;
+}
+
+/* Fixes that were themselves reverted leave the failures for the unlinked list (reason reverted-fix). */
+static int set_aside_reverted_fixes(struct githistory_run *h, struct githistory_failures *fs)
+{
+	size_t kept = 0;
+	int rc = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		struct githistory_failure *f = &fs->v[i];
+		if (!f->reverted_by || rc) {
+			f->remedy->failure = (long)kept;
+			fs->v[kept++] = *f;
+			continue;
+		}
+		char hex[41], why[200];
+		snprintf(why, sizeof(why), "the fix was itself reverted by %.10s (a failure whose culprit it is): a remedy "
+			 "taken back is not a failure's remedy", gitx_oid_hex(&f->reverted_by->oid, hex));
+		f->remedy->failure = -1;
+		cJSON_AddItemToArray(f->rules, cJSON_CreateString("reverted-fix"));
+		rc = unlinked(h, fs, f->remedy, "fix", "reverted-fix", why, f->rules);
+		cJSON_Delete(f->evidence);
+		fs->reverted_fixes++;
+	}
+	fs->n = kept;
+	return rc;
 }
 
 int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs)
@@ -416,15 +660,23 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 		bool handled = false;
 		if (!c->in_window || c->nparents > 1)
 			continue;
+		fs->looked_at++;
+		fs->fixes_matched += c->kind == GITHISTORY_KIND_FIX;
+		fs->reverts_matched += c->kind == GITHISTORY_KIND_REVERT || c->kind == GITHISTORY_KIND_REAPPLY;
+		fs->fix_word_subjects += matches(h->rules.fix_word_re, c->subject);
 		if ((rc = detect_revert(h, fs, &ix, c, &handled)) || handled)
 			continue;
 		/* A fix that only moves a dependency on is routine upkeep, not a remedy (a revert of one still is). */
 		if (c->kind == GITHISTORY_KIND_FIX && githistory_classify_dependency_update(&h->rules, c))
 			fs->dependency_updates++;
+		else if (c->kind == GITHISTORY_KIND_FIX && matches(h->rules.cleanup_subject, c->subject))
+			fs->cleanups++; /* "fix typo", "fix lint": a fix of nothing that ran */
 		else if (c->kind == GITHISTORY_KIND_FIX)
 			rc = detect_fix(h, fs, c);
 	}
 	githistory_patchid_index_free(&ix);
+	if (!rc)
+		rc = set_aside_reverted_fixes(h, fs);
 	return rc;
 }
 
@@ -435,5 +687,6 @@ void githistory_classify_free(struct githistory_failures *fs)
 		cJSON_Delete(fs->v[i].evidence);
 	}
 	free(fs->v);
+	free(fs->unlinked_commits);
 	cJSON_Delete(fs->unlinked);
 }

@@ -65,6 +65,18 @@ static const char *sha_and_class(const cJSON *commit)
 	return b;
 }
 
+/* How the culprit was found, for people: named, patch id, subject, lines (weak), blame strong or weak. */
+static const char *evidence_text(const cJSON *e)
+{
+	static char buf[48];
+	const char *link = rtk_out_json_str(e, "link"), *strength = rtk_out_json_str(e, "strength");
+	if (!strcmp(link, "blame") || !strcmp(strength, "weak"))
+		snprintf(buf, sizeof(buf), "%s %s", !strcmp(link, "patch-id") ? "patch id" : link, strength);
+	else
+		snprintf(buf, sizeof(buf), "%s", !strcmp(link, "patch-id") ? "patch id" : link);
+	return buf;
+}
+
 /* One failure: the remedy and the culprit side by side, and for S the surface and the path that made it. */
 static void md_failure_row(struct rtk_out_md_table *t, const cJSON *f)
 {
@@ -81,11 +93,12 @@ static void md_failure_row(struct rtk_out_md_table *t, const cJSON *f)
 	rtk_out_md_cell(t, "%s%s%s", rtk_out_json_str(f, "kind"),
 			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "partial")) ? " (partial)" : "",
 			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "flap")) ? " (flap)" : "");
-	rtk_out_md_cell(t, "%s", rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(f, "evidence"), "strength"));
+	rtk_out_md_cell(t, "%s", evidence_text(cJSON_GetObjectItemCaseSensitive(f, "evidence")));
 	rtk_out_md_cell(t, "%.1f", rtk_out_json_num(f, "time_to_fix_seconds") / 86400);
 	if (S)
-		rtk_out_md_cell(t, "%s S (%s: %.60s)", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-",
-				rtk_out_json_str(f, "surface"), rtk_out_json_str(f, "surface_path"));
+		rtk_out_md_cell(t, "%s S (%s: %.60s%s)", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-",
+				rtk_out_json_str(f, "surface"), rtk_out_json_str(f, "surface_path"),
+				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "S_non_discriminating")) ? "; non-discriminating" : "");
 	else
 		rtk_out_md_cell(t, "%s -", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-");
 	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(f, "bucket"));
@@ -116,8 +129,33 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		    rtk_out_json_str(p, "since"), rtk_out_json_str(p, "until"), rtk_out_json_str(p, "rev"), rtk_out_json_str(p, "rev_sha"),
 		    rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(in, "commits_walked"), rtk_out_json_num(b, "n"),
 		    rtk_out_json_num(in, "unlinked"), rtk_out_json_num(in, "reapplies"));
-	rtk_out_md_para(md, "%.0f fix-type commits set aside as dependency updates (not failures).",
-			rtk_out_json_num(in, "dependency_updates"));
+	rtk_out_md_para(md, "%.0f fix-type commits set aside as dependency updates (not failures); %.0f as cleanups (typos, "
+			"lint, formatting, warnings: fix.cleanup_subject); %.0f reverts of or by formatting commits set aside; "
+			"%.0f fixes set aside because they were reverted in turn.",
+			rtk_out_json_num(in, "dependency_updates"), rtk_out_json_num(in, "cleanups"),
+			rtk_out_json_num(in, "formatting_reverts"), rtk_out_json_num(in, "reverted_fixes"));
+	const cJSON *cov = cJSON_GetObjectItemCaseSensitive(r, "coverage");
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(cov, "conventional_share");
+	rtk_out_md_para(md, "Coverage: %.0f commits looked at, %.0f matched a failure rule (%.0f fixes, %.0f reverts); "
+			"fix rules: %s (%s; %s of subjects are Conventional Commits); %.0f subjects say fix.%s%s%s",
+			rtk_out_json_num(cov, "commits_looked_at"), rtk_out_json_num(cov, "matched_failure_rule"),
+			rtk_out_json_num(cov, "fixes_matched"), rtk_out_json_num(cov, "reverts_matched"),
+			rtk_out_json_str(cov, "fix_rule_set"),
+			!strcmp(rtk_out_json_str(cov, "chosen_by"), "config") ? "set in the config" : "chosen automatically",
+			cJSON_IsNumber(cs) ? rtk_out_md_num(cs->valuedouble, 2) : "none", rtk_out_json_num(cov, "fix_word_subjects"),
+			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? " **" : "",
+			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? rtk_out_json_str(cov, "note") : "",
+			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? ".**" : "");
+	const cJSON *nd = cJSON_GetObjectItemCaseSensitive(r, "non_discriminating"), *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(nd, "surface_patterns"))
+		rtk_out_md_para(md, "Non-discriminating rule: risk-floor pattern `%s` (%s) matches %.0f of %.0f tracked files "
+				"(%s); %.0f failures are S only by it. A KILL resting on it is reported as INCONCLUSIVE.",
+				rtk_out_json_str(e, "pattern"), rtk_out_json_str(e, "surface"), rtk_out_json_num(e, "files"),
+				rtk_out_json_num(nd, "tracked_files"), rtk_out_md_num(rtk_out_json_num(e, "share"), 2),
+				rtk_out_json_num(e, "failures_S_only_by_it"));
+	if (rtk_out_json_num(nd, "ci_scope_ignored") > 0)
+		rtk_out_md_para(md, "%.0f remedies name test/CI only in their Conventional Commits scope (`fix(build): ...`): "
+				"not T (rule ci-scope-ignored).", rtk_out_json_num(nd, "ci_scope_ignored"));
 
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);
@@ -165,15 +203,34 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	rtk_out_md_table_end(t);
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "unlinked"))) {
 		rtk_out_md_heading(md, level + 1, "Unlinked (not counted)");
-		t = rtk_out_md_table(md, "llll", "remedy", "subject", "kind", "why");
-		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "unlinked")) {
-			const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "remedy");
-			rtk_out_md_cell(t, "%s", short_sha(c));
-			rtk_out_md_cell(t, "%.60s", rtk_out_json_str(c, "subject"));
+		t = rtk_out_md_table(md, "llrrl", "kind", "reason", "remedies", "also culprits", "for example");
+		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "unlinked_by_reason")) {
 			rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "kind"));
+			rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "reason_code"));
+			rtk_out_md_cell(t, "%.0f", rtk_out_json_num(f, "count"));
+			rtk_out_md_cell(t, "%.0f", rtk_out_json_num(f, "also_culprits"));
 			rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "reason"));
 		}
 		rtk_out_md_table_end(t);
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "all"))) {
+			rtk_out_md_para(md, "Every unlinked remedy is in the JSON (`--json`), or here with `--all`. An unlinked fix "
+					"counted under \"also culprits\" found no culprit of its own but is itself the culprit of a "
+					"later failure (reverted or fixed in turn).");
+		} else {
+			t = rtk_out_md_table(md, "lllll", "remedy", "subject", "kind", "why", "culprit of");
+			cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "unlinked")) {
+				const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "remedy"), *x;
+				char of[128] = "";
+				cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(f, "culprit_of"))
+					snprintf(of + strlen(of), sizeof(of) - strlen(of), "%s%.10s", *of ? ", " : "", x->valuestring);
+				rtk_out_md_cell(t, "%s", short_sha(c));
+				rtk_out_md_cell(t, "%.60s", rtk_out_json_str(c, "subject"));
+				rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "kind"));
+				rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "reason"));
+				rtk_out_md_cell(t, "%s", *of ? of : "-");
+			}
+			rtk_out_md_table_end(t);
+		}
 	}
 }
 
@@ -247,8 +304,8 @@ int githistory_run_open(struct githistory_run *h, const struct githistory_opts *
 	snprintf(both, sizeof(both), "%s%s", h->rules.sha256, riskfloor_sha256(h->risk));
 	rtk_sha256_hex(both, strlen(both), h->rules_sha);
 	h->progress = isatty(STDERR_FILENO);
-	if (!(rc = githistory_walk_ignore_revs(h, git_commit_tree_id(tip))))
-		rc = githistory_walk_run(h, &h->tip);
+	if (!(rc = githistory_walk_ignore_revs(h, git_commit_tree_id(tip))) && !(rc = githistory_walk_run(h, &h->tip)))
+		githistory_classify_fix_set(h);
 out:
 	if (tip) /* libgit2 is loaded only once a repository was opened */
 		git_commit_free(tip);
@@ -277,7 +334,7 @@ int githistory_report(const struct githistory_opts *o, cJSON **out)
 		rc = rtk_oom();
 		goto out;
 	}
-	if ((rc = githistory_classify_detect(&h, &fs)))
+	if ((rc = githistory_classify_discrimination(&h)) || (rc = githistory_classify_detect(&h, &fs)))
 		goto out;
 	for (size_t i = 0; i < fs.n && !rc; i++)
 		rc = githistory_classify_failure(&h, &fs.v[i]);

@@ -5,6 +5,7 @@
 #include "lib/out.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 
 struct githistory_opts {
 	const char *repo;        /* NULL: the repository holding the current directory */
@@ -13,6 +14,7 @@ struct githistory_opts {
 	const char *rev;         /* "HEAD" by default */
 	const char *config;      /* rules merged over data/rules/git-history.yaml, or NULL */
 	const char *fix_window;  /* NULL: the rule file's */
+	bool all;                /* the markdown lists every unlinked remedy, not only counts by reason */
 };
 
 #define GITHISTORY_DEFAULTS { .rev = "HEAD" }

@@ -22,6 +22,9 @@
 
 /* ----- rules.c: the pre-registered rules (data/rules/git-history.yaml, merged with --config) ----- */
 
+/* Which rules find fixes: decided per run (auto: by the share of Conventional Commits subjects). */
+enum githistory_fix_set { GITHISTORY_FIX_AUTO, GITHISTORY_FIX_CONVENTIONAL, GITHISTORY_FIX_FREE_FORM };
+
 struct githistory_rules {
 	const struct githistory_opts *opts;
 	cJSON *json;
@@ -29,8 +32,19 @@ struct githistory_rules {
 	int64_t fix_window, revert_lookback;
 	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
 	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author, *agent_email, *bot_author, *bot_email;
-	struct rtk_re *dependency_subject;
-	const cJSON *revert_types, *fix_types, *dependency_scopes;
+	struct rtk_re *dependency_subject, *manifest_paths, *manifest_subject;
+	int64_t revert_max_age, fixes_max_age; /* revert.max_age, fix.fixes_trailer_max_age */
+	bool tests_only_alone, reverted_fix_set_aside;
+	struct rtk_re *cleanup_subject, *test_trees; /* fix.cleanup_subject, classification.test_trees */
+	struct rtk_re *rename_keywords; /* blame.rename_keywords */
+	long moved_min_chars, rename_min_lines;
+	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
+	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */
+	bool formatting_char[256];  /* blame.formatting_chars */
+	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_classify_fix_set) */
+	bool fix_set_by_config;
+	double conventional_min_share, strong_min_share, link_min_share, surface_max_share;
+	const cJSON *revert_types, *fix_types, *known_types, *dependency_scopes;
 	bool dependency_by_bot; /* a bot-authored fix is a dependency update */
 	double partial_min_share, rename_min_similarity, kill_upper, ci_level;
 	long max_files, add_only_context, min_n;
@@ -63,6 +77,9 @@ struct githistory_commit {
 	const char *email; /* the author's, in author's allocation (after its NUL) */
 	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
 	bool files_loaded, in_window, ignored, fix_word, fix_type, queued;
+	bool conventional; /* the subject is a Conventional Commits header of one of fix.known_types */
+	bool fix_free;     /* the free-form fix rules match (read only when that rule set applies) */
+	bool formatting;   /* a formatting commit by blame.formatting_commit: blame looks through it */
 	enum githistory_author_class author_class; /* read only for the commits a report shows (githistory_classify_author) */
 	size_t seq; /* order first queued in the walk: ties of commit time pop oldest-queued first */
 	unsigned mark; /* the last ancestry search that reached it */
@@ -72,7 +89,10 @@ struct githistory_commit {
 	int64_t *ink; /* per file, the change in non-whitespace bytes (a cheap test before patch ids) */
 	git_oid pid, inverse_pid;
 	long failure; /* index into the failures, or -1 */
+	struct githistory_blame_changes *changes; /* what blame read of its diffs: moved lines, renames (blame.c) */
 };
+
+#define GITHISTORY_MAX_ND 16 /* non-discriminating patterns told apart (more are reported, not tracked) */
 
 struct githistory_run {
 	git_repository *repo;
@@ -89,6 +109,10 @@ struct githistory_run {
 	struct rtk_strmap *ignore_revs; /* 20-byte ids from .git-blame-ignore-revs */
 	int64_t since, until;
 	bool progress;
+	size_t window_nonmerges, window_conventional; /* for the fix rule set (githistory_classify_fix_set) */
+	/* Risk-floor patterns that do not discriminate (githistory_classify_discrimination). */
+	size_t tracked_files, *pattern_hits, npatterns;
+	size_t nd[GITHISTORY_MAX_ND], n_nd; /* the numbers of the patterns matching more than surface_max_share */
 	char rules_sha[65]; /* of the git-history rules and the risk-floor table together */
 };
 
@@ -194,11 +218,19 @@ struct githistory_blame_result {
 	struct githistory_blamed *v; /* in the order first credited */
 	size_t n, cap;
 	uint32_t older_lines, skipped_lines; /* lines whose last change is before the window, or by a fix/revert */
+	uint32_t blamed_lines;        /* the fix's substantive lines followed back (changed, or the context) */
+	uint32_t insubstantial_lines; /* changed lines left out: blank, comment, import (blame.insubstantial_lines) */
+	uint32_t formatting_lines;    /* changed lines left out: hunks that change only formatting */
+	uint32_t test_lines;          /* changed lines in test files left out: the fix changes other lines */
+	uint32_t moved_lines;         /* lines followed through a commit that moved them (blame.moved_min_chars) */
+	uint32_t renamed_lines;       /* lines followed through a commit that only renamed in them (blame.rename_min_lines) */
 };
 
 /*
- * Blames what fix f deletes or changes (or, when it only adds, the context around its additions:
- * *weak) within the fix window before f's author date; f->files must be loaded. Free *out with
+ * Blames the substantive lines fix f deletes or changes (or, when it changes none, the substantive
+ * context around its substantive additions: *weak) within the fix window before f's author date;
+ * lines matching blame.insubstantial_lines and hunks that change only formatting are left out, and
+ * lines a culprit only reformatted are followed through it. f->files must be loaded. Free *out with
  * githistory_blame_result_free, also on failure.
  */
 int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, struct githistory_blame_result *out,
@@ -206,6 +238,8 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 /* Who last touched lines (numbered as in start's version of path), by commits authored at or after cutoff? */
 int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *start, const char *path,
 			   const struct linetrack_set *lines, int64_t cutoff, struct githistory_blame_result *out);
+/* Frees what blame read of a commit's diffs (c->changes); NULL is fine. */
+void githistory_blame_changes_free(struct githistory_blame_changes *x);
 /* Why a blame found no culprit, in words for the report. */
 const char *githistory_blame_why_none(const struct githistory_blame_result *b);
 void githistory_blame_result_free(struct githistory_blame_result *b);
@@ -220,10 +254,15 @@ struct githistory_failure {
 	struct githistory_commit *culprit[GITHISTORY_MAX_CULPRITS]; /* [0] is the primary: the one with most blamed lines */
 	size_t nculprits;
 	cJSON *rules, *evidence;
+	const char *link; /* how the culprit was found: named, patch-id, subject, lines, blame */
 	bool weak, flap, partial, T, S;
 	enum githistory_author_class author_class; /* the primary culprit's */
 	const char *surface;
 	const char *surface_path; /* the culprit's path that gave the surface (borrowed from its files), or NULL */
+	const char *surface_pattern; /* the risk-floor pattern that matched it (borrowed from the table), or NULL */
+	uint32_t S_needs;     /* bit j: S holds only with non-discriminating pattern h->nd[j] */
+	bool ci_scope_only;   /* the CI-message rule matched the remedy's scope alone (ignored) */
+	struct githistory_commit *reverted_by; /* a fix later reverted: set aside when detection ends */
 	int bucket;
 };
 
@@ -231,15 +270,30 @@ struct githistory_failures {
 	struct githistory_failure *v;
 	size_t n, cap;
 	cJSON *unlinked;
+	struct githistory_commit **unlinked_commits; /* the remedy of each entry of unlinked */
+	size_t n_unlinked, unlinked_cap;
 	size_t reapplies, dependency_updates; /* fix-kind commits set aside as dependency updates */
+	size_t formatting_reverts; /* reverts of, or by, formatting commits: set aside */
+	size_t cleanups;           /* fix-kind commits set aside as cleanups (fix.cleanup_subject) */
+	size_t reverted_fixes;     /* fixes set aside because they were reverted (revert.reverted_fix_set_aside) */
+	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */
+	/* coverage: the window's non-merges, and those matching a failure rule */
+	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;
 	/* ground truth agreement: [0] fixes with Fixes: trailers, [1] reverts naming their commit */
 	struct githistory_accuracy {
 		size_t remedies, truth, predicted, agreeing;
 	} acc[2];
 };
 
-/* Reads what the rules ask of a commit's message: its kind and fix markers. */
+/* Reads what the rules ask of a commit's message: its kind and fix markers (a fix only once the rule set is known). */
 void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c);
+/*
+ * Decides the fix rule set (auto: conventional when at least fix.conventional_min_share of the window's
+ * non-merge subjects are Conventional Commits headers) and marks the fixes of every record read so far.
+ */
+void githistory_classify_fix_set(struct githistory_run *h);
+/* The rule set's name in the result: "conventional" or "free-form". */
+const char *githistory_classify_fix_set_name(enum githistory_fix_set s);
 /*
  * c's author class by the agent and bot markers, read once (kept in c->author_class): only the
  * commits a report shows pay for the message patterns, not every commit of the walk.
@@ -251,6 +305,11 @@ const char *githistory_classify_author_name(enum githistory_author_class k);
 bool githistory_classify_dependency_update(const struct githistory_rules *r, struct githistory_commit *c);
 /* Every revert and fix of the window into fs (fs->unlinked an array already), oldest first. */
 int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs);
+/*
+ * Counts the files tracked at the tip that each risk-floor pattern matches; the patterns matching more
+ * than non_discriminating.surface_max_share of them go into h->nd.
+ */
+int githistory_classify_discrimination(struct githistory_run *h);
 /* T, S, agent and the bucket of f, by the pre-registered rules. */
 int githistory_classify_failure(struct githistory_run *h, struct githistory_failure *f);
 void githistory_classify_free(struct githistory_failures *fs);

@@ -5,8 +5,10 @@
 #include "lib/out.h"
 #include "lib/stats.h"
 #include "lib/timeutil.h"
+#include "rules/riskfloor.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 cJSON *githistory_report_commit(const struct githistory_rules *r, struct githistory_commit *c)
@@ -60,17 +62,25 @@ static cJSON *buckets_json(const size_t b[4], double level)
 static void condition_text(const struct githistory_rules *r, char *buf, size_t size)
 {
 	snprintf(buf, size,
-		 "bucket 1 = T (the remedy adds or changes a test in the culprit's top-level folder, or its message "
-		 "names test/ci/build/compile/lint/typecheck/flaky); bucket 2 = S and not T (the culprit touches a "
-		 "risk-floor surface that needs review); bucket 3 = neither. INCONCLUSIVE with fewer than %ld "
+		 "bucket 1 = T (the remedy adds or changes a test in the culprit's top-level folder, or its message, "
+		 "scope aside, names test/ci/build/compile/lint/typecheck/flaky); bucket 2 = S and not T (the culprit "
+		 "touches a risk-floor surface that needs review); bucket 3 = neither. INCONCLUSIVE with fewer than %ld "
 		 "classified failures; otherwise KILL when the upper bound of the %g%% Wilson interval of bucket 3's "
-		 "share is below %g, else PASS",
-		 r->min_n, r->ci_level * 100, r->kill_upper);
+		 "share is below %g, else PASS; a KILL that would not be one without a risk-floor pattern matching more "
+		 "than %g of the tracked files is INCONCLUSIVE",
+		 r->min_n, r->ci_level * 100, r->kill_upper, r->surface_max_share);
 }
 
-static cJSON *verdict_json(const struct githistory_rules *r, const size_t b[4], const char *config_sha)
+/* Whether fix detection applied: not when no commit matched a fix rule though subjects say "fix". */
+static bool detection_applies(const struct githistory_failures *fs)
 {
-	char condition[1024], reason[256];
+	return !(fs->looked_at && !fs->fixes_matched && fs->fix_word_subjects);
+}
+
+static cJSON *verdict_json(const struct githistory_run *h, const struct githistory_failures *fs, const size_t b[4])
+{
+	const struct githistory_rules *r = &h->rules;
+	char condition[1024], reason[512];
 	size_t n = b[1] + b[2] + b[3];
 	double lo, hi;
 	const char *status;
@@ -81,11 +91,34 @@ static cJSON *verdict_json(const struct githistory_rules *r, const size_t b[4], 
 	rtk_stats_wilson(b[3], n, r->ci_level, &lo, &hi);
 	if (n < (size_t)r->min_n) {
 		status = "INCONCLUSIVE";
-		snprintf(reason, sizeof(reason), "%zu classified failures, %ld needed", n, r->min_n);
+		if (!detection_applies(fs))
+			snprintf(reason, sizeof(reason), "fix detection did not apply: no commit matched the %s fix rules, "
+				 "though %zu subjects say fix; %zu classified failures, %ld needed",
+				 githistory_classify_fix_set_name(r->fix_set), fs->fix_word_subjects, n, r->min_n);
+		else
+			snprintf(reason, sizeof(reason), "%zu classified failures, %ld needed", n, r->min_n);
 	} else if (hi < r->kill_upper) {
 		status = "KILL";
 		snprintf(reason, sizeof(reason), "bucket 3 (only self-reflection) holds %zu of %zu, upper %g%% bound %.3f < %g",
 			 b[3], n, r->ci_level * 100, hi, r->kill_upper);
+		/* A KILL must survive each non-discriminating pattern disabled: S resting on it goes. */
+		for (size_t j = 0; j < h->n_nd; j++) {
+			size_t b3 = b[3];
+			double alo, ahi;
+			for (size_t i = 0; i < fs->n; i++)
+				b3 += fs->v[i].bucket == 2 && (fs->v[i].S_needs >> j & 1);
+			rtk_stats_wilson(b3, n, r->ci_level, &alo, &ahi);
+			if (ahi >= r->kill_upper) {
+				const char *surface, *pat = riskfloor_pattern(h->risk, h->nd[j], &surface);
+				status = "INCONCLUSIVE";
+				snprintf(reason, sizeof(reason),
+					 "KILL rests on the risk-floor pattern '%s' (%s), which matches %.0f%% of the tracked files: "
+					 "without it bucket 3 holds %zu of %zu, upper %g%% bound %.3f >= %g",
+					 pat, surface, 100.0 * (double)h->pattern_hits[h->nd[j]] / (double)h->tracked_files, b3, n,
+					 r->ci_level * 100, ahi, r->kill_upper);
+				break;
+			}
+		}
 	} else {
 		status = "PASS";
 		snprintf(reason, sizeof(reason), "bucket 3 (only self-reflection) holds %zu of %zu, upper %g%% bound %.3f >= %g",
@@ -101,8 +134,67 @@ static cJSON *verdict_json(const struct githistory_rules *r, const size_t b[4], 
 	cJSON_AddNumberToObject(t, "ci_level", r->ci_level);
 	cJSON_AddNumberToObject(t, "fix_window_seconds", (double)r->fix_window);
 	cJSON_AddNumberToObject(t, "revert_lookback_seconds", (double)r->revert_lookback);
-	cJSON_AddStringToObject(v, "config_sha256", config_sha);
+	cJSON_AddNumberToObject(t, "surface_max_share", r->surface_max_share);
+	cJSON_AddStringToObject(v, "config_sha256", h->rules_sha);
 	return v;
+}
+
+/* How far fix detection reached: commits looked at, those matching a failure rule, the rule set. */
+static cJSON *coverage_json(const struct githistory_run *h, const struct githistory_failures *fs)
+{
+	const struct githistory_rules *r = &h->rules;
+	cJSON *j = cJSON_CreateObject();
+	char note[256];
+	if (!j)
+		return NULL;
+	cJSON_AddNumberToObject(j, "commits_looked_at", (double)fs->looked_at);
+	cJSON_AddNumberToObject(j, "conventional_subjects", (double)h->window_conventional);
+	if (h->window_nonmerges)
+		cJSON_AddNumberToObject(j, "conventional_share", (double)h->window_conventional / (double)h->window_nonmerges);
+	else
+		cJSON_AddNullToObject(j, "conventional_share");
+	cJSON_AddStringToObject(j, "fix_rule_set", githistory_classify_fix_set_name(r->fix_set));
+	cJSON_AddStringToObject(j, "chosen_by", r->fix_set_by_config ? "config" : "auto");
+	cJSON_AddNumberToObject(j, "matched_failure_rule", (double)(fs->fixes_matched + fs->reverts_matched));
+	cJSON_AddNumberToObject(j, "fixes_matched", (double)fs->fixes_matched);
+	cJSON_AddNumberToObject(j, "reverts_matched", (double)fs->reverts_matched);
+	cJSON_AddNumberToObject(j, "fix_word_subjects", (double)fs->fix_word_subjects);
+	cJSON_AddBoolToObject(j, "applies", detection_applies(fs));
+	if (!fs->looked_at)
+		cJSON_AddStringToObject(j, "note", "the window holds no commit to look at");
+	else if (!detection_applies(fs)) {
+		snprintf(note, sizeof(note), "fix detection did not apply: no commit matched the %s fix rules, though %zu subjects say fix",
+			 githistory_classify_fix_set_name(r->fix_set), fs->fix_word_subjects);
+		cJSON_AddStringToObject(j, "note", note);
+	} else
+		cJSON_AddNullToObject(j, "note");
+	return j;
+}
+
+/* The risk-floor patterns that match most tracked files, and the CI-message rule firing on scopes alone. */
+static cJSON *non_discriminating_json(const struct githistory_run *h, const struct githistory_failures *fs)
+{
+	cJSON *j = cJSON_CreateObject(), *list;
+	if (!j)
+		return NULL;
+	cJSON_AddNumberToObject(j, "tracked_files", (double)h->tracked_files);
+	cJSON_AddNumberToObject(j, "surface_max_share", h->rules.surface_max_share);
+	list = cJSON_AddArrayToObject(j, "surface_patterns");
+	for (size_t k = 0; list && k < h->n_nd; k++) {
+		const char *surface, *pat = riskfloor_pattern(h->risk, h->nd[k], &surface);
+		size_t depending = 0;
+		cJSON *e = cJSON_CreateObject();
+		for (size_t i = 0; i < fs->n; i++)
+			depending += fs->v[i].S_needs >> k & 1;
+		cJSON_AddStringToObject(e, "surface", surface);
+		cJSON_AddStringToObject(e, "pattern", pat);
+		cJSON_AddNumberToObject(e, "files", (double)h->pattern_hits[h->nd[k]]);
+		cJSON_AddNumberToObject(e, "share", (double)h->pattern_hits[h->nd[k]] / (double)h->tracked_files);
+		cJSON_AddNumberToObject(e, "failures_S_only_by_it", (double)depending);
+		cJSON_AddItemToArray(list, e);
+	}
+	cJSON_AddNumberToObject(j, "ci_scope_ignored", (double)fs->ci_scope_ignored);
+	return j;
 }
 
 static cJSON *accuracy_json(const struct githistory_accuracy *a)
@@ -139,6 +231,7 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_f
 		cJSON_AddItemToArray(others, githistory_report_commit(r, f->culprit[i]));
 	cJSON_AddNumberToObject(j, "time_to_fix_seconds", (double)(f->remedy->commit_time - c->commit_time));
 	cJSON_AddItemToObject(j, "rules", f->rules);
+	cJSON_AddStringToObject(f->evidence, "link", f->link ? f->link : "named");
 	cJSON_AddItemToObject(j, "evidence", f->evidence);
 	f->rules = f->evidence = NULL;
 	cJSON_AddBoolToObject(j, "partial", f->partial);
@@ -150,10 +243,81 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_f
 		cJSON_AddStringToObject(j, "surface_path", f->surface_path);
 	else
 		cJSON_AddNullToObject(j, "surface_path");
+	if (f->S && f->surface_pattern)
+		cJSON_AddStringToObject(j, "surface_pattern", f->surface_pattern);
+	else
+		cJSON_AddNullToObject(j, "surface_pattern");
+	cJSON_AddBoolToObject(j, "S_non_discriminating", f->S_needs != 0);
 	cJSON_AddNumberToObject(j, "bucket", f->bucket);
 	cJSON_AddBoolToObject(j, "agent", f->author_class == GITHISTORY_AUTHOR_AGENT);
 	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(f->author_class));
 	return j;
+}
+
+/*
+ * Says how an unlinked fix relates to the failures it is the culprit of (a fix that itself failed),
+ * then counts the unlinked by reason, most first.
+ */
+static cJSON *unlinked_summary(struct githistory_failures *fs)
+{
+	cJSON *sum = cJSON_CreateArray(), *u;
+	size_t k = 0;
+	if (!sum)
+		return NULL;
+	cJSON_ArrayForEach(u, fs->unlinked) {
+		struct githistory_commit *c = k < fs->n_unlinked ? fs->unlinked_commits[k] : NULL;
+		cJSON *of = NULL;
+		k++;
+		for (size_t i = 0; c && i < fs->n; i++)
+			for (size_t j = 0; j < fs->v[i].nculprits; j++)
+				if (fs->v[i].culprit[j] == c) {
+					char hex[41];
+					if (!of && !(of = cJSON_AddArrayToObject(u, "culprit_of")))
+						break;
+					cJSON_AddItemToArray(of, cJSON_CreateString(gitx_oid_hex(&fs->v[i].remedy->oid, hex)));
+					break;
+				}
+		if (of)
+			cJSON_AddStringToObject(u, "relation", "this fix found no culprit of its own, and is itself the culprit of "
+							 "the failures culprit_of names (it was reverted or fixed in turn)");
+		const char *code = rtk_out_json_str(u, "reason_code");
+		cJSON *e = NULL, *x;
+		cJSON_ArrayForEach(x, sum)
+			if (!strcmp(rtk_out_json_str(x, "reason_code"), code) &&
+			    !strcmp(rtk_out_json_str(x, "kind"), rtk_out_json_str(u, "kind")))
+				e = x;
+		if (!e) {
+			e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "kind", rtk_out_json_str(u, "kind"));
+			cJSON_AddStringToObject(e, "reason_code", code);
+			cJSON_AddStringToObject(e, "reason", rtk_out_json_str(u, "reason"));
+			cJSON_AddNumberToObject(e, "count", 0);
+			cJSON_AddNumberToObject(e, "also_culprits", 0);
+			cJSON_AddItemToArray(sum, e);
+		}
+		x = cJSON_GetObjectItemCaseSensitive(e, "count");
+		cJSON_SetNumberValue(x, x->valuedouble + 1);
+		x = cJSON_GetObjectItemCaseSensitive(e, "also_culprits");
+		cJSON_SetNumberValue(x, x->valuedouble + (of != NULL));
+	}
+	/* most first, ties in order of first appearance: taken out, sorted, put back */
+	size_t n = (size_t)cJSON_GetArraySize(sum);
+	cJSON **v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v) {
+		cJSON_Delete(sum);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = cJSON_DetachItemFromArray(sum, 0);
+	for (size_t a = 1; a < n; a++) /* insertion sort: stable, and a handful of reasons */
+		for (size_t b = a; b > 0 && rtk_out_json_num(v[b - 1], "count") < rtk_out_json_num(v[b], "count"); b--) {
+			cJSON *t = v[b];
+			v[b] = v[b - 1], v[b - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(sum, v[i]);
+	free(v);
+	return sum;
 }
 
 static void parameters_json(cJSON *p, const struct githistory_run *h)
@@ -176,6 +340,7 @@ static void parameters_json(cJSON *p, const struct githistory_run *h)
 		cJSON_AddStringToObject(p, "config", o->config);
 	else
 		cJSON_AddNullToObject(p, "config");
+	cJSON_AddBoolToObject(p, "all", o->all);
 }
 
 cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failures *fs)
@@ -192,14 +357,21 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 		by_class[f->author_class][f->bucket]++;
 		t2[f->T][f->S]++;
 	}
+	for (size_t i = 0; i < fs->n; i++)
+		fs->ci_scope_ignored += fs->v[i].ci_scope_only;
 	parameters_json(cJSON_GetObjectItemCaseSensitive(result, "parameters"), h);
-	cJSON_AddItemToObject(result, "verdict", verdict_json(r, all, h->rules_sha));
+	cJSON_AddItemToObject(result, "verdict", verdict_json(h, fs, all));
+	cJSON_AddItemToObject(result, "coverage", coverage_json(h, fs));
+	cJSON_AddItemToObject(result, "non_discriminating", non_discriminating_json(h, fs));
 	in = cJSON_AddObjectToObject(result, "input");
 	cJSON_AddNumberToObject(in, "commits_walked", (double)h->n);
 	cJSON_AddNumberToObject(in, "commits_in_window", (double)h->walked_in_window);
 	cJSON_AddNumberToObject(in, "unlinked", (double)cJSON_GetArraySize(fs->unlinked));
 	cJSON_AddNumberToObject(in, "reapplies", (double)fs->reapplies);
 	cJSON_AddNumberToObject(in, "dependency_updates", (double)fs->dependency_updates);
+	cJSON_AddNumberToObject(in, "formatting_reverts", (double)fs->formatting_reverts);
+	cJSON_AddNumberToObject(in, "cleanups", (double)fs->cleanups);
+	cJSON_AddNumberToObject(in, "reverted_fixes", (double)fs->reverted_fixes);
 	cJSON_AddItemToObject(result, "buckets", buckets_json(all, r->ci_level));
 	t = cJSON_AddObjectToObject(result, "table_2x2");
 	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);
@@ -215,6 +387,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	list = cJSON_AddArrayToObject(result, "failures");
 	for (size_t i = 0; list && i < fs->n; i++)
 		cJSON_AddItemToArray(list, failure_json(r, &fs->v[i]));
+	cJSON_AddItemToObject(result, "unlinked_by_reason", unlinked_summary(fs));
 	cJSON_AddItemToObject(result, "unlinked", fs->unlinked);
 	fs->unlinked = NULL;
 	cJSON_AddStringToObject(result, "config_sha256", h->rules_sha);

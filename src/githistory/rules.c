@@ -17,16 +17,14 @@ static const cJSON *rule_at(const cJSON *root, const char *section, const char *
 	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, section), name);
 }
 
-/* A pattern or a list of patterns, joined into one alternation. */
-static int compile_rule(struct githistory_rules *r, const char *section, const char *name, struct rtk_re **out,
-			const char *origin)
+/* A pattern or a list of patterns (v, named what in messages), joined into one alternation. */
+static int compile_node(const cJSON *v, const char *what, struct rtk_re **out, const char *origin)
 {
-	const cJSON *v = rule_at(r->json, section, name), *p;
-	char what[96], *joined;
+	const cJSON *p;
+	char *joined;
 	size_t size = 1;
 	int rc;
 
-	snprintf(what, sizeof(what), "%s.%s", section, name);
 	if (cJSON_IsString(v)) {
 		size += strlen(v->valuestring) + 6;
 	} else {
@@ -56,6 +54,23 @@ static int compile_rule(struct githistory_rules *r, const char *section, const c
 		return rtk_fail(rc, "%s: %s", origin, why);
 	}
 	return 0;
+}
+
+static int compile_rule(struct githistory_rules *r, const char *section, const char *name, struct rtk_re **out,
+			const char *origin)
+{
+	char what[96];
+	snprintf(what, sizeof(what), "%s.%s", section, name);
+	return compile_node(rule_at(r->json, section, name), what, out, origin);
+}
+
+/* section.sub.name: the rules nested one level deeper (fix.free_form.subject). */
+static int compile_rule2(struct githistory_rules *r, const char *section, const char *sub, const char *name,
+			 struct rtk_re **out, const char *origin)
+{
+	char what[96];
+	snprintf(what, sizeof(what), "%s.%s.%s", section, sub, name);
+	return compile_node(cJSON_GetObjectItemCaseSensitive(rule_at(r->json, section, sub), name), what, out, origin);
 }
 
 static int number_rule(struct githistory_rules *r, const char *section, const char *name, double lo, double hi,
@@ -117,6 +132,23 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule(r, "bot_markers", "author_name", &r->bot_author, origin)) ||
 	    (rc = compile_rule(r, "bot_markers", "author_email", &r->bot_email, origin)) ||
 	    (rc = compile_rule(r, "dependency_update", "subject", &r->dependency_subject, origin)) ||
+	    (rc = compile_rule(r, "dependency_update", "manifest_paths", &r->manifest_paths, origin)) ||
+	    (rc = compile_rule(r, "dependency_update", "manifest_subject", &r->manifest_subject, origin)) ||
+	    (rc = duration_rule(r, "revert", "max_age", &r->revert_max_age, origin)) ||
+	    (rc = duration_rule(r, "fix", "fixes_trailer_max_age", &r->fixes_max_age, origin)) ||
+	    (rc = compile_rule(r, "fix", "cleanup_subject", &r->cleanup_subject, origin)) ||
+	    (rc = compile_rule(r, "classification", "test_trees", &r->test_trees, origin)) ||
+	    (rc = compile_rule(r, "blame", "rename_keywords", &r->rename_keywords, origin)) ||
+	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
+	    (rc = compile_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
+	    (rc = compile_rule(r, "fix", "word", &r->fix_word_re, origin)) ||
+	    (rc = compile_rule(r, "blame", "insubstantial_lines", &r->insubstantial, origin)) ||
+	    (rc = compile_rule2(r, "blame", "formatting_commit", "subject", &r->formatting_subject, origin)) ||
+	    (rc = compile_rule2(r, "blame", "formatting_commit", "author_name", &r->formatting_author, origin)) ||
+	    (rc = number_rule(r, "fix", "conventional_min_share", 0, 1, &r->conventional_min_share, origin)) ||
+	    (rc = number_rule(r, "blame", "strong_min_share", 0, 1, &r->strong_min_share, origin)) ||
+	    (rc = number_rule(r, "blame", "link_min_share", 0, 1, &r->link_min_share, origin)) ||
+	    (rc = number_rule(r, "non_discriminating", "surface_max_share", 0, 1, &r->surface_max_share, origin)) ||
 	    (rc = number_rule(r, "revert", "partial_min_share", 0, 1, &r->partial_min_share, origin)) ||
 	    (rc = number_rule(r, "blame", "rename_min_similarity", 0, 1, &r->rename_min_similarity, origin)) ||
 	    (rc = number_rule(r, "verdict", "kill_upper", 0, 1, &r->kill_upper, origin)) ||
@@ -131,16 +163,47 @@ int githistory_rules_load(struct githistory_rules *r)
 	if ((rc = number_rule(r, "blame", "add_only_context", 0, 1000, &d, origin)))
 		return rc;
 	r->add_only_context = (long)d;
+	if ((rc = number_rule(r, "blame", "moved_min_chars", 0, 1e6, &d, origin)))
+		return rc;
+	r->moved_min_chars = (long)d;
+	if ((rc = number_rule(r, "blame", "rename_min_lines", 0, 1e6, &d, origin)))
+		return rc;
+	r->rename_min_lines = (long)d;
 	r->revert_types = rule_at(r->json, "revert", "conventional_types");
 	r->fix_types = rule_at(r->json, "fix", "conventional_types");
-	if (!cJSON_IsArray(r->revert_types) || !cJSON_IsArray(r->fix_types))
-		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.conventional_types and fix.conventional_types must be lists", origin);
+	r->known_types = rule_at(r->json, "fix", "known_types");
+	if (!cJSON_IsArray(r->revert_types) || !cJSON_IsArray(r->fix_types) || !cJSON_IsArray(r->known_types))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.conventional_types, fix.conventional_types and fix.known_types must be lists",
+				origin);
 	r->dependency_scopes = rule_at(r->json, "dependency_update", "scopes");
 	const cJSON *by_bot = rule_at(r->json, "dependency_update", "by_bot");
 	if (!cJSON_IsArray(r->dependency_scopes) || !cJSON_IsBool(by_bot))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: dependency_update.scopes must be a list and dependency_update.by_bot true or false",
 				origin);
 	r->dependency_by_bot = cJSON_IsTrue(by_bot);
+	if (r->link_min_share > r->strong_min_share)
+		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.link_min_share must not exceed blame.strong_min_share", origin);
+	const cJSON *set = rule_at(r->json, "fix", "rule_set");
+	if (!cJSON_IsString(set) || (strcmp(set->valuestring, "auto") && strcmp(set->valuestring, "conventional") &&
+				     strcmp(set->valuestring, "free-form")))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: fix.rule_set must be auto, conventional or free-form", origin);
+	r->fix_set = !strcmp(set->valuestring, "conventional") ? GITHISTORY_FIX_CONVENTIONAL
+		     : !strcmp(set->valuestring, "free-form")  ? GITHISTORY_FIX_FREE_FORM
+								 : GITHISTORY_FIX_AUTO;
+	r->fix_set_by_config = r->fix_set != GITHISTORY_FIX_AUTO;
+	const cJSON *fc = rule_at(r->json, "blame", "formatting_chars");
+	if (!cJSON_IsString(fc))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.formatting_chars must be a string", origin);
+	for (const unsigned char *q = (const unsigned char *)fc->valuestring; *q; q++)
+		r->formatting_char[*q] = true;
+	const cJSON *tests_alone = rule_at(r->json, "blame", "tests_only_alone");
+	if (!cJSON_IsBool(tests_alone))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.tests_only_alone must be true or false", origin);
+	r->tests_only_alone = cJSON_IsTrue(tests_alone);
+	const cJSON *rf = rule_at(r->json, "revert", "reverted_fix_set_aside");
+	if (!cJSON_IsBool(rf))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.reverted_fix_set_aside must be true or false", origin);
+	r->reverted_fix_set_aside = cJSON_IsTrue(rf);
 	const cJSON *ig = rule_at(r->json, "blame", "ignore_revs_file");
 	r->ignore_revs_file = cJSON_IsString(ig) && *ig->valuestring ? ig->valuestring : NULL;
 	return 0;
@@ -150,7 +213,9 @@ void githistory_rules_free(struct githistory_rules *r)
 {
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
 				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author,
-				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject };
+				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
+				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
+				 r->cleanup_subject, r->test_trees, r->rename_keywords };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
 	cJSON_Delete(r->json);

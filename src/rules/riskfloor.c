@@ -20,11 +20,14 @@ struct surface_rule {
 	double weight;
 	struct rtk_re *re; /* the surface's patterns as one alternation */
 	size_t order;      /* position in the rule file */
+	struct rtk_re **pat; /* each pattern alone, for telling which matched */
+	char **src;
+	size_t npat, first; /* first: the number of the first pattern (riskfloor_pattern) */
 };
 
 struct riskfloor {
 	struct surface_rule *rules; /* highest weight first; ties keep file order */
-	size_t n;
+	size_t n, npat;
 	double threshold;
 	char sha256[65];
 };
@@ -93,6 +96,19 @@ static int compile_surface(struct surface_rule *r, const cJSON *def, const char 
 		snprintf(why, sizeof(why), "%s", rtk_error_message());
 		return rtk_fail(rc, "%s: %s", origin, why);
 	}
+	size_t np = (size_t)cJSON_GetArraySize(patterns);
+	const cJSON *p;
+	if (!(r->pat = calloc(np, sizeof(*r->pat))) || !(r->src = calloc(np, sizeof(*r->src))))
+		return rtk_oom();
+	cJSON_ArrayForEach(p, patterns) { /* each alone too, to tell which matched (they compiled joined) */
+		if (!(r->src[r->npat] = strdup(p->valuestring)))
+			return rtk_oom();
+		if ((rc = rtk_re_compile(&r->pat[r->npat++], p->valuestring, RTK_RE_CASELESS, what))) {
+			char why[512];
+			snprintf(why, sizeof(why), "%s", rtk_error_message());
+			return rtk_fail(rc, "%s: %s", origin, why);
+		}
+	}
 	return 0;
 }
 
@@ -127,6 +143,7 @@ int riskfloor_compile(struct riskfloor **out, const cJSON *rules, const char *or
 	rf->threshold = threshold->valuedouble;
 	cJSON_ArrayForEach(def, surfaces) {
 		if ((rc = compile_surface(&rf->rules[rf->n], def, origin))) {
+			rf->n++; /* what the failed surface compiled is freed too */
 			riskfloor_free(rf);
 			return rc;
 		}
@@ -135,6 +152,8 @@ int riskfloor_compile(struct riskfloor **out, const cJSON *rules, const char *or
 	}
 	/* Ties in weight go to the surface the rule file lists first: sort by (weight, position). */
 	qsort(rf->rules, rf->n, sizeof(*rf->rules), by_weight_desc);
+	for (size_t i = 0; i < rf->n; i++) /* patterns numbered in the order classification tries them */
+		rf->rules[i].first = rf->npat, rf->npat += rf->rules[i].npat;
 	*out = rf;
 	return 0;
 }
@@ -157,8 +176,15 @@ void riskfloor_free(struct riskfloor *rf)
 {
 	if (!rf)
 		return;
-	for (size_t i = 0; i < rf->n; i++)
+	for (size_t i = 0; i < rf->n; i++) {
 		rtk_re_free(rf->rules[i].re);
+		for (size_t k = 0; k < rf->rules[i].npat; k++) {
+			rtk_re_free(rf->rules[i].pat[k]);
+			free(rf->rules[i].src[k]);
+		}
+		free(rf->rules[i].pat);
+		free(rf->rules[i].src);
+	}
 	free(rf->rules);
 	free(rf);
 }
@@ -178,6 +204,56 @@ struct riskfloor_surface riskfloor_classify(const struct riskfloor *rf, const ch
 	for (size_t i = 0; i < rf->n; i++)
 		if (rtk_re_matches(rf->rules[i].re, path, len))
 			return (struct riskfloor_surface){ rf->rules[i].name, rf->rules[i].weight };
+	return (struct riskfloor_surface){ "none", 0 };
+}
+
+size_t riskfloor_pattern_count(const struct riskfloor *rf)
+{
+	return rf->npat;
+}
+
+/* The surface holding pattern i, and i's place in it. */
+static const struct surface_rule *pattern_rule(const struct riskfloor *rf, size_t i, size_t *k)
+{
+	for (size_t s = 0; s < rf->n; s++)
+		if (i >= rf->rules[s].first && i < rf->rules[s].first + rf->rules[s].npat) {
+			*k = i - rf->rules[s].first;
+			return &rf->rules[s];
+		}
+	return NULL;
+}
+
+const char *riskfloor_pattern(const struct riskfloor *rf, size_t i, const char **surface)
+{
+	size_t k;
+	const struct surface_rule *r = pattern_rule(rf, i, &k);
+	if (!r)
+		return NULL;
+	if (surface)
+		*surface = r->name;
+	return r->src[k];
+}
+
+void riskfloor_pattern_hits(const struct riskfloor *rf, const char *path, size_t len, size_t *hits)
+{
+	for (size_t s = 0; s < rf->n; s++) /* a surface's alternation first: most paths match few surfaces */
+		if (rtk_re_matches(rf->rules[s].re, path, len))
+			for (size_t k = 0; k < rf->rules[s].npat; k++)
+				hits[rf->rules[s].first + k] += rtk_re_matches(rf->rules[s].pat[k], path, len);
+}
+
+struct riskfloor_surface riskfloor_classify_without(const struct riskfloor *rf, const char *path, size_t len, size_t skip)
+{
+	for (size_t s = 0; s < rf->n; s++) {
+		const struct surface_rule *r = &rf->rules[s];
+		if (!rtk_re_matches(r->re, path, len))
+			continue;
+		if (skip < r->first || skip >= r->first + r->npat)
+			return (struct riskfloor_surface){ r->name, r->weight };
+		for (size_t k = 0; k < r->npat; k++)
+			if (r->first + k != skip && rtk_re_matches(r->pat[k], path, len))
+				return (struct riskfloor_surface){ r->name, r->weight };
+	}
 	return (struct riskfloor_surface){ "none", 0 };
 }
 

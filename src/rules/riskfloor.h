@@ -39,6 +39,17 @@ struct riskfloor_surface {
 };
 struct riskfloor_surface riskfloor_classify(const struct riskfloor *rf, const char *path, size_t len);
 
+/*
+ * The patterns one by one, numbered 0 .. riskfloor_pattern_count() - 1 in the order classification
+ * tries them: pattern i's text (NULL past the end) and its surface's name into *surface (may be NULL).
+ */
+size_t riskfloor_pattern_count(const struct riskfloor *rf);
+const char *riskfloor_pattern(const struct riskfloor *rf, size_t i, const char **surface);
+/* Adds 1 to hits[i] for each pattern i that matches path (hits has riskfloor_pattern_count() slots). */
+void riskfloor_pattern_hits(const struct riskfloor *rf, const char *path, size_t len, size_t *hits);
+/* riskfloor_classify with pattern skip left out (any number past the last: none left out). */
+struct riskfloor_surface riskfloor_classify_without(const struct riskfloor *rf, const char *path, size_t len, size_t skip);
+
 /* The highest weight any of the paths reaches: what git-history needs to ask "would review catch it?". */
 double riskfloor_max_weight(const struct riskfloor *rf, const char *const *paths, size_t n);
 

@@ -56,7 +56,7 @@ testing "a fix in auth without a test: bucket 2, the path that made S named" \
 testing "no surface: no path" "$(gh fix-plain '[.failures[0] | .surface, .surface_path]')" '["none",null]\n'
 testing "markdown Failures: remedy and culprit side by side, the surface and path of S" \
 	"cd $(repo fix-auth) && $RTK git-history | grep -A2 '^| remedy ' | sed -n '1p;3p' | sed 's/[0-9a-f]\\{10\\}/SHA/g; s/  */ /g'" \
-	'| remedy | remedy subject | culprit | culprit subject | kind | evidence | days to fix | T S | bucket | rules |\n| SHA | fix(auth): sessions expired at once | SHA | feat: session expiry | fix | strong | 2.0 | - S (auth: auth/session.c) | 2 | fix-type, blame, review-surface |\n'
+	'| remedy | remedy subject | culprit | culprit subject | kind | evidence | days to fix | T S | bucket | rules |\n| SHA | fix(auth): sessions expired at once | SHA | feat: session expiry | fix | blame strong | 2.0 | - S (auth: auth/session.c) | 2 | fix-type, blame, review-surface |\n'
 testing "markdown Failures: a culprit's class beside its sha when not a person's" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep -c '^| [0-9a-f]\\{10\\} *| .* | [0-9a-f]\\{10\\} (bot) |'" '2\n'
 testing "a plain logic fix: bucket 3" "$(gh fix-plain "$one")" \
@@ -75,6 +75,131 @@ testing "--fix-window reaches it" \
 	'[1,"feat: compute the value",2592000]\n'
 testing "--fix-window changes the digest" \
 	"cd $(repo old-culprit) && a=\$($RTK git-history --json | jq -r .config_sha256) && b=\$($RTK git-history --json --fix-window 30d | jq -r .config_sha256) && test \$a != \$b; echo \$?" '0\n'
+
+# --- evidence that means something ----------------------------------------------------------------------
+testing "blank, comment and import lines a refactor added link nothing: the line's author is the culprit" \
+	"$(gh incidental-lines '[.failures[] | [.culprit.subject, .remedy.subject, .evidence.strength, .evidence.substantive_lines, .evidence.insubstantial_lines, .evidence.blamed[].lines]]')" \
+	'[["feat: total adds two","fix: total adds three","strong",1,3,["src/app.ts:4"]]]\n'
+testing "a fix of only a comment and an import: unlinked, with the reason" \
+	"$(gh incidental-lines '[.unlinked[] | [.remedy.subject, .reason]]')" \
+	'[["fix: the note and the import","it changes only blank, comment, import or formatting lines, which link no culprit"]]\n'
+testing "reformatting commits (neutral, autofix-ci, style:) are looked through without .git-blame-ignore-revs" \
+	"$(gh formatting-culprit '[.failures[] | [.culprit.subject, .evidence.link, .evidence.strength, .evidence.blamed[].lines]]')" \
+	'[["feat: bigger b and c","blame","strong",["lib/calc.js:2-3"]]]\n'
+testing "blame.formatting_chars empty and no formatting_commit rules: the formatter is blamed" \
+	"cd $(repo formatting-culprit) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .culprit.subject]'" \
+	'["style: format calc"]\n' "blame: {formatting_chars: '', formatting_commit: {subject: '(?!)', author_name: '(?!)'}}\n"
+testing "a culprit owning 2 of 5 substantive lines: weak, and why; 1 of 5: unlinked as incidental" \
+	"$(gh incidental-share '[[.failures[] | [.culprit.subject, .evidence.strength, .evidence.culprit_lines, .evidence.substantive_lines, .evidence.why_weak]], [.unlinked[].reason]]')" \
+	'[[["feat: q3 and q4","weak",2,5,"the culprit last changed 2 of its 5 substantive lines (0.40, below blame.strong_min_share 0.5)"]],["the newest commit in the fix window last changed only 1 of its 5 substantive lines (0.20, below blame.link_min_share 0.25): incidental"]]\n'
+testing "blame.link_min_share 0.1 and strong_min_share 0.3 in --config: both linked, q strongly" \
+	"cd $(repo incidental-share) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.remedy.subject, .evidence.strength]]'" \
+	'[["fix: p everywhere","weak"],["fix: q everywhere","strong"]]\n' "blame: {link_min_share: 0.1, strong_min_share: 0.3}\n"
+testing "link_min_share above strong_min_share is refused" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: blame.link_min_share must not exceed blame.strong_min_share\n2\n" "blame: {link_min_share: 0.9}\n"
+
+testing "a formatter bot's commit undoing a person's docs edit (patch id) is set aside, not a failure" \
+	"$(gh formatting-revert '[.buckets.n, .input.formatting_reverts, .input.unlinked]')" '[0,1,0]\n'
+testing "markdown evidence column: named, patch id, blame strong/weak, lines weak" \
+	"for d in $(repo message-revert) $(repo patch-id-revert) $(repo fix-plain) $(repo fix-add-only) $(repo lines-revert); do (cd \$d && $RTK git-history | grep '^| [0-9a-f]\\{10\\} ' | awk -F' *[|] *' '{ print \$7 }'); done" \
+	'named\npatch id\nblame strong\nblame weak\nlines weak\n'
+
+testing "a test line the fix flips links nothing while it changes code: the code's (older) author decides" \
+	"$(gh test-lines '[(.unlinked[] | [.remedy.subject, .reason_code])]')" \
+	'[["filetime: fix negative times","older-than-window"]]\n'
+testing "nor while it only adds code: the code's context is blamed, weakly, not the test list" \
+	"$(gh test-lines '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.strength]]')" \
+	'[["filetime: fix the guard","filetime: more of the window","weak"]]\n'
+testing "blame.tests_only_alone false: the test list's author is the culprit" \
+	"cd $(repo test-lines) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
+	'["urlglob: only accept 255 globs"]\n' "blame: {tests_only_alone: false}\n"
+testing "a revert naming a 200-day-old commit is unlinked as too old" \
+	"$(gh old-revert '[.buckets.n, (.unlinked[] | [.kind, .reason_code, .reason])]')" \
+	'[0,["revert","too-old","the reverted commit is 200 days older than the revert (revert.max_age 180 days): not a recent failure"]]\n'
+testing "a person's fix bumping only the manifest and lock file is a dependency update" \
+	"$(gh manifest-bump '[.buckets.n, .input.dependency_updates]')" '[0,1]\n'
+
+# --- moved code, renames, reverted fixes, cleanups (issue 14, sample 1 classes F, E, G, I) ----------------
+testing "code a refactor moved to another file is followed to where it was written (a long line and a short line of the block)" \
+	"$(gh moved-code '[.failures[] | [.culprit.subject, .evidence.strength, .evidence.moved_lines]]')" \
+	'[["feat: compute totals","strong",2]]\n'
+testing "blame.moved_min_chars 0: the mover is the culprit" \
+	"cd $(repo moved-code) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
+	'["refactor: extract totals()"]\n' "blame: {moved_min_chars: 0}\n"
+testing "a refactor renaming req to event.req on three lines is looked through; a one-line variable swap is not" \
+	"$(gh renamed-identifiers '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.renamed_lines]]')" \
+	'[["fix: the router matched query strings","feat: route lookup",1],["fix: run uses two","refactor: use beta",null]]\n'
+testing "blame.rename_min_lines 0: the renaming refactor is the culprit" \
+	"cd $(repo renamed-identifiers) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
+	'["refactor: use the events api","refactor: use beta"]\n' "blame: {rename_min_lines: 0}\n"
+testing "a fix reverted the next day is set aside; the revert is the failure, with the fix as culprit" \
+	"$(gh reverted-fix '[.buckets.n, .input.reverted_fixes, (.failures[] | [.kind, .culprit.subject]), (.unlinked[] | [.remedy.subject, .reason_code, .rules])]')" \
+	'[1,1,["revert","fix: make next optional"],["fix: make next optional","reverted-fix",["fix-type","blame","reverted-fix"]]]\n'
+testing "revert.reverted_fix_set_aside false: the reverted fix counts too" \
+	"cd $(repo reverted-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.reverted_fixes]'" \
+	'[2,0]\n' "revert: {reverted_fix_set_aside: false}\n"
+testing "fixes of a typo, a warning and lint are cleanups, set aside" \
+	"$(gh cleanup-fixes '[.buckets.n, .input.cleanups, .failures[0].remedy.subject]')" \
+	'[1,3,"fix: the parser crashed on empty input"]\n'
+testing "a fix.cleanup_subject matching nothing: all four are failures" \
+	"cd $(repo cleanup-fixes) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.cleanups]'" \
+	'[4,0]\n' "fix: {cleanup_subject: '(?!)'}\n"
+testing "a test added under test/ gives T for a culprit in src/ (classification.test_trees)" \
+	"$(gh sibling-tests '[.failures[] | [.T, .bucket, .rules]]')" '[[true,1,["fix-type","blame","test-path"]]]\n'
+testing "classification.test_trees matching nothing: test/ is not src/'s folder, no T" \
+	"cd $(repo sibling-tests) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.T, .bucket]]'" \
+	'[[false,3]]\n' "classification: {test_trees: '(?!)'}\n"
+testing "a Fixes: trailer naming a 200-day-old commit is unlinked as too old" \
+	"$(gh old-fixes-trailer '[.buckets.n, (.unlinked[] | [.reason_code, .reason])]')" \
+	'[0,["too-old","the commit its Fixes: trailer names is 200 days older than the fix (fix.fixes_trailer_max_age 180 days): not a recent failure"]]\n'
+testing "fix.fixes_trailer_max_age 365d: the trailer links it" \
+	"cd $(repo old-fixes-trailer) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.culprit.subject, .rules]]'" \
+	'[["gc: refactor",["fix-free-form","fixes-trailer"]]]\n' "fix: {fixes_trailer_max_age: 365d}\n"
+
+# --- non-discriminating rules ----------------------------------------------------------------------------
+testing "a risk-floor pattern matching every tracked file is named with its share" \
+	"$(gh non-discriminating '.non_discriminating | [.tracked_files, (.surface_patterns[] | [.surface, .pattern, .files, .share, .failures_S_only_by_it])]')" \
+	'[26,["build","vite",26,1,25]]\n'
+testing "a KILL resting on it is INCONCLUSIVE, with the reason" \
+	"$(gh non-discriminating '[.verdict.status, .verdict.reason, .buckets.review_bucket.count, .failures[0].surface_pattern, .failures[0].S_non_discriminating]')" \
+	'["INCONCLUSIVE","KILL rests on the risk-floor pattern '"'"'vite'"'"' (build), which matches 100% of the tracked files: without it bucket 3 holds 25 of 25, upper 95% bound 1.000 >= 0.15",25,"vite",true]\n'
+testing "non_discriminating.surface_max_share 1 in --config: the pattern is trusted, KILL" \
+	"cd $(repo non-discriminating) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.verdict.status, .non_discriminating.surface_patterns]'" \
+	'["KILL",[]]\n' "non_discriminating: {surface_max_share: 1}\n"
+testing "the markdown names the pattern and its share" \
+	"cd $(repo non-discriminating) && $RTK git-history | grep '^Non-discriminating'" \
+	'Non-discriminating rule: risk-floor pattern `vite` (build) matches 26 of 26 tracked files (1.00); 25 failures are S only by it. A KILL resting on it is reported as INCONCLUSIVE.\n'
+testing "fix(build): the scope alone is not T; a remedy saying build in its text is" \
+	"$(gh ci-scope '[[.failures[] | [.remedy.subject, .T, .bucket, .rules[-1]]], .non_discriminating.ci_scope_ignored]')" \
+	'[[["fix(build): a is 2",false,3,"ci-scope-ignored"],["fix(core): b broke the build",true,1,"ci-message"]],1]\n'
+
+# --- fix detection beyond Conventional Commits -------------------------------------------------------------
+testing "free-form subjects: area prefixes, Fix..., regression, Fixes: trailer, fixes #N; not Closes #N or a prefix alone" \
+	"$(gh free-form '[.coverage.fix_rule_set, .coverage.chosen_by, .coverage.conventional_share, [.failures[] | .remedy.subject], (.failures[0].rules)]')" \
+	'["free-form","auto",0,["t7528: fix failure under csh","Fix v5 in a","a: v7 regression in the last release","a: v9 is 2","a: v11 is 2"],["fix-free-form","blame"]]\n'
+testing "the coverage line of every report" \
+	"cd $(repo free-form) && $RTK git-history | grep '^Coverage'" \
+	'Coverage: 15 commits looked at, 5 matched a failure rule (5 fixes, 0 reverts); fix rules: free-form (chosen automatically; 0.00 of subjects are Conventional Commits); 3 subjects say fix.\n'
+testing "fix.rule_set conventional on a free-form history: says fix detection did not apply, not just 0 failures" \
+	"cd $(repo free-form) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.coverage.applies, .coverage.note, .verdict.status, .verdict.reason]'" \
+	'[false,"fix detection did not apply: no commit matched the conventional fix rules, though 3 subjects say fix","INCONCLUSIVE","fix detection did not apply: no commit matched the conventional fix rules, though 3 subjects say fix; 0 classified failures, 20 needed"]\n' \
+	"fix: {rule_set: conventional}\n"
+testing "a conventional history keeps the conventional rules" \
+	"$(gh fix-plain '[.coverage.fix_rule_set, .coverage.applies, .coverage.commits_looked_at, .coverage.matched_failure_rule]')" \
+	'["conventional",true,4,1]\n'
+testing "a bad fix.rule_set" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: fix.rule_set must be auto, conventional or free-form\n2\n" "fix: {rule_set: maybe}\n"
+
+# --- unlinked: a summary, the full list in JSON or with --all ----------------------------------------------
+testing "an unlinked fix that is also a culprit says how the two relate" \
+	"$(gh unlinked-culprit '[.failures[0].culprit.subject, (.unlinked[] | [.remedy.subject, .reason_code, (.culprit_of | length), (.relation | test("itself the culprit"))]), .unlinked_by_reason]')" \
+	'["fix: compute needs its argument",["fix: compute needs its argument","older-than-window",1,true],[{"kind":"fix","reason_code":"older-than-window","reason":"the lines it fixes were last changed before the fix window","count":1,"also_culprits":1}]]\n'
+testing "markdown: unlinked counted by reason, not listed" \
+	"cd $(repo unlinked-culprit) && $RTK git-history | sed -n '/^## Unlinked/,\$p' | grep -c 'compute needs'; cd $(repo unlinked-culprit) && $RTK git-history | grep -c '^| fix  *| older-than-window *| *1 *| *1 '" \
+	'0\n1\n'
+testing "--all lists every unlinked remedy, and what it is the culprit of" \
+	"cd $(repo unlinked-culprit) && $RTK git-history --all | grep '^| [0-9a-f]\\{10\\} *| fix: compute' | sed 's/[0-9a-f]\\{10\\}/SHA/g; s/  */ /g'" \
+	'| SHA | fix: compute needs its argument | fix | the lines it fixes were last changed before the fix window | SHA |\n'
 
 # --- renames -----------------------------------------------------------------------------------------
 testing "blame follows a pure git mv: the author of the line, not the mover" \
@@ -123,7 +248,7 @@ testing "dependency updates are not failures; a revert or a fix undoing one is, 
 	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
 testing "dependency updates: the markdown counts what was set aside" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
-	'4 fix-type commits set aside as dependency updates (not failures).\n'
+	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn.\n'
 testing "dependency_update rules off in --config: the four fixes come back as failures" \
 	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
 	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
@@ -200,7 +325,8 @@ done
 
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
-	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth; do
+	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
+	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done

@@ -160,7 +160,40 @@ static void an_add_only_fix_blames_its_context_weakly(void **state)
 	fixture_run_close(f);
 }
 
+static void insubstantial_lines_and_reformatting_link_nothing(void **state)
+{
+	(void)state;
+	struct fixture_run *f = fixture_run_open("git-history-repo.sh", "incidental-lines");
+	struct githistory_blame_result b;
+	bool weak;
+	/* HEAD~1 changes an import, a comment, drops a blank line (all the refactor's) and line 7 (the feature's). */
+	blame_fix(f, "HEAD~1", &b, &weak);
+	assert_false(weak);
+	assert_int_equal(b.blamed_lines, 1);
+	assert_int_equal(b.insubstantial_lines, 3);
+	assert_int_equal(b.n, 1);
+	assert_string_equal(credited(f, &b, "HEAD~3"), "src/app.ts:4");
+	githistory_blame_result_free(&b);
+	/* HEAD changes only an import and a comment: nothing to blame, and why. */
+	blame_fix(f, "HEAD", &b, &weak);
+	assert_int_equal(b.n, 0);
+	assert_int_equal(b.blamed_lines, 0);
+	assert_int_equal(b.insubstantial_lines, 2);
+	assert_string_equal(githistory_blame_why_none(&b), "it changes only blank, comment, import or formatting lines, which link no culprit");
+	githistory_blame_result_free(&b);
+	fixture_run_close(f);
+
+	/* Three reformatting commits (neutral, autofix-ci, style:) between the feature and the fix. */
+	f = fixture_run_open("git-history-repo.sh", "formatting-culprit");
+	blame_fix(f, "HEAD", &b, &weak);
+	assert_int_equal(b.n, 1);
+	assert_string_equal(credited(f, &b, "HEAD~4"), "lib/calc.js:2-3");
+	githistory_blame_result_free(&b);
+	fixture_run_close(f);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(insubstantial_lines_and_reformatting_link_nothing),
 	cmocka_unit_test(a_fix_is_blamed_on_the_last_change_in_its_window),
 	cmocka_unit_test(lines_older_than_the_window_have_no_culprit),
 	cmocka_unit_test(lines_last_changed_by_a_fix_are_skipped),

@@ -3,6 +3,7 @@
 #include "unit.h"
 #include "githistory/internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static struct githistory_opts opts = GITHISTORY_DEFAULTS;
@@ -97,7 +98,91 @@ static void dependency_updates_by_author_scope_and_subject(void **state)
 				       "fix: the parser"));
 }
 
+/* The kind a subject (and body) gets under a fix rule set. */
+static enum githistory_kind kind_under(enum githistory_fix_set set, const char *author, const char *message)
+{
+	char subject[128];
+	snprintf(subject, sizeof(subject), "%.*s", (int)strcspn(message, "\n"), message);
+	struct githistory_commit c = { .author = (char *)author, .email = "", .message = (char *)message, .subject = subject };
+	enum githistory_fix_set was = rules.fix_set;
+	rules.fix_set = set;
+	githistory_classify_message(&rules, &c);
+	rules.fix_set = was;
+	return c.kind;
+}
+
+static void fix_rule_sets(void **state)
+{
+	(void)state;
+	const enum githistory_fix_set F = GITHISTORY_FIX_FREE_FORM, C = GITHISTORY_FIX_CONVENTIONAL;
+	static const char *const free_fixes[] = {
+		"Fix the parser", "fixes a crash on empty input", "t7528: fix failure under csh",
+		"http/curl: fixed the timeout", "parser: regression since 2.0", "a: x\n\nFixes: 1234567890ab (\"a: y\")",
+		"a: x\n\nCloses: https://lore.example/1", "a: x\n\nThis fixes #12.", "fix: x", "a: x is a hotfix",
+	};
+	static const char *const free_others[] = {
+		"fixup! a: x", "a: x\n\nCloses #123", "prefix: a fixture", "Add the fix list", "a: describe how to fix it",
+		"t3650: add more regression tests for failure conditions",
+	};
+	for (size_t i = 0; i < sizeof(free_fixes) / sizeof(*free_fixes); i++)
+		if (kind_under(F, "Dev", free_fixes[i]) != GITHISTORY_KIND_FIX)
+			fail_msg("free-form: \"%s\" is a fix", free_fixes[i]);
+	for (size_t i = 0; i < sizeof(free_others) / sizeof(*free_others); i++)
+		if (kind_under(F, "Dev", free_others[i]) != GITHISTORY_KIND_OTHER)
+			fail_msg("free-form: \"%s\" is no fix", free_others[i]);
+	assert_int_equal(kind_under(C, "Dev", "fix(x): y"), GITHISTORY_KIND_FIX);
+	assert_int_equal(kind_under(C, "Dev", "Fix the parser"), GITHISTORY_KIND_OTHER);
+	assert_int_equal(kind_under(C, "Dev", "t7528: fix failure under csh"), GITHISTORY_KIND_OTHER);
+	/* Undecided (during the walk): reverts are known, fixes not yet. */
+	assert_int_equal(kind_under(GITHISTORY_FIX_AUTO, "Dev", "fix: x"), GITHISTORY_KIND_OTHER);
+	assert_int_equal(kind_under(GITHISTORY_FIX_AUTO, "Dev", "Revert \"x\""), GITHISTORY_KIND_REVERT);
+}
+
+static void conventional_means_a_known_type(void **state)
+{
+	(void)state;
+	static const char *const yes[] = { "feat: x", "fix(a)!: x", "chore(deps): x", "docs: x", "refactor: x" };
+	static const char *const no[] = { "t7528: fix x", "http: x", "Merge branch 'x'", "Fix x" };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
+		struct githistory_commit c = { .author = "Dev", .email = "", .message = (char *)yes[i], .subject = (char *)yes[i] };
+		githistory_classify_message(&rules, &c);
+		assert_true(c.conventional);
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++) {
+		struct githistory_commit c = { .author = "Dev", .email = "", .message = (char *)no[i], .subject = (char *)no[i] };
+		githistory_classify_message(&rules, &c);
+		assert_false(c.conventional);
+	}
+}
+
+static void formatting_commits_by_subject_and_author(void **state)
+{
+	(void)state;
+	static const char *const yes[][2] = {
+		{ "Dev", "style: format" }, { "Dev", "chore: run prettier" }, { "Dev", "Reformat with clang-format" },
+		{ "autofix-ci[bot]", "chore: apply automated updates" }, { "pre-commit-ci[bot]", "[pre-commit.ci] auto fixes" },
+		{ "Dev", "apply lint fixes" },
+	};
+	static const char *const no[][2] = { { "Dev", "fix: format the date right" }, { "renovate[bot]", "chore(deps): x" } };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
+		struct githistory_commit c = { .author = (char *)yes[i][0], .email = "", .message = (char *)yes[i][1],
+					       .subject = (char *)yes[i][1] };
+		githistory_classify_message(&rules, &c);
+		if (!c.formatting)
+			fail_msg("\"%s\" by %s is a formatting commit", yes[i][1], yes[i][0]);
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++) {
+		struct githistory_commit c = { .author = (char *)no[i][0], .email = "", .message = (char *)no[i][1],
+					       .subject = (char *)no[i][1] };
+		githistory_classify_message(&rules, &c);
+		assert_false(c.formatting);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test_setup_teardown(fix_rule_sets, rules_setup, rules_teardown),
+	cmocka_unit_test_setup_teardown(conventional_means_a_known_type, rules_setup, rules_teardown),
+	cmocka_unit_test_setup_teardown(formatting_commits_by_subject_and_author, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(every_agent_marker_makes_an_agent, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(bots_and_people, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(dependency_updates_by_author_scope_and_subject, rules_setup, rules_teardown),

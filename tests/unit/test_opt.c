@@ -155,7 +155,7 @@ static void list_options_stop_at_their_limit(void **state)
 	}
 	argv[n] = NULL;
 	assert_int_equal(parse(&argc, argv), RTK_EXIT_USAGE);
-	assert_string_equal(rtk_error_message(), "--exclude may be given at most 32 times");
+	assert_string_equal(rtk_error_message(), "--exclude may be given at most 1024 times");
 }
 
 static const struct CMUnitTest tests[] = {

@@ -159,7 +159,42 @@ static void bad_rules_are_usage_errors(void **state)
 	assert_non_null(strstr(rtk_error_message(), "unknown surface 'none'"));
 }
 
+static void patterns_one_by_one(void **state)
+{
+	(void)state;
+	/* Numbered in classification order: auth (weight 1) first, then build. */
+	struct riskfloor *rf = compile_yaml("threshold: 0.5\nsurfaces:\n"
+					    "  build: {weight: 0.6, patterns: [vite, 'package\\.json']}\n"
+					    "  auth: {weight: 1, patterns: [auth, login]}\n", 0);
+	const char *surface;
+	size_t hits[4] = { 0 };
+	assert_int_equal(riskfloor_pattern_count(rf), 4);
+	assert_string_equal(riskfloor_pattern(rf, 0, &surface), "auth");
+	assert_string_equal(surface, "auth");
+	assert_string_equal(riskfloor_pattern(rf, 3, &surface), "package\\.json");
+	assert_string_equal(surface, "build");
+	assert_null(riskfloor_pattern(rf, 4, NULL));
+	static const char *const paths[] = { "packages/vite/src/auth.ts", "packages/vite/package.json", "docs/x.md" };
+	for (size_t i = 0; i < 3; i++)
+		riskfloor_pattern_hits(rf, paths[i], strlen(paths[i]), hits);
+	assert_int_equal(hits[0], 1); /* auth */
+	assert_int_equal(hits[1], 0); /* login */
+	assert_int_equal(hits[2], 2); /* vite */
+	assert_int_equal(hits[3], 1); /* package.json */
+	/* Left out one at a time: the surface stands while another of its patterns matches. */
+	const char *p = paths[1];
+	assert_string_equal(riskfloor_classify_without(rf, p, strlen(p), 2).name, "build");
+	assert_string_equal(riskfloor_classify_without(rf, p, strlen(p), 3).name, "build");
+	p = "packages/vite/src/x.ts";
+	assert_string_equal(riskfloor_classify_without(rf, p, strlen(p), 2).name, "none");
+	assert_string_equal(riskfloor_classify_without(rf, p, strlen(p), 99).name, "build");
+	p = paths[0];
+	assert_string_equal(riskfloor_classify_without(rf, p, strlen(p), 0).name, "build");
+	riskfloor_free(rf);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(patterns_one_by_one),
 	cmocka_unit_test(shipped_table_classifies_each_surface),
 	cmocka_unit_test(highest_weight_wins_for_one_path),
 	cmocka_unit_test(risk_object_names_the_surface_and_its_files),
