@@ -133,6 +133,7 @@ t_pause() {
 	is "the project is paused, with a reason" "paused M1 yes" \
 		"$(st .status) $(st .current_milestone) $([ -n "$(st '.paused_reason // empty')" ] && echo yes)"
 	has "the pause is said" "$SCRATCH/err" "paus"
+	check "the reason names the last rejection" grep -q "third reason" <(st .paused_reason)
 	valid "paused: the files conform"
 	it status --project "$P" --format json > "$SCRATCH/status.json"
 	conforms "status --format json conforms (paused)" "$SCRATCH/status.json" iterate

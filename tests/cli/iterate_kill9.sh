@@ -50,6 +50,7 @@ finish_project() {
 	no_overlap "project $n: never two agents at once, orphans of killed schedulers included"
 	none_left "project $n: no agent left running"
 	snaps_valid "project $n: what each agent found conforms"
+	announced "project $n: each agent, orphans included, started after its phase and round were written"
 }
 
 new_project() {
