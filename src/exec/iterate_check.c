@@ -16,8 +16,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Rejections in a row (failed rounds included) that pause a milestone for a person. */
@@ -92,6 +94,65 @@ static unsigned long long process_start(pid_t pid)
 	return start;
 }
 
+/*
+ * The process groups (at most max, into out) of the live processes, zombies aside and our own group
+ * aside, that are in group `also` (when > 1) or whose environment holds `entry` (every agent of a
+ * project carries RTK_ITERATE_PROJECT=ROOT, and so do its children). Reads /proc.
+ */
+static size_t agent_groups(const char *entry, pid_t also, pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0, elen = strlen(entry);
+	pid_t self = getpid(), own = getpgrp();
+	const size_t cap = 256 * 1024; /* the scheduler's threads may scan at once: a buffer each */
+	char *env = malloc(cap);
+	if (!d || !env) {
+		if (d)
+			closedir(d);
+		free(env);
+		return also > 1 && kill(-also, 0) == 0 ? (out[0] = also, 1) : 0;
+	}
+	while (n < max && (e = readdir(d))) {
+		char path[300], buf[512], *p, state;
+		int pgrp = 0, fd;
+		ssize_t len;
+		bool match = false;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || atoi(e->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* after the command name's last ')': state, ppid, pgrp */
+		if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %*d %d", &state, &pgrp) != 2 || state == 'Z' || pgrp <= 1 ||
+		    pgrp == own)
+			continue;
+		if (also > 1 && pgrp == also) {
+			match = true;
+		} else {
+			snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+				continue;
+			len = read(fd, env, cap - 1);
+			close(fd);
+			for (ssize_t i = 0; len > 0 && i < len && !match; i += (ssize_t)strnlen(env + i, (size_t)(len - i)) + 1)
+				match = (size_t)(len - i) > elen && !memcmp(env + i, entry, elen) && env[i + (ssize_t)elen] == '\0';
+		}
+		for (size_t i = 0; match && i < n; i++)
+			match = out[i] != pgrp;
+		if (match)
+			out[n++] = pgrp;
+	}
+	closedir(d);
+	free(env);
+	return n;
+}
+
 static void record_agent(void *user, pid_t pgid)
 {
 	struct check *c = user;
@@ -110,21 +171,41 @@ static void forget_agent(struct check *c)
 	free(path);
 }
 
-/* Ends an agent's process group that a killed rtk left running (the same group, by its leader's start time). */
+/*
+ * Ends the agents a killed rtk left running: the group it recorded in run/agent.pid (the same group,
+ * by its leader's start time), and any process whose environment names this project (rtk may have
+ * been killed between starting an agent and recording it). TERM first, so that a git the agent runs
+ * removes its lock files, KILL after a second; then waits (2 s at most) until they are gone: a
+ * delivered signal is not a finished process, and no agent may run next to the one about to start.
+ */
 static void end_left_agent(struct check *c)
 {
-	char *path = iterate_path(&c->p, "run/agent.pid"), *text = NULL;
-	size_t len;
+	char *path = iterate_path(&c->p, "run/agent.pid"), *text = NULL, *entry = NULL;
+	size_t len, n;
 	int pgid = 0;
 	unsigned long long start = 0;
-	if (path && !rtk_fs_read_file(path, &text, &len) && sscanf(text, "%d %llu", &pgid, &start) == 2 && pgid > 1 &&
-	    start && process_start(pgid) == start) {
-		note(c, "ending agent process group %d left by an interrupted rtk", pgid);
-		kill(-pgid, SIGKILL);
-	}
+	pid_t groups[64];
+	if (path && !rtk_fs_read_file(path, &text, &len) && sscanf(text, "%d %llu", &pgid, &start) == 2 &&
+	    !(pgid > 1 && start && process_start(pgid) == start))
+		pgid = 0;
 	rtk_error_clear();
+	if (asprintf(&entry, "RTK_ITERATE_PROJECT=%s", c->p.root) < 0)
+		entry = NULL;
+	if (entry && (n = agent_groups(entry, pgid, groups, 64))) {
+		note(c, "ending %zu agent process group%s left by an interrupted rtk (%d%s)", n, n > 1 ? "s" : "", (int)groups[0],
+		     n > 1 ? ", ..." : "");
+		for (size_t i = 0; i < n; i++)
+			kill(-groups[i], SIGTERM);
+		for (int i = 0; i < 300 && (n = agent_groups(entry, pgid, groups, 64)); i++) {
+			if (i == 100)
+				for (size_t j = 0; j < n; j++)
+					kill(-groups[j], SIGKILL);
+			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+		}
+	}
 	if (path)
 		unlink(path);
+	free(entry);
 	free(text);
 	free(path);
 }
@@ -533,7 +614,9 @@ static enum ms_end review_round(struct check *c, struct iterate_milestone *m, co
 	row_verdict(t.row, accepted ? "accepted" : "rejected", final ? NULL : m->report.feature, m->report.commit, reason);
 	note(c, "milestone %s round %ld: %s %s%s%s", m->id, m->round, final ? "final acceptance" : "the Acceptor",
 	     accepted ? "ACCEPTED" : "REJECTED", reason ? ": " : "", reason ? reason : "");
-	m->iteration_count++;
+	/* an iteration is an accepted review or a final review (the issue, anima.milestone.v1); a rejection is not */
+	if (accepted || final)
+		m->iteration_count++;
 	if (final && accepted) {
 		m->status = m->requires_human_review ? ITERATE_MS_AWAITING_REVIEW : ITERATE_MS_COMPLETED;
 		m->phase = ITERATE_PHASE_NONE;
@@ -724,7 +807,9 @@ static int open_check(struct check *c, const char *root, const struct iterate_op
 
 static void close_check(struct check *c)
 {
-	git_repository_free(c->repo);
+	/* NULL when the pass stopped before opening the repository: libgit2 may not even be loaded then */
+	if (c->repo)
+		git_repository_free(c->repo);
 	ratelimit_free(c->rl);
 	secrets_free(c->secrets);
 	cJSON_Delete(c->rounds);

@@ -71,8 +71,9 @@ static int load_json(const char *path, const struct shipped_schema *schema, bool
 	struct rtk_jsonv_doc *doc = NULL;
 	int rc;
 	*out = NULL;
-	if (missing_ok && access(path, F_OK) != 0 && errno == ENOENT)
-		return 0;
+	if (access(path, F_OK) != 0 && errno == ENOENT)
+		/* a project file that must be there and is not: the project's fault (exit 2), as a bad one is */
+		return missing_ok ? 0 : rtk_fail_errno(RTK_EXIT_USAGE, ENOENT, "%s", path);
 	if ((rc = rtk_fs_read_file(path, &text, &len)))
 		return rc;
 	rc = rtk_jsonv_parse(text, len, &doc, &line, &column, &what);

@@ -1,0 +1,198 @@
+# tests/cli/iterate_lib.sh — what tests/cli/iterate.sh and iterate_kill9.sh share: throwaway projects
+# (tests/fixtures/iterate/make_project.sh) driven by scripted fake agents (fake_agent.sh), the test clock,
+# schema checks of every .anima file, waits that poll a condition, and the agents' processes.
+# Sourced after lib.sh.
+
+FIX=$RTK_SRCDIR/tests/fixtures/iterate
+SCHEMAS=$RTK_SRCDIR/schemas
+export RTK_DATADIR=${RTK_DATADIR:-$RTK_SRCDIR}
+export TZ=UTC
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+unset RTK_AGENT CLAUDECODE CLAUDE_CODE_ENTRYPOINT FAKE_DIR FAKE_DELAY FAKE_CONFIDENCE
+T0=1700000000 # 2023-11-14T22:13:20Z, also SOURCE_DATE_EPOCH (lib.sh)
+
+# Background processes this script started (rtk iterate run, a check held open): ended at exit.
+BG_PIDS=
+# RTK_TEST_KEEP=1 keeps the scratch folders (projects, fake agents' prompts and snapshots) to look at.
+trap 'for p in $BG_PIDS; do kill -KILL "$p" 2>/dev/null; done; reap_agents_all
+	if [ -n "${RTK_TEST_KEEP:-}" ]; then echo "kept: $SCRATCH_ROOT"; else rm -rf "$SCRATCH_ROOT"; fi' EXIT
+
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# new_case [make_project.sh OPTIONS]: a fresh scratch folder with the project $P (its fake agents' folder
+# $F, outside it), the test clock $CLOCK at T0 in a folder of its own, and MAIN, main's commit.
+new_case() {
+	scratch
+	P=$SCRATCH/p F=$SCRATCH/p.fake CLOCK=$SCRATCH/clock/now
+	mkdir -p "$SCRATCH/clock"
+	set_clock "$T0"
+	bash "$FIX/make_project.sh" "$P" "$@" >/dev/null || { fail "make_project.sh $*"; return 1; }
+	MAIN=$(git -C "$P" rev-parse main)
+	ALL_FAKES="$ALL_FAKES $F"
+}
+ALL_FAKES=
+# another_project NAME [OPTIONS]: one more project $SCRATCH/NAME (fake agents in $SCRATCH/NAME.fake) in the case.
+another_project() {
+	local name=$1
+	shift
+	bash "$FIX/make_project.sh" "$SCRATCH/$name" "$@" >/dev/null || fail "make_project.sh $name $*"
+	ALL_FAKES="$ALL_FAKES $SCRATCH/$name.fake"
+}
+
+# set_clock EPOCH: moves the test clock (written whole and renamed into place, as a clock would jump).
+set_clock() {
+	printf '%s\n' "$1" > "$CLOCK.new" && mv "$CLOCK.new" "$CLOCK"
+}
+
+# plan ROLE LINE...: the fake ROLE's actions, one per invocation (then its stateful default). FAKE: $F.
+plan() {
+	local role=$1
+	shift
+	printf '%s\n' "$@" > "${FAKE:-$F}/$role.plan"
+}
+
+it() { RTK_TEST_CLOCK=$CLOCK timeout -k 5 60 "$RTK" iterate "$@"; }
+# ck [OPTIONS]: one `rtk iterate check` of $P; stdout, stderr and the exit code in $SCRATCH/{out,err,rc}.
+ck() {
+	RTK_TEST_CLOCK=$CLOCK timeout -k 5 60 "$RTK" iterate check --project "$P" "$@" > "$SCRATCH/out" 2> "$SCRATCH/err"
+	echo $? > "$SCRATCH/rc"
+}
+rc() { cat "$SCRATCH/rc"; }
+# st JQ [PROJECT]: a member of state.json;  ms ID JQ [PROJECT]: of the milestone's file.
+st() { jq -r "$1" "${2:-$P}/.anima/state.json"; }
+ms() { jq -r "$2" "${3:-$P}/.anima/milestones/$1.json"; }
+# calls [FAKE]: the agents invoked, "role:milestone:round" each, space-separated.
+calls() { [ -e "${1:-$F}/calls" ] && awk '{ printf "%s%s:%s:%s", (NR > 1 ? " " : ""), $2, $3, $4 }' "${1:-$F}/calls"; }
+ncalls() { if [ -e "${1:-$F}/calls" ]; then wc -l < "${1:-$F}/calls"; else echo 0; fi; }
+# prompt N [FAKE]: the prompt of invocation N;  nth ROLE K: the file of that role's K-th invocation.
+prompt() { cat "${2:-$F}"/prompts/"$(printf %03d "$1")"-*.txt; }
+envof() { cat "${2:-$F}"/prompts/"$(printf %03d "$1")"-*.env; }
+# is NAME EXPECTED ACTUAL: passes when they are equal, else shows both.
+is() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "--- expected" "$2" "--- actual" "$3"; fi
+}
+# has NAME FILE TEXT: FILE holds TEXT (fixed string).
+has() {
+	if grep -qF -- "$3" "$2" 2>/dev/null; then pass "$1"; else fail "$1" "$2 does not hold: $3" "$(head -c 3000 "$2" 2>&1)"; fi
+}
+hasnt() {
+	if ! grep -qF -- "$3" "$2" 2>/dev/null; then pass "$1"; else fail "$1" "$2 holds: $3"; fi
+}
+
+# waitfor SECONDS CMD...: CMD polled every 20 ms until it succeeds (0) or SECONDS pass (1).
+waitfor() {
+	local t=$1 i
+	shift
+	for ((i = 0; i < t * 50; i++)); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.02
+	done
+	"$@" 2>/dev/null
+}
+# settle: a short pause before asserting that something did NOT happen (a scheduler had a chance to act).
+settle() { sleep 0.4; }
+
+# --- schemas ---------------------------------------------------------------------------------------------
+vschema() { # vschema KIND FILE...: rtk validate against schemas/anima.KIND.v1; prints what fails
+	"$RTK" validate --assert-format --all --ref-dir "$SCHEMAS" --schema "$SCHEMAS/anima.$1.v1.schema.json" "${@:2}" 2>&1
+}
+# files_valid DIR: every file of DIR/.anima that has a schema conforms to it.
+files_valid() {
+	local a=$1/.anima f rc=0 ms=()
+	vschema config "$a/config.json" || rc=1
+	[ ! -e "$a/state.json" ] || vschema state "$a/state.json" || rc=1
+	vschema order "$a/milestones/order.json" || rc=1
+	for f in "$a"/milestones/*.json; do [ "${f##*/}" = order.json ] || ms+=("$f"); done
+	[ ${#ms[@]} -eq 0 ] || vschema milestone "${ms[@]}" || rc=1
+	[ ! -s "$a/outcomes.jsonl" ] || vschema outcome "$a/outcomes.jsonl" || rc=1
+	return $rc
+}
+valid() { # valid NAME [DIR]
+	local out
+	if out=$(files_valid "${2:-$P}"); then pass "$1"; else fail "$1" "$out"; fi
+}
+# snaps_valid NAME [FAKE]: state.json and every milestone file, as each agent found them, conform.
+snaps_valid() {
+	local fake=${2:-$F} out= s m=() st=()
+	for s in "$fake"/snap/*/; do
+		[ -e "$s/state.json" ] && st+=("$s/state.json")
+		for f in "$s"/*.json; do [ "${f##*/}" = state.json ] || m+=("$f"); done
+	done
+	if [ ${#st[@]} -eq 0 ]; then fail "$1" "no agent ran"; return; fi
+	out=$(vschema state "${st[@]}"; vschema milestone "${m[@]}") && pass "$1 (${#st[@]} agents)" || fail "$1" "$out"
+}
+# announced NAME [FAKE]: each agent was started after state.json and its milestone said so: status awake
+# and in_progress, the agent's phase, the round it was given, the milestone it was given.
+announced() {
+	local fake=${2:-$F} n role m r b rest s bad=
+	while read -r n role m r b rest; do
+		s=$fake/snap/$n-$role
+		jq -e --arg m "$m" --arg ph "$role" --argjson r "$r" \
+			'.status == "awake" and .current_milestone == $m and .phase == $ph and .round == $r' "$s/state.json" >/dev/null ||
+			bad+="$n $role $m round $r: state.json $(jq -c '{status, current_milestone, phase, round}' "$s/state.json")"$'\n'
+		jq -e --arg ph "$role" --argjson r "$r" '.status == "in_progress" and .phase == $ph and .round == $r' "$s/$m.json" >/dev/null ||
+			bad+="$n $role $m round $r: $m.json $(jq -c '{status, phase, round}' "$s/$m.json")"$'\n'
+		[ "$b" = "milestone/$m" ] || bad+="$n $role: RTK_ITERATE_BRANCH=$b"$'\n'
+	done < "$fake/calls"
+	if [ -z "$bad" ]; then pass "$1"; else fail "$1" "$bad"; fi
+}
+
+# --- processes -------------------------------------------------------------------------------------------
+# agents_of FAKE: the live processes whose environment holds FAKE_DIR=FAKE (fake agents and their children).
+agents_of() {
+	local e p
+	for e in $(grep -lzxF "FAKE_DIR=$1" /proc/[0-9]*/environ 2>/dev/null); do
+		p=${e#/proc/}
+		p=${p%/environ}
+		[ "$p" != "$$" ] && alive "$p" && echo "$p"
+	done
+	return 0
+}
+no_agents() { [ -z "$(agents_of "$1")" ]; }
+# none_left NAME [FAKE]: no fake agent of the project is still running (within 5 s).
+none_left() {
+	local fake=${2:-$F}
+	if waitfor 5 no_agents "$fake"; then pass "$1"; else fail "$1" "still running: $(agents_of "$fake" | xargs -r ps -o pid=,pgid=,args= -p)"; fi
+}
+# no_overlap NAME [FAKE]: no two agents of the project ever ran at once (the fake agents' lock says).
+no_overlap() {
+	local fake=${2:-$F}
+	if [ ! -s "$fake/violations" ]; then pass "$1"; else fail "$1" "$(cat "$fake/violations")"; fi
+}
+# The agents a failing test may leave: ended by their pid at exit.
+reap_agents_all() {
+	local f p
+	for f in $ALL_FAKES; do for p in $(agents_of "$f"); do kill -KILL "$p" 2>/dev/null; done; done
+}
+
+# bg_it ARGS...: `rtk iterate ARGS` in the background (BG: its pid, rtk's own), stdout and stderr to
+# $SCRATCH/bg.{out,err}.
+bg_it() {
+	RTK_TEST_CLOCK=$CLOCK "$RTK" iterate "$@" > "$SCRATCH/bg.out" 2> "$SCRATCH/bg.err" &
+	BG=$!
+	BG_PIDS="$BG_PIDS $BG"
+}
+# alive PID: the process runs (a zombie does not).
+alive() { [ -e "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+# stop SIG PID: sends SIG to a child of this shell and waits (at most 10 s) for its end; STOP_RC: its exit
+# code ("timeout" when it had to be killed), STOP_MS: how long it took.
+stop() {
+	local start
+	start=$(now_ms)
+	kill -"$1" "$2" 2>/dev/null
+	if ! waitfor 10 eval "! alive $2"; then
+		kill -KILL "$2" 2>/dev/null
+		wait "$2" 2>/dev/null
+		STOP_RC=timeout
+	else
+		wait "$2" 2>/dev/null
+		STOP_RC=$?
+	fi
+	STOP_MS=$(($(now_ms) - start))
+}
+# called N [FAKE]: at least N agents were invoked.
+called() { [ "$(ncalls "${2:-$F}")" -ge "$1" ]; }
+# st_is JQ VALUE [PROJECT]: state.json's member is VALUE (for waitfor).
+st_is() { [ "$(st "$1" "${3:-$P}")" = "$2" ]; }
+ms_is() { [ "$(ms "$1" "$2" "${4:-$P}")" = "$3" ]; }
