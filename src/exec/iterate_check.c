@@ -694,6 +694,14 @@ static int resume_milestone(struct check *c, struct iterate_milestone *m, const 
 	int rc;
 	c->recovery = !c->after_rate_limit;
 	end_left_agent(c);
+	if (c->recovery) {
+		struct gitx_paths locks;
+		if ((rc = iterate_git_clear_locks(c->repo, branch, &locks)))
+			return rc;
+		for (size_t i = 0; i < locks.n; i++)
+			note(c, "removed %s, left by the interrupted run", locks.v[i]);
+		gitx_paths_free(&locks);
+	}
 	if ((rc = save_state(c, ITERATE_AWAKE, m)))
 		return rc;
 	note(c, "milestone %s resumed %s (round %ld, %s)", m->id, c->recovery ? "after an interruption" : "after the rate limit's reset",

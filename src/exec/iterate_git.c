@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int iterate_git_head(git_repository *repo, char hex[41], char **branch)
 {
@@ -85,9 +86,34 @@ static int switch_to(git_repository *repo, const char *ref, const git_oid *tip)
 		if (rc)
 			return rc;
 	}
+	{
+		/* HEAD already names the branch (every resume): not rewritten, so a kill cannot leave HEAD.lock */
+		git_reference *cur = NULL;
+		const char *target;
+		bool same = git_reference_lookup(&cur, repo, "HEAD") == 0 && (target = git_reference_symbolic_target(cur)) &&
+			    !strcmp(target, ref);
+		git_reference_free(cur);
+		if (same)
+			return 0;
+	}
 	if (git_repository_set_head(repo, ref) < 0)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot point HEAD at %s: %s", ref, git2api_error());
 	return 0;
+}
+
+int iterate_git_clear_locks(git_repository *repo, const char *branch, struct gitx_paths *removed)
+{
+	const char *gitdir = git_repository_path(repo), *common = git_repository_commondir(repo);
+	char path[3][4096];
+	int rc = 0;
+	memset(removed, 0, sizeof(*removed));
+	snprintf(path[0], sizeof(path[0]), "%sHEAD.lock", gitdir);
+	snprintf(path[1], sizeof(path[1]), "%sindex.lock", gitdir);
+	snprintf(path[2], sizeof(path[2]), "%srefs/heads/%s.lock", common ? common : gitdir, branch);
+	for (size_t i = 0; i < 3 && !rc; i++)
+		if (unlink(path[i]) == 0)
+			rc = gitx_paths_push(removed, path[i]);
+	return rc;
 }
 
 int iterate_git_branch(git_repository *repo, const char *branch, const char *base_hex)

@@ -167,6 +167,12 @@ int iterate_git_dirty(git_repository *repo, char **first);
 int iterate_git_ref_hex(git_repository *repo, const char *branch, char hex[41]);
 /* Creates branch at base_hex unless it exists, and checks it out (safely: local changes are kept, never overwritten). */
 int iterate_git_branch(git_repository *repo, const char *branch, const char *base_hex);
+/*
+ * Removes the lock files a killed rtk or its killed agents can leave behind (HEAD.lock, index.lock,
+ * refs/heads/BRANCH.lock), naming each removed into *removed. Only for a restart after an
+ * interruption, once every agent of the project is gone: any of them left makes every git step fail.
+ */
+int iterate_git_clear_locks(git_repository *repo, const char *branch, struct gitx_paths *removed);
 /* Whether HEAD is on branch. */
 int iterate_git_on_branch(git_repository *repo, const char *branch, bool *on);
 /* "abc1234 subject" lines of branch's commits since base_hex, newest first, appended to out; *n counts them. */

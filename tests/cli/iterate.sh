@@ -356,6 +356,22 @@ t_recovery() {
 	is "untracked .anima: rtk wrote nothing else" "?? .anima/" "$(git -C "$P" status --porcelain)"
 	none_left "untracked .anima: no agent is left"
 
+	# (a'') killed while git held its locks: the stale lock files are removed at the restart (otherwise every check fails)
+	new_case --draft M2
+	plan acceptor "sleep 30"
+	bg_it check --project "$P"
+	waitfor 10 called 2
+	kill -KILL "$BG"
+	wait "$BG" 2>/dev/null
+	: > "$P/.git/HEAD.lock"
+	: > "$P/.git/index.lock"
+	: > "$P/.git/refs/heads/milestone/M1.lock"
+	ck
+	is "stale git locks after a kill: the restart removes them and completes" "0 completed" "$(rc) $(ms M1 .status)"
+	check "the restart says which locks it removed" grep -q "removed .*/.git/HEAD.lock, left by the interrupted run" "$SCRATCH/err"
+	check "no lock file is left" test ! -e "$P/.git/HEAD.lock" -a ! -e "$P/.git/index.lock" -a ! -e "$P/.git/refs/heads/milestone/M1.lock"
+	none_left "stale locks: no agent is left"
+
 	# (b) files left mid-milestone by hand: alpha accepted and committed, HEAD back on main
 	new_case --draft M2
 	git -C "$P" checkout -q -b milestone/M1
