@@ -109,8 +109,7 @@ static int iteratecli_run(int argc, char **argv, const struct rtk_applet_ctx *ct
 	struct sigaction sa = { .sa_handler = on_signal };
 	cJSON *result = NULL, *projects, *one = NULL;
 	const char *command = argc ? argv[0] : NULL;
-	char *reason = NULL;
-	int rc = 0, emitted;
+	int rc = 0;
 	bool running = false;
 	if (argc != 1 || (strcmp(command, "check") && strcmp(command, "run") && strcmp(command, "wake") && strcmp(command, "status") &&
 			  strcmp(command, "watch")))
@@ -159,14 +158,8 @@ static int iteratecli_run(int argc, char **argv, const struct rtk_applet_ctx *ct
 	} else if ((rc = iteratecli_status_all(projects))) {
 		goto out;
 	}
-	reason = rc ? strdup(rtk_error_message()) : NULL;
-	emitted = rtk_out_emit(result, ctx->format, iteratecli_render_md, ctx->out);
-	if (emitted && !rc)
-		rc = emitted;
-	if (rc && reason)
-		rtk_fail(rc, "%s", reason);
+	rc = rtk_out_emit_after(result, ctx->format, iteratecli_render_md, ctx->out, rc);
 out:
-	free(reason);
 	cJSON_Delete(result);
 	return rc;
 }

@@ -151,8 +151,7 @@ static int loopcli_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	struct loop_opts lo;
 	struct sigaction sa = { .sa_handler = on_signal };
 	cJSON *result = NULL, *run = NULL;
-	char *reason = NULL;
-	int rc, emitted;
+	int rc;
 	(void)argv;
 	if ((rc = loopcli_check_options(argc, &lo)))
 		goto out;
@@ -166,15 +165,9 @@ static int loopcli_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	rc = loop_run(&lo, &run);
 	if (!run)
 		goto out;
-	reason = rc ? strdup(rtk_error_message()) : NULL;
-	loopcli_merge(result, run);
-	emitted = rtk_out_emit(result, ctx->format, loopcli_render_md, ctx->out);
-	if (emitted && !rc)
-		rc = emitted;
-	if (rc && reason)
-		rtk_fail(rc, "%s", reason);
+	loopcli_merge(result, run); /* records no error: the run's reason stays for rtk_out_emit_after */
+	rc = rtk_out_emit_after(result, ctx->format, loopcli_render_md, ctx->out, rc);
 out:
-	free(reason);
 	free(config_agent);
 	cJSON_Delete(result);
 	return rc;

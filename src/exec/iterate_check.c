@@ -468,6 +468,32 @@ static int begin_turn(struct check *c, struct iterate_milestone *m, struct agent
 	return save_state(c, ITERATE_AWAKE, m);
 }
 
+/*
+ * Runs the agent for turn t and lists its round. true with *end set when the turn ends the rounds
+ * before its reply is judged (rtk could not run it, it was interrupted, or it hit a rate limit);
+ * false when the caller judges the reply (or the timeout).
+ */
+static bool take_turn(struct check *c, struct iterate_milestone *m, struct agent_turn *t, const char *command, const char *prompt,
+		      enum ms_end *end)
+{
+	if (run_agent(c, m, command, prompt, t)) {
+		*end = MS_ERROR;
+		return true;
+	}
+	t->row = round_row(c, m, t);
+	c->recovery = false;
+	if (t->end == AGENT_INTERRUPTED) {
+		row_verdict(t->row, "interrupted", NULL, NULL, NULL);
+		*end = MS_INTERRUPTED;
+		return true;
+	}
+	if (t->end == AGENT_RATE_LIMITED) {
+		*end = rate_limited(c, m, t);
+		return true;
+	}
+	return false;
+}
+
 static enum ms_end developer_round(struct check *c, struct iterate_milestone *m, const char *branch)
 {
 	struct agent_turn t = { .role = "developer" };
@@ -481,21 +507,12 @@ static enum ms_end developer_round(struct check *c, struct iterate_milestone *m,
 	if (iterate_milestone_save(&c->p, m) || begin_turn(c, m, &t) || commits_text(c, m, branch, &commits))
 		return MS_ERROR;
 	in.commits = commits;
-	if (iterate_prompt_developer(&in, &prompt) || run_agent(c, m, c->p.cfg.developer_command, prompt, &t)) {
+	if (iterate_prompt_developer(&in, &prompt)) {
 		end = MS_ERROR;
 		goto out;
 	}
-	t.row = round_row(c, m, &t);
-	c->recovery = false;
-	if (t.end == AGENT_INTERRUPTED) {
-		row_verdict(t.row, "interrupted", NULL, NULL, NULL);
-		end = MS_INTERRUPTED;
+	if (take_turn(c, m, &t, c->p.cfg.developer_command, prompt, &end))
 		goto out;
-	}
-	if (t.end == AGENT_RATE_LIMITED) {
-		end = rate_limited(c, m, &t);
-		goto out;
-	}
 	/* The Developer must stay on the branch: put it back, and fail the round */
 	if (iterate_git_on_branch(c->repo, branch, &on)) {
 		end = MS_ERROR;
@@ -585,22 +602,12 @@ static enum ms_end review_round(struct check *c, struct iterate_milestone *m, co
 	if (begin_turn(c, m, &t) || commits_text(c, m, branch, &commits))
 		return MS_ERROR;
 	in.commits = commits;
-	if ((final ? iterate_prompt_final(&in, &prompt) : iterate_prompt_acceptor(&in, &prompt)) ||
-	    run_agent(c, m, c->p.cfg.acceptor_command, prompt, &t)) {
+	if (final ? iterate_prompt_final(&in, &prompt) : iterate_prompt_acceptor(&in, &prompt)) {
 		end = MS_ERROR;
 		goto out;
 	}
-	t.row = round_row(c, m, &t);
-	c->recovery = false;
-	if (t.end == AGENT_INTERRUPTED) {
-		row_verdict(t.row, "interrupted", NULL, NULL, NULL);
-		end = MS_INTERRUPTED;
+	if (take_turn(c, m, &t, c->p.cfg.acceptor_command, prompt, &end))
 		goto out;
-	}
-	if (t.end == AGENT_RATE_LIMITED) {
-		end = rate_limited(c, m, &t);
-		goto out;
-	}
 	if (t.end == AGENT_TIMED_OUT) {
 		char why[128];
 		snprintf(why, sizeof(why), "no verdict within %" PRId64 " ms: the Acceptor was stopped", c->p.cfg.agent_timeout_ms);

@@ -338,3 +338,15 @@ int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_ren
 	rtk_out_md_free(md);
 	return 0;
 }
+
+int rtk_out_emit_after(const cJSON *result, enum rtk_out_format format, rtk_out_md_render_fn *render, FILE *out, int rc)
+{
+	char *reason = rc ? strdup(rtk_error_message()) : NULL;
+	int emitted = rtk_out_emit(result, format, render, out);
+	if (!rc)
+		return emitted;
+	if (reason)
+		rtk_fail(rc, "%s", reason);
+	free(reason);
+	return rc;
+}

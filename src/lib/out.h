@@ -57,6 +57,13 @@ typedef void rtk_out_md_render_fn(const cJSON *result, struct rtk_out_md *md);
 int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_render_fn *render, FILE *out);
 
 /*
+ * rtk_out_emit for the result of a run that ended with rc (a loop stopped by its breaker still has a
+ * result to show): returns rc with its recorded reason kept for main.c to print, or, when rc is 0,
+ * what rtk_out_emit returned.
+ */
+int rtk_out_emit_after(const cJSON *result, enum rtk_out_format format, rtk_out_md_render_fn *render, FILE *out, int rc);
+
+/*
  * NaN has no JSON form: these write null where a statistic is undefined, and the schemas allow
  * null exactly there. An interval is the array [lo, hi].
  */

@@ -147,6 +147,29 @@ static void undefined_statistics_are_null(void **state)
 	cJSON_Delete(o);
 }
 
+/* A run that stopped with a code still prints its result, and its reason survives the printing. */
+static void emit_after_keeps_the_run_code_and_reason(void **state)
+{
+	(void)state;
+	cJSON *r = cJSON_CreateObject();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cJSON_AddStringToObject(r, "x", "y");
+	rtk_fail(RTK_EXIT_NO_PROGRESS, "stuck on item 3");
+	assert_int_equal(rtk_out_emit_after(r, RTK_OUT_FORMAT_JSON, NULL, f, RTK_EXIT_NO_PROGRESS), RTK_EXIT_NO_PROGRESS);
+	assert_string_equal(rtk_error_message(), "stuck on item 3");
+	rtk_error_clear();
+	assert_int_equal(rtk_out_emit_after(r, RTK_OUT_FORMAT_JSON, NULL, f, 0), 0);
+	fclose(f);
+	int printed = 0;
+	for (const char *p = buf; (p = strstr(p, "\"x\":\t\"y\"")); p++)
+		printed++;
+	assert_int_equal(printed, 2); /* once for each call */
+	free(buf);
+	cJSON_Delete(r);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(undefined_statistics_are_null),
 	cmocka_unit_test(envelope_has_schema_version_and_time),
@@ -154,6 +177,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(markdown_text_grows_and_reads_back),
 	cmocka_unit_test(format_names),
 	cmocka_unit_test(number_helpers),
+	cmocka_unit_test(emit_after_keeps_the_run_code_and_reason),
 };
 
 RTK_UNIT_MAIN(tests)
