@@ -111,6 +111,9 @@ static int iteratecli_run(int argc, char **argv, const struct rtk_applet_ctx *ct
 	const char *command = argc ? argv[0] : NULL;
 	int rc = 0;
 	bool running = false;
+	/* first, so that a signal during the set-up still ends the scheduler cleanly */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	if (argc != 1 || (strcmp(command, "check") && strcmp(command, "run") && strcmp(command, "wake") && strcmp(command, "status") &&
 			  strcmp(command, "watch")))
 		return rtk_fail(RTK_EXIT_USAGE, "takes one command: check, run, wake, status or watch (see rtk iterate --help)");
@@ -122,8 +125,6 @@ static int iteratecli_run(int argc, char **argv, const struct rtk_applet_ctx *ct
 		return rtk_fail(RTK_EXIT_USAGE, "%s takes one --project", command);
 	if (!strcmp(command, "watch")) {
 		/* a live view for people: nothing to render as a result */
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
 		rc = iterate_watch(o.projects.v, o.projects.n, fileno(ctx->out), &interrupted);
 		return rc ? rc : interrupted ? 128 + interrupted : 0;
 	}
@@ -137,8 +138,6 @@ static int iteratecli_run(int argc, char **argv, const struct rtk_applet_ctx *ct
 	}
 	cJSON_AddStringToObject(result, "command", command);
 	cJSON_AddItemToObject(result, "projects", projects = cJSON_CreateArray());
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	if (!strcmp(command, "check")) {
 		rc = iterate_check(o.projects.v[0], &io, &one);
 		if (one)

@@ -28,6 +28,7 @@ finish_project() {
 	else
 		pass "project $n: both milestones completed after its kills"
 	fi
+	waitfor 10 sched_up # when the milestones were done before this run, it may not have started yet
 	stop TERM "$BG"
 	is "project $n: the last scheduler exits 0 on SIGTERM" 0 "$STOP_RC"
 	is "project $n: state sleeping, no milestone" "sleeping null" "$(st .status) $(st .current_milestone)"

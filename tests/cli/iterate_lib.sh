@@ -191,6 +191,8 @@ stop() {
 	fi
 	STOP_MS=$(($(now_ms) - start))
 }
+# sched_up [PROJECT]: an rtk iterate run holds the project (it has set up, signal handlers included).
+sched_up() { [ "$(RTK_TEST_CLOCK=$CLOCK "$RTK" iterate status --project "${1:-$P}" --json | jq -r '.projects[0].scheduler')" = running ]; }
 # called N [FAKE]: at least N agents were invoked.
 called() { [ "$(ncalls "${2:-$F}")" -ge "$1" ]; }
 # st_is JQ VALUE [PROJECT]: state.json's member is VALUE (for waitfor).
