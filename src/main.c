@@ -28,7 +28,7 @@ static const struct rtk_opt common_options[] = {
 static void print_usage(FILE *out)
 {
 	fputs("usage: rtk APPLET [OPTIONS] [ARGS...]\n"
-	      "   or: APPLET [OPTIONS] [ARGS...]    (through a link named after the applet)\n"
+	      "   or: APPLET [OPTIONS] [ARGS...]    (through a link named APPLET or rtk-APPLET)\n"
 	      "   or: rtk --list | --install [-s] DIR | --version | help APPLET\n\n"
 	      "rtk, the reflection toolkit: evidence for and tools around agent self-reflection.\n\nApplets:\n", out);
 	for (const struct rtk_applet *const *a = rtk_applet_all; *a; a++)
@@ -178,8 +178,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(base, "rtk"))
 		rc = run_rtk(argc, argv);
-	else if ((a = rtk_applet_find(base)))
-		rc = run_applet(a, argc, argv);
+	else if ((a = rtk_applet_find(base)) || (!strncmp(base, "rtk-", 4) && (a = rtk_applet_find(base + 4))))
+		rc = run_applet(a, argc, argv); /* calibrate, or rtk-calibrate as make install names it in bindir */
 	else {
 		fprintf(stderr, "rtk: '%s' is not an rtk applet (see 'rtk --list')\n", base);
 		rc = RTK_EXIT_UNKNOWN_APPLET;
