@@ -1,6 +1,7 @@
 /* src/main.c — the multicall entry point: picks the applet, parses options, runs it, checks stdout. */
 #include "config.h"
 #include "applet.h"
+#include "completion.h"
 #include "lib/err.h"
 
 #include <errno.h>
@@ -29,7 +30,7 @@ static void print_usage(FILE *out)
 {
 	fputs("usage: rtk APPLET [OPTIONS] [ARGS...]\n"
 	      "   or: APPLET [OPTIONS] [ARGS...]    (through a link named APPLET or rtk-APPLET)\n"
-	      "   or: rtk --list | --install [-s] DIR | --version | help APPLET\n\n"
+	      "   or: rtk --list | --install [-s] DIR | --completion bash|zsh|fish | --version | help APPLET\n\n"
 	      "rtk, the reflection toolkit: evidence for and tools around agent self-reflection.\n\nApplets:\n", out);
 	for (const struct rtk_applet *const *a = rtk_applet_all; *a; a++)
 		fprintf(out, "  %-14s %s\n", (*a)->name, (*a)->summary);
@@ -148,6 +149,13 @@ static int run_rtk(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "--install"))
 		return install_links(argc, argv);
+	if (!strcmp(cmd, "--completion")) {
+		int rc = argc > 3 ? rtk_fail(RTK_EXIT_USAGE, "--completion takes one shell: bash, zsh or fish")
+				  : rtk_completion_print(stdout, argv[2], common_options);
+		if (rc)
+			fprintf(stderr, "rtk: %s\n", rtk_error_message());
+		return rc;
+	}
 	if (!strcmp(cmd, "help")) {
 		if (!argv[2]) {
 			print_usage(stdout);

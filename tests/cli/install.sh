@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/install.sh — make install DESTDIR=...: rtk-APPLET links in bindir, bare names in
-# $(pkglibexecdir)/bin; make uninstall then leaves no file or link behind.
+# $(pkglibexecdir)/bin, the bash completion; make uninstall then leaves no file or link behind.
 . "$RTK_SRCDIR/tests/cli/lib.sh"
 
 : "${RTK_BUILDDIR:?RTK_BUILDDIR must name the build tree}"
@@ -24,7 +24,7 @@ print-var:
 	@echo '$($(V))'
 MK
 }
-bindir=$(var bindir) appletbindir=$(var appletbindir)
+bindir=$(var bindir) appletbindir=$(var appletbindir) bashcompletiondir=$(var bashcompletiondir)
 
 scratch
 dest=$SCRATCH/dest
@@ -43,6 +43,20 @@ testing "bindir holds rtk and the rtk-APPLET links only" "ls '$dest$bindir' | gr
 sample="$RTK_SRCDIR/data/samples/calibration.jsonl"
 check "installed rtk-calibrate equals rtk calibrate" \
 	test "$("$dest$bindir/rtk-calibrate" --json "$sample")" = "$("$RTK" calibrate --json "$sample")"
+check "bash completion installed as bash-completion loads it" test -s "$dest$bashcompletiondir/rtk"
+check "rtk-calibrate's completion is the same file" test "$dest$bashcompletiondir/rtk-calibrate" -ef "$dest$bashcompletiondir/rtk"
+# bash-completion itself finds it by command name, in the data folders of XDG_DATA_DIRS.
+loader=/usr/share/bash-completion/bash_completion
+if [ -f "$loader" ]; then
+	datadir=$(var datadir)
+	for c in rtk rtk-iterate; do
+		testing "bash-completion loads the completion of $c on demand" \
+			"XDG_DATA_DIRS='$dest$datadir' bash --norc -c '. $loader; _completion_loader $c; complete -p $c'" \
+			"complete -F _rtk $c\n"
+	done
+else
+	echo "SKIP: bash-completion is not installed ($loader)"
+fi
 
 check "make uninstall DESTDIR=... succeeds" quiet uninstall DESTDIR="$dest"
 testing "uninstall leaves no file or link" "find '$dest' ! -type d" ""
