@@ -18,6 +18,7 @@ comp() {
 		printf "%s\n" "${COMPREPLY[@]}"' comp "$@"
 }
 export -f comp
+export SCRATCH_ROOT
 files='touch rep.txt report.svg && mkdir repdir &&'
 
 testing "bash: applet names after rtk" "comp rtk ca" "calibrate\ncapture\n"
@@ -60,6 +61,39 @@ if command -v zsh >/dev/null; then
 	testing "zsh: one function per applet" \
 		"zsh -f -c 'source $SCRATCH_ROOT/_rtk 2>/dev/null; print -l \${(k)functions[(I)_rtk_*]}' | sort" \
 		"$("$RTK" --list | tr - _ | sed 's/^/_rtk_/' | sort)\n"
+	# zc LINE: what zsh completes for LINE, sorted: an interactive zsh in a pseudo-terminal (zsh/zpty) loads
+	# the script from its fpath as compinit does, gets LINE and a tab, and its compadd notes each match; a
+	# Ctrl-U and a line saying it is done follow, and the terminal runs them only once the tab is done. The
+	# tab waits until zsh is ready (zle drops what was typed while the set-up ran).
+	mkdir "$SCRATCH_ROOT/zfp" && cp "$SCRATCH_ROOT/_rtk" "$SCRATCH_ROOT/zfp/_rtk"
+	cat >"$SCRATCH_ROOT/drive.zsh" <<'ZSH'
+zmodload zsh/zpty || exit 1
+zpty z zsh -f -i
+zpty -w z "PROMPT= ; bindkey -e; fpath=(${(q)1} \$fpath); autoload -U compinit; compinit -u -D"
+zpty -w z "compadd() { builtin compadd -O __m \"\$@\"; print -rl -- \"<m>\"\${^__m} >>${(q)2}; builtin compadd \"\$@\"; }"
+zpty -w z "print '<ready>' >>${(q)2}"
+for i in {1..300}; do grep -q '<ready>' $2 2>/dev/null && break; sleep 0.1; done
+zpty -n -w z "$3"$'\t'
+zpty -w z $'\C-u'"print '<done>' >>${(q)2}"
+for i in {1..300}; do grep -q '<done>' $2 2>/dev/null && break; sleep 0.1; done
+zpty -d z
+ZSH
+	zc() {
+		zsh -f "$SCRATCH_ROOT/drive.zsh" "$SCRATCH_ROOT/zfp" "$PWD/zc.out" "$1"
+		grep -q '<done>' zc.out || echo "zsh did not finish"
+		sed -n 's/^<m>//p' zc.out | sort -u
+	}
+	export -f zc
+	if zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
+		testing "zsh: applet names" "zc 'rtk ca'" "calibrate\ncapture\n"
+		testing "zsh: an applet's options" "zc 'rtk calibrate --sv'" "--svg\n"
+		testing "zsh: file names after an option taking a FILE" "$files zc 'rtk calibrate --svg rep'" "rep.txt\nrepdir\nreport.svg\n"
+		testing "zsh: folder names after an option taking a DIR" "$files zc 'rtk iterate --project rep'" "repdir\n"
+		testing "zsh: iterate's commands" "zc 'rtk iterate w'" "wake\nwatch\n"
+		testing "zsh: rtk-APPLET" "zc 'rtk-iterate --p'" "--project\n"
+	else
+		echo "SKIP: zsh has no zsh/zpty module; its completions are not run"
+	fi
 else
 	echo "SKIP: zsh is not installed; its script is checked only for being written"
 	check "zsh: a script is written" test -s <("$RTK" --completion zsh)
@@ -73,7 +107,6 @@ if command -v fish >/dev/null; then
 		fish --no-config -c "source $SCRATCH_ROOT/rtk.fish; complete -C '$1'" | cut -f 1
 	}
 	export -f fc
-	export SCRATCH_ROOT
 	testing "fish: applet names" "fc 'rtk ca'" "calibrate\ncapture\n"
 	testing "fish: an applet's options" "fc 'rtk calibrate --sv'" "--svg\n"
 	testing "fish: file names after an option taking a FILE" "$files fc 'rtk calibrate --svg rep'" "rep.txt\nrepdir/\nreport.svg\n"
