@@ -1,6 +1,7 @@
 /* src/main.c — the multicall entry point: picks the applet, parses options, runs it, checks stdout. */
 #include "config.h"
 #include "applet.h"
+#include "completion.h"
 #include "lib/err.h"
 
 #include <errno.h>
@@ -28,8 +29,8 @@ static const struct rtk_opt common_options[] = {
 static void print_usage(FILE *out)
 {
 	fputs("usage: rtk APPLET [OPTIONS] [ARGS...]\n"
-	      "   or: APPLET [OPTIONS] [ARGS...]    (through a link named after the applet)\n"
-	      "   or: rtk --list | --install [-s] DIR | --version | help APPLET\n\n"
+	      "   or: APPLET [OPTIONS] [ARGS...]    (through a link named APPLET or rtk-APPLET)\n"
+	      "   or: rtk --list | --install [-s] DIR | --completion bash|zsh|fish | --version | help APPLET\n\n"
 	      "rtk, the reflection toolkit: evidence for and tools around agent self-reflection.\n\nApplets:\n", out);
 	for (const struct rtk_applet *const *a = rtk_applet_all; *a; a++)
 		fprintf(out, "  %-14s %s\n", (*a)->name, (*a)->summary);
@@ -148,6 +149,13 @@ static int run_rtk(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "--install"))
 		return install_links(argc, argv);
+	if (!strcmp(cmd, "--completion")) {
+		int rc = argc > 3 ? rtk_fail(RTK_EXIT_USAGE, "--completion takes one shell: bash, zsh or fish")
+				  : rtk_completion_print(stdout, argv[2], common_options);
+		if (rc)
+			fprintf(stderr, "rtk: %s\n", rtk_error_message());
+		return rc;
+	}
 	if (!strcmp(cmd, "help")) {
 		if (!argv[2]) {
 			print_usage(stdout);
@@ -178,8 +186,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(base, "rtk"))
 		rc = run_rtk(argc, argv);
-	else if ((a = rtk_applet_find(base)))
-		rc = run_applet(a, argc, argv);
+	else if ((a = rtk_applet_find(base)) || (!strncmp(base, "rtk-", 4) && (a = rtk_applet_find(base + 4))))
+		rc = run_applet(a, argc, argv); /* calibrate, or rtk-calibrate as make install names it in bindir */
 	else {
 		fprintf(stderr, "rtk: '%s' is not an rtk applet (see 'rtk --list')\n", base);
 		rc = RTK_EXIT_UNKNOWN_APPLET;

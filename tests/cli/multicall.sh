@@ -26,6 +26,11 @@ check "a symlinked applet equals rtk APPLET" \
 	test "$("$SCRATCH/bin/calibrate" --json "$sample")" = "$("$RTK" calibrate --json "$sample")"
 check "a symlinked applet's --help equals rtk APPLET --help" \
 	test "$("$SCRATCH/bin/calibrate" --help)" = "$("$RTK" calibrate --help)"
+ln -s "$RTK" "$SCRATCH/bin/rtk-calibrate"
+check "rtk-APPLET (make install's name in bindir) equals rtk APPLET" \
+	test "$("$SCRATCH/bin/rtk-calibrate" --json "$sample")" = "$("$RTK" calibrate --json "$sample")"
+testing "rtk-APPLET of no applet exits 127" "ln -s $RTK rtk-frobnicate && ./rtk-frobnicate 2>&1; echo \$?" \
+	"rtk: 'rtk-frobnicate' is not an rtk applet (see 'rtk --list')\n127\n"
 testing "--install leaves an existing file alone" \
 	"mkdir b && touch b/calibrate && $RTK --install -s b 2>&1; test -f b/calibrate -a ! -L b/calibrate; echo \$?" \
 	"rtk: b/calibrate exists, left alone\n0\n"
