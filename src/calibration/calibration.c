@@ -208,21 +208,10 @@ static int explain_bad_line(const struct share *w, long lineno)
 	return rc;
 }
 
-static int merge_counter(struct rtk_stats_counter *into, const struct rtk_stats_counter *from)
-{
-	struct rtk_stats_value_counts *v;
-	size_t k;
-	int rc = rtk_stats_counter_sorted(from, &v, &k);
-	for (size_t i = 0; !rc && i < k; i++)
-		rc = rtk_stats_counter_add_n(into, v[i].value, v[i].pos, v[i].neg);
-	free(v);
-	return rc;
-}
-
 /* Adds a share's counts to the corpus; groups keep their first-seen order across shares. */
 static int merge_share(struct calibration_corpus *c, const struct share *w)
 {
-	int rc = merge_counter(c->overall, w->c.overall);
+	int rc = rtk_stats_counter_merge(c->overall, w->c.overall);
 	for (size_t i = 0; !rc && i < rtk_strmap_count(w->c.groups); i++) {
 		size_t len;
 		const char *key = rtk_strmap_key_at(w->c.groups, i, &len);
@@ -231,7 +220,7 @@ static int merge_share(struct calibration_corpus *c, const struct share *w)
 			rtk_stats_counter_free(g);
 			return rtk_oom();
 		}
-		rc = merge_counter(g, rtk_strmap_value_at(w->c.groups, i));
+		rc = rtk_stats_counter_merge(g, rtk_strmap_value_at(w->c.groups, i));
 	}
 	c->rows += w->c.rows;
 	return rc;
@@ -484,7 +473,7 @@ static size_t high_start(const struct rtk_stats_value_counts *v, size_t k, doubl
 	return lo;
 }
 
-static int analyse(const struct rtk_stats_counter *counter, struct calibration_analysis *a, const struct calibration_opts *o)
+static int analyse(struct rtk_stats_counter *counter, struct calibration_analysis *a, const struct calibration_opts *o)
 {
 	int rc = rtk_stats_counter_sorted(counter, &a->values, &a->k);
 	if (rc)
