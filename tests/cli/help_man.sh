@@ -20,14 +20,14 @@ usage_lines() {
 #   validate  prints one line per invalid instance as it meets them, a stream like a compiler's errors
 no_markdown="capture validate"
 
-# renders_md FILE: the applet hands rtk_out_emit the format asked for (ctx->format) and a renderer the file
+# renders_md FILE: the applet hands rtk_out_emit (or rtk_out_emit_after) the format asked for (ctx->format) and a renderer the file
 # defines, static void NAME(const cJSON *, struct rtk_out_md *). An applet that only prints JSON (rtk_out_emit
 # with RTK_OUT_FORMAT_JSON or a NULL renderer, or cJSON_Print of its own) has no such call.
 renders_md() {
 	local text fn
 	[ -f "$1" ] || return 1
 	text=$(tr '\n\t' '  ' <"$1")
-	fn=$(grep -o 'rtk_out_emit([^;]*ctx->format, *[A-Za-z_0-9]*' <<<"$text" | sed 's/.*, *//' | head -n 1)
+	fn=$(grep -o 'rtk_out_emit\(_after\)\?([^;]*ctx->format, *[A-Za-z_0-9]*' <<<"$text" | sed 's/.*, *//' | head -n 1)
 	[ -n "$fn" ] && grep -q "static void $fn(const cJSON \*[a-z_]*, *struct rtk_out_md \*[a-z_]*)" <<<"$text"
 }
 
