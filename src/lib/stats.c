@@ -704,13 +704,18 @@ static void reliability_table(const struct bin_sum *b, unsigned bins, struct rtk
 
 #define LOG_LOSS_EPS 1e-15
 
-/* -ln of the clipped forecast, and of its complement: a wrong row at 1.0 costs -ln(1 - (1 - 1e-15)). */
-static void clipped_costs(double value, long double *cost_correct, long double *cost_wrong)
+/*
+ * -ln of the clipped forecast, and of its complement: a wrong row at 1.0 costs -ln(1 - (1 - 1e-15)).
+ * A cost no row pays is left 0 and its logl skipped (continuous confidences have one row a value):
+ * both costs are finite and positive, so 0 * cost and 0 add the same +0 to the sum.
+ */
+static void clipped_costs(double value, bool correct_rows, bool wrong_rows, long double *cost_correct,
+			  long double *cost_wrong)
 {
 	double p = fmin(fmax(value, LOG_LOSS_EPS), 1.0 - LOG_LOSS_EPS);
 
-	*cost_correct = -logl(p);
-	*cost_wrong = -logl(1.0L - p);
+	*cost_correct = correct_rows ? -logl(p) : 0;
+	*cost_wrong = wrong_rows ? -logl(1.0L - p) : 0;
 }
 
 /* Per-row scores summed over distinct values; each value is one Murphy group. */
@@ -725,7 +730,7 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 
 		confidence += size * f;
 		brier += v[i].pos * (1 - f) * (1 - f) + v[i].neg * f * f;
-		clipped_costs(v[i].value, &cost_correct, &cost_wrong);
+		clipped_costs(v[i].value, v[i].pos != 0, v[i].neg != 0, &cost_correct, &cost_wrong);
 		loss += v[i].pos * cost_correct + v[i].neg * cost_wrong;
 		if (!size)
 			continue;
