@@ -640,22 +640,33 @@ struct bin_sum {
 	long double confidence;    /* sum over the bin's rows */
 };
 
-/* value * bins rounds, so settle against the edges themselves: bin i holds (double)i/bins. */
-static unsigned width_bin(double value, unsigned bins)
+/*
+ * value * bins rounds, so settle against the edges themselves: bin i holds edge[i] = (double)i/bins
+ * (edge has bins + 1 entries, computed once rather than two divisions a value).
+ */
+static unsigned width_bin(double value, unsigned bins, const double *edge)
 {
 	double scaled = value * bins;
 	unsigned i = scaled >= bins ? bins - 1 : (unsigned)scaled;
 
-	if (i + 1 < bins && value >= (double)(i + 1) / bins)
+	if (i + 1 < bins && value >= edge[i + 1])
 		i++;
-	else if (i > 0 && value < (double)i / bins)
+	else if (i > 0 && value < edge[i])
 		i--;
 	return i;
 }
 
-static unsigned mass_bin(uint64_t rows_before, uint64_t n, unsigned bins)
+/*
+ * floor(rows_before * bins / n), stepped up from the previous value's bin (rows_before only grows):
+ * the largest m with m * n <= rows_before * bins, found with multiplications, no 128-bit division.
+ */
+static unsigned mass_bin(unsigned from, uint64_t rows_before, uint64_t n, unsigned bins)
 {
-	return (unsigned)((u128)rows_before * bins / n);
+	u128 scaled = (u128)rows_before * bins;
+
+	while ((u128)(from + 1) * n <= scaled)
+		from++;
+	return from;
 }
 
 static void bin_add(struct bin_sum *b, const struct rtk_stats_value_counts *v)
@@ -761,6 +772,8 @@ int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsign
 	struct totals t;
 	uint64_t rows_before = 0;
 	long double mce, unused;
+	double edge[RTK_STATS_MAX_BINS + 1];
+	unsigned mass_i = 0;
 	int rc;
 
 	if (bins < 1 || bins > RTK_STATS_MAX_BINS)
@@ -772,9 +785,12 @@ int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsign
 	out->n = t.n;
 	out->n_correct = t.pos;
 	out->bins = bins;
+	for (unsigned i = 0; i <= bins; i++)
+		edge[i] = (double)i / bins;
 	for (size_t i = 0; t.n && i < k; i++) {
-		bin_add(&width[width_bin(v[i].value, bins)], &v[i]);
-		bin_add(&mass[mass_bin(rows_before, t.n, bins)], &v[i]);
+		bin_add(&width[width_bin(v[i].value, bins, edge)], &v[i]);
+		mass_i = mass_bin(mass_i, rows_before, t.n, bins);
+		bin_add(&mass[mass_i], &v[i]);
 		rows_before += v[i].pos + v[i].neg;
 	}
 	reliability_table(width, bins, out->bin);
