@@ -5,6 +5,7 @@
 #include "err.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -759,6 +760,24 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 	out->log_loss = (double)(loss / n);
 }
 
+/* proper_scores in a second thread, while the first fills the bins: disjoint fields, same sums. */
+struct scores_job {
+	const struct rtk_stats_value_counts *v;
+	size_t k;
+	const struct totals *t;
+	struct rtk_stats_calibration *out;
+};
+
+static void *scores_job_run(void *arg)
+{
+	struct scores_job *j = arg;
+	proper_scores(j->v, j->k, j->t, j->out);
+	return NULL;
+}
+
+/* Below this many distinct values a thread costs more than the scores it would take over. */
+#define SCORES_THREAD_MIN 100000
+
 static void stats_calibration_unavailable(struct rtk_stats_calibration *out)
 {
 	out->mean_confidence = out->accuracy = out->overconfidence = NAN;
@@ -774,6 +793,9 @@ int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsign
 	long double mce, unused;
 	double edge[RTK_STATS_MAX_BINS + 1];
 	unsigned mass_i = 0;
+	struct scores_job job = { .v = v, .k = k, .t = &t, .out = out };
+	pthread_t thread;
+	bool threaded = false;
 	int rc;
 
 	if (bins < 1 || bins > RTK_STATS_MAX_BINS)
@@ -785,6 +807,8 @@ int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsign
 	out->n = t.n;
 	out->n_correct = t.pos;
 	out->bins = bins;
+	if (t.n && k >= SCORES_THREAD_MIN)
+		threaded = pthread_create(&thread, NULL, scores_job_run, &job) == 0;
 	for (unsigned i = 0; i <= bins; i++)
 		edge[i] = (double)i / bins;
 	for (size_t i = 0; t.n && i < k; i++) {
@@ -798,7 +822,10 @@ int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsign
 		stats_calibration_unavailable(out);
 		return 0;
 	}
-	proper_scores(v, k, &t, out);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		proper_scores(v, k, &t, out);
 	out->ece_width = (double)expected_error(width, bins, t.n, &mce);
 	out->mce = (double)mce;
 	out->ece_mass = (double)expected_error(mass, bins, t.n, &unused);
