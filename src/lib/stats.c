@@ -23,7 +23,9 @@ __extension__ typedef unsigned __int128 u128;
  * 64-bit word, the value's bits with the label in the top bit: continuous confidences (every
  * value distinct) cost 8 bytes a row instead of a hash slot, and are counted by sorting the list
  * (an LSD radix sort on the bits) and counting runs of equal values. A long list is compacted
- * into a sorted array of counts, so many rows over a few hundred thousand values stay bounded.
+ * into a sorted array of counts, so many rows over a few hundred thousand values stay bounded;
+ * when a compaction finds the rows mostly distinct (continuous confidences) it is the last, since
+ * counts (24 bytes a value) would then take more room than the rows (8 bytes).
  * A key is the bit pattern of a value in [0, 1]: non-negative, so unsigned order is value order.
  */
 
@@ -32,7 +34,7 @@ __extension__ typedef unsigned __int128 u128;
 #define INITIAL_CAPACITY 16
 #define HASH_LIMIT 8192
 #define LABEL_BIT ((uint64_t)1 << 63)
-#define COMPACT_MIN ((size_t)1 << 21)
+#define COMPACT_MIN ((size_t)1 << 17)
 
 struct counter_slot {
 	uint64_t key;
@@ -48,6 +50,7 @@ struct rtk_stats_counter {
 	size_t nlist, list_cap;
 	struct rtk_stats_value_counts *runs; /* compacted rows: ascending, distinct values */
 	size_t nruns;
+	bool continuous;       /* a compaction found 3 in 4 rows distinct: the list is kept from then on */
 };
 
 /* splitmix64's finaliser: bit patterns of nearby doubles differ only in low bits, so mix them all. */
@@ -249,6 +252,8 @@ static int compact(struct rtk_stats_counter *c)
 	d = list_distinct(c->list, c->nlist);
 	if (d > SIZE_MAX / sizeof(*runs) - c->nruns || !(runs = malloc((c->nruns + d) * sizeof(*runs))))
 		return rtk_oom();
+	if (d / 3 > (c->nlist - d))
+		c->continuous = true;
 	c->nruns = merge_sources(c->runs, c->nruns, NULL, 0, c->list, c->nlist, runs);
 	free(c->runs);
 	c->runs = runs;
@@ -274,10 +279,10 @@ static int list_reserve(struct rtk_stats_counter *c, size_t more)
 	return 0;
 }
 
-/* A long list is compacted once it holds as many rows as the runs hold values (and at least COMPACT_MIN). */
+/* A long list is compacted once it holds twice as many rows as the runs hold values (and at least COMPACT_MIN). */
 static int maybe_compact(struct rtk_stats_counter *c)
 {
-	return c->nlist >= COMPACT_MIN && c->nlist >= c->nruns ? compact(c) : 0;
+	return !c->continuous && c->nlist >= COMPACT_MIN && c->nlist / 2 >= c->nruns ? compact(c) : 0;
 }
 
 int rtk_stats_counter_add_n(struct rtk_stats_counter *c, double value, uint64_t pos, uint64_t neg)
@@ -328,6 +333,7 @@ int rtk_stats_counter_merge(struct rtk_stats_counter *into, const struct rtk_sta
 
 	if (from->rows > UINT64_MAX - into->rows)
 		return rtk_fail(RTK_EXIT_FAILURE, "more than %llu rows", (unsigned long long)UINT64_MAX);
+	into->continuous |= from->continuous;
 	for (size_t i = 0; !rc && i < from->capacity; i++) {
 		const struct counter_slot *s = &from->slot[i];
 		double value;
