@@ -208,21 +208,10 @@ static int explain_bad_line(const struct share *w, long lineno)
 	return rc;
 }
 
-static int merge_counter(struct rtk_stats_counter *into, const struct rtk_stats_counter *from)
-{
-	struct rtk_stats_value_counts *v;
-	size_t k;
-	int rc = rtk_stats_counter_sorted(from, &v, &k);
-	for (size_t i = 0; !rc && i < k; i++)
-		rc = rtk_stats_counter_add_n(into, v[i].value, v[i].pos, v[i].neg);
-	free(v);
-	return rc;
-}
-
 /* Adds a share's counts to the corpus; groups keep their first-seen order across shares. */
 static int merge_share(struct calibration_corpus *c, const struct share *w)
 {
-	int rc = merge_counter(c->overall, w->c.overall);
+	int rc = rtk_stats_counter_merge(c->overall, w->c.overall);
 	for (size_t i = 0; !rc && i < rtk_strmap_count(w->c.groups); i++) {
 		size_t len;
 		const char *key = rtk_strmap_key_at(w->c.groups, i, &len);
@@ -231,7 +220,7 @@ static int merge_share(struct calibration_corpus *c, const struct share *w)
 			rtk_stats_counter_free(g);
 			return rtk_oom();
 		}
-		rc = merge_counter(g, rtk_strmap_value_at(w->c.groups, i));
+		rc = rtk_stats_counter_merge(g, rtk_strmap_value_at(w->c.groups, i));
 	}
 	c->rows += w->c.rows;
 	return rc;
@@ -484,17 +473,49 @@ static size_t high_start(const struct rtk_stats_value_counts *v, size_t k, doubl
 	return lo;
 }
 
-static int analyse(const struct rtk_stats_counter *counter, struct calibration_analysis *a, const struct calibration_opts *o)
+/* The calibration half of an analysis, which a second thread can do while the first ranks. */
+struct calibrate_job {
+	const struct calibration_analysis *a;
+	unsigned bins;
+	struct rtk_stats_calibration *cal;
+	int rc;
+	char error[1024];
+};
+
+static void *calibrate_job_run(void *arg)
 {
+	struct calibrate_job *j = arg;
+	j->rc = rtk_stats_calibrate(j->a->values, j->a->k, j->bins, j->cal);
+	if (j->rc)
+		snprintf(j->error, sizeof(j->error), "%s", rtk_error_message());
+	return NULL;
+}
+
+/* Below this many distinct values a thread costs more than the calibration it would take over. */
+#define PARALLEL_ANALYSIS_MIN 100000
+
+static int analyse(struct rtk_stats_counter *counter, struct calibration_analysis *a, const struct calibration_opts *o)
+{
+	struct calibrate_job job = { .a = a, .bins = (unsigned)o->bins, .cal = &a->cal };
+	pthread_t thread;
+	bool threaded = false;
 	int rc = rtk_stats_counter_sorted(counter, &a->values, &a->k);
 	if (rc)
 		return rc;
 	a->first_high = high_start(a->values, a->k, o->high);
-	if ((rc = rtk_stats_discriminate(a->values, a->k, &a->all)) ||
-	    (rc = rtk_stats_discriminate(a->values + a->first_high, a->k - a->first_high, &a->high)) ||
-	    (rc = rtk_stats_calibrate(a->values, a->k, (unsigned)o->bins, &a->cal)))
-		return rc;
-	return 0;
+	/* Each statistic reads the sorted counts only and keeps its own sums: the same bits either way. */
+	if (a->k >= PARALLEL_ANALYSIS_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		threaded = pthread_create(&thread, NULL, calibrate_job_run, &job) == 0;
+	if (!(rc = rtk_stats_discriminate(a->values, a->k, &a->all)))
+		rc = rtk_stats_discriminate(a->values + a->first_high, a->k - a->first_high, &a->high);
+	if (threaded) {
+		pthread_join(thread, NULL);
+		if (!rc && job.rc)
+			rc = rtk_fail(job.rc, "%s", job.error);
+	} else if (!rc) {
+		rc = rtk_stats_calibrate(a->values, a->k, (unsigned)o->bins, &a->cal);
+	}
+	return rc;
 }
 
 static cJSON *section_json(const struct calibration_analysis *a, bool with_verdict, const struct calibration_opts *o)

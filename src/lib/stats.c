@@ -5,6 +5,7 @@
 #include "err.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +17,24 @@ __extension__ typedef unsigned __int128 u128;
 
 /* ---- counting rows per distinct value ---- */
 
+/*
+ * Few distinct values (the usual shape: two-decimal confidences) live in a hash table of counts.
+ * Once it holds HASH_LIMIT values, a row whose value is not in it is appended to a list as one
+ * 64-bit word, the value's bits with the label in the top bit: continuous confidences (every
+ * value distinct) cost 8 bytes a row instead of a hash slot, and are counted by sorting the list
+ * (an LSD radix sort on the bits) and counting runs of equal values. A long list is compacted
+ * into a sorted array of counts, so many rows over a few hundred thousand values stay bounded;
+ * when a compaction finds the rows mostly distinct (continuous confidences) it is the last, since
+ * counts (24 bytes a value) would then take more room than the rows (8 bytes).
+ * A key is the bit pattern of a value in [0, 1]: non-negative, so unsigned order is value order.
+ */
+
 /* A NaN bit pattern: the counter refuses NaN, so no real key can look like an empty slot. */
 #define EMPTY_KEY UINT64_MAX
 #define INITIAL_CAPACITY 16
+#define HASH_LIMIT 8192
+#define LABEL_BIT ((uint64_t)1 << 63)
+#define COMPACT_MIN ((size_t)1 << 17)
 
 struct counter_slot {
 	uint64_t key;
@@ -30,6 +46,11 @@ struct rtk_stats_counter {
 	size_t capacity;       /* a power of two, kept at least twice `used` so probes stay short */
 	size_t used;
 	uint64_t rows;         /* bounding the total bounds every per-value count too */
+	uint64_t *list;        /* rows whose value was not in the full table: key | LABEL_BIT if correct */
+	size_t nlist, list_cap;
+	struct rtk_stats_value_counts *runs; /* compacted rows: ascending, distinct values */
+	size_t nruns;
+	bool continuous;       /* a compaction found 3 in 4 rows distinct: the list is kept from then on */
 };
 
 /* splitmix64's finaliser: bit patterns of nearby doubles differ only in low bits, so mix them all. */
@@ -98,6 +119,8 @@ void rtk_stats_counter_free(struct rtk_stats_counter *c)
 	if (!c)
 		return;
 	free(c->slot);
+	free(c->list);
+	free(c->runs);
 	free(c);
 }
 
@@ -109,6 +132,157 @@ static uint64_t value_key(double value)
 		value = 0.0; /* -0.0 and 0.0 are one confidence but two bit patterns */
 	memcpy(&key, &value, sizeof(key));
 	return key;
+}
+
+static uint64_t counts_key(const struct rtk_stats_value_counts *v)
+{
+	uint64_t key;
+
+	memcpy(&key, &v->value, sizeof(key));
+	return key;
+}
+
+/*
+ * Sorts list words by their value bits (the label bit left out): LSD radix, 11 bits a pass, the
+ * passes where every word has the same digit skipped. tmp holds n words.
+ */
+enum { RADIX_BITS = 11, RADIX_PASSES = 6, RADIX_BUCKETS = 1 << RADIX_BITS };
+
+static int radix_sort(uint64_t *a, size_t n)
+{
+	size_t (*count)[RADIX_BUCKETS];
+	uint64_t *tmp, *src = a, *dst;
+
+	if (n < 2)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*tmp) || !(tmp = malloc(n * sizeof(*tmp))))
+		return rtk_oom();
+	if (!(count = calloc(RADIX_PASSES, sizeof(*count)))) {
+		free(tmp);
+		return rtk_oom();
+	}
+	dst = tmp;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = a[i] & ~LABEL_BIT;
+		for (int p = 0; p < RADIX_PASSES; p++)
+			count[p][(k >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
+	}
+	for (int p = 0; p < RADIX_PASSES; p++) {
+		size_t sum = 0, *c = count[p];
+		bool trivial = false;
+		for (size_t b = 0; b < RADIX_BUCKETS; b++) {
+			size_t here = c[b];
+			if (here == n)
+				trivial = true;
+			c[b] = sum;
+			sum += here;
+		}
+		if (trivial)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t w = src[i];
+			dst[c[((w & ~LABEL_BIT) >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++] = w;
+		}
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
+/* Distinct values in a sorted list. */
+static size_t list_distinct(const uint64_t *l, size_t n)
+{
+	size_t d = n > 0;
+
+	for (size_t i = 1; i < n; i++)
+		d += (l[i] & ~LABEL_BIT) != (l[i - 1] & ~LABEL_BIT);
+	return d;
+}
+
+/*
+ * Writes the union of up to three ascending sources into out, one entry per distinct value with
+ * the counts of all three added: a and b are count arrays, l a sorted list. Returns the entries.
+ */
+static size_t merge_sources(const struct rtk_stats_value_counts *a, size_t na,
+			    const struct rtk_stats_value_counts *b, size_t nb,
+			    const uint64_t *l, size_t nl, struct rtk_stats_value_counts *out)
+{
+	size_t ia = 0, ib = 0, il = 0, n = 0;
+
+	while (ia < na || ib < nb || il < nl) {
+		uint64_t key = UINT64_MAX, pos = 0, neg = 0;
+		if (ia < na && counts_key(&a[ia]) < key)
+			key = counts_key(&a[ia]);
+		if (ib < nb && counts_key(&b[ib]) < key)
+			key = counts_key(&b[ib]);
+		if (il < nl && (l[il] & ~LABEL_BIT) < key)
+			key = l[il] & ~LABEL_BIT;
+		if (ia < na && counts_key(&a[ia]) == key)
+			pos += a[ia].pos, neg += a[ia].neg, ia++;
+		if (ib < nb && counts_key(&b[ib]) == key)
+			pos += b[ib].pos, neg += b[ib].neg, ib++;
+		for (; il < nl && (l[il] & ~LABEL_BIT) == key; il++) {
+			if (l[il] & LABEL_BIT)
+				pos++;
+			else
+				neg++;
+		}
+		memcpy(&out[n].value, &key, sizeof(key));
+		out[n].pos = pos;
+		out[n].neg = neg;
+		n++;
+	}
+	return n;
+}
+
+/* Folds the list into runs: sorted, counted, merged with what earlier compactions left. */
+static int compact(struct rtk_stats_counter *c)
+{
+	struct rtk_stats_value_counts *runs;
+	size_t d;
+	int rc = radix_sort(c->list, c->nlist);
+
+	if (rc)
+		return rc;
+	d = list_distinct(c->list, c->nlist);
+	if (d > SIZE_MAX / sizeof(*runs) - c->nruns || !(runs = malloc((c->nruns + d) * sizeof(*runs))))
+		return rtk_oom();
+	if (d / 3 > (c->nlist - d))
+		c->continuous = true;
+	c->nruns = merge_sources(c->runs, c->nruns, NULL, 0, c->list, c->nlist, runs);
+	free(c->runs);
+	c->runs = runs;
+	c->nlist = 0;
+	return 0;
+}
+
+static int list_reserve(struct rtk_stats_counter *c, size_t more)
+{
+	size_t cap = c->list_cap ? c->list_cap : 1024;
+	uint64_t *list;
+
+	if (more > SIZE_MAX / sizeof(*list) - c->nlist)
+		return rtk_oom();
+	while (cap < c->nlist + more)
+		cap = cap > SIZE_MAX / sizeof(*list) / 2 ? SIZE_MAX / sizeof(*list) : cap * 2;
+	if (cap == c->list_cap)
+		return 0;
+	if (!(list = realloc(c->list, cap * sizeof(*list))))
+		return rtk_oom();
+	c->list = list;
+	c->list_cap = cap;
+	return 0;
+}
+
+/* A long list is compacted once it holds twice as many rows as the runs hold values (and at least COMPACT_MIN). */
+static int maybe_compact(struct rtk_stats_counter *c)
+{
+	return !c->continuous && c->nlist >= COMPACT_MIN && c->nlist / 2 >= c->nruns ? compact(c) : 0;
 }
 
 int rtk_stats_counter_add_n(struct rtk_stats_counter *c, double value, uint64_t pos, uint64_t neg)
@@ -125,6 +299,14 @@ int rtk_stats_counter_add_n(struct rtk_stats_counter *c, double value, uint64_t 
 	key = value_key(value);
 	slot = probe(c->slot, c->capacity, key);
 	if (slot->key == EMPTY_KEY) {
+		if (c->used >= HASH_LIMIT && pos + neg == 1) {
+			int rc;
+			if (c->nlist == c->list_cap && (rc = list_reserve(c, 1)))
+				return rc;
+			c->list[c->nlist++] = key | (pos ? LABEL_BIT : 0);
+			c->rows++;
+			return maybe_compact(c);
+		}
 		if ((c->used + 1) * 2 > c->capacity) {
 			int rc = grow(c);
 			if (rc)
@@ -145,6 +327,45 @@ int rtk_stats_counter_add(struct rtk_stats_counter *c, double value, bool correc
 	return rtk_stats_counter_add_n(c, value, correct ? 1 : 0, correct ? 0 : 1);
 }
 
+int rtk_stats_counter_merge(struct rtk_stats_counter *into, const struct rtk_stats_counter *from)
+{
+	int rc = 0;
+
+	if (from->rows > UINT64_MAX - into->rows)
+		return rtk_fail(RTK_EXIT_FAILURE, "more than %llu rows", (unsigned long long)UINT64_MAX);
+	into->continuous |= from->continuous;
+	for (size_t i = 0; !rc && i < from->capacity; i++) {
+		const struct counter_slot *s = &from->slot[i];
+		double value;
+		if (s->key == EMPTY_KEY)
+			continue;
+		memcpy(&value, &s->key, sizeof(value));
+		rc = rtk_stats_counter_add_n(into, value, s->pos, s->neg);
+	}
+	if (rc)
+		return rc;
+	if (from->nruns) {
+		struct rtk_stats_value_counts *runs;
+		if (from->nruns > SIZE_MAX / sizeof(*runs) - into->nruns ||
+		    !(runs = malloc((into->nruns + from->nruns) * sizeof(*runs))))
+			return rtk_oom();
+		into->nruns = merge_sources(into->runs, into->nruns, from->runs, from->nruns, NULL, 0, runs);
+		free(into->runs);
+		into->runs = runs;
+		for (size_t i = 0; i < from->nruns; i++)
+			into->rows += from->runs[i].pos + from->runs[i].neg;
+	}
+	if (from->nlist) {
+		if ((rc = list_reserve(into, from->nlist)))
+			return rc;
+		memcpy(into->list + into->nlist, from->list, from->nlist * sizeof(*from->list));
+		into->nlist += from->nlist;
+		into->rows += from->nlist;
+		rc = maybe_compact(into);
+	}
+	return rc;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	double x = ((const struct rtk_stats_value_counts *)a)->value;
@@ -153,10 +374,11 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int rtk_stats_counter_sorted(const struct rtk_stats_counter *c, struct rtk_stats_value_counts **out, size_t *k)
+int rtk_stats_counter_sorted(struct rtk_stats_counter *c, struct rtk_stats_value_counts **out, size_t *k)
 {
-	struct rtk_stats_value_counts *v = NULL;
-	size_t n = 0;
+	struct rtk_stats_value_counts *v = NULL, *all;
+	size_t n = 0, d;
+	int rc;
 
 	if (c->used) {
 		v = malloc(c->used * sizeof(*v));
@@ -174,8 +396,23 @@ int rtk_stats_counter_sorted(const struct rtk_stats_counter *c, struct rtk_stats
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), by_value);
-	*out = v;
-	*k = n;
+	if (!c->nlist && !c->nruns) {
+		*out = v;
+		*k = n;
+		return 0;
+	}
+	if ((rc = radix_sort(c->list, c->nlist))) {
+		free(v);
+		return rc;
+	}
+	d = list_distinct(c->list, c->nlist);
+	if (d > SIZE_MAX / sizeof(*all) - n - c->nruns || !(all = malloc((n + c->nruns + d) * sizeof(*all)))) {
+		free(v);
+		return rtk_oom();
+	}
+	*k = merge_sources(v, n, c->runs, c->nruns, c->list, c->nlist, all);
+	*out = all;
+	free(v);
 	return 0;
 }
 
@@ -410,22 +647,33 @@ struct bin_sum {
 	long double confidence;    /* sum over the bin's rows */
 };
 
-/* value * bins rounds, so settle against the edges themselves: bin i holds (double)i/bins. */
-static unsigned width_bin(double value, unsigned bins)
+/*
+ * value * bins rounds, so settle against the edges themselves: bin i holds edge[i] = (double)i/bins
+ * (edge has bins + 1 entries, computed once rather than two divisions a value).
+ */
+static unsigned width_bin(double value, unsigned bins, const double *edge)
 {
 	double scaled = value * bins;
 	unsigned i = scaled >= bins ? bins - 1 : (unsigned)scaled;
 
-	if (i + 1 < bins && value >= (double)(i + 1) / bins)
+	if (i + 1 < bins && value >= edge[i + 1])
 		i++;
-	else if (i > 0 && value < (double)i / bins)
+	else if (i > 0 && value < edge[i])
 		i--;
 	return i;
 }
 
-static unsigned mass_bin(uint64_t rows_before, uint64_t n, unsigned bins)
+/*
+ * floor(rows_before * bins / n), stepped up from the previous value's bin (rows_before only grows):
+ * the largest m with m * n <= rows_before * bins, found with multiplications, no 128-bit division.
+ */
+static unsigned mass_bin(unsigned from, uint64_t rows_before, uint64_t n, unsigned bins)
 {
-	return (unsigned)((u128)rows_before * bins / n);
+	u128 scaled = (u128)rows_before * bins;
+
+	while ((u128)(from + 1) * n <= scaled)
+		from++;
+	return from;
 }
 
 static void bin_add(struct bin_sum *b, const struct rtk_stats_value_counts *v)
@@ -474,13 +722,18 @@ static void reliability_table(const struct bin_sum *b, unsigned bins, struct rtk
 
 #define LOG_LOSS_EPS 1e-15
 
-/* -ln of the clipped forecast, and of its complement: a wrong row at 1.0 costs -ln(1 - (1 - 1e-15)). */
-static void clipped_costs(double value, long double *cost_correct, long double *cost_wrong)
+/*
+ * -ln of the clipped forecast, and of its complement: a wrong row at 1.0 costs -ln(1 - (1 - 1e-15)).
+ * A cost no row pays is left 0 and its logl skipped (continuous confidences have one row a value):
+ * both costs are finite and positive, so 0 * cost and 0 add the same +0 to the sum.
+ */
+static void clipped_costs(double value, bool correct_rows, bool wrong_rows, long double *cost_correct,
+			  long double *cost_wrong)
 {
 	double p = fmin(fmax(value, LOG_LOSS_EPS), 1.0 - LOG_LOSS_EPS);
 
-	*cost_correct = -logl(p);
-	*cost_wrong = -logl(1.0L - p);
+	*cost_correct = correct_rows ? -logl(p) : 0;
+	*cost_wrong = wrong_rows ? -logl(1.0L - p) : 0;
 }
 
 /* Per-row scores summed over distinct values; each value is one Murphy group. */
@@ -495,7 +748,7 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 
 		confidence += size * f;
 		brier += v[i].pos * (1 - f) * (1 - f) + v[i].neg * f * f;
-		clipped_costs(v[i].value, &cost_correct, &cost_wrong);
+		clipped_costs(v[i].value, v[i].pos != 0, v[i].neg != 0, &cost_correct, &cost_wrong);
 		loss += v[i].pos * cost_correct + v[i].neg * cost_wrong;
 		if (!size)
 			continue;
@@ -513,6 +766,24 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 	out->log_loss = (double)(loss / n);
 }
 
+/* proper_scores in a second thread, while the first fills the bins: disjoint fields, same sums. */
+struct scores_job {
+	const struct rtk_stats_value_counts *v;
+	size_t k;
+	const struct totals *t;
+	struct rtk_stats_calibration *out;
+};
+
+static void *scores_job_run(void *arg)
+{
+	struct scores_job *j = arg;
+	proper_scores(j->v, j->k, j->t, j->out);
+	return NULL;
+}
+
+/* Below this many distinct values a thread costs more than the scores it would take over. */
+#define SCORES_THREAD_MIN 100000
+
 static void stats_calibration_unavailable(struct rtk_stats_calibration *out)
 {
 	out->mean_confidence = out->accuracy = out->overconfidence = NAN;
@@ -526,6 +797,11 @@ int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsign
 	struct totals t;
 	uint64_t rows_before = 0;
 	long double mce, unused;
+	double edge[RTK_STATS_MAX_BINS + 1];
+	unsigned mass_i = 0;
+	struct scores_job job = { .v = v, .k = k, .t = &t, .out = out };
+	pthread_t thread;
+	bool threaded = false;
 	int rc;
 
 	if (bins < 1 || bins > RTK_STATS_MAX_BINS)
@@ -537,9 +813,14 @@ int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsign
 	out->n = t.n;
 	out->n_correct = t.pos;
 	out->bins = bins;
+	if (t.n && k >= SCORES_THREAD_MIN)
+		threaded = pthread_create(&thread, NULL, scores_job_run, &job) == 0;
+	for (unsigned i = 0; i <= bins; i++)
+		edge[i] = (double)i / bins;
 	for (size_t i = 0; t.n && i < k; i++) {
-		bin_add(&width[width_bin(v[i].value, bins)], &v[i]);
-		bin_add(&mass[mass_bin(rows_before, t.n, bins)], &v[i]);
+		bin_add(&width[width_bin(v[i].value, bins, edge)], &v[i]);
+		mass_i = mass_bin(mass_i, rows_before, t.n, bins);
+		bin_add(&mass[mass_i], &v[i]);
 		rows_before += v[i].pos + v[i].neg;
 	}
 	reliability_table(width, bins, out->bin);
@@ -547,7 +828,10 @@ int rtk_stats_calibrate(const struct rtk_stats_value_counts *v, size_t k, unsign
 		stats_calibration_unavailable(out);
 		return 0;
 	}
-	proper_scores(v, k, &t, out);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		proper_scores(v, k, &t, out);
 	out->ece_width = (double)expected_error(width, bins, t.n, &mce);
 	out->mce = (double)mce;
 	out->ece_mass = (double)expected_error(mass, bins, t.n, &unused);

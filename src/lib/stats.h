@@ -30,8 +30,13 @@ struct rtk_stats_counter *rtk_stats_counter_new(void);
 int rtk_stats_counter_add(struct rtk_stats_counter *c, double value, bool correct);
 /* Adds pos correct and neg wrong rows at once; pos = neg = 0 adds nothing. */
 int rtk_stats_counter_add_n(struct rtk_stats_counter *c, double value, uint64_t pos, uint64_t neg);
-/* One entry per distinct value, ascending; the caller frees *out (NULL when *k is 0). */
-int rtk_stats_counter_sorted(const struct rtk_stats_counter *c, struct rtk_stats_value_counts **out, size_t *k);
+/*
+ * One entry per distinct value, ascending; the caller frees *out (NULL when *k is 0). Not const:
+ * the rows kept one by one are sorted in place (the counts stay what they were).
+ */
+int rtk_stats_counter_sorted(struct rtk_stats_counter *c, struct rtk_stats_value_counts **out, size_t *k);
+/* Adds every row of from to into; from is left as it was. */
+int rtk_stats_counter_merge(struct rtk_stats_counter *into, const struct rtk_stats_counter *from);
 void rtk_stats_counter_free(struct rtk_stats_counter *c);
 
 /*

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # tests/reference/stats_reference.py — a random corpus for `rtk calibrate`, and its statistics from scikit-learn, scipy and numpy.
-"""Usage: stats_reference.py SEED CORPUS.jsonl [BINS] [HIGH] > expected.json
+"""Usage: stats_reference.py SEED CORPUS.jsonl [BINS] [HIGH] [continuous] > expected.json
 
-Writes a random corpus of {"confidence": c, "correct": bool} lines to CORPUS.jsonl and prints the
+Writes a random corpus of {"confidence": c, "correct": bool} lines to CORPUS.jsonl (with
+"continuous": 20,000 rows, every confidence distinct, printed with up to 17 digits) and prints the
 values rtk's stats module must reproduce, computed row by row with no shortcut the C code shares:
 scikit-learn for AUC, Brier score, log loss and the ROC curve, scipy for the Mann-Whitney test and
 an O(N*M) DeLong over every (correct, wrong) pair. Undefined values are null. The same seed always
@@ -37,6 +38,14 @@ def make_corpus(seed):
     return confidence[order], correct[order]
 
 
+def make_continuous_corpus(seed):
+    """A model's probabilities: every confidence distinct, as many as rtk keeps past its hash table."""
+    rng = np.random.default_rng(seed)
+    confidence = rng.beta(rng.uniform(0.8, 3), rng.uniform(0.8, 3), size=20000)
+    p_correct = np.clip(0.5 + rng.uniform(-0.2, 0.8) * (confidence - 0.5), 0.03, 0.97)
+    return confidence, rng.random(len(confidence)) < p_correct
+
+
 def number(x):
     x = float(x)
     return None if np.isnan(x) else x
@@ -48,13 +57,22 @@ def interval(lo, hi):
 
 def delong_pairwise(pos, neg):
     """DeLong's placements from the full pair matrix: psi = 1 above, 1/2 tied, 0 below."""
-    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
-    v10 = psi.mean(axis=1)
-    v01 = psi.mean(axis=0)
+    # in blocks of correct rows, so 20,000 rows need no 10,000 x 10,000 matrix of floats at once
+    v10 = np.empty(len(pos))
+    col_sum = np.zeros(len(neg))
+    tied = 0.0
+    for start in range(0, len(pos), 512):
+        block = pos[start:start + 512, None]
+        psi = (block > neg[None, :]) + 0.5 * (block == neg[None, :])
+        v10[start:start + 512] = psi.mean(axis=1)
+        col_sum += psi.sum(axis=0)
+        tied += float((block == neg[None, :]).sum())
+    v01 = col_sum / len(pos)
+    pairs = len(pos) * len(neg)
     var = np.nan
     if len(pos) >= 2 and len(neg) >= 2:
         var = v10.var(ddof=1) / len(pos) + v01.var(ddof=1) / len(neg)
-    return psi.mean(), var, (pos[:, None] == neg[None, :]).mean()
+    return v10.mean(), var, tied / pairs
 
 
 def mann_whitney_z(pos, neg):
@@ -158,7 +176,8 @@ def main():
     seed, corpus = int(sys.argv[1]), sys.argv[2]
     bins = int(sys.argv[3]) if len(sys.argv) > 3 else 10
     high = float(sys.argv[4]) if len(sys.argv) > 4 else 0.8
-    confidence, correct = make_corpus(seed)
+    continuous = len(sys.argv) > 5 and sys.argv[5] == "continuous"
+    confidence, correct = make_continuous_corpus(seed) if continuous else make_corpus(seed)
     with open(corpus, "w") as f:
         for c, y in zip(confidence, correct):
             f.write(json.dumps({"confidence": float(c), "correct": bool(y)}) + "\n")

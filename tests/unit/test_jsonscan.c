@@ -296,6 +296,47 @@ static void numbers_follow_the_strict_grammar(void **state)
 	}
 }
 
+/*
+ * 16 to 19 significant digits take a path of their own, not strtod's: it must give strtod's bits
+ * exactly, for shortest round-trip printings of random doubles, for random digit strings (which
+ * land anywhere between doubles), for values just off a midpoint and for exponent forms.
+ */
+static void long_numbers_round_like_strtod(void **state)
+{
+	static const char *const fixed[] = {
+		"0.30000000000000004", "0.99999999999999999", "0.999999999999999999", "1.0000000000000000",
+		"0.5000000000000000277", "0.5000000000000000278", "9.999999999999999e-23", "1.234567890123456789e-8",
+		"0.0000000000000000000000000001234567890123456789", "2.2250738585072014e-308", "1.7976931348623157e308",
+		"-0.7584289481899582", "0.1000000000000000055511151231257827",
+	};
+	uint64_t x = 88172645463325252ULL;
+	char buf[64];
+	double value, want;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
+		assert_int_equal(rtk_jsonscan_parse_number(fixed[i], strlen(fixed[i]), &value), 0);
+		want = strtod(fixed[i], NULL);
+		if (memcmp(&value, &want, sizeof(value)))
+			fail_msg("%s: %.17g, strtod %.17g", fixed[i], value, want);
+	}
+	for (int i = 0; i < 300000; i++) {
+		double d;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		d = (double)(x >> 11) / 9007199254740992.0;
+		switch (i % 4) {
+		case 0: snprintf(buf, sizeof(buf), "%.17g", d); break;
+		case 1: snprintf(buf, sizeof(buf), "%.16g", d); break;
+		case 2: snprintf(buf, sizeof(buf), "0.%019llu", (unsigned long long)(x % 10000000000000000000ULL)); break;
+		default: snprintf(buf, sizeof(buf), "%.18e", ldexp(d, -(int)(x % 40))); break;
+		}
+		assert_int_equal(rtk_jsonscan_parse_number(buf, strlen(buf), &value), 0);
+		want = strtod(buf, NULL);
+		if (memcmp(&value, &want, sizeof(value)))
+			fail_msg("%s: %.17g, strtod %.17g", buf, value, want);
+	}
+}
+
 static void number_values(void **state)
 {
 	double value;
@@ -752,6 +793,7 @@ static void agrees_with_cjson_on_random_mutations(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(picks_each_kind_of_member),
+	cmocka_unit_test(long_numbers_round_like_strtod),
 	cmocka_unit_test(only_top_level_members_count),
 	cmocka_unit_test(fields_are_reset_before_and_after_failure),
 	cmocka_unit_test(escaped_member_names_match),

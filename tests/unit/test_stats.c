@@ -106,6 +106,64 @@ static void counter_grows_without_losing_rows(void **state)
 	rtk_stats_counter_free(c);
 }
 
+/*
+ * Past a few thousand distinct values single rows are kept in a list, sorted by radix and counted,
+ * and a long list is compacted: 2.5 million rows over 300,000 values (-0.0 for half of 0.0's rows)
+ * go through all of it and through merges, and every count must come out as a plain tally says.
+ */
+static void check_tally(struct rtk_stats_counter *c, const uint64_t *pos, const uint64_t *neg, size_t distinct)
+{
+	struct rtk_stats_value_counts *v;
+	size_t k;
+
+	assert_int_equal(rtk_stats_counter_sorted(c, &v, &k), 0);
+	assert_int_equal(k, distinct);
+	assert_false(signbit(v[0].value));
+	for (size_t i = 0; i < distinct; i++) {
+		assert_true(v[i].value == (double)i / (double)distinct);
+		assert_int_equal(v[i].pos, pos[i]);
+		assert_int_equal(v[i].neg, neg[i]);
+	}
+	free(v);
+}
+
+static void counter_keeps_many_values_exactly(void **state)
+{
+	enum { DISTINCT = 300000, ROWS = 2500000, MORE = 40000 };
+	struct rtk_stats_counter *a = rtk_stats_counter_new(), *b = rtk_stats_counter_new(), *c = rtk_stats_counter_new();
+	uint64_t *pos = calloc(DISTINCT, sizeof(*pos)), *neg = calloc(DISTINCT, sizeof(*neg));
+
+	(void)state;
+	assert_true(a && b && c && pos && neg);
+	for (size_t r = 0; r < ROWS; r++) {
+		size_t i = (r * 7919) % DISTINCT;
+		bool correct = r % 3 == 0;
+		double value = i == 0 && r % 2 ? -0.0 : (double)i / DISTINCT;
+		assert_int_equal(rtk_stats_counter_add(a, value, correct), 0);
+		(correct ? pos : neg)[i]++;
+	}
+	check_tally(a, pos, neg, DISTINCT);
+	for (size_t r = 0; r < MORE; r++) {
+		size_t i = (r * 104729) % DISTINCT;
+		assert_int_equal(rtk_stats_counter_add_n(b, (double)i / DISTINCT, r % 2, 1 - r % 2), 0);
+		(r % 2 ? pos : neg)[i]++;
+	}
+	assert_int_equal(rtk_stats_counter_merge(c, b), 0);
+	assert_int_equal(rtk_stats_counter_merge(c, a), 0);
+	check_tally(c, pos, neg, DISTINCT);
+	/* merged once more each: every count doubles, the values stay */
+	assert_int_equal(rtk_stats_counter_merge(c, a), 0);
+	assert_int_equal(rtk_stats_counter_merge(c, b), 0);
+	for (size_t i = 0; i < DISTINCT; i++)
+		pos[i] *= 2, neg[i] *= 2;
+	check_tally(c, pos, neg, DISTINCT);
+	free(pos);
+	free(neg);
+	rtk_stats_counter_free(a);
+	rtk_stats_counter_free(b);
+	rtk_stats_counter_free(c);
+}
+
 static void counter_empty_and_refusals(void **state)
 {
 	struct rtk_stats_counter *c = rtk_stats_counter_new();
@@ -787,6 +845,7 @@ static void roc_curve_needs_both_classes(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(counter_merges_and_sorts),
 	cmocka_unit_test(counter_grows_without_losing_rows),
+	cmocka_unit_test(counter_keeps_many_values_exactly),
 	cmocka_unit_test(counter_empty_and_refusals),
 	cmocka_unit_test(auc_hand_example_with_ties),
 	cmocka_unit_test(auc_mirror_image),
