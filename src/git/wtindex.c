@@ -1,0 +1,276 @@
+/* src/git/wtindex.c — the index and trees of a list of work-tree files, in git's formats. */
+#include "config.h"
+#include "wtindex.h"
+#include "lib/alloc.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/sha1.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+enum { CHUNK = 64 * 1024 };
+
+static char *keep_path(struct wtindex *x, const char *path, size_t len)
+{
+	char *p;
+	if (RTK_ALLOC_GROW(x->chunks, x->nchunks + 1, x->chunk_cap))
+		return NULL;
+	if (len + 1 > CHUNK) { /* a long path gets a block of its own */
+		if (!(p = malloc(len + 1)))
+			return NULL;
+		x->chunks[x->nchunks++] = p;
+		memcpy(p, path, len + 1);
+		return p;
+	}
+	if (!x->fill || x->fill_used + len + 1 > CHUNK) {
+		if (!(x->fill = malloc(CHUNK)))
+			return NULL;
+		x->chunks[x->nchunks++] = x->fill;
+		x->fill_used = 0;
+	}
+	p = x->fill + x->fill_used;
+	memcpy(p, path, len + 1);
+	x->fill_used += len + 1;
+	return p;
+}
+
+/* A component git refuses in an index: "", ".", "..", ".git" in any case, also with trailing dots
+ * or spaces or as its NTFS short name "git~1" (git's and libgit2's core.protectNTFS default). */
+static bool bad_component(const char *c, size_t len)
+{
+	size_t n = len;
+	if (!len || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+		return true;
+	while (n > 4 && (c[n - 1] == '.' || c[n - 1] == ' '))
+		n--;
+	return (n == 4 && !strncasecmp(c, ".git", 4)) || (len == 5 && !strncasecmp(c, "git~1", 5));
+}
+
+static bool path_ok(const char *path)
+{
+	for (const char *c = path;;) {
+		const char *slash = strchr(c, '/');
+		size_t len = slash ? (size_t)(slash - c) : strlen(c);
+		if (bad_component(c, len))
+			return false;
+		if (!slash)
+			return true;
+		c = slash + 1;
+	}
+}
+
+int wtindex_add(struct wtindex *x, const char *path, unsigned mode, const git_oid *id, const struct stat *st)
+{
+	struct wtindex_file *f;
+	if (!path_ok(path))
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot index '%s': git refuses that path", path);
+	if (RTK_ALLOC_GROW(x->v, x->n + 1, x->cap))
+		return rtk_oom();
+	f = &x->v[x->n];
+	*f = (struct wtindex_file){
+		.mode = mode, .id = *id,
+		.ctime_s = (uint32_t)st->st_ctim.tv_sec, .ctime_ns = (uint32_t)st->st_ctim.tv_nsec,
+		.mtime_s = (uint32_t)st->st_mtim.tv_sec, .mtime_ns = (uint32_t)st->st_mtim.tv_nsec,
+		.dev = (uint32_t)st->st_dev, .ino = (uint32_t)st->st_ino, .uid = (uint32_t)st->st_uid,
+		.gid = (uint32_t)st->st_gid, .size = (uint32_t)st->st_size,
+	};
+	if (!(f->path = keep_path(x, path, strlen(path))))
+		return rtk_oom();
+	if (x->n && x->sorted && strcmp(x->v[x->n - 1].path, path) >= 0)
+		x->sorted = false;
+	else if (!x->n)
+		x->sorted = true;
+	x->n++;
+	return 0;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct wtindex_file *)a)->path, ((const struct wtindex_file *)b)->path);
+}
+
+void wtindex_sort(struct wtindex *x)
+{
+	if (!x->sorted && x->n)
+		qsort(x->v, x->n, sizeof(*x->v), by_path);
+	x->sorted = true;
+}
+
+struct wtindex_file *wtindex_find(struct wtindex *x, const char *path)
+{
+	struct wtindex_file key = { .path = path };
+	wtindex_sort(x);
+	return x->n ? bsearch(&key, x->v, x->n, sizeof(*x->v), by_path) : NULL;
+}
+
+/* --- the index ------------------------------------------------------------------------------------- */
+
+struct out {
+	int fd;
+	struct rtk_sha1 h;
+	unsigned char buf[65536];
+	size_t used;
+	int err;
+};
+
+static void out_put(struct out *o, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	while (len) {
+		size_t take = sizeof(o->buf) - o->used < len ? sizeof(o->buf) - o->used : len;
+		memcpy(o->buf + o->used, p, take);
+		o->used += take, p += take, len -= take;
+		if (o->used == sizeof(o->buf)) {
+			rtk_sha1_update(&o->h, o->buf, o->used);
+			if (!o->err && rtk_fs_write_all(o->fd, o->buf, o->used))
+				o->err = errno ? errno : EIO;
+			o->used = 0;
+		}
+	}
+}
+
+static void out_u32(struct out *o, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8), (unsigned char)v };
+	out_put(o, b, 4);
+}
+
+int wtindex_write(struct wtindex *x, const char *index_path)
+{
+	char lock[4096];
+	unsigned char sum[20];
+	struct out *o = malloc(sizeof(*o));
+	size_t count = 0;
+	int rc = 0;
+	if (!o)
+		return rtk_oom();
+	wtindex_sort(x);
+	for (size_t i = 0; i < x->n; i++)
+		count += !x->v[i].dropped;
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", index_path) >= sizeof(lock)) {
+		free(o);
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: path too long", index_path);
+	}
+	if ((o->fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) {
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write %s", lock);
+		free(o);
+		return rc;
+	}
+	o->used = 0, o->err = 0;
+	rtk_sha1_init(&o->h);
+	out_put(o, "DIRC", 4);
+	out_u32(o, 2);
+	out_u32(o, (uint32_t)count);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct wtindex_file *f = &x->v[i];
+		static const char pad[8];
+		size_t len = strlen(f->path), entry = (62 + len + 8) & ~(size_t)7;
+		if (f->dropped)
+			continue;
+		uint32_t fields[10] = { f->ctime_s, f->ctime_ns, f->mtime_s, f->mtime_ns, f->dev, f->ino, f->mode, f->uid, f->gid, f->size };
+		for (int k = 0; k < 10; k++)
+			out_u32(o, fields[k]);
+		out_put(o, f->id.id, GIT_OID_RAWSZ);
+		unsigned flags = len < 0xfff ? (unsigned)len : 0xfff;
+		unsigned char fl[2] = { (unsigned char)(flags >> 8), (unsigned char)flags };
+		out_put(o, fl, 2);
+		out_put(o, f->path, len);
+		out_put(o, pad, entry - 62 - len);
+	}
+	rtk_sha1_update(&o->h, o->buf, o->used);
+	rtk_sha1_final(&o->h, sum);
+	if (!o->err && (rtk_fs_write_all(o->fd, o->buf, o->used) || rtk_fs_write_all(o->fd, sum, sizeof(sum))))
+		o->err = errno ? errno : EIO;
+	if (close(o->fd) && !o->err)
+		o->err = errno;
+	if (o->err || rename(lock, index_path)) {
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, o->err ? o->err : errno, "cannot write %s", index_path);
+		unlink(lock);
+	}
+	free(o);
+	return rc;
+}
+
+/* --- trees ----------------------------------------------------------------------------------------- */
+
+struct tree_buf {
+	char *s;
+	size_t len, cap;
+};
+
+static int tree_put(struct tree_buf *t, unsigned mode, const char *name, size_t name_len, const git_oid *id)
+{
+	char m[16];
+	int mlen = snprintf(m, sizeof(m), "%o ", mode);
+	size_t need = t->len + (size_t)mlen + name_len + 1 + GIT_OID_RAWSZ;
+	if (need > t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		while (cap < need)
+			cap *= 2;
+		char *s = realloc(t->s, cap);
+		if (!s)
+			return rtk_oom();
+		t->s = s, t->cap = cap;
+	}
+	memcpy(t->s + t->len, m, (size_t)mlen);
+	memcpy(t->s + t->len + mlen, name, name_len);
+	t->s[t->len + (size_t)mlen + name_len] = '\0';
+	memcpy(t->s + t->len + (size_t)mlen + name_len + 1, id->id, GIT_OID_RAWSZ);
+	t->len = need;
+	return 0;
+}
+
+/*
+ * The tree of the files from *i on whose paths start with the folder prefix (prefix_len bytes,
+ * "" or "dir/"): index order is tree order (a folder sorts as its name and '/'), so entries are
+ * emitted as met. *empty when nothing in it is kept (then no tree is written).
+ */
+static int build(struct wtindex *x, size_t *i, const char *prefix, size_t prefix_len, struct packw *w, git_oid *id, bool *empty)
+{
+	struct tree_buf t = { 0 };
+	int rc = 0;
+	while (!rc && *i < x->n && !strncmp(x->v[*i].path, prefix, prefix_len)) {
+		const struct wtindex_file *f = &x->v[*i];
+		const char *rest = f->path + prefix_len, *slash = strchr(rest, '/');
+		if (!slash) {
+			if (!f->dropped)
+				rc = tree_put(&t, f->mode, rest, strlen(rest), &f->id);
+			(*i)++;
+			continue;
+		}
+		git_oid sub;
+		bool sub_empty;
+		size_t sub_len = (size_t)(slash - f->path) + 1;
+		/* the folder's path with its '/', from the first file in it (which stays put while it is read) */
+		if (!(rc = build(x, i, f->path, sub_len, w, &sub, &sub_empty)) && !sub_empty)
+			rc = tree_put(&t, 040000, rest, (size_t)(slash - rest), &sub);
+	}
+	*empty = t.len == 0;
+	if (!rc && (!*empty || !prefix_len))
+		rc = packw_add(w, GIT_OBJECT_TREE, t.s ? t.s : "", t.len, id);
+	free(t.s);
+	return rc;
+}
+
+int wtindex_trees(struct wtindex *x, struct packw *w, git_oid *root)
+{
+	size_t i = 0;
+	bool empty;
+	wtindex_sort(x);
+	return build(x, &i, "", 0, w, root, &empty);
+}
+
+void wtindex_free(struct wtindex *x)
+{
+	for (size_t i = 0; i < x->nchunks; i++)
+		free(x->chunks[i]);
+	free(x->chunks);
+	free(x->v);
+	memset(x, 0, sizeof(*x));
+}

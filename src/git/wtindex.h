@@ -1,0 +1,60 @@
+/* src/git/wtindex.h — a work tree's files as git's index (version 2) and as tree objects, written without libgit2's index. */
+#ifndef RTK_WTINDEX_H
+#define RTK_WTINDEX_H
+
+#include "git2api.h"
+#include "packw.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/*
+ * Why: libgit2's git_index_add sorts and checks every entry as it comes and git_index_write_tree
+ * writes each tree as a loose object; a sandbox made of 20,000 files knows them all at once. This
+ * collects the files (path, mode, blob id and the stat data of the file in the work tree), sorts
+ * them once, and writes the index and the trees in git's formats: an index entry's stat data is
+ * what git's own would hold, so `git status` and libgit2's diff see a clean tree (entries written
+ * no earlier than the index itself are racily clean, checked by content, as git does).
+ */
+struct wtindex_file {
+	const char *path; /* relative to the work tree, '/'-separated; owned by the list */
+	unsigned mode;    /* 0100644, 0100755, 0120000 or 0160000 */
+	git_oid id;
+	uint32_t ctime_s, ctime_ns, mtime_s, mtime_ns, dev, ino, uid, gid, size;
+	bool dropped;     /* left out of the index and the trees (wtindex_drop) */
+};
+
+struct wtindex {
+	struct wtindex_file *v;
+	size_t n, cap;
+	bool sorted;
+	char **chunks; /* the paths' storage: blocks of many, and one a long path */
+	size_t nchunks, chunk_cap;
+	char *fill;    /* the block being filled */
+	size_t fill_used;
+};
+
+/*
+ * Adds a file: path (copied), mode, id and st (lstat of the file in the work tree). A path git would
+ * refuse (an empty, "." or ".." component, or ".git" as NTFS or git itself reads it) is
+ * RTK_EXIT_FAILURE naming it. 0, or RTK_EXIT_FAILURE.
+ */
+int wtindex_add(struct wtindex *x, const char *path, unsigned mode, const git_oid *id, const struct stat *st);
+
+/* Sorts the files in the index's order (bytes of the path); done by the writers when needed. */
+void wtindex_sort(struct wtindex *x);
+
+/* The file at path, or NULL (sorts first). */
+struct wtindex_file *wtindex_find(struct wtindex *x, const char *path);
+
+/* Writes the index of the files not dropped to index_path (through index_path.lock, renamed into place). */
+int wtindex_write(struct wtindex *x, const char *index_path);
+
+/* Adds the trees of the files not dropped to the pack, deepest first; *root gets the top tree's id. */
+int wtindex_trees(struct wtindex *x, struct packw *w, git_oid *root);
+
+void wtindex_free(struct wtindex *x);
+
+#endif
