@@ -416,7 +416,7 @@ static bool file_has_rules(const char *path)
  * Whether ignore rules from outside the copy apply to the sandbox's repository, as libgit2 finds
  * them: its info/exclude, and core.excludesFile (a leading "~/" is $HOME) or, unset, the XDG
  * default ($XDG_CONFIG_HOME or ~/.config, then git/ignore). With none and no .gitignore in the copy,
- * nothing in it is ignored.
+ * nothing in it is ignored. Anything unusual (a relative path, an unreadable file) counts as rules.
  */
 static bool outer_ignore_rules(git_repository *repo)
 {
@@ -434,8 +434,8 @@ static bool outer_ignore_rules(git_repository *repo)
 			rules = !home || file_has_rules((snprintf(path, sizeof(path), "%s/%s", home, v + 2), path));
 		else
 			rules = v[0] != '/' || file_has_rules(v); /* a relative path: libgit2 decides */
-	} else if (xdg && *xdg)
-		rules = file_has_rules((snprintf(path, sizeof(path), "%s/git/ignore", xdg), path));
+	} else if (xdg)
+		rules = xdg[0] != '/' || file_has_rules((snprintf(path, sizeof(path), "%s/git/ignore", xdg), path));
 	else
 		rules = home && file_has_rules((snprintf(path, sizeof(path), "%s/.config/git/ignore", home), path));
 	git_config_free(cfg);
