@@ -207,8 +207,12 @@ static int add_detached_worktree(git_repository *repo, struct sandbox *sb, const
 	    git_repository_open_ext(&wtrepo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    git_repository_set_head_detached(wtrepo, git_commit_id(head)) < 0)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make a worktree at %s: %s", sb->dir, git2api_error());
-	else if (plain)
-		rc = checkout_tree(wtrepo, git_commit_tree_id(head), NULL);
+	else if (plain && (!(sb->files = calloc(1, sizeof(*sb->files))) ||
+			   asprintf(&sb->index_path, "%sindex", git_repository_path(wtrepo)) < 0)) {
+		sb->index_path = NULL;
+		rc = rtk_oom();
+	} else if (plain)
+		rc = checkout_tree(wtrepo, git_commit_tree_id(head), sb->files);
 	sb->mode = SANDBOX_WORKTREE; /* from here on, removing the sandbox prunes what was registered */
 	if (branch && git_reference_delete(branch) < 0 && !rc)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot delete the branch %s: %s", sb->worktree_name, git2api_error());
@@ -538,10 +542,19 @@ static int commit_baseline(struct sandbox *sb, git_repository *repo, struct copy
 		goto out;
 	git2api_trust_new_objects(); /* the tree was written just now: no need to read it back */
 	if (git_tree_lookup(&tree, repo, &tree_id) < 0 || git_signature_new(&sig, "rtk run-plan", "run-plan@rtk.invalid", 0, 0) < 0 ||
-	    git_commit_create(&commit_id, repo, "HEAD", sig, sig, NULL, "rtk run-plan baseline\n", tree, 0, NULL) < 0)
+	    git_commit_create(&commit_id, repo, "HEAD", sig, sig, NULL, "rtk run-plan baseline\n", tree, 0, NULL) < 0) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot record the sandbox's baseline in %s: %s", sb->dir, git2api_error());
-	else
-		gitx_oid_hex(&commit_id, sb->baseline);
+		goto out;
+	}
+	gitx_oid_hex(&commit_id, sb->baseline);
+	/* the list stays with the sandbox, for sandbox_patch */
+	if (!(sb->files = calloc(1, sizeof(*sb->files))) || !(sb->index_path = strdup(index))) {
+		rc = rtk_oom();
+		goto out;
+	}
+	*sb->files = w->index;
+	memset(&w->index, 0, sizeof(w->index));
+	sb->files->conversions = !checkout_is_plain(repo, &tree_id);
 out:
 	free(unused.v);
 	git_tree_free(tree);
@@ -687,9 +700,14 @@ int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len)
 	git_diff *diff = NULL;
 	git_buf buf = { 0 };
 	git_diff_options opts;
+	bool unchanged = false;
 	int rc;
 	*patch = NULL;
 	*len = 0;
+	if (sb->files && (rc = wtindex_unchanged(sb->files, sb->dir, sb->index_path, &unchanged)))
+		return rc;
+	if (unchanged)
+		return (*patch = strdup("")) ? 0 : rtk_oom();
 	if (git_repository_open_ext(&repo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot open the sandbox %s: %s", sb->dir, git2api_error());
 	if ((rc = gitx_resolve_commit(repo, sb->baseline, &base)))
@@ -754,5 +772,9 @@ void sandbox_free(struct sandbox *sb)
 	free(sb->root);
 	free(sb->project);
 	free(sb->worktree_name);
+	if (sb->files)
+		wtindex_free(sb->files);
+	free(sb->files);
+	free(sb->index_path);
 	free(sb);
 }

@@ -6,6 +6,7 @@
 #include "lib/fsutil.h"
 #include "lib/sha1.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -192,8 +193,207 @@ int wtindex_write(struct wtindex *x, const char *index_path)
 	if (o->err || rename(lock, index_path)) {
 		rc = rtk_fail_errno(RTK_EXIT_FAILURE, o->err ? o->err : errno, "cannot write %s", index_path);
 		unlink(lock);
-	}
+	} else if (stat(index_path, &x->written)) /* after the rename, which sets its ctime */
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", index_path);
+	x->have_written = !rc;
 	free(o);
+	return rc;
+}
+
+/* --- whether the work tree still matches -------------------------------------------------------- */
+
+struct check {
+	struct wtindex *x;
+	bool attributes; /* a .gitattributes is among the files */
+	bool same;
+	char *buf;
+	size_t cap;
+};
+
+static bool same_time(uint32_t s, uint32_t ns, const struct timespec *t)
+{
+	return s == (uint32_t)t->tv_sec && ns == (uint32_t)t->tv_nsec;
+}
+
+/* Not older than the index: a change in the same clock tick would not show in the stat data. */
+static bool racy(const struct wtindex *x, const struct wtindex_file *f)
+{
+	const struct timespec *t = &x->written.st_mtim;
+	return f->mtime_s > (uint32_t)t->tv_sec || (f->mtime_s == (uint32_t)t->tv_sec && f->mtime_ns >= (uint32_t)t->tv_nsec);
+}
+
+/* Whether the file's content (a link's target) is still the blob f names. */
+static int same_content(struct check *c, int dir, const char *name, const struct wtindex_file *f, const struct stat *st, bool *same)
+{
+	struct rtk_sha1 h;
+	unsigned char d[20];
+	char head[32];
+	size_t size = (size_t)st->st_size, got = 0;
+	*same = false;
+	if (size + 1 > c->cap) {
+		char *b = realloc(c->buf, size + 1);
+		if (!b)
+			return rtk_oom();
+		c->buf = b, c->cap = size + 1;
+	}
+	if (S_ISLNK(st->st_mode)) {
+		ssize_t n = readlinkat(dir, name, c->buf, c->cap);
+		if (n < 0 || (size_t)n != size)
+			return 0;
+		got = size;
+	} else {
+		int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return 0;
+		while (got <= size) { /* one byte more than expected shows a file that grew */
+			ssize_t n = read(fd, c->buf + got, size + 1 - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		close(fd);
+		if (got != size)
+			return 0;
+	}
+	int hlen = snprintf(head, sizeof(head), "blob %zu", size) + 1;
+	rtk_sha1_init(&h);
+	rtk_sha1_update(&h, head, (size_t)hlen);
+	rtk_sha1_update(&h, c->buf, size);
+	rtk_sha1_final(&h, d);
+	*same = !memcmp(d, f->id.id, 20);
+	return 0;
+}
+
+/* One file of the list against its lstat. */
+static int check_file(struct check *c, int dir, const char *name, const struct wtindex_file *f, const struct stat *st)
+{
+	bool same;
+	int rc;
+	if (f->dropped)
+		return 0; /* ignored: that it is still there is enough */
+	if (f->mode == 0160000 || (f->mode == 0120000) != S_ISLNK(st->st_mode) || (f->mode != 0120000 && !S_ISREG(st->st_mode)) ||
+	    (S_ISREG(st->st_mode) && (f->mode == 0100755) != ((st->st_mode & 0111) != 0)) || f->size != (uint32_t)st->st_size ||
+	    !same_time(f->mtime_s, f->mtime_ns, &st->st_mtim) || !same_time(f->ctime_s, f->ctime_ns, &st->st_ctim) ||
+	    f->ino != (uint32_t)st->st_ino || f->dev != (uint32_t)st->st_dev || f->uid != (uint32_t)st->st_uid ||
+	    f->gid != (uint32_t)st->st_gid) {
+		c->same = false;
+		return 0;
+	}
+	if (!racy(c->x, f))
+		return 0;
+	if (c->attributes) { /* libgit2 would hash it through filters: its call */
+		c->same = false;
+		return 0;
+	}
+	if ((rc = same_content(c, dir, name, f, st, &same)))
+		return rc;
+	c->same &= same;
+	return 0;
+}
+
+struct child {
+	const char *name;
+	size_t len;
+	size_t lo, hi; /* a folder: the files under it; a file: lo is its index, hi = lo + 1 */
+	bool folder, seen;
+};
+
+static int by_child(const void *a, const void *b)
+{
+	const struct child *x = a, *y = b;
+	int d = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	return d ? d : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The folder dir (prefix: its path with '/', "" at the top) holding the files [lo, hi). */
+static int check_dir(struct check *c, int dir, size_t prefix_len, size_t lo, size_t hi)
+{
+	struct child *kids = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = lo; i < hi;) {
+		const char *rest = c->x->v[i].path + prefix_len, *slash = strchr(rest, '/');
+		if (RTK_ALLOC_GROW(kids, n + 1, cap)) {
+			free(kids);
+			return rtk_oom();
+		}
+		struct child *k = &kids[n++];
+		*k = (struct child){ .name = rest, .len = slash ? (size_t)(slash - rest) : strlen(rest), .lo = i, .folder = slash != NULL };
+		if (!slash) {
+			k->hi = ++i;
+			continue;
+		}
+		while (i < hi && !strncmp(c->x->v[i].path, c->x->v[k->lo].path, prefix_len + k->len + 1))
+			i++;
+		k->hi = i;
+	}
+	qsort(kids, n, sizeof(*kids), by_child);
+	int fd = dup(dir);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		free(kids);
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot list a folder of the work tree");
+	}
+	while (!rc && c->same && (e = readdir(d))) {
+		struct child key = { .name = e->d_name, .len = strlen(e->d_name) }, *k;
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (!prefix_len && !strcmp(e->d_name, ".git")))
+			continue;
+		if (!(k = n ? bsearch(&key, kids, n, sizeof(*kids), by_child) : NULL) || k->seen) {
+			c->same = false; /* a name the index does not know */
+			break;
+		}
+		k->seen = true;
+		if (fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			c->same = false;
+			break;
+		}
+		if (!k->folder) {
+			rc = check_file(c, dir, e->d_name, &c->x->v[k->lo], &st);
+			continue;
+		}
+		int sub = S_ISDIR(st.st_mode) ? openat(dir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		if (sub < 0) {
+			c->same = false;
+			break;
+		}
+		rc = check_dir(c, sub, prefix_len + k->len + 1, k->lo, k->hi);
+		close(sub);
+	}
+	closedir(d);
+	for (size_t i = 0; c->same && i < n; i++)
+		c->same = kids[i].seen; /* one gone */
+	free(kids);
+	return rc;
+}
+
+int wtindex_unchanged(struct wtindex *x, const char *workdir, const char *index_path, bool *unchanged)
+{
+	struct check c = { .x = x, .same = true, .attributes = x->conversions };
+	struct stat st;
+	int dir, rc;
+	*unchanged = false;
+	wtindex_sort(x);
+	if (!x->have_written || stat(index_path, &st) || st.st_ino != x->written.st_ino || st.st_dev != x->written.st_dev ||
+	    st.st_size != x->written.st_size || st.st_mtim.tv_sec != x->written.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != x->written.st_mtim.tv_nsec || st.st_ctim.tv_sec != x->written.st_ctim.tv_sec ||
+	    st.st_ctim.tv_nsec != x->written.st_ctim.tv_nsec)
+		return 0; /* the index was rewritten (a step's git add, or git status refreshing it) */
+	for (size_t i = 0; i < x->n; i++) {
+		const char *base = strrchr(x->v[i].path, '/');
+		c.attributes |= !strcmp(base ? base + 1 : x->v[i].path, ".gitattributes");
+	}
+	if ((dir = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", workdir);
+	rc = check_dir(&c, dir, 0, 0, x->n);
+	close(dir);
+	free(c.buf);
+	*unchanged = !rc && c.same;
 	return rc;
 }
 

@@ -34,6 +34,9 @@ struct wtindex {
 	size_t nchunks, chunk_cap;
 	char *fill;    /* the block being filled */
 	size_t fill_used;
+	struct stat written; /* the index file as wtindex_write left it */
+	bool have_written;
+	bool conversions;    /* set by the caller: the repository may convert content (core.autocrlf, attributes) */
 };
 
 /*
@@ -51,6 +54,19 @@ struct wtindex_file *wtindex_find(struct wtindex *x, const char *path);
 
 /* Writes the index of the files not dropped to index_path (through index_path.lock, renamed into place). */
 int wtindex_write(struct wtindex *x, const char *index_path);
+
+/*
+ * Whether the work tree at workdir is still exactly what the index written by wtindex_write says,
+ * so that a diff of it against the index's tree (libgit2's git_diff_tree_to_workdir_with_index)
+ * has nothing to show: the index file untouched since; every file there with the stat data it was
+ * indexed with (a dropped one need only exist); its content hashed to the same blob where it is
+ * racily clean (modified no earlier than the index was written: git's rule); and no other name in
+ * any folder of the tree (".git" at the top aside). *unchanged false means "maybe changed", never
+ * more: it is set false also where the answer needs libgit2 (a submodule, a racily clean file
+ * while conversions or a .gitattributes among the files could change what its content hashes to). 0, or RTK_EXIT_FAILURE when a folder cannot
+ * be read.
+ */
+int wtindex_unchanged(struct wtindex *x, const char *workdir, const char *index_path, bool *unchanged);
 
 /* Adds the trees of the files not dropped to the pack, deepest first; *root gets the top tree's id. */
 int wtindex_trees(struct wtindex *x, struct packw *w, git_oid *root);

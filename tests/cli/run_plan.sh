@@ -178,6 +178,20 @@ scratch
 check "nothing to ignore: every file in the baseline" test "$(tr '\n' ' ' < "$SCRATCH/tracked")" = "a.c b/c.txt "
 check "nothing to ignore: the patch holds both new files" test "$(grep -c '^diff --git' "$SCRATCH"/state/reflectloop/runs/*/changes.patch)" = 2
 
+# --- the patch when nothing changed, and when only git's own files did ---------------------------------
+# An untouched sandbox gives an empty patch (found from the index's stat data, without a diff); a step
+# that refreshes the index (git status) or stages a change still gets the real diff.
+scratch
+(cd "$SCRATCH" && setup_case clean && plan && step look 'cat README.md > /dev/null' && rp --json > wt.json &&
+	plan && step look 'true' && rp --json --mode copy > cp.json &&
+	plan && step st 'git status > /dev/null' && rp --json > st.json &&
+	plan && step add 'echo more >> README.md && git add README.md && git status > /dev/null' && rp --json --mode copy > add.json)
+patch_of() { cat "$SCRATCH/state/reflectloop/runs/$(jq -r .run_id "$SCRATCH/$1")/changes.patch"; }
+check "worktree, nothing changed: the patch is empty" test -z "$(patch_of wt.json)"
+check "copy, nothing changed: the patch is empty" test -z "$(patch_of cp.json)"
+check "a step running git status: the patch is empty" test -z "$(patch_of st.json)"
+check "a staged change is in the patch" test "$(patch_of add.json | grep '^[-+][^-+]')" = "+more"
+
 # --- cwd escapes: exit 98, nothing run ---------------------------------------------------------------
 escape_case() { # escape_case CWD [SETUP]: a plan whose second step runs in CWD
 	setup_case clean && (cd project && eval "${2:-true}" && git add -A && git commit -qm link >/dev/null 2>&1; true)

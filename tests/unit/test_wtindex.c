@@ -108,7 +108,127 @@ static void paths_git_refuses(void **state)
 	wtindex_free(&x);
 }
 
+/* --- wtindex_unchanged ------------------------------------------------------------------------------ */
+
+/* A work tree of a few files and its index, as a sandbox would have them: blobs hashed by git,
+ * stat data from lstat, the index written last. when: the files' times set an hour back first (-1:
+ * none is racily clean), left (0), or an hour ahead (1: all are, as files written in the index's
+ * clock tick are). */
+static void make_tree(char dir[64], struct wtindex *x, int when)
+{
+	const char *const names[] = { "a.c", "bin/run", "build/out.o", "link", "src/deep/util.c" };
+	char path[256], index[160], hex[64];
+	assert_int_equal(unit_mkdtemp(dir, "unchanged"), 0);
+	assert_int_equal(git2api_load(), 0);
+	assert_int_equal(sh("cd '%s' && git init -q . && mkdir -p bin build src/deep && echo a > a.c && printf '#!/bin/sh\\n' > bin/run && chmod 755 bin/run && "
+			    "echo o > build/out.o && ln -s a.c link && echo u > src/deep/util.c%s", dir,
+			    when < 0 ? " && touch -h -d '1 hour ago' a.c bin/run build/out.o link src/deep/util.c"
+			    : when > 0 ? " && touch -h -d 'now + 1 hour' a.c bin/run build/out.o link src/deep/util.c" : ""), 0);
+	memset(x, 0, sizeof(*x));
+	for (size_t k = 0; k < sizeof(names) / sizeof(*names); k++) {
+		struct stat st;
+		git_oid id;
+		FILE *p;
+		snprintf(path, sizeof(path), "cd '%s' && if test -L %s; then printf %%s \"$(readlink %s)\" | git hash-object --stdin; else git hash-object %s; fi", dir, names[k], names[k], names[k]);
+		assert_non_null(p = popen(path, "r"));
+		assert_non_null(fgets(hex, sizeof(hex), p));
+		pclose(p);
+		assert_int_equal(git_oid_fromstrn(&id, hex, 40), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[k]);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_int_equal(wtindex_add(x, names[k], S_ISLNK(st.st_mode) ? 0120000 : st.st_mode & 0111 ? 0100755 : 0100644, &id, &st), 0);
+	}
+	wtindex_find(x, "build/out.o")->dropped = true; /* as an ignored file is */
+	snprintf(index, sizeof(index), "%s/.git/index", dir);
+	assert_int_equal(wtindex_write(x, index), 0);
+}
+
+/* A change made by CMD (run in the tree) shows as "maybe changed"; the same tree untouched as unchanged. */
+static bool unchanged_after(const char *cmd, int when)
+{
+	char dir[64], index[160];
+	struct wtindex x;
+	bool same;
+	make_tree(dir, &x, when);
+	snprintf(index, sizeof(index), "%s/.git/index", dir);
+	assert_int_equal(sh("cd '%s' && %s", dir, cmd), 0);
+	assert_int_equal(wtindex_unchanged(&x, dir, index, &same), 0);
+	wtindex_free(&x);
+	unit_remove_tree(dir);
+	return same;
+}
+
+static void untouched_trees_are_unchanged(void **state)
+{
+	(void)state;
+	for (int when = -1; when <= 1; when++) { /* when 1: every file racily clean, decided by content */
+		assert_true(unchanged_after("true", when));
+		assert_true(unchanged_after("cat a.c src/deep/util.c > /dev/null && ls -R > /dev/null", when)); /* reading changes nothing */
+		assert_true(unchanged_after("echo changed > build/out.o", when)); /* an ignored file may change */
+	}
+}
+
+static void every_kind_of_change_is_seen(void **state)
+{
+	(void)state;
+	const char *const changes[] = {
+		"echo b > a.c",                          /* same size, new content */
+		"echo longer > a.c",
+		"touch -d '2 hours ago' a.c",            /* only the times */
+		"chmod +x a.c",
+		"chmod -x bin/run",
+		"rm a.c",
+		"rm -r src",
+		"echo new > new.c",
+		"echo new > src/deep/new.c",
+		"mkdir empty",                           /* libgit2 would show nothing; still a name the index does not know */
+		"rm link && ln -s bin/run link",
+		"rm link && echo a.c > link",            /* a link become a file */
+		"rm a.c && mkdir a.c",
+		"echo new > build/new.o",                /* in an ignored folder, but new */
+		"rm build/out.o",
+		"touch .git/index",                      /* the index rewritten, as git status may */
+		"git rm -q --cached a.c",                /* the work tree as it was, the index not */
+		"echo b > a.c && git add a.c",
+	};
+	for (size_t i = 0; i < sizeof(changes) / sizeof(*changes); i++)
+		for (int when = -1; when <= 1; when++)
+			if (unchanged_after(changes[i], when))
+				fail_msg("'%s' (file times %d) was taken for no change", changes[i], when);
+}
+
+/* The racy rule itself: a file whose stat data matches but whose content is not the indexed blob
+ * (what a change in the same clock tick looks like) is caught by content when racily clean, and,
+ * as in git, trusted by its stat data when older than the index. */
+static void racily_clean_files_are_checked_by_content(void **state)
+{
+	(void)state;
+	char dir[64], index[160];
+	struct wtindex x;
+	bool same;
+	for (int when = -1; when <= 1; when += 2) {
+		make_tree(dir, &x, when);
+		snprintf(index, sizeof(index), "%s/.git/index", dir);
+		memset(wtindex_find(&x, "a.c")->id.id, 0x5a, GIT_OID_RAWSZ); /* not its content */
+		assert_int_equal(wtindex_unchanged(&x, dir, index, &same), 0);
+		assert_int_equal(same, when < 0); /* racy: seen; older than the index: stat data trusted */
+		wtindex_free(&x);
+		unit_remove_tree(dir);
+	}
+	/* conversions possible: a racily clean file is left to libgit2 */
+	make_tree(dir, &x, 1);
+	snprintf(index, sizeof(index), "%s/.git/index", dir);
+	x.conversions = true;
+	assert_int_equal(wtindex_unchanged(&x, dir, index, &same), 0);
+	assert_false(same);
+	wtindex_free(&x);
+	unit_remove_tree(dir);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(untouched_trees_are_unchanged),
+	cmocka_unit_test(every_kind_of_change_is_seen),
+	cmocka_unit_test(racily_clean_files_are_checked_by_content),
 	cmocka_unit_test(git_agrees_on_index_and_trees),
 	cmocka_unit_test(paths_git_refuses),
 };
