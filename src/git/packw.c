@@ -35,8 +35,9 @@ struct packw {
 	size_t n, cap;
 	uint32_t *slots;       /* open addressing over v: index + 1, 0 empty */
 	size_t nslots;
-	z_stream z;
-	bool z_ready;
+	z_stream zs[2];        /* deflate streams for small and for large objects */
+	bool z_ready[2];
+	z_stream *z;           /* the one of the object being written */
 	/* the object being streamed */
 	bool open;
 	struct rtk_sha1 sha;
@@ -121,8 +122,9 @@ void packw_free(struct packw *w)
 	}
 	if (w->objects >= 0)
 		close(w->objects);
-	if (w->z_ready)
-		deflateEnd(&w->z);
+	for (int i = 0; i < 2; i++)
+		if (w->z_ready[i])
+			deflateEnd(&w->zs[i]);
 	free(w->out);
 	free(w->v);
 	free(w->slots);
@@ -203,13 +205,19 @@ int packw_begin(struct packw *w, git_object_t type, size_t size)
 	int t = pack_type(type);
 	if (w->open || !t)
 		return rtk_fail(RTK_EXIT_FAILURE, "packw_begin: %s", w->open ? "an object is already open" : "not an object type");
-	if (!w->z_ready) {
-		/* memLevel 3: deflateReset clears a 2 KiB hash table an object instead of 64 KiB */
-		if (deflateInit2(&w->z, 1, Z_DEFLATED, 15, 3, Z_DEFAULT_STRATEGY) != Z_OK)
+	/*
+	 * memLevel sets both the hash table deflateReset clears for every object and the symbols a
+	 * block holds: an object of up to 2 KiB fits one block of memLevel 5 (an 8 KiB table to clear,
+	 * not 64 KiB); a larger one gets zlib's default 8, whose blocks are not cut every 512 bytes.
+	 */
+	int k = size > 2048;
+	if (!w->z_ready[k]) {
+		if (deflateInit2(&w->zs[k], 1, Z_DEFLATED, 15, k ? 8 : 5, Z_DEFAULT_STRATEGY) != Z_OK)
 			return rtk_oom();
-		w->z_ready = true;
-	} else if (deflateReset(&w->z) != Z_OK)
+		w->z_ready[k] = true;
+	} else if (deflateReset(&w->zs[k]) != Z_OK)
 		return rtk_fail(RTK_EXIT_FAILURE, "zlib: cannot reset the deflate stream");
+	w->z = &w->zs[k];
 	w->open = true, w->size = size, w->got = 0, w->start = pos(w), w->crc = (uint32_t)crc32(0, NULL, 0);
 	head[n++] = (unsigned char)(t << 4 | (s & 15)) | (s >> 4 ? 0x80 : 0);
 	for (s >>= 4; s; s >>= 7)
@@ -223,23 +231,23 @@ int packw_begin(struct packw *w, git_object_t type, size_t size)
 /* Deflates data (flush: Z_NO_FLUSH or Z_FINISH) straight into the output buffer. */
 static int deflate_in(struct packw *w, const void *data, size_t len, int flush)
 {
-	w->z.next_in = (Bytef *)data;
-	w->z.avail_in = (uInt)len;
+	w->z->next_in = (Bytef *)data;
+	w->z->avail_in = (uInt)len;
 	for (;;) {
 		if (w->used == OUT_CAP && flush_out(w))
 			return RTK_EXIT_FAILURE;
 		unsigned char *at = w->out + w->used;
-		w->z.next_out = at;
-		w->z.avail_out = (uInt)(OUT_CAP - w->used);
-		int zrc = deflate(&w->z, flush);
-		size_t made = (size_t)(w->z.next_out - at);
+		w->z->next_out = at;
+		w->z->avail_out = (uInt)(OUT_CAP - w->used);
+		int zrc = deflate(w->z, flush);
+		size_t made = (size_t)(w->z->next_out - at);
 		w->crc = (uint32_t)crc32(w->crc, at, (uInt)made);
 		w->used += made;
 		if (zrc == Z_STREAM_END)
 			return 0;
 		if (zrc != Z_OK && zrc != Z_BUF_ERROR)
 			return rtk_fail(RTK_EXIT_FAILURE, "zlib: deflate failed (%d)", zrc);
-		if (flush == Z_NO_FLUSH && w->z.avail_in == 0)
+		if (flush == Z_NO_FLUSH && w->z->avail_in == 0)
 			return 0;
 	}
 }
