@@ -5,6 +5,7 @@
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/sha1.h"
+#include "lib/strbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -200,10 +201,172 @@ int wtindex_write(struct wtindex *x, const char *index_path)
 	return rc;
 }
 
+/* --- git's own index ----------------------------------------------------------------------------- */
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The cache tree's root ("TREE" extension): valid for all count entries, its id into *tree. */
+static bool tree_root(const unsigned char *p, size_t len, uint32_t count, git_oid *tree)
+{
+	const unsigned char *end = p + len, *nl;
+	char num[32];
+	long entries;
+	if (!len || p[0] != '\0' || !(nl = memchr(p + 1, '\n', len - 1)) || (size_t)(nl - p - 1) >= sizeof(num))
+		return false; /* the root's path is "" */
+	memcpy(num, p + 1, (size_t)(nl - p - 1));
+	num[nl - p - 1] = '\0';
+	if (sscanf(num, "%ld", &entries) != 1 || entries < 0 || (unsigned long)entries != count || end - (nl + 1) < GIT_OID_RAWSZ)
+		return false;
+	memcpy(tree->id, nl + 1, GIT_OID_RAWSZ);
+	return true;
+}
+
+static int parse_index(struct wtindex *x, const unsigned char *d, size_t size, git_oid *tree, bool *usable)
+{
+	struct rtk_sha1 h;
+	unsigned char sum[20];
+	char *prev = NULL; /* version 4: the previous path */
+	size_t prev_len = 0, at = 12;
+	uint32_t version, count;
+	bool have_tree = false;
+	int rc = 0;
+	*usable = false;
+	if (size < 12 + 20 || memcmp(d, "DIRC", 4) || (version = get32(d + 4)) < 2 || version > 4)
+		return 0;
+	count = get32(d + 8);
+	rtk_sha1_init(&h);
+	rtk_sha1_update(&h, d, size - 20);
+	rtk_sha1_final(&h, sum);
+	if (memcmp(sum, d + size - 20, 20))
+		return 0; /* a damaged index (or index.skipHash): libgit2 says what it makes of it */
+	size -= 20;
+	for (uint32_t i = 0; i < count; i++) {
+		struct wtindex_file f;
+		const unsigned char *e = d + at;
+		size_t fixed = 62, len;
+		if (at + fixed > size)
+			goto out;
+		unsigned flags = (unsigned)e[60] << 8 | e[61];
+		if (flags & 0x4000) { /* extended flags: skip-worktree, intent-to-add */
+			if (version < 3 || at + 64 > size || (e[62] | e[63]))
+				goto out;
+			fixed = 64;
+		}
+		if (flags & 0x8000 || flags & 0x3000) /* assumed valid, or a stage in a conflict */
+			goto out;
+		f = (struct wtindex_file){
+			.ctime_s = get32(e), .ctime_ns = get32(e + 4), .mtime_s = get32(e + 8), .mtime_ns = get32(e + 12),
+			.dev = get32(e + 16), .ino = get32(e + 20), .mode = get32(e + 24), .uid = get32(e + 28),
+			.gid = get32(e + 32), .size = get32(e + 36),
+		};
+		memcpy(f.id.id, e + 40, GIT_OID_RAWSZ);
+		const unsigned char *name = e + fixed;
+		char *path;
+		if (version == 4) { /* strip N bytes off the previous path, then a NUL-terminated suffix */
+			size_t strip = 0, shift = 0, n = 0;
+			unsigned char c;
+			do {
+				if (name + n >= d + size || shift > 56)
+					goto out;
+				c = name[n++];
+				strip = (strip << 7) | (c & 0x7f); /* git's offset varint: each further byte adds one */
+				if (c & 0x80)
+					strip++;
+				shift += 7;
+			} while (c & 0x80);
+			const unsigned char *suffix = name + n, *nul = memchr(suffix, 0, (size_t)(d + size - suffix));
+			if (!nul || strip > prev_len)
+				goto out;
+			len = prev_len - strip + (size_t)(nul - suffix);
+			char *joined = malloc(len + 1);
+			if (!joined) {
+				rc = rtk_oom();
+				goto out;
+			}
+			memcpy(joined, prev ? prev : "", prev_len - strip);
+			memcpy(joined + prev_len - strip, suffix, (size_t)(nul - suffix) + 1);
+			free(prev);
+			prev = joined, prev_len = len;
+			path = joined;
+			at = (size_t)(nul + 1 - d);
+		} else {
+			const unsigned char *nul = memchr(name, 0, (size_t)(d + size - name));
+			if (!nul)
+				goto out;
+			len = (size_t)(nul - name);
+			path = (char *)name;
+			at += (fixed + len + 8) & ~(size_t)7;
+			if (at > size)
+				goto out;
+		}
+		if ((flags & 0xfff) != (len < 0xfff ? len : 0xfff) || (x->n && strcmp(x->v[x->n - 1].path, path) >= 0))
+			goto out; /* out of order, or a duplicate */
+		if (RTK_ALLOC_GROW(x->v, x->n + 1, x->cap) || !(f.path = keep_path(x, path, len))) {
+			rc = rtk_oom();
+			goto out;
+		}
+		x->v[x->n++] = f;
+	}
+	while (at + 8 <= size) { /* extensions */
+		const unsigned char *e = d + at;
+		uint32_t len = get32(e + 4);
+		if (len > size - at - 8)
+			goto out;
+		if (!memcmp(e, "TREE", 4))
+			have_tree = tree_root(e + 8, len, count, tree);
+		else if (e[0] < 'A' || e[0] > 'Z')
+			goto out; /* a required extension: a split index ("link"), a sparse one ("sdir") */
+		at += 8 + (size_t)len;
+	}
+	*usable = have_tree && at == size;
+	x->sorted = true;
+out:
+	free(prev);
+	return rc;
+}
+
+int wtindex_read(struct wtindex *x, const char *index_path, git_oid *tree, bool *usable)
+{
+	unsigned char *d = NULL;
+	size_t size = 0;
+	int fd = open(index_path, O_RDONLY | O_CLOEXEC), rc = 0;
+	*usable = false;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", index_path);
+	if (fstat(fd, &x->written) || !S_ISREG(x->written.st_mode))
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno ? errno : EINVAL, "%s", index_path);
+	else if (!(d = malloc((size = (size_t)x->written.st_size) ? size : 1)))
+		rc = rtk_oom();
+	else {
+		size_t got = 0;
+		while (!rc && got < size) {
+			ssize_t n = read(fd, d + got, size - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				rc = rtk_fail_errno(RTK_EXIT_FAILURE, n ? errno : EIO, "cannot read %s", index_path);
+			else
+				got += (size_t)n;
+		}
+	}
+	close(fd);
+	if (!rc)
+		rc = parse_index(x, d, size, tree, usable);
+	x->have_written = *usable;
+	free(d);
+	return rc;
+}
+
 /* --- whether the work tree still matches -------------------------------------------------------- */
 
 struct check {
 	struct wtindex *x;
+	wtindex_unknown_fn *unknown;
+	void *arg;
+	struct rtk_strbuf path; /* the folder being read, with its '/' */
 	bool attributes; /* a .gitattributes is among the files */
 	bool same;
 	char *buf;
@@ -344,15 +507,28 @@ static int check_dir(struct check *c, int dir, size_t prefix_len, size_t lo, siz
 		struct stat st;
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (!prefix_len && !strcmp(e->d_name, ".git")))
 			continue;
-		if (!(k = n ? bsearch(&key, kids, n, sizeof(*kids), by_child) : NULL) || k->seen) {
-			c->same = false; /* a name the index does not know */
+		k = n ? bsearch(&key, kids, n, sizeof(*kids), by_child) : NULL;
+		if (k && k->seen) {
+			c->same = false;
 			break;
 		}
-		k->seen = true;
 		if (fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
 			c->same = false;
 			break;
 		}
+		if (!k && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			continue; /* FIFOs, sockets, devices: no diff shows them (libgit2's work tree iterator skips them) */
+		if (!k) { /* a name the index does not know: a change, unless the caller passes it over */
+			size_t keep = c->path.len;
+			rtk_strbuf_puts(&c->path, e->d_name);
+			if (c->path.failed)
+				rc = rtk_oom();
+			else if (!c->unknown || !c->unknown(c->path.s, S_ISDIR(st.st_mode), c->arg))
+				c->same = false;
+			rtk_strbuf_truncate(&c->path, keep);
+			continue;
+		}
+		k->seen = true;
 		if (!k->folder) {
 			rc = check_file(c, dir, e->d_name, &c->x->v[k->lo], &st);
 			continue;
@@ -362,7 +538,11 @@ static int check_dir(struct check *c, int dir, size_t prefix_len, size_t lo, siz
 			c->same = false;
 			break;
 		}
-		rc = check_dir(c, sub, prefix_len + k->len + 1, k->lo, k->hi);
+		size_t keep = c->path.len;
+		rtk_strbuf_put(&c->path, k->name, k->len);
+		rtk_strbuf_puts(&c->path, "/");
+		rc = c->path.failed ? rtk_oom() : check_dir(c, sub, prefix_len + k->len + 1, k->lo, k->hi);
+		rtk_strbuf_truncate(&c->path, keep);
 		close(sub);
 	}
 	closedir(d);
@@ -372,9 +552,10 @@ static int check_dir(struct check *c, int dir, size_t prefix_len, size_t lo, siz
 	return rc;
 }
 
-int wtindex_unchanged(struct wtindex *x, const char *workdir, const char *index_path, bool *unchanged)
+int wtindex_unchanged(struct wtindex *x, const char *workdir, const char *index_path, wtindex_unknown_fn *unknown, void *arg,
+		      bool *unchanged)
 {
-	struct check c = { .x = x, .same = true, .attributes = x->conversions };
+	struct check c = { .x = x, .unknown = unknown, .arg = arg, .same = true, .attributes = x->conversions };
 	struct stat st;
 	int dir, rc;
 	*unchanged = false;
@@ -390,9 +571,11 @@ int wtindex_unchanged(struct wtindex *x, const char *workdir, const char *index_
 	}
 	if ((dir = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", workdir);
-	rc = check_dir(&c, dir, 0, 0, x->n);
+	rtk_strbuf_puts(&c.path, "");
+	rc = c.path.failed ? rtk_oom() : check_dir(&c, dir, 0, 0, x->n);
 	close(dir);
 	free(c.buf);
+	rtk_strbuf_free(&c.path);
 	*unchanged = !rc && c.same;
 	return rc;
 }

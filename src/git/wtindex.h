@@ -56,17 +56,32 @@ struct wtindex_file *wtindex_find(struct wtindex *x, const char *path);
 int wtindex_write(struct wtindex *x, const char *index_path);
 
 /*
- * Whether the work tree at workdir is still exactly what the index written by wtindex_write says,
- * so that a diff of it against the index's tree (libgit2's git_diff_tree_to_workdir_with_index)
- * has nothing to show: the index file untouched since; every file there with the stat data it was
- * indexed with (a dropped one need only exist); its content hashed to the same blob where it is
- * racily clean (modified no earlier than the index was written: git's rule); and no other name in
- * any folder of the tree (".git" at the top aside). *unchanged false means "maybe changed", never
- * more: it is set false also where the answer needs libgit2 (a submodule, a racily clean file
- * while conversions or a .gitattributes among the files could change what its content hashes to). 0, or RTK_EXIT_FAILURE when a folder cannot
- * be read.
+ * Reads git's own index (versions 2 to 4) into x (empty), with its stat data, for wtindex_unchanged.
+ * *usable is false (x then unusable too) for anything this does not take on: a bad checksum, an
+ * entry in conflict, assumed valid, skip-worktree or intent-to-add, a split or sparse index (or any
+ * required extension), entries out of order, or no valid cache tree for the whole index. Otherwise
+ * *tree gets the tree the index holds (its cache tree's root: what `git write-tree` would write).
+ * 0, or RTK_EXIT_FAILURE when the file cannot be read (a missing index is merely not usable).
  */
-int wtindex_unchanged(struct wtindex *x, const char *workdir, const char *index_path, bool *unchanged);
+int wtindex_read(struct wtindex *x, const char *index_path, git_oid *tree, bool *usable);
+
+/*
+ * Whether the work tree at workdir is still exactly what the index at index_path says (one written
+ * by wtindex_write, or read by wtindex_read), so that a diff of it against the index's tree
+ * (libgit2's git_diff_tree_to_workdir_with_index) has nothing to show: the index file untouched
+ * since; every file there with the stat data it was indexed with (a dropped one need only exist);
+ * its content hashed to the same blob where it is racily clean (modified no earlier than the index
+ * was written: git's rule); and no other name in any folder of the tree (".git" at the top aside)
+ * unless unknown (when not NULL) passes it over: it gets the name's path from the top and whether
+ * it is a folder, and says true for a name a diff would not show (ignored, say; a folder passed
+ * over is not read). *unchanged false means "maybe changed", never more: it is set false also where
+ * the answer needs libgit2 (a submodule, a racily clean file while conversions or a .gitattributes
+ * among the files could change what its content hashes to). 0, or RTK_EXIT_FAILURE when a folder
+ * cannot be read.
+ */
+typedef bool wtindex_unknown_fn(const char *path, bool is_dir, void *arg);
+int wtindex_unchanged(struct wtindex *x, const char *workdir, const char *index_path, wtindex_unknown_fn *unknown, void *arg,
+		      bool *unchanged);
 
 /* Adds the trees of the files not dropped to the pack, deepest first; *root gets the top tree's id. */
 int wtindex_trees(struct wtindex *x, struct packw *w, git_oid *root);

@@ -152,7 +152,7 @@ static bool unchanged_after(const char *cmd, int when)
 	make_tree(dir, &x, when);
 	snprintf(index, sizeof(index), "%s/.git/index", dir);
 	assert_int_equal(sh("cd '%s' && %s", dir, cmd), 0);
-	assert_int_equal(wtindex_unchanged(&x, dir, index, &same), 0);
+	assert_int_equal(wtindex_unchanged(&x, dir, index, NULL, NULL, &same), 0);
 	wtindex_free(&x);
 	unit_remove_tree(dir);
 	return same;
@@ -210,7 +210,7 @@ static void racily_clean_files_are_checked_by_content(void **state)
 		make_tree(dir, &x, when);
 		snprintf(index, sizeof(index), "%s/.git/index", dir);
 		memset(wtindex_find(&x, "a.c")->id.id, 0x5a, GIT_OID_RAWSZ); /* not its content */
-		assert_int_equal(wtindex_unchanged(&x, dir, index, &same), 0);
+		assert_int_equal(wtindex_unchanged(&x, dir, index, NULL, NULL, &same), 0);
 		assert_int_equal(same, when < 0); /* racy: seen; older than the index: stat data trusted */
 		wtindex_free(&x);
 		unit_remove_tree(dir);
@@ -219,13 +219,91 @@ static void racily_clean_files_are_checked_by_content(void **state)
 	make_tree(dir, &x, 1);
 	snprintf(index, sizeof(index), "%s/.git/index", dir);
 	x.conversions = true;
-	assert_int_equal(wtindex_unchanged(&x, dir, index, &same), 0);
+	assert_int_equal(wtindex_unchanged(&x, dir, index, NULL, NULL, &same), 0);
 	assert_false(same);
 	wtindex_free(&x);
 	unit_remove_tree(dir);
 }
 
+/* --- git's own index ----------------------------------------------------------------------------- */
+
+static bool ignore_o(const char *path, bool is_dir, void *arg)
+{
+	(void)arg;
+	size_t n = strlen(path);
+	return !is_dir && n > 2 && !strcmp(path + n - 2, ".o");
+}
+
+/* A repository committed by git, its index as git left it (setup: what to do to it first); then
+ * wtindex_read's verdict and, when usable, whether its tree is HEAD's and the work tree unchanged. */
+static void read_git_index(const char *setup, bool *usable, bool *head_tree, bool *unchanged)
+{
+	char dir[64], index[160], hex[64], cmd[256];
+	struct wtindex x = { 0 };
+	git_oid tree, head;
+	FILE *p;
+	assert_int_equal(unit_mkdtemp(dir, "gitindex"), 0);
+	assert_int_equal(git2api_load(), 0);
+	assert_int_equal(sh("cd '%s' && git init -q . && git config user.email t@example.invalid && git config user.name t && mkdir -p a/b deep/er && "
+			    "for f in a/x a/b/y deep/er/z top a-b a.c; do echo $f > $f; done && ln -s top link && chmod +x top && "
+			    "for i in $(seq 1 40); do echo $i > a/b/long-name-to-share-a-prefix-$i; done && "
+			    "git add -A && git commit -qm one && touch -d '1 hour ago' .git/index && sleep 0.01 && git status -s > /dev/null && %s",
+			    dir, setup), 0);
+	snprintf(index, sizeof(index), "%s/.git/index", dir);
+	assert_int_equal(wtindex_read(&x, index, &tree, usable), 0);
+	*head_tree = *unchanged = false;
+	if (*usable) {
+		snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse HEAD^{tree}", dir);
+		assert_non_null(p = popen(cmd, "r"));
+		assert_non_null(fgets(hex, sizeof(hex), p));
+		pclose(p);
+		assert_int_equal(git_oid_fromstrn(&head, hex, 40), 0);
+		*head_tree = !memcmp(tree.id, head.id, GIT_OID_RAWSZ);
+		assert_int_equal(wtindex_unchanged(&x, dir, index, ignore_o, NULL, unchanged), 0);
+	}
+	wtindex_free(&x);
+	unit_remove_tree(dir);
+}
+
+static void git_indexes_read_as_git_wrote_them(void **state)
+{
+	(void)state;
+	bool usable, head_tree, unchanged;
+	const char *const clean[] = { "true", "git update-index --index-version 3", "git update-index --index-version 4",
+				      "echo x > ignored.o" };
+	for (size_t i = 0; i < sizeof(clean) / sizeof(*clean); i++) {
+		read_git_index(clean[i], &usable, &head_tree, &unchanged);
+		if (!usable || !head_tree || !unchanged)
+			fail_msg("'%s': usable %d, HEAD's tree %d, unchanged %d", clean[i], usable, head_tree, unchanged);
+	}
+	/* changes in the work tree: read, but not unchanged; an untracked folder of ignored files is
+	 * left to libgit2 too (the callback passes over names, not what a folder holds) */
+	const char *const dirty[] = { "mkdir -p a/b/c && echo x > a/b/c/deeper.o", "echo more >> a/x", "echo new > new.c", "rm a/b/y", "chmod -x top", "mkdir newdir",
+				      "git update-index --index-version 4 && echo more >> a/b/long-name-to-share-a-prefix-7" };
+	for (size_t i = 0; i < sizeof(dirty) / sizeof(*dirty); i++) {
+		read_git_index(dirty[i], &usable, &head_tree, &unchanged);
+		if (!usable || !head_tree || unchanged)
+			fail_msg("'%s': usable %d, HEAD's tree %d, unchanged %d", dirty[i], usable, head_tree, unchanged);
+	}
+	/* a staged change: its tree is not HEAD's (or its cache tree is gone) */
+	read_git_index("echo staged > a/x && git add a/x", &usable, &head_tree, &unchanged);
+	assert_false(usable && head_tree);
+	read_git_index("echo staged > a/x && git add a/x && git write-tree > /dev/null", &usable, &head_tree, &unchanged);
+	assert_true(usable);
+	assert_false(head_tree);
+	/* what wtindex_read does not take on */
+	const char *const unusable[] = { "git update-index --split-index", "echo new > n && git add -N n", "git update-index --skip-worktree a/x",
+					 "git update-index --assume-unchanged a/x", "rm .git/index", "printf x >> .git/index",
+					 "git read-tree --empty" };
+	for (size_t i = 0; i < sizeof(unusable) / sizeof(*unusable); i++) {
+		read_git_index(unusable[i], &usable, &head_tree, &unchanged);
+		if (usable && head_tree && unchanged)
+			fail_msg("'%s' was taken for a clean index", unusable[i]);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(git_indexes_read_as_git_wrote_them),
 	cmocka_unit_test(untouched_trees_are_unchanged),
 	cmocka_unit_test(every_kind_of_change_is_seen),
 	cmocka_unit_test(racily_clean_files_are_checked_by_content),
