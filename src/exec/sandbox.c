@@ -185,8 +185,9 @@ static bool passed_over(const char *path, bool is_dir, void *arg)
  * a file: the index holds HEAD's tree (its cache tree's root), and every tracked file still has the
  * stat data git indexed it with (racily clean ones checked by content), and no other name is there
  * but ignored or excluded ones (wtindex_read, wtindex_unchanged). false means "maybe not": libgit2's
- * diff then decides, as it always did. About ten times cheaper than that diff, which reads HEAD's
- * trees and resolves every path from the root.
+ * diff then decides, as it always did. On 20,000 files this takes 30 ms of CPU where libgit2's diff
+ * (which also reads HEAD's trees and stats every path from the root) takes 47; a stat a file is
+ * most of either.
  */
 static bool clean_by_index(git_repository *repo, const char *workdir, const char *const *exclude)
 {
