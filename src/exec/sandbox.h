@@ -2,12 +2,12 @@
 #ifndef RTK_SANDBOX_H
 #define RTK_SANDBOX_H
 
+#include "git/wtindex.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
 enum sandbox_mode { SANDBOX_AUTO, SANDBOX_WORKTREE, SANDBOX_COPY };
-
-struct wtindex;
 
 struct sandbox_spec {
 	const char *project;        /* the project's root folder */

@@ -492,7 +492,8 @@ static int check_dir(struct check *c, int dir, size_t prefix_len, size_t lo, siz
 			i++;
 		k->hi = i;
 	}
-	qsort(kids, n, sizeof(*kids), by_child);
+	if (n)
+		qsort(kids, n, sizeof(*kids), by_child);
 	int fd = dup(dir);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
