@@ -55,13 +55,30 @@ export RTK D repo one_step_plan
 cat "$repo"/pkg*/* > /dev/null
 # rtk and its peer take turns, run by run: this disk (ext4 with discard) slows down as files are made
 # and deleted, and taking turns lets that drift fall on both alike.
-declare -A el rs
-one_run() { # one_run KEY OUT CMD...: one timed run after a cleanup; appends to el[KEY] and rs[KEY]
+declare -A el rs ps
+one_run() { # one_run KEY OUT CMD...: one timed run after a cleanup; appends to el[KEY], rs[KEY] and ps[KEY]
 	local key=$1 out=$2
 	shift 2
 	cleanup_worktrees
 	timed one 1 "$out" "$@"
-	el[$key]+="$one_t " rs[$key]+="$one_rss "
+	el[$key]+="$one_t " rs[$key]+="$one_rss " ps[$key]+="$one_psi_all "
+}
+# paired KEY PEER: the median of KEY's run r over PEER's run r (runs taken in turns, so each pair saw
+# about the same load), the figure to read on a shared machine.
+paired() {
+	local -a a b
+	local r out=()
+	read -ra a <<< "${el[$1]}"
+	read -ra b <<< "${el[$2]}"
+	for r in "${!a[@]}"; do out+=("$(awk -v x="${a[$r]}" -v y="${b[$r]}" 'BEGIN { printf "%.4f", x / y }')"); done
+	printf '%.2f' "$(median "${out[@]}")"
+}
+# pressure KEY...: the range of CPU pressure over the runs of KEY...
+pressure() {
+	local k all=""
+	for k in "$@"; do all+="${ps[$k]} "; done
+	# shellcheck disable=SC2086 # numbers with % signs, separated by spaces
+	printf '%s\n' $all | tr -d % | sort -n | sed -n '1p;$p' | paste -sd- | sed 's/$/%/'
 }
 for ((r = 0; r < RUNS; r++)); do
 	one_run rtk_worktree "$D/rtk-worktree.json" bash -c "rtk_sandbox worktree"
@@ -93,12 +110,28 @@ shell_loop() {
 }
 export -f rtk_steps shell_loop
 export tiny STEPS
-timed many "$RUNS" "$D/rtk-steps.json" bash -c "rtk_steps $many_steps_plan"
-timed single "$RUNS" /dev/null bash -c "rtk_steps $one_step_plan"
-timed loop "$RUNS" /dev/null bash -c shell_loop
+# In turns too: the 200-step run, the one-step run, the shell loop.
+for ((r = 0; r < RUNS; r++)); do
+	one_run many "$D/rtk-steps.json" bash -c "rtk_steps $many_steps_plan"
+	one_run single /dev/null bash -c "rtk_steps $one_step_plan"
+	one_run loop /dev/null bash -c shell_loop
+done
+for key in many single loop; do
+	# shellcheck disable=SC2086
+	printf -v "${key}_t" '%s' "$(median ${el[$key]})"
+done
 jq -e --argjson n "$STEPS" '.status == "OK" and (.steps | length) == $n' "$D/rtk-steps.json" > /dev/null
 per_step_ms=$(awk -v a="$many_t" -v b="$single_t" -v n="$STEPS" 'BEGIN { printf "%.3f", (a - b) * 1000 / (n - 1) }')
 loop_ms=$(awk -v a="$loop_t" -v n="$STEPS" 'BEGIN { printf "%.3f", a * 1000 / n }')
+# the per-step ratio run by run: (many - single) / (n - 1) over loop / n
+read -ra m_all <<< "${el[many]}"
+read -ra s_all <<< "${el[single]}"
+read -ra l_all <<< "${el[loop]}"
+step_pairs=()
+for r in "${!m_all[@]}"; do
+	step_pairs+=("$(awk -v a="${m_all[$r]}" -v b="${s_all[$r]}" -v l="${l_all[$r]}" -v n="$STEPS" 'BEGIN { printf "%.4f", ((a - b) / (n - 1)) / (l / n) }')")
+done
+step_paired=$(printf '%.2f' "$(median "${step_pairs[@]}")")
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 {
@@ -106,14 +139,16 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 	echo
 	machine_info
 	echo
-	echo "| what | rtk | peer | rtk / peer | target |"
-	echo "| --- | ---: | ---: | ---: | --- |"
-	echo "| worktree sandbox | ${rtk_worktree_t} s, ${rtk_worktree_rss} KiB | git worktree add --detach: ${git_wt_t} s, ${git_wt_rss} KiB | $(ratio "$rtk_worktree_t" "$git_wt_t") | ≤ 1.2 |"
-	echo "| copy sandbox (with its baseline commit) | ${rtk_copy_t} s, ${rtk_copy_rss} KiB | cp -a: ${cp_t} s, ${cp_rss} KiB | $(ratio "$rtk_copy_t" "$cp_t") | ≤ 1.2 |"
-	echo "| per step ($STEPS steps of \`true\`) | ${per_step_ms} ms | sh -c true in a loop: ${loop_ms} ms | $(ratio "$per_step_ms" "$loop_ms") | ≤ 1.5 |"
+	echo "| what | rtk | peer | rtk / peer (medians) | paired ratio | CPU pressure | target |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+	echo "| worktree sandbox | ${rtk_worktree_t} s, ${rtk_worktree_rss} KiB | git worktree add --detach: ${git_wt_t} s, ${git_wt_rss} KiB | $(ratio "$rtk_worktree_t" "$git_wt_t") | $(paired rtk_worktree git_wt) | $(pressure rtk_worktree git_wt) | ≤ 1.2 |"
+	echo "| copy sandbox (with its baseline commit) | ${rtk_copy_t} s, ${rtk_copy_rss} KiB | cp -a: ${cp_t} s, ${cp_rss} KiB | $(ratio "$rtk_copy_t" "$cp_t") | $(paired rtk_copy cp) | $(pressure rtk_copy cp) | ≤ 1.2 |"
+	echo "| per step ($STEPS steps of \`true\`) | ${per_step_ms} ms | sh -c true in a loop: ${loop_ms} ms | $(ratio "$per_step_ms" "$loop_ms") | ${step_paired} | $(pressure many single loop) | ≤ 1.5 |"
 	echo
 	echo "Each row's rtk and peer runs alternated (rtk, peer, rtk, peer, ...), each after the last one's"
-	echo "sandbox was removed. The rtk rows are whole runs of a one-step plan with --keep-sandbox (plan, sandbox, the step, logs,"
+	echo "sandbox was removed; the paired ratio is the median of run r of rtk over run r of its peer, which"
+	echo "saw about the same load (CPU pressure: the share of each run's time some task waited for a CPU)."
+	echo "The rtk rows are whole runs of a one-step plan with --keep-sandbox (plan, sandbox, the step, logs,"
 	echo "summary, patch, state file), so they hold more than the sandbox; the per-step row is (${STEPS}-step run"
 	echo "− one-step run) / $((STEPS - 1)). Commands:"
 	echo

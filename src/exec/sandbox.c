@@ -3,8 +3,9 @@
 #include "sandbox.h"
 #include "git/checkout.h"
 #include "git/git2api.h"
-#include "git/loose.h"
 #include "git/gitx.h"
+#include "git/packw.h"
+#include "git/wtindex.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/strbuf.h"
@@ -154,6 +155,62 @@ static size_t counted_changes(const struct gitx_paths *changed, const char *cons
 	return n;
 }
 
+/* An untracked name of the project that the clean-tree check passes over: excluded from every
+ * sandbox (counted_changes' rule, a folder with all in it) or ignored (libgit2's diff lists neither). */
+struct pass_over {
+	git_repository *repo;
+	const char *const *exclude;
+	struct rtk_strbuf dir; /* a folder's path with its '/', as libgit2 asks about folders */
+};
+
+static bool passed_over(const char *path, bool is_dir, void *arg)
+{
+	struct pass_over *p = arg;
+	int ignored = 0;
+	if ((is_dir && sandbox_excluded(p->exclude, path, true)) || under_excluded(p->exclude, path))
+		return true;
+	if (is_dir) {
+		rtk_strbuf_truncate(&p->dir, 0);
+		rtk_strbuf_puts(&p->dir, path);
+		rtk_strbuf_puts(&p->dir, "/");
+		if (p->dir.failed)
+			return false;
+		path = p->dir.s;
+	}
+	return git_ignore_path_is_ignored(&ignored, p->repo, path) == 0 && ignored == 1;
+}
+
+/*
+ * Whether the project's work tree is clean by its own index, as git status knows it without reading
+ * a file: the index holds HEAD's tree (its cache tree's root), and every tracked file still has the
+ * stat data git indexed it with (racily clean ones checked by content), and no other name is there
+ * but ignored or excluded ones (wtindex_read, wtindex_unchanged). false means "maybe not": libgit2's
+ * diff then decides, as it always did. On 20,000 files this takes 30 ms of CPU where libgit2's diff
+ * (which also reads HEAD's trees and stats every path from the root) takes 47; a stat a file is
+ * most of either.
+ */
+static bool clean_by_index(git_repository *repo, const char *workdir, const char *const *exclude)
+{
+	struct wtindex x = { 0 };
+	struct pass_over p = { repo, exclude, { 0 } };
+	git_commit *head = NULL;
+	git_oid tree;
+	char index[PATH_MAX];
+	bool usable = false, clean = false;
+	snprintf(index, sizeof(index), "%sindex", git_repository_path(repo));
+	if (gitx_resolve_commit(repo, "HEAD", &head) == 0 && wtindex_read(&x, index, &tree, &usable) == 0 && usable &&
+	    !memcmp(tree.id, git_commit_tree_id(head)->id, GIT_OID_RAWSZ)) {
+		x.conversions = !checkout_is_plain(repo, &tree);
+		if (wtindex_unchanged(&x, workdir, index, passed_over, &p, &clean))
+			clean = false;
+	}
+	rtk_error_clear(); /* whatever went wrong here, libgit2 gets its say */
+	git_commit_free(head);
+	wtindex_free(&x);
+	rtk_strbuf_free(&p.dir);
+	return clean;
+}
+
 /* NULL when the project can have a worktree sandbox, else why not (a static string). */
 static const char *worktree_obstacle(git_repository *repo, const char *project, const char *const *exclude)
 {
@@ -161,13 +218,14 @@ static const char *worktree_obstacle(git_repository *repo, const char *project, 
 	const char *workdir = git_repository_workdir(repo);
 	char *real = workdir ? realpath(workdir, NULL) : NULL;
 	const char *why = NULL;
+	bool clean = false;
 	if (!real || strcmp(real, project))
 		why = "the project is not the top of a git work tree";
 	else if (git_repository_head_unborn(repo) == 1)
 		why = "the repository has no commit yet";
-	else if (gitx_changed_files(repo, "HEAD", &changed))
+	else if (!(clean = clean_by_index(repo, real, exclude)) && gitx_changed_files(repo, "HEAD", &changed))
 		why = "the work tree's state could not be read";
-	else if (counted_changes(&changed, exclude))
+	else if (!clean && counted_changes(&changed, exclude))
 		why = "the work tree has uncommitted changes";
 	else if (head_tracks(repo, secrets_folder))
 		why = "the repository tracks .claude/private/secrets/, which no sandbox may hold";
@@ -206,8 +264,12 @@ static int add_detached_worktree(git_repository *repo, struct sandbox *sb, const
 	    git_repository_open_ext(&wtrepo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    git_repository_set_head_detached(wtrepo, git_commit_id(head)) < 0)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make a worktree at %s: %s", sb->dir, git2api_error());
-	else if (plain)
-		rc = checkout_tree(wtrepo, git_commit_tree_id(head), NULL);
+	else if (plain && (!(sb->files = calloc(1, sizeof(*sb->files))) ||
+			   asprintf(&sb->index_path, "%sindex", git_repository_path(wtrepo)) < 0)) {
+		sb->index_path = NULL;
+		rc = rtk_oom();
+	} else if (plain)
+		rc = checkout_tree(wtrepo, git_commit_tree_id(head), sb->files);
 	sb->mode = SANDBOX_WORKTREE; /* from here on, removing the sandbox prunes what was registered */
 	if (branch && git_reference_delete(branch) < 0 && !rc)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot delete the branch %s: %s", sb->worktree_name, git2api_error());
@@ -220,38 +282,87 @@ static int add_detached_worktree(git_repository *repo, struct sandbox *sb, const
 
 /* --- copy mode ----------------------------------------------------------------------------------- */
 
+/*
+ * The copy and its baseline in one walk: every file is read once, written into the sandbox and
+ * hashed into one pack (git/packw) as it goes, with its index entry from the stat data of the copy
+ * (git/wtindex); the trees come from the sorted list at the end. libgit2's git_index_add_all would
+ * resolve a real path for every file and write each blob as a loose object, after reading every
+ * file a second time.
+ */
 struct copy_walk {
 	const char *const *exclude;
 	struct rtk_strbuf rel; /* the path being copied, relative to the project */
 	size_t files;
+	struct packw *pack;    /* the baseline's objects */
+	struct wtindex index;  /* the baseline's files */
+	bool gitignore;        /* a .gitignore was copied: libgit2 decides what is ignored */
+	unsigned char *buf;    /* a small file's content */
+	size_t buf_cap;
 };
 
-static int copy_bytes(int from, int to, off_t size, const char *rel)
+/* Files up to this size are read whole (one read, one write); larger ones go through in pieces. */
+enum { COPY_WHOLE_MAX = 8 << 20, COPY_PIECE = 1 << 20 };
+
+static int read_upto(int fd, unsigned char *buf, size_t want, size_t *got, const char *rel)
 {
-	off_t left = size;
-	while (left > 0) {
-		ssize_t n = copy_file_range(from, NULL, to, NULL, (size_t)left, 0);
-		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL))
-			break; /* no kernel-side copy between these files: copy through a buffer */
+	*got = 0;
+	while (*got < want) {
+		ssize_t n = read(fd, buf + *got, want - *got);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n < 0)
-			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot copy %s", rel);
+			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", rel);
 		if (n == 0)
-			return 0; /* the file shrank while we copied */
-		left -= n;
-	}
-	for (char buf[65536]; left > 0;) {
-		ssize_t n = read(from, buf, sizeof(buf));
-		if (n <= 0)
-			return n < 0 ? rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", rel) : 0;
-		if (rtk_fs_write_all(to, buf, (size_t)n))
-			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write %s", rel);
-		left -= n;
+			break; /* the file shrank while we copied */
+		*got += (size_t)n;
 	}
 	return 0;
 }
 
+/* Copies st_size bytes of from into to and hashes them as a blob into the pack. */
+static int copy_and_hash(int from, int to, const struct stat *st, struct copy_walk *w, git_oid *id)
+{
+	size_t size = (size_t)st->st_size, got;
+	int rc;
+	if (size <= COPY_WHOLE_MAX) {
+		if (size > w->buf_cap) {
+			unsigned char *b = realloc(w->buf, size);
+			if (!b)
+				return rtk_oom();
+			w->buf = b, w->buf_cap = size;
+		}
+		if ((rc = read_upto(from, w->buf, size, &got, w->rel.s)))
+			return rc;
+		if (rtk_fs_write_all(to, w->buf, got))
+			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write %s", w->rel.s);
+		return packw_add(w->pack, GIT_OBJECT_BLOB, w->buf, got, id);
+	}
+	if (w->buf_cap < COPY_PIECE) {
+		unsigned char *b = realloc(w->buf, COPY_PIECE);
+		if (!b)
+			return rtk_oom();
+		w->buf = b, w->buf_cap = COPY_PIECE;
+	}
+	if ((rc = packw_begin(w->pack, GIT_OBJECT_BLOB, size)))
+		return rc;
+	for (size_t left = size; left;) {
+		if ((rc = read_upto(from, w->buf, left < COPY_PIECE ? left : COPY_PIECE, &got, w->rel.s)) ||
+		    (got && rtk_fs_write_all(to, w->buf, got) && (rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write %s", w->rel.s))) ||
+		    (got && (rc = packw_write(w->pack, w->buf, got))))
+			break;
+		if (!got)
+			break;
+		left -= got;
+	}
+	if (packw_end(w->pack, id) && !rc)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "%s changed while it was copied", w->rel.s);
+	return rc;
+}
+
 static int copy_file(int src_dir, int dst_dir, const char *name, const struct stat *st, struct copy_walk *w)
 {
+	struct stat copied;
+	git_oid id;
 	int from = openat(src_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), to, rc;
 	if (from < 0)
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", w->rel.s);
@@ -260,10 +371,14 @@ static int copy_file(int src_dir, int dst_dir, const char *name, const struct st
 		close(from);
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot create %s in the sandbox", w->rel.s);
 	}
-	rc = copy_bytes(from, to, st->st_size, w->rel.s);
+	rc = copy_and_hash(from, to, st, w, &id);
 	close(from);
+	if (!rc && fstat(to, &copied))
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read the sandbox's %s", w->rel.s);
 	if (close(to) && !rc)
 		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write %s", w->rel.s);
+	if (!rc)
+		rc = wtindex_add(&w->index, w->rel.s, copied.st_mode & 0111 ? 0100755 : 0100644, &id, &copied);
 	w->files++;
 	return rc;
 }
@@ -271,14 +386,19 @@ static int copy_file(int src_dir, int dst_dir, const char *name, const struct st
 static int copy_link(int src_dir, int dst_dir, const char *name, struct copy_walk *w)
 {
 	char target[PATH_MAX];
+	struct stat copied;
+	git_oid id;
+	int rc;
 	ssize_t n = readlinkat(src_dir, name, target, sizeof(target) - 1);
 	if (n < 0)
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read the link %s", w->rel.s);
 	target[n] = '\0';
-	if (symlinkat(target, dst_dir, name))
+	if (symlinkat(target, dst_dir, name) || fstatat(dst_dir, name, &copied, AT_SYMLINK_NOFOLLOW))
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot copy the link %s", w->rel.s);
 	w->files++;
-	return 0;
+	if ((rc = packw_add(w->pack, GIT_OBJECT_BLOB, target, (size_t)n, &id)))
+		return rc;
+	return wtindex_add(&w->index, w->rel.s, 0120000, &id, &copied);
 }
 
 static int copy_dir(int src_dir, int dst_dir, struct copy_walk *w);
@@ -309,10 +429,10 @@ static int copy_entry(int src_dir, int dst_dir, const char *name, struct copy_wa
 			close(from);
 		if (to >= 0)
 			close(to);
-	} else if (S_ISREG(st.st_mode))
-		rc = copy_file(src_dir, dst_dir, name, &st, w);
-	else if (S_ISLNK(st.st_mode))
-		rc = copy_link(src_dir, dst_dir, name, w);
+	} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+		w->gitignore |= !strcmp(name, ".gitignore");
+		rc = S_ISREG(st.st_mode) ? copy_file(src_dir, dst_dir, name, &st, w) : copy_link(src_dir, dst_dir, name, w);
+	}
 	/* FIFOs, sockets and devices are not project files: left out */
 	rtk_strbuf_truncate(&w->rel, keep);
 	return rc;
@@ -336,177 +456,195 @@ static int copy_dir(int src_dir, int dst_dir, struct copy_walk *w)
 	return rc;
 }
 
-/* The baseline of a copy: every file not ignored, hashed into the sandbox's own repository. */
-struct baseline_walk {
-	git_repository *repo;
-	git_odb *odb;
-	git_index *index;
-	struct loose_writer loose;
-	struct rtk_strbuf rel;
-};
+/* --- the copy's baseline ------------------------------------------------------------------------- */
 
-/* Files up to this size are read whole and written as loose objects directly; larger ones stream. */
-enum { BASELINE_WHOLE_MAX = 8 << 20 };
-
-static int baseline_small_blob(struct baseline_walk *b, int fd, size_t size, git_oid *id)
+/* Whether an ignore file holds a rule: a line that is neither blank nor a comment. A file that
+ * cannot be read counts as holding one (libgit2 then decides). */
+static bool file_has_rules(const char *path)
 {
-	char *data = malloc(size + 1);
-	size_t got = 0;
-	int rc;
-	if (!data)
-		return rtk_oom();
-	while (got < size) {
-		ssize_t n = read(fd, data + got, size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	rc = got == size ? loose_write(&b->loose, GIT_OBJECT_BLOB, data, size, id)
-			 : rtk_fail(RTK_EXIT_FAILURE, "%s changed while it was read", b->rel.s);
-	free(data);
-	return rc;
-}
-
-/* A file's content as a blob, streamed so a large file is never held in memory whole. */
-static int baseline_blob(struct baseline_walk *b, int fd, size_t size, git_oid *id)
-{
-	git_odb_stream *st = NULL;
-	char buf[65536];
-	ssize_t n = 0;
-	int rc = git_odb_open_wstream(&st, b->odb, size, GIT_OBJECT_BLOB);
-	for (size_t left = size; !rc && left > 0; left -= (size_t)n) {
-		if ((n = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf))) <= 0)
-			break;
-		rc = git_odb_stream_write(st, buf, (size_t)n);
-	}
-	if (!rc && n >= 0)
-		rc = git_odb_stream_finalize_write(id, st);
-	git_odb_stream_free(st);
-	return rc || n < 0 ? rtk_fail(RTK_EXIT_FAILURE, "cannot hash %s: %s", b->rel.s, n < 0 ? strerror(errno) : git2api_error()) : 0;
-}
-
-static int baseline_add(struct baseline_walk *b, int dir, const char *name, const struct stat *st)
-{
-	git_index_entry e = { .ctime = { (int32_t)st->st_ctim.tv_sec, (uint32_t)st->st_ctim.tv_nsec },
-			      .mtime = { (int32_t)st->st_mtim.tv_sec, (uint32_t)st->st_mtim.tv_nsec },
-			      .dev = (uint32_t)st->st_dev, .ino = (uint32_t)st->st_ino, .uid = st->st_uid, .gid = st->st_gid,
-			      .file_size = (uint32_t)st->st_size, .path = b->rel.s };
-	int rc = 0, fd;
-	if (S_ISLNK(st->st_mode)) {
-		char target[PATH_MAX];
-		ssize_t n = readlinkat(dir, name, target, sizeof(target));
-		e.mode = 0120000;
-		if (n < 0)
-			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read the link %s", b->rel.s);
-		if ((rc = loose_write(&b->loose, GIT_OBJECT_BLOB, target, (size_t)n, &e.id)))
-			return rc;
-	} else {
-		e.mode = st->st_mode & 0111 ? 0100755 : 0100644;
-		if ((fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-			return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read %s", b->rel.s);
-		rc = st->st_size <= BASELINE_WHOLE_MAX ? baseline_small_blob(b, fd, (size_t)st->st_size, &e.id)
-						       : baseline_blob(b, fd, (size_t)st->st_size, &e.id);
-		close(fd);
-	}
-	if (!rc && git_index_add(b->index, &e) < 0)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot index %s: %s", b->rel.s, git2api_error());
-	return rc;
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	bool rules = false;
+	if (!f)
+		return errno != ENOENT && errno != ENOTDIR;
+	while (!rules && fgets(line, sizeof(line), f))
+		rules = line[0] != '#' && line[strspn(line, " \t\r\n")] != '\0';
+	fclose(f);
+	return rules;
 }
 
 /*
- * Hashes and indexes every file of the copy that is not ignored. libgit2's status of a repository
- * with an empty index lists exactly those as untracked, reading each folder's .gitignore once
- * (asking git_ignore_path_is_ignored file by file reads them all again for every file).
+ * Whether ignore rules from outside the copy apply to the sandbox's repository, as libgit2 finds
+ * them: its info/exclude, and core.excludesFile (a leading "~/" is $HOME) or, unset, the XDG
+ * default ($XDG_CONFIG_HOME or ~/.config, then git/ignore). With none and no .gitignore in the copy,
+ * nothing in it is ignored. Anything unusual (a relative path, an unreadable file) counts as rules.
  */
-static int baseline_files(struct baseline_walk *b, int dir)
+static bool outer_ignore_rules(git_repository *repo)
+{
+	git_config *cfg = NULL;
+	const char *v = NULL, *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	char path[PATH_MAX];
+	bool rules;
+	snprintf(path, sizeof(path), "%sinfo/exclude", git_repository_path(repo));
+	if (file_has_rules(path) || git_repository_config_snapshot(&cfg, repo) < 0)
+		return true;
+	if (git_config_get_string(&v, cfg, "core.excludesfile") == 0) {
+		if (!*v)
+			rules = false;
+		else if (v[0] == '~' && v[1] == '/')
+			rules = !home || file_has_rules((snprintf(path, sizeof(path), "%s/%s", home, v + 2), path));
+		else
+			rules = v[0] != '/' || file_has_rules(v); /* a relative path: libgit2 decides */
+	} else if (xdg)
+		rules = xdg[0] != '/' || file_has_rules((snprintf(path, sizeof(path), "%s/git/ignore", xdg), path));
+	else
+		rules = home && file_has_rules((snprintf(path, sizeof(path), "%s/.config/git/ignore", home), path));
+	git_config_free(cfg);
+	return rules;
+}
+
+/*
+ * Drops from the baseline the files libgit2 takes for ignored. Its status of a repository with an
+ * empty index lists exactly the others as untracked, reading each folder's .gitignore once.
+ */
+static int drop_ignored(git_repository *repo, struct wtindex *x, size_t *dropped)
 {
 	git_status_list *list = NULL;
 	git_status_options so;
-	struct stat st;
-	int rc = 0;
+	bool *seen = calloc(x->n ? x->n : 1, sizeof(*seen));
+	*dropped = 0;
+	if (!seen)
+		return rtk_oom();
+	wtindex_sort(x);
 	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
 	so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
 	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS | GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH;
-	if (git_status_list_new(&list, b->repo, &so) < 0)
+	if (git_status_list_new(&list, repo, &so) < 0) {
+		free(seen);
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot list the sandbox's files: %s", git2api_error());
-	for (size_t i = 0, n = git_status_list_entrycount(list); !rc && i < n; i++) {
+	}
+	for (size_t i = 0, n = git_status_list_entrycount(list); i < n; i++) {
 		const git_status_entry *e = git_status_byindex(list, i);
 		const char *path = e->index_to_workdir ? e->index_to_workdir->new_file.path : NULL;
-		if (!path || !(e->status & GIT_STATUS_WT_NEW))
-			continue;
-		rtk_strbuf_truncate(&b->rel, 0);
-		rtk_strbuf_puts(&b->rel, path);
-		if (b->rel.failed)
-			rc = rtk_oom();
-		else if (fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW))
-			rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot read the sandbox's %s", path);
-		else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-			rc = baseline_add(b, dir, path, &st);
+		struct wtindex_file *f = path && (e->status & GIT_STATUS_WT_NEW) ? wtindex_find(x, path) : NULL;
+		if (f)
+			seen[f - x->v] = true;
 	}
 	git_status_list_free(list);
-	return rc;
+	for (size_t i = 0; i < x->n; i++)
+		if (!seen[i]) {
+			x->v[i].dropped = true;
+			(*dropped)++;
+		}
+	free(seen);
+	return 0;
+}
+
+/* The blobs only dropped files had, sorted: what the pack leaves out. */
+struct unused_blobs {
+	git_oid *v;
+	size_t n;
+};
+
+static int by_oid(const void *a, const void *b)
+{
+	return memcmp(a, b, GIT_OID_RAWSZ);
+}
+
+static bool blob_used(const git_oid *id, void *arg)
+{
+	const struct unused_blobs *u = arg;
+	return !u->n || !bsearch(id, u->v, u->n, sizeof(*u->v), by_oid);
+}
+
+static int find_unused_blobs(const struct wtindex *x, struct unused_blobs *u)
+{
+	git_oid *kept = malloc((x->n ? x->n : 1) * sizeof(*kept));
+	size_t nkept = 0;
+	u->n = 0;
+	if (!kept || !(u->v = malloc((x->n ? x->n : 1) * sizeof(*u->v)))) {
+		free(kept);
+		return rtk_oom();
+	}
+	for (size_t i = 0; i < x->n; i++)
+		if (!x->v[i].dropped)
+			kept[nkept++] = x->v[i].id;
+	qsort(kept, nkept, sizeof(*kept), by_oid);
+	for (size_t i = 0; i < x->n; i++)
+		if (x->v[i].dropped && !(nkept && bsearch(&x->v[i].id, kept, nkept, sizeof(*kept), by_oid)))
+			u->v[u->n++] = x->v[i].id;
+	qsort(u->v, u->n, sizeof(*u->v), by_oid);
+	free(kept);
+	return 0;
 }
 
 /*
- * A commit of everything in the copy (.gitignore honoured), so the steps' changes can be diffed.
- * libgit2's git_index_add_all resolves a real path for every file (32 system calls a file); this
- * hashes each file once and indexes it with the stat data it already has.
+ * A commit of everything copied that is not ignored (.gitignore honoured, as `git add -A` would):
+ * the trees into the pack, the pack into place, the index written, then the commit on HEAD.
  */
-static int commit_baseline(struct sandbox *sb)
+static int commit_baseline(struct sandbox *sb, git_repository *repo, struct copy_walk *w)
 {
-	struct baseline_walk b = { 0 };
+	struct unused_blobs unused = { 0 };
 	git_signature *sig = NULL;
 	git_tree *tree = NULL;
 	git_oid tree_id, commit_id;
-	int dir = -1, rc = 0;
-	char objects[PATH_MAX];
-	b.loose.objects = -1;
-	git2api_trust_new_objects(); /* the blobs are written just before they are indexed */
-	snprintf(objects, sizeof(objects), "%s/.git/objects", sb->dir);
-	if (git_repository_init(&b.repo, sb->dir, 0) < 0 || git_repository_odb(&b.odb, b.repo) < 0 ||
-	    git_repository_index(&b.index, b.repo) < 0 || (dir = open(sb->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make the sandbox's repository in %s: %s", sb->dir, git2api_error());
-	else if ((rc = loose_open(&b.loose, objects)))
-		;
-	else if (!(rc = baseline_files(&b, dir)) &&
-		 (git_index_write(b.index) < 0 || git_index_write_tree(&tree_id, b.index) < 0 ||
-		  git_tree_lookup(&tree, b.repo, &tree_id) < 0 ||
-		  git_signature_new(&sig, "rtk run-plan", "run-plan@rtk.invalid", 0, 0) < 0 ||
-		  git_commit_create(&commit_id, b.repo, "HEAD", sig, sig, NULL, "rtk run-plan baseline\n", tree, 0, NULL) < 0))
+	size_t dropped = 0;
+	char index[PATH_MAX];
+	int rc;
+	snprintf(index, sizeof(index), "%sindex", git_repository_path(repo));
+	if ((w->gitignore || outer_ignore_rules(repo)) && (rc = drop_ignored(repo, &w->index, &dropped)))
+		return rc;
+	if ((dropped && (rc = find_unused_blobs(&w->index, &unused))) || (rc = wtindex_trees(&w->index, w->pack, &tree_id)) ||
+	    (rc = packw_finish(w->pack, dropped ? blob_used : NULL, &unused, NULL)) || (rc = wtindex_write(&w->index, index)))
+		goto out;
+	git2api_trust_new_objects(); /* the tree was written just now: no need to read it back */
+	if (git_tree_lookup(&tree, repo, &tree_id) < 0 || git_signature_new(&sig, "rtk run-plan", "run-plan@rtk.invalid", 0, 0) < 0 ||
+	    git_commit_create(&commit_id, repo, "HEAD", sig, sig, NULL, "rtk run-plan baseline\n", tree, 0, NULL) < 0) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot record the sandbox's baseline in %s: %s", sb->dir, git2api_error());
-	if (!rc)
-		gitx_oid_hex(&commit_id, sb->baseline);
-	if (dir >= 0)
-		close(dir);
+		goto out;
+	}
+	gitx_oid_hex(&commit_id, sb->baseline);
+	/* the list stays with the sandbox, for sandbox_patch */
+	if (!(sb->files = calloc(1, sizeof(*sb->files))) || !(sb->index_path = strdup(index))) {
+		rc = rtk_oom();
+		goto out;
+	}
+	*sb->files = w->index;
+	memset(&w->index, 0, sizeof(w->index));
+	sb->files->conversions = !checkout_is_plain(repo, &tree_id);
+out:
+	free(unused.v);
 	git_tree_free(tree);
 	git_signature_free(sig);
-	loose_close(&b.loose);
-	git_index_free(b.index);
-	git_odb_free(b.odb);
-	git_repository_free(b.repo);
-	rtk_strbuf_free(&b.rel);
 	return rc;
 }
 
 static int make_copy(const struct sandbox_spec *spec, struct sandbox *sb)
 {
 	struct copy_walk w = { .exclude = spec->exclude };
+	git_repository *repo = NULL;
+	char objects[PATH_MAX];
 	int from = open(sb->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC), to = -1, rc;
 	if (from < 0)
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", sb->project);
+	sb->mode = SANDBOX_COPY;
 	if (mkdir(sb->dir, 0700) || (to = open(sb->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot make %s", sb->dir);
-	else
-		rc = copy_dir(from, to, &w);
+	else if (git_repository_init(&repo, sb->dir, 0) < 0)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot make the sandbox's repository in %s: %s", sb->dir, git2api_error());
+	else if (!(rc = packw_open(&w.pack, (snprintf(objects, sizeof(objects), "%sobjects", git_repository_path(repo)), objects))) &&
+		 !(rc = copy_dir(from, to, &w)))
+		rc = commit_baseline(sb, repo, &w);
 	close(from);
 	if (to >= 0)
 		close(to);
-	rtk_strbuf_free(&w.rel);
 	sb->files_copied = w.files;
-	sb->mode = SANDBOX_COPY;
-	return rc ? rc : commit_baseline(sb);
+	packw_free(w.pack);
+	wtindex_free(&w.index);
+	free(w.buf);
+	rtk_strbuf_free(&w.rel);
+	git_repository_free(repo);
+	return rc;
 }
 
 /* --- the sandbox --------------------------------------------------------------------------------- */
@@ -619,9 +757,14 @@ int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len)
 	git_diff *diff = NULL;
 	git_buf buf = { 0 };
 	git_diff_options opts;
+	bool unchanged = false;
 	int rc;
 	*patch = NULL;
 	*len = 0;
+	if (sb->files && (rc = wtindex_unchanged(sb->files, sb->dir, sb->index_path, NULL, NULL, &unchanged)))
+		return rc;
+	if (unchanged)
+		return (*patch = strdup("")) ? 0 : rtk_oom();
 	if (git_repository_open_ext(&repo, sb->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot open the sandbox %s: %s", sb->dir, git2api_error());
 	if ((rc = gitx_resolve_commit(repo, sb->baseline, &base)))
@@ -686,5 +829,9 @@ void sandbox_free(struct sandbox *sb)
 	free(sb->root);
 	free(sb->project);
 	free(sb->worktree_name);
+	if (sb->files)
+		wtindex_free(sb->files);
+	free(sb->files);
+	free(sb->index_path);
 	free(sb);
 }

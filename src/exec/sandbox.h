@@ -2,6 +2,8 @@
 #ifndef RTK_SANDBOX_H
 #define RTK_SANDBOX_H
 
+#include "git/wtindex.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,6 +26,8 @@ struct sandbox {
 	char *worktree_name;    /* worktree mode: the name registered in the project's repository */
 	char baseline[41];      /* the commit patches are diffed against */
 	size_t files_copied;    /* copy mode */
+	struct wtindex *files;  /* what the sandbox's index was written from (NULL when libgit2 wrote it) */
+	char *index_path;       /* that index file */
 };
 
 /*
@@ -45,6 +49,8 @@ int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exi
 /*
  * What the steps changed: a git patch (binary-safe, new files included) of the sandbox's work tree
  * against its baseline, such that `git apply` accepts it on the project. malloc'd into *patch.
+ * When the work tree is provably still what its index says (wtindex_unchanged: the stat data of
+ * every file, racily clean ones by content, no new name), the patch is empty without libgit2's diff.
  */
 int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len);
 

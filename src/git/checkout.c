@@ -2,6 +2,7 @@
 #include "config.h"
 #include "checkout.h"
 #include "gitodb.h"
+#include "wtindex.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/strbuf.h"
@@ -14,9 +15,8 @@
 
 struct checkout_walk {
 	struct gitodb *db;
-	git_index *index;
+	struct wtindex *index;
 	struct rtk_strbuf path; /* the entry's path from the top, '/'-separated */
-	size_t files;
 };
 
 bool checkout_is_plain(git_repository *repo, const git_oid *tree)
@@ -45,17 +45,7 @@ bool checkout_is_plain(git_repository *repo, const git_oid *tree)
 
 static int add_to_index(struct checkout_walk *w, const struct stat *st, unsigned mode, const git_oid *id)
 {
-	git_index_entry entry = {
-		.ctime = { (int32_t)st->st_ctim.tv_sec, (uint32_t)st->st_ctim.tv_nsec },
-		.mtime = { (int32_t)st->st_mtim.tv_sec, (uint32_t)st->st_mtim.tv_nsec },
-		.dev = (uint32_t)st->st_dev, .ino = (uint32_t)st->st_ino, .mode = mode,
-		.uid = st->st_uid, .gid = st->st_gid, .file_size = (uint32_t)st->st_size, .id = *id,
-		.path = w->path.s,
-	};
-	if (git_index_add(w->index, &entry) < 0)
-		return rtk_fail(RTK_EXIT_FAILURE, "cannot index %s: %s", w->path.s, git2api_error());
-	w->files++;
-	return 0;
+	return wtindex_add(w->index, w->path.s, mode, id, st);
 }
 
 /* A blob as a file (mode 100644 or 100755) or a symbolic link (120000), in dir under name. */
@@ -130,22 +120,17 @@ static int write_tree(struct checkout_walk *w, int dir, const git_oid *tree)
 	return rc;
 }
 
-int checkout_tree(git_repository *repo, const git_oid *tree, size_t *files)
+int checkout_tree(git_repository *repo, const git_oid *tree, struct wtindex *files)
 {
-	struct checkout_walk w = { 0 };
+	struct checkout_walk w = { .index = files };
 	const char *workdir = git_repository_workdir(repo);
+	char index[4096];
 	int dir = workdir ? open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc;
 	if (dir < 0)
 		return rtk_fail(RTK_EXIT_FAILURE, "no work tree to check out into");
-	if ((rc = gitodb_open(&w.db, repo)) == 0) {
-		if (git_repository_index(&w.index, repo) < 0 || git_index_clear(w.index) < 0)
-			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read the index: %s", git2api_error());
-		else if (!(rc = write_tree(&w, dir, tree)) && git_index_write(w.index) < 0)
-			rc = rtk_fail(RTK_EXIT_FAILURE, "cannot write the index: %s", git2api_error());
-	}
-	if (files)
-		*files = w.files;
-	git_index_free(w.index);
+	snprintf(index, sizeof(index), "%sindex", git_repository_path(repo));
+	if ((rc = gitodb_open(&w.db, repo)) == 0 && (rc = write_tree(&w, dir, tree)) == 0)
+		rc = wtindex_write(files, index);
 	gitodb_free(w.db);
 	rtk_strbuf_free(&w.path);
 	close(dir);

@@ -3,6 +3,7 @@
 #define RTK_CHECKOUT_H
 
 #include "git2api.h"
+#include "wtindex.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,11 +19,12 @@ bool checkout_is_plain(git_repository *repo, const git_oid *tree);
 /*
  * Writes every file of tree into repo's work tree (which must be empty but for its .git): blobs with
  * their mode, symbolic links as links, a submodule as an empty folder, and an index entry for each
- * with the stat data of the file just written, so `git status` there sees a clean tree. libgit2's
- * checkout resolves a real path for every file it writes, 16 system calls a file; this reads the
- * objects with gitodb and writes each file once. *files (when not NULL) gets the count.
+ * with the stat data of the file just written (git/wtindex), so `git status` there sees a clean
+ * tree. libgit2's checkout resolves a real path for every file it writes, 16 system calls a file;
+ * this reads the objects with gitodb and writes each file once. files (empty, caller's) gets the
+ * list the index was written from, for wtindex_unchanged later.
  * 0, or RTK_EXIT_FAILURE naming what could not be read or written.
  */
-int checkout_tree(git_repository *repo, const git_oid *tree, size_t *files);
+int checkout_tree(git_repository *repo, const git_oid *tree, struct wtindex *files);
 
 #endif

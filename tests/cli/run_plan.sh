@@ -140,6 +140,58 @@ done
 check "the copy keeps .claude/settings.json" grep -qx ./.claude/settings.json "$listing"
 check "--keep-sandbox keeps it" test -d "$(jq -r .sandbox.path "$SCRATCH/out.json")"
 
+# --- copy mode: the baseline leaves ignored files out ------------------------------------------------
+# The copy holds them, the baseline commit (written as one pack) does not, the step's patch shows only
+# what is not ignored, and git finds nothing wrong or left over (no dangling blob of an ignored file).
+baseline_case() { # baseline_case HOME_SETUP FILES...: a plain project of FILES ("path=content"), copied
+	mkdir -p project home && (cd home && eval "$1") && shift
+	local f
+	for f in "$@"; do mkdir -p "project/$(dirname "${f%%=*}")" && printf '%s\n' "${f#*=}" > "project/${f%%=*}"; done
+	plan && step add 'echo new > added.c && echo junk > more.o'
+	HOME=$PWD/home env -u XDG_CONFIG_HOME bash -c 'rp --json --keep-sandbox' > out.json; echo $? > rc
+	sb=$(jq -r .sandbox.path out.json)
+	git -C "$sb" ls-files > tracked
+	git -C "$sb" fsck --strict --no-progress > fsck 2>&1 || echo "fsck failed" >> fsck
+	git -C "$sb" status --porcelain --untracked-files=no > status
+}
+export -f baseline_case
+scratch
+(cd "$SCRATCH" && baseline_case true .gitignore='build/
+*.log
+*.o' src/a.c=a build/out.o=o sub/deep/x.log=log dup.c=same dup.log=same keep.txt=k)
+check "ignored files: the run passes" test "$(cat "$SCRATCH/rc")" = 0
+check "ignored files: the baseline holds the others" test "$(tr '\n' ' ' < "$SCRATCH/tracked")" = ".gitignore dup.c keep.txt src/a.c "
+check "ignored files: they are copied all the same" test -f "$(jq -r .sandbox.path "$SCRATCH/out.json")/sub/deep/x.log"
+check "ignored files: fsck finds nothing, no dangling blob" test ! -s "$SCRATCH/fsck"
+check "ignored files: the tree is clean against the baseline" test ! -s "$SCRATCH/status"
+check "ignored files: the patch holds the new file only" test "$(grep '^diff --git' "$SCRATCH"/state/reflectloop/runs/*/changes.patch)" = "diff --git a/added.c b/added.c"
+scratch
+(cd "$SCRATCH" && baseline_case 'mkdir -p .config/git && echo "*.tmp" > .config/git/ignore' a.c=a junk.tmp=t sub/more.tmp=t)
+check "ignored by ~/.config/git/ignore: left out of the baseline" test "$(tr '\n' ' ' < "$SCRATCH/tracked")" = "a.c "
+check "ignored by ~/.config/git/ignore: fsck finds nothing" test ! -s "$SCRATCH/fsck"
+scratch
+(cd "$SCRATCH" && baseline_case 'printf "[core]\n\texcludesFile = ~/my-ignores\n" > .gitconfig && echo "*.bak" > my-ignores && mkdir -p .config/git && echo "*.c" > .config/git/ignore' a.c=a old.bak=b)
+check "ignored by core.excludesFile (and not the XDG file then)" test "$(tr '\n' ' ' < "$SCRATCH/tracked")" = "a.c "
+check "ignored by core.excludesFile: fsck finds nothing" test ! -s "$SCRATCH/fsck"
+scratch
+(cd "$SCRATCH" && baseline_case true a.c=a b/c.txt=c)
+check "nothing to ignore: every file in the baseline" test "$(tr '\n' ' ' < "$SCRATCH/tracked")" = "a.c b/c.txt "
+check "nothing to ignore: the patch holds both new files" test "$(grep -c '^diff --git' "$SCRATCH"/state/reflectloop/runs/*/changes.patch)" = 2
+
+# --- the patch when nothing changed, and when only git's own files did ---------------------------------
+# An untouched sandbox gives an empty patch (found from the index's stat data, without a diff); a step
+# that refreshes the index (git status) or stages a change still gets the real diff.
+scratch
+(cd "$SCRATCH" && setup_case clean && plan && step look 'cat README.md > /dev/null' && rp --json > wt.json &&
+	plan && step look 'true' && rp --json --mode copy > cp.json &&
+	plan && step st 'git status > /dev/null' && rp --json > st.json &&
+	plan && step add 'echo more >> README.md && git add README.md && git status > /dev/null' && rp --json --mode copy > add.json)
+patch_of() { cat "$SCRATCH/state/reflectloop/runs/$(jq -r .run_id "$SCRATCH/$1")/changes.patch"; }
+check "worktree, nothing changed: the patch is empty" test -z "$(patch_of wt.json)"
+check "copy, nothing changed: the patch is empty" test -z "$(patch_of cp.json)"
+check "a step running git status: the patch is empty" test -z "$(patch_of st.json)"
+check "a staged change is in the patch" test "$(patch_of add.json | grep '^[-+][^-+]')" = "+more"
+
 # --- cwd escapes: exit 98, nothing run ---------------------------------------------------------------
 escape_case() { # escape_case CWD [SETUP]: a plan whose second step runs in CWD
 	setup_case clean && (cd project && eval "${2:-true}" && git add -A && git commit -qm link >/dev/null 2>&1; true)
