@@ -563,33 +563,35 @@ int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const
 	return scan(text, len, NULL, 0, false, error_column, error_what);
 }
 
-/*
- * Clinger's fast path: a mantissa below 2^53 and a power of ten up to 1e22 are both exact doubles,
- * so one IEEE multiply or divide rounds correctly. Most numbers in real input ("0.85") take it.
- */
-static bool parse_simple_number(const unsigned char *p, const unsigned char *end, double *out)
-{
-	static const double powers_of_ten[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
-	bool negative = *p == '-';
-	uint64_t mantissa = 0;
-	int digits = 0, exponent = 0, written_exponent = 0, exponent_sign = 1;
+/* A JSON number already checked by the scanner, in parts: [-]digits[.digits][(e|E)[+-]digits]. */
+struct decimal {
+	bool negative;
+	uint64_t digits;  /* the significant digits as an integer */
+	int exponent;     /* the value is digits * 10^exponent */
+};
 
-	p += negative;
-	/* Leading zeros are not significant: digits counts only from the first non-zero one. */
+/*
+ * Splits p[0..end) into a struct decimal; false when it has more than max_digits significant digits
+ * (leading zeros are not significant) or its written exponent passes 1000 (the callers' fast paths
+ * do not take it; strtod decides).
+ */
+static bool read_decimal(const unsigned char *p, const unsigned char *end, int max_digits, struct decimal *out)
+{
+	int significant = 0, written_exponent = 0, exponent_sign = 1;
+
+	*out = (struct decimal){ .negative = *p == '-' };
+	p += out->negative;
 	for (; p < end && is_digit(*p); p++) {
-		mantissa = mantissa * 10 + (uint64_t)(*p - '0');
-		if ((digits += mantissa != 0) > 15)
+		out->digits = out->digits * 10 + (uint64_t)(*p - '0');
+		if ((significant += out->digits != 0) > max_digits)
 			return false;
 	}
 	if (p < end && *p == '.') {
 		for (p++; p < end && is_digit(*p); p++) {
-			mantissa = mantissa * 10 + (uint64_t)(*p - '0');
-			if ((digits += mantissa != 0) > 15)
+			out->digits = out->digits * 10 + (uint64_t)(*p - '0');
+			if ((significant += out->digits != 0) > max_digits)
 				return false;
-			exponent--;
+			out->exponent--;
 		}
 	}
 	if (p < end) {          /* 'e' or 'E' */
@@ -601,12 +603,31 @@ static bool parse_simple_number(const unsigned char *p, const unsigned char *end
 				return false;
 			written_exponent = written_exponent * 10 + (*p - '0');
 		}
-		exponent += exponent_sign * written_exponent;
+		out->exponent += exponent_sign * written_exponent;
 	}
+	return true;
+}
+
+/*
+ * Clinger's fast path: a mantissa below 2^53 and a power of ten up to 1e22 are both exact doubles,
+ * so one IEEE multiply or divide rounds correctly. Most numbers in real input ("0.85") take it.
+ */
+static bool parse_simple_number(const unsigned char *p, const unsigned char *end, double *out)
+{
+	static const double powers_of_ten[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	struct decimal dec;
+	int exponent;
+
+	if (!read_decimal(p, end, 15, &dec))
+		return false;
+	exponent = dec.exponent;
 	if (exponent < -22 || exponent > 22)
 		return false;
-	*out = exponent < 0 ? (double)mantissa / powers_of_ten[-exponent] : (double)mantissa * powers_of_ten[exponent];
-	if (negative)
+	*out = exponent < 0 ? (double)dec.digits / powers_of_ten[-exponent] : (double)dec.digits * powers_of_ten[exponent];
+	if (dec.negative)
 		*out = -*out;
 	return true;
 }
@@ -659,36 +680,14 @@ static bool parse_long_number(const unsigned char *p, const unsigned char *end, 
 		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 	};
-	bool negative = *p == '-';
-	uint64_t w = 0, bits, D;
-	int digits = 0, k = 0, written_exponent = 0, exponent_sign = 1;
+	struct decimal dec;
+	uint64_t w, bits, D;
+	int k;
 	double d;
 
-	p += negative;
-	for (; p < end && is_digit(*p); p++) {
-		w = w * 10 + (uint64_t)(*p - '0');
-		if ((digits += w != 0) > 19)
-			return false;
-	}
-	if (p < end && *p == '.') {
-		for (p++; p < end && is_digit(*p); p++) {
-			w = w * 10 + (uint64_t)(*p - '0');
-			if ((digits += w != 0) > 19)
-				return false;
-			k++;
-		}
-	}
-	if (p < end) {          /* 'e' or 'E' */
-		p++;
-		if (*p == '+' || *p == '-')
-			exponent_sign = *p++ == '-' ? -1 : 1;
-		for (; p < end; p++) {
-			if (written_exponent > 1000)
-				return false;
-			written_exponent = written_exponent * 10 + (*p - '0');
-		}
-		k -= exponent_sign * written_exponent;
-	}
+	if (!read_decimal(p, end, 19, &dec))
+		return false;
+	w = dec.digits, k = -dec.exponent;
 	if (w == 0 || k < 0 || k > 27)
 		return false;
 	d = k <= 22 ? (double)w / powers_of_ten[k] : (double)w / 1e22 / powers_of_ten[k - 22];
@@ -717,7 +716,7 @@ static bool parse_long_number(const unsigned char *p, const unsigned char *end, 
 		}
 		break;
 	}
-	*out = negative ? -d : d;
+	*out = dec.negative ? -d : d;
 	return true;
 }
 
