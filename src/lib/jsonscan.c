@@ -563,6 +563,12 @@ int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const
 	return scan(text, len, NULL, 0, false, error_column, error_what);
 }
 
+/* Every power of ten that is an exact double. */
+static const double powers_of_ten[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
 /* A JSON number already checked by the scanner, in parts: [-]digits[.digits][(e|E)[+-]digits]. */
 struct decimal {
 	bool negative;
@@ -614,10 +620,6 @@ static bool read_decimal(const unsigned char *p, const unsigned char *end, int m
  */
 static bool parse_simple_number(const unsigned char *p, const unsigned char *end, double *out)
 {
-	static const double powers_of_ten[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	struct decimal dec;
 	int exponent;
 
@@ -676,10 +678,6 @@ static int cmp_midpoint(uint64_t w, int k, uint64_t D, int e)
 
 static bool parse_long_number(const unsigned char *p, const unsigned char *end, double *out)
 {
-	static const double powers_of_ten[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	struct decimal dec;
 	uint64_t w, bits, D;
 	int k;
