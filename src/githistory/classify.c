@@ -353,6 +353,31 @@ static int fixes_trailer(const char *k, size_t kl, const char *v, size_t vl, voi
 	return 0;
 }
 
+/*
+ * The commits fx's message names as the cause (fix.names_culprit: "bisected to X", "Follow-up to X",
+ * "introduced in X"): each pattern ends with the sha, as revert.reverts_commit does. Only earlier
+ * commits count, each once.
+ */
+static void named_in_message(struct githistory_run *h, const struct githistory_commit *fx, struct trailer_truth *t)
+{
+	const char *text = fx->message;
+	size_t len = strlen(text), at = 0, a, b, k;
+	while (h->rules.names_culprit && t->n < GITHISTORY_MAX_CULPRITS &&
+	       rtk_re_search(h->rules.names_culprit, text, len, at, &a, &b) == 1 && b > at) {
+		at = b;
+		while (b > a && !isxdigit((unsigned char)text[b - 1]))
+			b--;
+		for (k = b; k > a && isxdigit((unsigned char)text[k - 1]); k--)
+			;
+		struct githistory_commit *c = githistory_walk_lookup_hex(h, text + k, b - k);
+		bool seen = false;
+		for (size_t j = 0; c && j < t->n; j++)
+			seen |= t->v[j] == c;
+		if (c && !seen && c != fx && c->commit_time <= fx->commit_time)
+			t->v[t->n++] = c;
+	}
+}
+
 static int by_lines_desc(const void *a, const void *b)
 {
 	const struct githistory_blamed *x = a, *y = b;
@@ -385,8 +410,13 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		rc = rtk_oom();
 		goto out;
 	}
+	/* A Fixes: trailer names the culprit; failing that, the message may (fix.names_culprit). */
+	bool by_trailer = truth.n > 0;
+	if (!by_trailer)
+		named_in_message(h, fx, &truth);
+	const char *naming = by_trailer ? "its Fixes: trailer names" : "its message names";
 	if (truth.n) {
-		struct githistory_accuracy *a = &fs->acc[0];
+		struct githistory_accuracy *a = &fs->acc[by_trailer ? 0 : 2];
 		a->remedies++, a->truth += truth.n, a->predicted += b.n;
 		for (size_t i = 0; i < b.n; i++)
 			for (size_t j = 0; j < truth.n; j++)
@@ -405,10 +435,10 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 			char old[200];
 			cJSON *rules = cJSON_CreateArray();
 			cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
-			cJSON_AddItemToArray(rules, cJSON_CreateString("fixes-trailer"));
-			snprintf(old, sizeof(old), "the commit its Fixes: trailer names is %.0f days older than the fix "
+			cJSON_AddItemToArray(rules, cJSON_CreateString(by_trailer ? "fixes-trailer" : "message-names"));
+			snprintf(old, sizeof(old), "the commit %s is %.0f days older than the fix "
 				 "(fix.fixes_trailer_max_age %.0f days): not a recent failure",
-				 (double)oldest / 86400, (double)h->rules.fixes_max_age / 86400);
+				 naming, (double)oldest / 86400, (double)h->rules.fixes_max_age / 86400);
 			rc = unlinked(h, fs, fx, "fix", "too-old", old, rules);
 			goto out;
 		}
@@ -427,6 +457,24 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		rc = unlinked(h, fs, fx, "fix", "incidental", why, rules);
 		goto out;
 	}
+	/* Weak evidence (only context blamed, or a share below blame.strong_min_share) links nothing unless
+	 * blame.weak_links says link: the last change of a line is often not its cause. */
+	if (b.n && !truth.n && !h->rules.link_weak && (weak || share < h->rules.strong_min_share)) {
+		char hex[41];
+		if (weak)
+			snprintf(why, sizeof(why), "weak evidence (blame.weak_links unlink): it changes no earlier substantive "
+				 "line, and only the context of what it adds was last changed by %.10s",
+				 gitx_oid_hex(&b.v[0].c->oid, hex));
+		else
+			snprintf(why, sizeof(why), "weak evidence (blame.weak_links unlink): %.10s last changed only %u of "
+				 "its %u substantive lines (%.2f, below blame.strong_min_share %g)",
+				 gitx_oid_hex(&b.v[0].c->oid, hex), b.v[0].lines, b.blamed_lines, share,
+				 h->rules.strong_min_share);
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		rc = unlinked(h, fs, fx, "fix", "weak", why, rules);
+		goto out;
+	}
 	if (!b.n && !truth.n) {
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
@@ -439,8 +487,8 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 	}
 	fired(f, fix_rule(h, fx));
 	if (truth.n) {
-		/* The trailer names the culprit outright; blame's answer is kept as evidence and for the accuracy check. */
-		fired(f, "fixes-trailer");
+		/* The trailer or message names the culprit outright; blame's answer is kept as evidence and for the accuracy check. */
+		fired(f, by_trailer ? "fixes-trailer" : "message-names");
 		for (size_t j = 0; j < truth.n; j++)
 			f->culprit[f->nculprits++] = truth.v[j];
 		f->link = "named";

@@ -188,11 +188,13 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 
 	rtk_out_md_heading(md, level + 1, "Accuracy of culprit linking against ground truth");
 	rtk_out_md_para(md, "Culprits found by blame (fixes), or by patch id or line share (reverts) alone, "
-			"compared with `Fixes:` trailers and with the commit a revert's message names.");
+			"compared with `Fixes:` trailers, the commit a revert's message names, and the commits a fix's "
+			"message names as its cause (fix.names_culprit).");
 	t = rtk_out_md_table(md, "lrrrrrr", "ground truth", "remedies", "true links", "found links", "agreeing", "precision",
 			 "recall");
 	md_accuracy_row(t, "Fixes: trailers", cJSON_GetObjectItemCaseSensitive(acc, "fixes_trailers"));
 	md_accuracy_row(t, "revert messages", cJSON_GetObjectItemCaseSensitive(acc, "revert_messages"));
+	md_accuracy_row(t, "commits fix messages name", cJSON_GetObjectItemCaseSensitive(acc, "message_names"));
 	rtk_out_md_table_end(t);
 
 	rtk_out_md_heading(md, level + 1, "Failures");

@@ -35,6 +35,8 @@ struct githistory_rules {
 	struct rtk_re *dependency_subject, *manifest_paths, *manifest_subject;
 	int64_t revert_max_age, fixes_max_age; /* revert.max_age, fix.fixes_trailer_max_age */
 	bool tests_only_alone, reverted_fix_set_aside;
+	bool link_weak; /* blame.weak_links: link (weak evidence links a culprit) or unlink */
+	struct rtk_re *names_culprit; /* fix.names_culprit: the message names the culprit; NULL when the list is empty */
 	struct rtk_re *cleanup_subject, *test_trees; /* fix.cleanup_subject, classification.test_trees */
 	struct rtk_re *rename_keywords; /* blame.rename_keywords */
 	long moved_min_chars, rename_min_lines;
@@ -282,7 +284,7 @@ struct githistory_failures {
 	/* ground truth agreement: [0] fixes with Fixes: trailers, [1] reverts naming their commit */
 	struct githistory_accuracy {
 		size_t remedies, truth, predicted, agreeing;
-	} acc[2];
+	} acc[3]; /* Fixes: trailers, revert messages, commits a fix's message names */
 };
 
 /* Reads what the rules ask of a commit's message: its kind and fix markers (a fix only once the rule set is known). */

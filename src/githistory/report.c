@@ -384,6 +384,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	acc = cJSON_AddObjectToObject(result, "accuracy");
 	cJSON_AddItemToObject(acc, "fixes_trailers", accuracy_json(&fs->acc[0]));
 	cJSON_AddItemToObject(acc, "revert_messages", accuracy_json(&fs->acc[1]));
+	cJSON_AddItemToObject(acc, "message_names", accuracy_json(&fs->acc[2]));
 	list = cJSON_AddArrayToObject(result, "failures");
 	for (size_t i = 0; list && i < fs->n; i++)
 		cJSON_AddItemToArray(list, failure_json(r, &fs->v[i]));

@@ -64,6 +64,18 @@ static int compile_rule(struct githistory_rules *r, const char *section, const c
 	return compile_node(rule_at(r->json, section, name), what, out, origin);
 }
 
+/* As compile_rule, but an empty list turns the rule off (*out NULL). */
+static int compile_optional_rule(struct githistory_rules *r, const char *section, const char *name, struct rtk_re **out,
+				 const char *origin)
+{
+	const cJSON *v = rule_at(r->json, section, name);
+	if (cJSON_IsArray(v) && !cJSON_GetArraySize(v)) {
+		*out = NULL;
+		return 0;
+	}
+	return compile_rule(r, section, name, out, origin);
+}
+
 /* section.sub.name: the rules nested one level deeper (fix.free_form.subject). */
 static int compile_rule2(struct githistory_rules *r, const char *section, const char *sub, const char *name,
 			 struct rtk_re **out, const char *origin)
@@ -137,6 +149,7 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = duration_rule(r, "revert", "max_age", &r->revert_max_age, origin)) ||
 	    (rc = duration_rule(r, "fix", "fixes_trailer_max_age", &r->fixes_max_age, origin)) ||
 	    (rc = compile_rule(r, "fix", "cleanup_subject", &r->cleanup_subject, origin)) ||
+	    (rc = compile_optional_rule(r, "fix", "names_culprit", &r->names_culprit, origin)) ||
 	    (rc = compile_rule(r, "classification", "test_trees", &r->test_trees, origin)) ||
 	    (rc = compile_rule(r, "blame", "rename_keywords", &r->rename_keywords, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
@@ -200,6 +213,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	if (!cJSON_IsBool(tests_alone))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.tests_only_alone must be true or false", origin);
 	r->tests_only_alone = cJSON_IsTrue(tests_alone);
+	const cJSON *wl = rule_at(r->json, "blame", "weak_links");
+	if (!cJSON_IsString(wl) || (strcmp(wl->valuestring, "link") && strcmp(wl->valuestring, "unlink")))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.weak_links must be link or unlink", origin);
+	r->link_weak = !strcmp(wl->valuestring, "link");
 	const cJSON *rf = rule_at(r->json, "revert", "reverted_fix_set_aside");
 	if (!cJSON_IsBool(rf))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.reverted_fix_set_aside must be true or false", origin);
@@ -215,7 +232,7 @@ void githistory_rules_free(struct githistory_rules *r)
 				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author,
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
 				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
-				 r->cleanup_subject, r->test_trees, r->rename_keywords };
+				 r->cleanup_subject, r->test_trees, r->rename_keywords, r->names_culprit };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
 	cJSON_Delete(r->json);

@@ -17,6 +17,12 @@ gh() {
 	printf "cd '%s' && %q git-history --json | jq -c %q" "$(repo "$1")" "$RTK" "$2"
 }
 
+# ghw CASE JQ: as gh, with weak evidence linking (blame.weak_links link), for the tests of weak links.
+printf 'blame: {weak_links: link}\n' >"$SCRATCH_ROOT/weak-link.yaml"
+ghw() {
+	printf "cd '%s' && %q git-history --json --config %q | jq -c %q" "$(repo "$1")" "$RTK" "$SCRATCH_ROOT/weak-link.yaml" "$2"
+}
+
 one='[.failures[] | [.kind, .culprit.subject, .remedy.subject, .bucket, .evidence.strength, .rules]]'
 
 # --- reverts ----------------------------------------------------------------------------------------
@@ -61,8 +67,11 @@ testing "markdown Failures: a culprit's class beside its sha when not a person's
 	"cd $(repo dependency-updates) && $RTK git-history | grep -c '^| [0-9a-f]\\{10\\} *| .* | [0-9a-f]\\{10\\} (bot) |'" '2\n'
 testing "a plain logic fix: bucket 3" "$(gh fix-plain "$one")" \
 	'[["fix","feat: add","fix: add adds",3,"strong",["fix-type","blame"]]]\n'
-testing "an add-only fix blames its context, weakly" "$(gh fix-add-only "$one")" \
+testing "an add-only fix blames its context, weakly (blame.weak_links link)" "$(ghw fix-add-only "$one")" \
 	'[["fix","feat: check x","fix: guard x too",3,"weak",["fix-type","blame-context"]]]\n'
+testing "by default weak evidence links nothing: unlinked as weak, naming the commit blame found" \
+	"cd $(repo fix-add-only) && $RTK git-history --json | jq -c '[.buckets.n, (.unlinked[] | [.reason_code, (.reason | test(\"^weak evidence .*: it changes no earlier substantive line, and only the context of what it adds was last changed by \" + (\$sha | .[0:10]) + \"$\"))])]' --arg sha \$(git -C $(repo fix-add-only) log -1 --format=%H --grep '^feat: check x')" \
+	'[0,["weak",true]]\n'
 testing "a whitespace-only change is looked through" \
 	"$(gh whitespace-culprit '[.failures[].culprit.subject]')" '["feat: compute the value"]\n'
 testing "a revision in .git-blame-ignore-revs is looked through" \
@@ -90,25 +99,30 @@ testing "blame.formatting_chars empty and no formatting_commit rules: the format
 	"cd $(repo formatting-culprit) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .culprit.subject]'" \
 	'["style: format calc"]\n' "blame: {formatting_chars: '', formatting_commit: {subject: '(?!)', author_name: '(?!)'}}\n"
 testing "a culprit owning 2 of 5 substantive lines: weak, and why; 1 of 5: unlinked as incidental" \
-	"$(gh incidental-share '[[.failures[] | [.culprit.subject, .evidence.strength, .evidence.culprit_lines, .evidence.substantive_lines, .evidence.why_weak]], [.unlinked[].reason]]')" \
+	"$(ghw incidental-share '[[.failures[] | [.culprit.subject, .evidence.strength, .evidence.culprit_lines, .evidence.substantive_lines, .evidence.why_weak]], [.unlinked[].reason]]')" \
 	'[[["feat: q3 and q4","weak",2,5,"the culprit last changed 2 of its 5 substantive lines (0.40, below blame.strong_min_share 0.5)"]],["the newest commit in the fix window last changed only 1 of its 5 substantive lines (0.20, below blame.link_min_share 0.25): incidental"]]\n'
+testing "by default the 2-of-5 culprit links nothing either: weak and incidental, each with its share" \
+	"$(gh incidental-share '[.buckets.n, [.unlinked[] | [.reason_code, (.reason | sub("[0-9a-f]{10} "; "SHA "))]]]')" \
+	'[0,[["incidental","the newest commit in the fix window last changed only 1 of its 5 substantive lines (0.20, below blame.link_min_share 0.25): incidental"],["weak","weak evidence (blame.weak_links unlink): SHA last changed only 2 of its 5 substantive lines (0.40, below blame.strong_min_share 0.5)"]]]\n'
+testing "blame.weak_links must be link or unlink" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: blame.weak_links must be link or unlink\n2\n" "blame: {weak_links: yes}\n"
 testing "blame.link_min_share 0.1 and strong_min_share 0.3 in --config: both linked, q strongly" \
 	"cd $(repo incidental-share) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.remedy.subject, .evidence.strength]]'" \
-	'[["fix: p everywhere","weak"],["fix: q everywhere","strong"]]\n' "blame: {link_min_share: 0.1, strong_min_share: 0.3}\n"
+	'[["fix: p everywhere","weak"],["fix: q everywhere","strong"]]\n' "blame: {link_min_share: 0.1, strong_min_share: 0.3, weak_links: link}\n"
 testing "link_min_share above strong_min_share is refused" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
 	"$E: input: blame.link_min_share must not exceed blame.strong_min_share\n2\n" "blame: {link_min_share: 0.9}\n"
 
 testing "a formatter bot's commit undoing a person's docs edit (patch id) is set aside, not a failure" \
 	"$(gh formatting-revert '[.buckets.n, .input.formatting_reverts, .input.unlinked]')" '[0,1,0]\n'
 testing "markdown evidence column: named, patch id, blame strong/weak, lines weak" \
-	"for d in $(repo message-revert) $(repo patch-id-revert) $(repo fix-plain) $(repo fix-add-only) $(repo lines-revert); do (cd \$d && $RTK git-history | grep '^| [0-9a-f]\\{10\\} ' | awk -F' *[|] *' '{ print \$7 }'); done" \
+	"for d in $(repo message-revert) $(repo patch-id-revert) $(repo fix-plain) $(repo fix-add-only) $(repo lines-revert); do (cd \$d && $RTK git-history --config $SCRATCH_ROOT/weak-link.yaml | grep '^| [0-9a-f]\\{10\\} ' | awk -F' *[|] *' '{ print \$7 }'); done" \
 	'named\npatch id\nblame strong\nblame weak\nlines weak\n'
 
 testing "a test line the fix flips links nothing while it changes code: the code's (older) author decides" \
 	"$(gh test-lines '[(.unlinked[] | [.remedy.subject, .reason_code])]')" \
-	'[["filetime: fix negative times","older-than-window"]]\n'
+	'[["filetime: fix negative times","older-than-window"],["filetime: fix the guard","weak"]]\n'
 testing "nor while it only adds code: the code's context is blamed, weakly, not the test list" \
-	"$(gh test-lines '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.strength]]')" \
+	"$(ghw test-lines '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.strength]]')" \
 	'[["filetime: fix the guard","filetime: more of the window","weak"]]\n'
 testing "blame.tests_only_alone false: the test list's author is the culprit" \
 	"cd $(repo test-lines) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
@@ -157,6 +171,19 @@ testing "fix.fixes_trailer_max_age 365d: the trailer links it" \
 	'[["gc: refactor",["fix-free-form","fixes-trailer"]]]\n' "fix: {fixes_trailer_max_age: 365d}\n"
 
 # --- non-discriminating rules ----------------------------------------------------------------------------
+testing "a message naming its culprit (bisected to, Follow-up to) links it before blame; a hex word naming no commit is ignored" \
+	"$(gh message-names '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link, .rules]]')" \
+	'[["pack-check: fix verification of large objects","pack: track packs via the MRU list","named",["fix-free-form","message-names"]],["http: fix for unfolding line starting with TAB","http: leave a single space when unfolding","named",["fix-free-form","message-names"]]]\n'
+testing "blame is checked against the commits messages name: it found the reword, not the bisected commit" \
+	"$(gh message-names '[.accuracy.message_names | .remedies, .truth_links, .predicted_links, .agreeing]')" '[2,2,2,1]\n'
+testing "fix.names_culprit [] turns it off: blame decides (the reword strongly; the add-only fix is weak, unlinked)" \
+	"cd $(repo message-names) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | [.remedy.subject, .culprit.subject]], [.unlinked[] | .reason_code]]'" \
+	'[[["pack-check: fix verification of large objects","pack: reword the note"]],["weak"]]\n' "fix: {names_culprit: []}\n"
+testing "git's t/ is a test tree for blame too: a test_expect_failure the fix flips links nothing" \
+	"$(gh t-tests '[[.failures[].culprit.subject], [.unlinked[] | .reason_code]]')" '[[],["older-than-window"]]\n'
+testing "without t/ in classification.test_paths the test's author is blamed" \
+	"cd $(repo t-tests) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
+	'["t5333: demonstrate various pseudo-merge bugs"]\n' "classification: {test_paths: ['(^|/)(tests?|__tests__|spec)/']}\n"
 testing "a risk-floor pattern matching every tracked file is named with its share" \
 	"$(gh non-discriminating '.non_discriminating | [.tracked_files, (.surface_patterns[] | [.surface, .pattern, .files, .share, .failures_S_only_by_it])]')" \
 	'[26,["build","vite",26,1,25]]\n'
@@ -340,7 +367,7 @@ done
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
-	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer; do
+	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
