@@ -894,9 +894,9 @@ int iterate_check(const char *root, const struct iterate_opts *o, cJSON **result
 			continue; /* and check again: the next ready milestone */
 		}
 		if (end == MS_ERROR) {
-			rc = rtk_error_message()[0] ? RTK_EXIT_FAILURE : rtk_oom();
-			if (!strncmp(rtk_error_message(), c.p.dir, strlen(c.p.dir)))
-				rc = RTK_EXIT_USAGE; /* a project file is missing or wrong */
+			/* the code the failure was recorded with: 2 for a project file missing or wrong, else 1 */
+			if (!(rc = rtk_error_code()))
+				rc = rtk_oom();
 			goto out;
 		}
 		outcome = end == MS_RATE_LIMITED ? "rate_limited" : end == MS_INTERRUPTED ? "interrupted" : "paused";

@@ -9,6 +9,7 @@
 
 /* Per thread: parallel readers each record their own failure. */
 static _Thread_local char message[1024];
+static _Thread_local int message_code; /* the code rtk_fail returned with message */
 static const char *progname;
 
 /* Formats into a scratch buffer first, so that a reason may quote the previous one (rtk_error_message()). */
@@ -31,7 +32,7 @@ int rtk_fail(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	record(fmt, ap, 0);
 	va_end(ap);
-	return code;
+	return message_code = code;
 }
 
 int rtk_fail_errno(int code, int errnum, const char *fmt, ...)
@@ -40,7 +41,7 @@ int rtk_fail_errno(int code, int errnum, const char *fmt, ...)
 	va_start(ap, fmt);
 	record(fmt, ap, errnum);
 	va_end(ap);
-	return code;
+	return message_code = code;
 }
 
 const char *rtk_error_message(void)
@@ -48,9 +49,15 @@ const char *rtk_error_message(void)
 	return message;
 }
 
+int rtk_error_code(void)
+{
+	return message[0] ? message_code : 0;
+}
+
 void rtk_error_clear(void)
 {
 	message[0] = '\0';
+	message_code = 0;
 }
 
 void rtk_error_set_progname(const char *applet)

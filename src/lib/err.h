@@ -37,6 +37,8 @@ _Noreturn void rtk_bug(const char *file, int line, const char *fmt, ...) __attri
 
 /* The last recorded reason, or "" when there is none. */
 const char *rtk_error_message(void);
+/* The code the last reason was recorded with (what that rtk_fail returned), or 0 when there is none. */
+int rtk_error_code(void);
 void rtk_error_clear(void);
 
 /* A warning goes straight to stderr as "rtk APPLET: warning: ...": it does not change the outcome. */

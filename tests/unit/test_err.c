@@ -32,10 +32,13 @@ static void fail_records_and_returns_the_code(void **state)
 	assert_string_equal(rtk_error_message(), "");
 	assert_int_equal(rtk_fail(RTK_EXIT_USAGE, "%s:%d: bad", "f.jsonl", 7), RTK_EXIT_USAGE);
 	assert_string_equal(rtk_error_message(), "f.jsonl:7: bad");
+	assert_int_equal(rtk_error_code(), RTK_EXIT_USAGE);
 	assert_int_equal(rtk_fail_errno(RTK_EXIT_FAILURE, ENOENT, "%s", "x"), RTK_EXIT_FAILURE);
 	assert_string_equal(rtk_error_message(), "x: No such file or directory");
+	assert_int_equal(rtk_error_code(), RTK_EXIT_FAILURE);
 	rtk_error_clear();
 	assert_string_equal(rtk_error_message(), "");
+	assert_int_equal(rtk_error_code(), 0);
 }
 
 static void long_messages_are_cut_not_overrun(void **state)
