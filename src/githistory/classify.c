@@ -354,9 +354,34 @@ static int fixes_trailer(const char *k, size_t kl, const char *v, size_t vl, voi
 }
 
 /*
+ * The newest commit before fx whose subject ends "(#N)", as GitHub's squash merges write a pull
+ * request's number: what "introduced in #N" names. Only commits of the walk are searched.
+ */
+static struct githistory_commit *commit_of_pull_request(const struct githistory_run *h, const struct githistory_commit *fx,
+							const char *num, size_t n)
+{
+	char want[32];
+	size_t wl;
+	if (n > 12)
+		return NULL;
+	wl = (size_t)snprintf(want, sizeof(want), "(#%.*s)", (int)n, num);
+	for (size_t i = 0; i < h->n; i++) {
+		struct githistory_commit *c = h->v[i];
+		size_t sl = c->subject ? strlen(c->subject) : 0;
+		if (c == fx || c->commit_time > fx->commit_time)
+			continue;
+		while (sl && isspace((unsigned char)c->subject[sl - 1]))
+			sl--;
+		if (sl >= wl && !memcmp(c->subject + sl - wl, want, wl))
+			return c;
+	}
+	return NULL;
+}
+
+/*
  * The commits fx's message names as the cause (fix.names_culprit: "bisected to X", "Follow-up to X",
- * "introduced in X"): each pattern ends with the sha, as revert.reverts_commit does. Only earlier
- * commits count, each once.
+ * "introduced in X"): each pattern ends with the sha, as revert.reverts_commit does, or with a pull
+ * request's "#N". Only earlier commits count, each once.
  */
 static void named_in_message(struct githistory_run *h, const struct githistory_commit *fx, struct trailer_truth *t)
 {
@@ -369,7 +394,9 @@ static void named_in_message(struct githistory_run *h, const struct githistory_c
 			b--;
 		for (k = b; k > a && isxdigit((unsigned char)text[k - 1]); k--)
 			;
-		struct githistory_commit *c = githistory_walk_lookup_hex(h, text + k, b - k);
+		/* a pattern ending "#N" names a pull request, one ending in hex a commit */
+		struct githistory_commit *c = k > a && text[k - 1] == '#' ? commit_of_pull_request(h, fx, text + k, b - k)
+							       : githistory_walk_lookup_hex(h, text + k, b - k);
 		bool seen = false;
 		for (size_t j = 0; c && j < t->n; j++)
 			seen |= t->v[j] == c;

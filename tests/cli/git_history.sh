@@ -179,6 +179,9 @@ testing "blame is checked against the commits messages name: it found the reword
 testing "fix.names_culprit [] turns it off: blame decides (the reword strongly; the add-only fix is weak, unlinked)" \
 	"cd $(repo message-names) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | [.remedy.subject, .culprit.subject]], [.unlinked[] | .reason_code]]'" \
 	'[[["pack-check: fix verification of large objects","pack: reword the note"]],["weak"]]\n' "fix: {names_culprit: []}\n"
+testing "\"Introduced in #614\" names the squash-merged pull request whose subject ends (#614); #999, no pull request, leaves blame" \
+	"$(gh pr-names '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]]')" \
+	'[["Fix wrong reserved bits in ClientFlags (#729)","Replace client flags to bitfield (#614)","named"],["Fix the db expansion (#731)","Expand the db on load (#700)","blame"]]\n'
 testing "git's t/ is a test tree for blame too: a test_expect_failure the fix flips links nothing" \
 	"$(gh t-tests '[[.failures[].culprit.subject], [.unlinked[] | .reason_code]]')" '[[],["older-than-window"]]\n'
 testing "without t/ in classification.test_paths the test's author is blamed" \
@@ -367,7 +370,7 @@ done
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
-	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests; do
+	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
