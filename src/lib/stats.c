@@ -736,25 +736,122 @@ static void clipped_costs(double value, bool correct_rows, bool wrong_rows, long
 	*cost_wrong = wrong_rows ? -logl(1.0L - p) : 0;
 }
 
-/* Per-row scores summed over distinct values; each value is one Murphy group. */
+/* One value's log-loss term, as proper_scores adds it: the row counts times the costs they pay. */
+static long double loss_term(const struct rtk_stats_value_counts *v)
+{
+	long double cost_correct, cost_wrong;
+	clipped_costs(v->value, v->pos != 0, v->neg != 0, &cost_correct, &cost_wrong);
+	return v->pos * cost_correct + v->neg * cost_wrong;
+}
+
+/*
+ * The log-loss terms (a logl per value: half of proper_scores' time on continuous confidences) made
+ * by a second thread, chunk by chunk, a few chunks ahead of the sums, which still add them in order:
+ * the same terms added in the same order give the same bits.
+ */
+#define LOSS_CHUNK 8192
+#define LOSS_RING 4
+struct loss_terms {
+	const struct rtk_stats_value_counts *v;
+	size_t k, made, used; /* chunks made and used; made - used <= LOSS_RING */
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	long double ring[LOSS_RING][LOSS_CHUNK];
+};
+
+static void *loss_terms_run(void *arg)
+{
+	struct loss_terms *l = arg;
+	size_t chunks = (l->k + LOSS_CHUNK - 1) / LOSS_CHUNK;
+	for (size_t c = 0; c < chunks; c++) {
+		pthread_mutex_lock(&l->lock);
+		while (c - l->used >= LOSS_RING)
+			pthread_cond_wait(&l->changed, &l->lock);
+		pthread_mutex_unlock(&l->lock);
+		long double *out = l->ring[c % LOSS_RING];
+		size_t lo = c * LOSS_CHUNK, hi = lo + LOSS_CHUNK < l->k ? lo + LOSS_CHUNK : l->k;
+		for (size_t i = lo; i < hi; i++)
+			out[i - lo] = loss_term(&l->v[i]);
+		pthread_mutex_lock(&l->lock);
+		l->made = c + 1;
+		pthread_cond_signal(&l->changed);
+		pthread_mutex_unlock(&l->lock);
+	}
+	return NULL;
+}
+
+/* Chunk c of the terms, once made; the chunk before it is given back. */
+static const long double *loss_terms_take(struct loss_terms *l, size_t c)
+{
+	pthread_mutex_lock(&l->lock);
+	l->used = c;
+	pthread_cond_signal(&l->changed);
+	while (l->made <= c)
+		pthread_cond_wait(&l->changed, &l->lock);
+	pthread_mutex_unlock(&l->lock);
+	return l->ring[c % LOSS_RING];
+}
+
+/* Below this many distinct values a thread costs more than the scores it would take over. */
+#define SCORES_THREAD_MIN 100000
+
+/*
+ * Per-row scores summed over distinct values; each value is one Murphy group. A value of one row (every
+ * value, when confidences are continuous) takes a shorter path to the same bits: its count of 1 and
+ * its 0 or 1 hit rate make each product and quotient exact, and each 0 term adds +0 to a sum that is
+ * never -0.
+ */
 static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, const struct totals *t,
 			  struct rtk_stats_calibration *out)
 {
 	long double n = t->n, base_rate = t->pos / n;
 	long double brier = 0, rel = 0, res = 0, loss = 0, confidence = 0;
+	long double res_hit = (1 - base_rate) * (1 - base_rate), res_miss = (0 - base_rate) * (0 - base_rate);
+	struct loss_terms *terms = NULL;
+	const long double *chunk = NULL;
+	pthread_t thread;
 
+	if (k >= SCORES_THREAD_MIN && (terms = calloc(1, sizeof(*terms)))) {
+		terms->v = v, terms->k = k;
+		pthread_mutex_init(&terms->lock, NULL);
+		pthread_cond_init(&terms->changed, NULL);
+		if (pthread_create(&thread, NULL, loss_terms_run, terms)) {
+			pthread_mutex_destroy(&terms->lock);
+			pthread_cond_destroy(&terms->changed);
+			free(terms);
+			terms = NULL;
+		}
+	}
 	for (size_t i = 0; i < k; i++) {
-		long double f = v[i].value, size = v[i].pos + v[i].neg, hit_rate, cost_correct, cost_wrong;
+		long double f = v[i].value, size, hit_rate, term;
 
+		if (terms && i % LOSS_CHUNK == 0)
+			chunk = loss_terms_take(terms, i / LOSS_CHUNK);
+		term = terms ? chunk[i % LOSS_CHUNK] : loss_term(&v[i]);
+		if (v[i].pos + v[i].neg == 1) {
+			bool hit = v[i].pos != 0;
+			confidence += f;
+			brier += hit ? (1 - f) * (1 - f) : f * f;
+			loss += term;
+			rel += hit ? (f - 1) * (f - 1) : (f - 0) * (f - 0);
+			res += hit ? res_hit : res_miss;
+			continue;
+		}
+		size = v[i].pos + v[i].neg;
 		confidence += size * f;
 		brier += v[i].pos * (1 - f) * (1 - f) + v[i].neg * f * f;
-		clipped_costs(v[i].value, v[i].pos != 0, v[i].neg != 0, &cost_correct, &cost_wrong);
-		loss += v[i].pos * cost_correct + v[i].neg * cost_wrong;
+		loss += term;
 		if (!size)
 			continue;
 		hit_rate = v[i].pos / size;
 		rel += size * (f - hit_rate) * (f - hit_rate);
 		res += size * (hit_rate - base_rate) * (hit_rate - base_rate);
+	}
+	if (terms) {
+		pthread_join(thread, NULL);
+		pthread_mutex_destroy(&terms->lock);
+		pthread_cond_destroy(&terms->changed);
+		free(terms);
 	}
 	out->mean_confidence = (double)(confidence / n);
 	out->accuracy = (double)base_rate;
@@ -780,9 +877,6 @@ static void *scores_job_run(void *arg)
 	proper_scores(j->v, j->k, j->t, j->out);
 	return NULL;
 }
-
-/* Below this many distinct values a thread costs more than the scores it would take over. */
-#define SCORES_THREAD_MIN 100000
 
 static void stats_calibration_unavailable(struct rtk_stats_calibration *out)
 {
