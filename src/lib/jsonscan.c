@@ -83,6 +83,37 @@ static inline bool continues_number(unsigned char c)
  * the grammar. A letter, digit, '.' or sign right after a complete number also counts as breaking
  * it, so "01", "0x10" and "1.2.3" read as bad numbers rather than as a number followed by junk.
  */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Whether all eight bytes of a little-endian word are ASCII digits. */
+static inline bool eight_digits(uint64_t x)
+{
+	const uint64_t high_nibbles = 0xf0f0f0f0f0f0f0f0u, zeros = 0x3030303030303030u, six = 0x0606060606060606u;
+	return (x & high_nibbles) == zeros && ((x + six) & high_nibbles) == zeros;
+}
+
+/* The value of eight ASCII digits in a little-endian word, the first digit the most significant. */
+static inline uint64_t eight_digits_value(uint64_t x)
+{
+	x -= 0x3030303030303030u;
+	x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffu;         /* pairs */
+	x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffu;       /* fours */
+	return (x * 10000 + (x >> 32)) & 0xffffffffu;
+}
+#endif
+
+/* Past a run of digits, eight at a time where the machine allows (continuous numbers print 17). */
+static inline const unsigned char *skip_digits(const unsigned char *p, const unsigned char *end)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t word;
+	while (end - p >= 8 && (memcpy(&word, p, 8), eight_digits(word)))
+		p += 8;
+#endif
+	while (p < end && is_digit(*p))
+		p++;
+	return p;
+}
+
 static HOT const unsigned char *match_number(const unsigned char *p, const unsigned char *end,
 					 const unsigned char **bad)
 {
@@ -93,14 +124,12 @@ static HOT const unsigned char *match_number(const unsigned char *p, const unsig
 	if (*p == '0')
 		p++;
 	else
-		while (p < end && is_digit(*p))
-			p++;
+		p = skip_digits(p, end);
 	if (p < end && *p == '.') {
 		p++;
 		if (p == end || !is_digit(*p))
 			goto bad;
-		while (p < end && is_digit(*p))
-			p++;
+		p = skip_digits(p, end);
 	}
 	if (p < end && (*p | 0x20) == 'e') {
 		p++;
@@ -574,6 +603,7 @@ struct decimal {
 	bool negative;
 	uint64_t digits;  /* the significant digits as an integer */
 	int exponent;     /* the value is digits * 10^exponent */
+	int significant;  /* how many digits count (leading zeros do not) */
 };
 
 /*
@@ -593,7 +623,23 @@ static bool read_decimal(const unsigned char *p, const unsigned char *end, int m
 			return false;
 	}
 	if (p < end && *p == '.') {
-		for (p++; p < end && is_digit(*p); p++) {
+		p++;
+		for (; p < end && is_digit(*p) && !significant; p++) { /* up to the first digit that counts */
+			out->digits = (uint64_t)(*p - '0');
+			significant = out->digits != 0;
+			out->exponent--;
+		}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* eight at a time once a digit counts and room is left: then all eight count */
+		uint64_t word;
+		while (significant && significant + 8 <= max_digits && end - p >= 8 && (memcpy(&word, p, 8), eight_digits(word))) {
+			out->digits = out->digits * 100000000u + eight_digits_value(word);
+			significant += 8;
+			out->exponent -= 8;
+			p += 8;
+		}
+#endif
+		for (; p < end && is_digit(*p); p++) {
 			out->digits = out->digits * 10 + (uint64_t)(*p - '0');
 			if ((significant += out->digits != 0) > max_digits)
 				return false;
@@ -611,6 +657,7 @@ static bool read_decimal(const unsigned char *p, const unsigned char *end, int m
 		}
 		out->exponent += exponent_sign * written_exponent;
 	}
+	out->significant = significant;
 	return true;
 }
 
@@ -618,12 +665,11 @@ static bool read_decimal(const unsigned char *p, const unsigned char *end, int m
  * Clinger's fast path: a mantissa below 2^53 and a power of ten up to 1e22 are both exact doubles,
  * so one IEEE multiply or divide rounds correctly. Most numbers in real input ("0.85") take it.
  */
-static bool parse_simple_number(const unsigned char *p, const unsigned char *end, double *out)
+static bool parse_simple_number(const struct decimal dec, double *out)
 {
-	struct decimal dec;
 	int exponent;
 
-	if (!read_decimal(p, end, 15, &dec))
+	if (dec.significant > 15)
 		return false;
 	exponent = dec.exponent;
 	if (exponent < -22 || exponent > 22)
@@ -676,15 +722,12 @@ static int cmp_midpoint(uint64_t w, int k, uint64_t D, int e)
 	return (l > r) - (l < r);
 }
 
-static bool parse_long_number(const unsigned char *p, const unsigned char *end, double *out)
+static bool parse_long_number(const struct decimal dec, double *out)
 {
-	struct decimal dec;
 	uint64_t w, bits, D;
 	int k;
 	double d;
 
-	if (!read_decimal(p, end, 19, &dec))
-		return false;
 	w = dec.digits, k = -dec.exponent;
 	if (w == 0 || k < 0 || k > 27)
 		return false;
@@ -742,7 +785,9 @@ int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
 
 	if (match_number(p, end, &bad) != end)
 		return -1;
-	if (parse_simple_number(p, end, out) || parse_long_number(p, end, out))
+	/* one reading of the digits serves both exact paths: up to 15 significant digits, then up to 19 */
+	struct decimal dec;
+	if (read_decimal(p, end, 19, &dec) && (parse_simple_number(dec, out) || parse_long_number(dec, out)))
 		return 0;
 	if (len >= sizeof(small) && !(copy = malloc(len + 1)))
 		return -1;
