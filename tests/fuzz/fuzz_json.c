@@ -6,6 +6,7 @@
 #include "lib/jsonv.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (fields[i].kind != RTK_JSONSCAN_NONE &&
 			    (fields[i].raw < text || fields[i].raw + fields[i].raw_len > text + size))
 				RTK_BUG("field %s outside the text", fields[i].name);
+		/* A number field reads as strtod reads it, to the bit, through each of the exact paths. */
+		if (fields[0].kind == RTK_JSONSCAN_NUMBER && fields[0].raw_len < 400) {
+			char copy[400];
+			double value, want;
+			memcpy(copy, fields[0].raw, fields[0].raw_len);
+			copy[fields[0].raw_len] = '\0';
+			want = strtod(copy, NULL);
+			if (rtk_jsonscan_parse_number(fields[0].raw, fields[0].raw_len, &value) == 0 && isfinite(want) &&
+			    memcmp(&value, &want, sizeof(value)))
+				RTK_BUG("%s reads as %.17g, strtod %.17g", copy, value, want);
+		}
 	}
 	rtk_error_clear();
 	return 0;
