@@ -97,8 +97,10 @@ testing "calibrate --html: its section, charts as in its JSON" \
 	"$RTK calibrate --json --group-by agent --html c.html '$SAMPLE/calibration.jsonl' >c.json && $CHECK static c.html >/dev/null && $CHECK dom c.html c.json | sed 's/: .*//'" "ok\n"
 testing "board-history --html: its section, charts as in its JSON" \
 	"$RTK board-history --json --html b.html '$SAMPLE/board.jsonl' >b.json && $CHECK static b.html >/dev/null && $CHECK dom b.html b.json | sed 's/: .*//'" "ok\n"
+# A throwaway repository with one revert, so bucket 3 has a share to draw.
+bash "$RTK_SRCDIR/tests/fixtures/git-history-repo.sh" message-revert "$SCRATCH_ROOT/repo" >/dev/null 2>&1
 testing "git-history --html: its section, charts as in its JSON" \
-	"$RTK git-history --json --repo '$RTK_SRCDIR' --html g.html >g.json && $CHECK static g.html >/dev/null && $CHECK dom g.html g.json | sed 's/: .*//'" "ok\n"
+	"$RTK git-history --json --repo '$SCRATCH_ROOT/repo' --html g.html >g.json && $CHECK static g.html >/dev/null && $CHECK dom g.html g.json | sed 's/: .*//'; jq .buckets.n g.json" "ok\n1\n"
 
 # Text from the data is untrusted: a source or title can never open a tag.
 evil='<script>alert(1)</script>\" onload=\"x'
