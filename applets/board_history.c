@@ -4,12 +4,13 @@
 #include "board/boardhistory.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/html.h"
 
 #include <string.h>
 
 static struct boardhistory_opts o = BOARDHISTORY_DEFAULTS;
 static bool fail_on_kill;
-static const char *max_line;
+static const char *max_line, *html_path;
 
 static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "from", &o.from, "KIND", "input format: native (default), gh-issues, jira or git-data"),
@@ -22,6 +23,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "config", &o.config, "FILE", "rule file merged over data/rules/board-history.yaml"),
 	RTK_OPT_STRING(0, "emit-native", &o.emit_native, "FILE", "also write the imported board as native JSONL"),
 	RTK_OPT_STRING(0, "emit-outcomes", &o.emit_outcomes, "FILE", "also write {id, correct} per task with a signal"),
+	RTK_OPT_STRING(0, "html", &html_path, "FILE", "also write the report as one self-contained HTML page with its charts"),
 	RTK_OPT_BOOL(0, "skip-invalid", &o.skip_invalid, "skip bad records and count them instead of failing"),
 	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when the verdict is KILL"),
 	RTK_OPT_STRING(0, "max-line", &max_line, "SIZE", "the longest input line held in memory, e.g. 256M (default 64M)"),
@@ -31,6 +33,18 @@ static const struct rtk_opt options[] = {
 static void board_history_render_md(const cJSON *r, struct rtk_out_md *md)
 {
 	boardhistory_render_md(r, md, 1);
+}
+
+static int write_html(const cJSON *result)
+{
+	struct rtk_html h = { 0 };
+	int rc;
+	rtk_html_page_begin(&h, "rtk board-history: how many completed tasks ever get an outcome signal?");
+	boardhistory_render_html(result, &h, 1);
+	rtk_html_page_end(&h, result);
+	rc = rtk_html_write(&h, html_path);
+	rtk_html_free(&h);
+	return rc;
 }
 
 static int board_history_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
@@ -44,7 +58,7 @@ static int board_history_run(int argc, char **argv, const struct rtk_applet_ctx 
 		cJSON_Delete(result);
 		return rc;
 	}
-	if (!(rc = boardhistory_report(&o, argc, argv, result)) &&
+	if (!(rc = boardhistory_report(&o, argc, argv, result)) && !(html_path && (rc = write_html(result))) &&
 	    !(rc = rtk_out_emit(result, ctx->format, board_history_render_md, ctx->out)) && fail_on_kill &&
 	    !strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))
 		rc = RTK_EXIT_KILL;

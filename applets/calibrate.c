@@ -4,6 +4,7 @@
 #include "calibration/calibration.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/html.h"
 #include "lib/svg.h"
 
 #include <math.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 
 static struct calibration_opts o = CALIBRATION_DEFAULTS;
-static const char *svg_path;
+static const char *svg_path, *html_path;
 static bool fail_on_kill;
 static const char *max_line;
 
@@ -26,6 +27,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_INT(0, "min-per-class", &o.min_per_class, "N", "fewest right and wrong high rows for a verdict (default 30)"),
 	RTK_OPT_INT(0, "bins", &o.bins, "B", "calibration bins (default 10)"),
 	RTK_OPT_STRING(0, "svg", &svg_path, "FILE", "also write a reliability diagram and ROC curve"),
+	RTK_OPT_STRING(0, "html", &html_path, "FILE", "also write the report as one self-contained HTML page with its charts"),
 	RTK_OPT_BOOL(0, "skip-invalid", &o.skip_invalid, "skip bad lines and count them instead of failing"),
 	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when the verdict is KILL"),
 	RTK_OPT_STRING(0, "max-line", &max_line, "SIZE", "the longest input line held in memory, e.g. 256M (default 64M)"),
@@ -49,6 +51,24 @@ static int write_svg(const struct calibration_analysis *a)
 	rtk_svg_calibration(fp, &a->cal, roc, npoints, a->all.auc_available ? a->all.auc : NAN, o.high);
 	free(roc);
 	return rtk_fs_atomic_commit(file);
+}
+
+static int write_html(const struct calibration_analysis *a, const cJSON *result)
+{
+	struct rtk_stats_roc_point *roc = NULL;
+	struct rtk_html h = { 0 };
+	size_t npoints = 0;
+	int rc;
+
+	if (a->all.auc_available && (rc = rtk_stats_roc_curve(a->values, a->k, &roc, &npoints)))
+		return rc;
+	rtk_html_page_begin(&h, "rtk calibrate: does self-rated confidence tell right work from wrong?");
+	calibration_render_html(result, roc, npoints, &h, 1);
+	rtk_html_page_end(&h, result);
+	rc = rtk_html_write(&h, html_path);
+	rtk_html_free(&h);
+	free(roc);
+	return rc;
 }
 
 static void calibrate_render_md(const cJSON *r, struct rtk_out_md *md)
@@ -83,6 +103,8 @@ static int calibrate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx
 	if ((rc = calibration_report(c, argc, argv, result, &overall)))
 		goto out;
 	if (svg_path && (rc = write_svg(&overall)))
+		goto out;
+	if (html_path && (rc = write_html(&overall, result)))
 		goto out;
 	if ((rc = rtk_out_emit(result, ctx->format, calibrate_render_md, ctx->out)))
 		goto out;

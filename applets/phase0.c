@@ -7,6 +7,7 @@
 #include "git/gitx.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/html.h"
 #include "lib/sha256.h"
 #include "lib/yamlx.h"
 
@@ -18,9 +19,11 @@
 #include <sys/stat.h>
 
 static bool fail_on_kill;
+static const char *html_path;
 
 static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when any experiment's verdict is KILL"),
+	RTK_OPT_STRING(0, "html", &html_path, "FILE", "also write the report as one self-contained HTML page with its charts"),
 	RTK_OPT_END(),
 };
 
@@ -110,6 +113,8 @@ static char **input_files(struct config *c, const cJSON *sec, const char *name, 
 struct experiment {
 	const char *id, *applet, *question;
 	cJSON *result;      /* the experiment's own result, or NULL when skipped */
+	struct rtk_stats_roc_point *roc; /* P1's ROC curve for --html (the JSON does not carry it) */
+	size_t nroc;
 	char skipped[512];  /* why it was skipped */
 };
 
@@ -150,6 +155,8 @@ static int run_calibration(struct config *c, struct experiment *e)
 		rc = rtk_oom();
 	if (!rc)
 		rc = calibration_report(corpus, n, files, e->result, &overall);
+	if (!rc && html_path && overall.all.auc_available)
+		rc = rtk_stats_roc_curve(overall.values, overall.k, &e->roc, &e->nroc);
 out:
 	if (rc == RTK_EXIT_USAGE)
 		rc = rtk_fail(RTK_EXIT_USAGE, "calibration: %s", rtk_error_message());
@@ -365,6 +372,76 @@ static void phase0_render_md(const cJSON *r, struct rtk_out_md *md)
 	}
 }
 
+static void phase0_render_html(const cJSON *r, const struct experiment *e, struct rtk_html *h)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "decision"), *row;
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(r, "experiments");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
+
+	rtk_html_heading(h, 1, "Phase 0: is self-reflection worth building here?");
+	rtk_html_rawf(h, "<div class=\"decision\" data-status=\"%s\"><p><strong>Decision:</strong> ",
+		      !strcmp(rtk_out_json_str(d, "status"), "JUSTIFIED") ? "JUSTIFIED" :
+		      !strcmp(rtk_out_json_str(d, "status"), "BLOCKED") ? "BLOCKED" : "OPEN");
+	rtk_html_badge(h, rtk_out_json_str(d, "status"));
+	rtk_html_raw(h, " <span class=\"decision-text\">");
+	rtk_html_text(h, "%s", rtk_out_json_str(d, "text"));
+	rtk_html_raw(h, "</span></p></div>\n");
+	rtk_html_para(h, "Self-reflection work is justified only if no experiment says KILL. Config %s, sha256 %s.",
+		      rtk_out_json_str(p, "config"), rtk_out_json_str(p, "config_sha256"));
+	rtk_html_table(h, "summary", "llll", "experiment", "verdict", "key figure (95% interval)", "why");
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(row, "key_figure");
+		rtk_html_cell_begin(h);
+		rtk_html_raw(h, "<strong class=\"nowrap\">");
+		rtk_html_text(h, "%s %s", rtk_out_json_str(row, "experiment"), rtk_out_json_str(row, "applet"));
+		rtk_html_raw(h, "</strong><span class=\"sub\">");
+		rtk_html_text(h, "%s", rtk_out_json_str(row, "question"));
+		rtk_html_raw(h, "</span>");
+		rtk_html_cell_end(h);
+		rtk_html_cell_begin(h);
+		rtk_html_badge(h, rtk_out_json_str(row, "status"));
+		rtk_html_cell_end(h);
+		rtk_html_cell_begin(h);
+		rtk_html_text(h, "%s", rtk_out_md_num(rtk_out_json_num(k, "value"), 3));
+		rtk_html_raw(h, "<span class=\"sub\">");
+		rtk_html_text(h, "%s", rtk_out_md_interval(k, "ci", 3));
+		rtk_html_raw(h, "</span><span class=\"sub\">");
+		rtk_html_text(h, "%s", rtk_out_json_str(k, "label"));
+		rtk_html_raw(h, "</span>");
+		rtk_html_cell_end(h);
+		rtk_html_cell(h, "%s", rtk_out_json_str(row, "reason"));
+	}
+	rtk_html_table_end(h);
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
+		const char *applet = rtk_out_json_str(row, "applet");
+		const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ex, applet), "result");
+		if (!res) {
+			rtk_html_raw(h, "<section class=\"experiment skipped\">\n");
+			rtk_html_heading(h, 2, "%s %s: skipped", rtk_out_json_str(row, "experiment"), applet);
+			rtk_html_para(h, "%s.", rtk_out_json_str(row, "reason"));
+			rtk_html_raw(h, "</section>\n");
+		} else if (!strcmp(applet, "calibrate")) {
+			calibration_render_html(res, e[0].roc, e[0].nroc, h, 2);
+		} else if (!strcmp(applet, "git-history")) {
+			githistory_render_html(res, h, 2);
+		} else {
+			boardhistory_render_html(res, h, 2);
+		}
+	}
+}
+
+static int write_html(const cJSON *result, const struct experiment *e)
+{
+	struct rtk_html h = { 0 };
+	int rc;
+	rtk_html_page_begin(&h, "rtk phase0: is self-reflection worth building here?");
+	phase0_render_html(result, e, &h);
+	rtk_html_page_end(&h, result);
+	rc = rtk_html_write(&h, html_path);
+	rtk_html_free(&h);
+	return rc;
+}
+
 static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	struct experiment e[] = {
@@ -416,13 +493,17 @@ static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 			cJSON_AddStringToObject(x, "skipped", e[i].skipped);
 		}
 	}
+	if (html_path && (rc = write_html(result, e)))
+		goto out;
 	if ((rc = rtk_out_emit(result, ctx->format, phase0_render_md, ctx->out)))
 		goto out;
 	if (fail_on_kill && strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "decision"), "status"), "BLOCKED") == 0)
 		rc = RTK_EXIT_KILL;
 out:
-	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
 		cJSON_Delete(e[i].result);
+		free(e[i].roc);
+	}
 	cJSON_Delete(result);
 	config_free(&c);
 	free(copy);

@@ -1,8 +1,9 @@
-/* src/board/boardhistory.c — P3 as a whole, shared by `rtk board-history` and `rtk phase0`: rules, import, report, markdown. */
+/* src/board/boardhistory.c — P3 as a whole, shared by `rtk board-history` and `rtk phase0`: rules, import, report, markdown, HTML. */
 #include "config.h"
 #include "boardhistory.h"
 #include "board.h"
 #include "board_import.h"
+#include "lib/chart.h"
 #include "lib/datadir.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -275,3 +276,92 @@ void boardhistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		rtk_out_md_end_list(md);
 }
 
+
+/* ----- HTML: the same result, with its charts ----- */
+
+static struct rtk_chart_share html_share(const char *label, const cJSON *rate, char *note, size_t size)
+{
+	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(rate, "ci");
+	snprintf(note, size, "%.0f of %.0f tasks", rtk_out_json_num(rate, "tasks"), rtk_out_json_num(rate, "of"));
+	return (struct rtk_chart_share){ .label = label, .note = note, .value = rtk_out_json_num(rate, "rate"),
+					 .lo = rtk_out_json_at(ci, 0), .hi = rtk_out_json_at(ci, 1) };
+}
+
+static void html_rates(struct rtk_html *h, const cJSON *r, const cJSON *th)
+{
+	struct rtk_chart_share v[2];
+	char notes[2][64], rule[64], caption[256];
+	double kill = rtk_out_json_num(th, "kill_below");
+
+	v[0] = html_share("any signal (base rate)", cJSON_GetObjectItemCaseSensitive(r, "base_rate"), notes[0], sizeof(notes[0]));
+	v[1] = html_share("a negative signal", cJSON_GetObjectItemCaseSensitive(r, "negative_rate"), notes[1], sizeof(notes[1]));
+	snprintf(rule, sizeof(rule), "KILL if the base rate's upper bound < %g", kill);
+	snprintf(caption, sizeof(caption), "Share of eligible completed tasks with an outcome signal within %g days, with "
+		 "%g%% Wilson intervals; the dashed line is the kill threshold.", rtk_out_json_num(th, "within_days"),
+		 rtk_out_json_num(th, "ci_level") * 100);
+	rtk_chart_shares(h, "p3-rates", caption, v, 2, kill, rule);
+}
+
+static void html_sources(struct rtk_html *h, const cJSON *sources)
+{
+	size_t n = (size_t)cJSON_GetArraySize(sources), i = 0;
+	struct rtk_chart_share *v = calloc(n ? n : 1, sizeof(*v));
+	char (*notes)[64] = calloc(n ? n : 1, sizeof(*notes));
+	const cJSON *row;
+
+	if (!v || !notes) {
+		h->out.failed = true;
+	} else {
+		cJSON_ArrayForEach(row, sources) {
+			v[i] = html_share(rtk_out_json_str(row, "source"), row, notes[i], sizeof(notes[i]));
+			i++;
+		}
+		rtk_chart_shares(h, "p3-sources", "Base rate per source (board or project), with Wilson intervals: "
+				 "where outcome signals come from.", v, n, NAN, NULL);
+	}
+	free(v);
+	free(notes);
+}
+
+void boardhistory_render_html(const cJSON *r, struct rtk_html *h, int level)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
+	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(r, "tasks");
+	const cJSON *th = cJSON_GetObjectItemCaseSensitive(v, "thresholds");
+	const cJSON *ttf = cJSON_GetObjectItemCaseSensitive(r, "time_to_first_signal");
+	const cJSON *row;
+
+	rtk_html_raw(h, "<section class=\"experiment\" data-applet=\"board-history\">\n");
+	rtk_html_heading(h, level, "Board history: how many completed tasks ever get an outcome signal?");
+	rtk_html_verdict(h, v);
+	rtk_html_para(h, "As of %s: %.0f tasks read, %.0f completed; %.0f still inside their %g-day window are left out; "
+		      "%.0f eligible. Median time to first signal: %s days.", rtk_out_json_str(r, "as_of"),
+		      rtk_out_json_num(tasks, "read"), rtk_out_json_num(tasks, "completed"), rtk_out_json_num(tasks, "window_open"),
+		      rtk_out_json_num(th, "within_days"), rtk_out_json_num(tasks, "eligible"),
+		      rtk_out_md_num(rtk_out_json_num(ttf, "median_days"), 1));
+	rtk_html_raw(h, "<div class=\"charts\">\n");
+	html_rates(h, r, th);
+	html_sources(h, cJSON_GetObjectItemCaseSensitive(r, "by_source"));
+	rtk_html_raw(h, "</div>\n");
+	rtk_html_heading(h, level + 1, "By source");
+	rtk_html_table(h, "p3-by-source", "lrrrrr", "source", "eligible", "with signal", "negative", "base rate", "interval");
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_source")) {
+		rtk_html_cell(h, "%s", rtk_out_json_str(row, "source"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(row, "of"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(row, "tasks"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(row, "negative"));
+		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(row, "rate"), 3));
+		rtk_html_cell(h, "%s", rtk_out_md_interval(row, "ci", 3));
+	}
+	rtk_html_table_end(h);
+	rtk_html_heading(h, level + 1, "By signal kind");
+	rtk_html_table(h, "p3-by-kind", "llrr", "kind", "polarity", "tasks", "share");
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_kind")) {
+		rtk_html_cell(h, "%s", rtk_out_json_str(row, "kind"));
+		rtk_html_cell(h, "%s", rtk_out_json_str(row, "polarity"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(row, "tasks"));
+		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(row, "share"), 3));
+	}
+	rtk_html_table_end(h);
+	rtk_html_raw(h, "</section>\n");
+}

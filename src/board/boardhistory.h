@@ -2,6 +2,7 @@
 #ifndef RTK_BOARDHISTORY_H
 #define RTK_BOARDHISTORY_H
 
+#include "lib/html.h"
 #include "lib/out.h"
 
 #include <cjson/cJSON.h>
@@ -35,5 +36,8 @@ int boardhistory_report(const struct boardhistory_opts *o, int nfiles, char **fi
 
 /* The markdown of such a result, its title at heading level (1 for board-history, deeper in phase0). */
 void boardhistory_render_md(const cJSON *result, struct rtk_out_md *md, int level);
+
+/* Its HTML section: the verdict beside its rule, the rates (p3-rates) and the rate by source (p3-sources) as charts, and the tables. */
+void boardhistory_render_html(const cJSON *result, struct rtk_html *h, int level);
 
 #endif

@@ -1,6 +1,7 @@
-/* src/calibration/calibration.c — P1's analysis: reading a confidence corpus (one thread per core on large files), AUC, calibration, the verdict, and its markdown. */
+/* src/calibration/calibration.c — P1's analysis: reading a confidence corpus (one thread per core on large files), AUC, calibration, the verdict, and its markdown and HTML. */
 #include "config.h"
 #include "calibration.h"
+#include "lib/chart.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/jsonl.h"
@@ -703,3 +704,113 @@ void calibration_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	}
 }
 
+
+/* ----- HTML: the same result, with its charts ----- */
+
+static void html_discrimination_row(struct rtk_html *h, const char *label, const cJSON *d)
+{
+	rtk_html_cell(h, "%s", label);
+	rtk_html_cell(h, "%.0f", rtk_out_json_num(d, "n"));
+	rtk_html_cell(h, "%.0f", rtk_out_json_num(d, "n_correct"));
+	rtk_html_cell(h, "%.0f", rtk_out_json_num(d, "n_wrong"));
+	rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(d, "accuracy"), 3));
+	rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(d, "auc"), 3));
+	rtk_html_cell(h, "%s", rtk_out_md_interval(d, "auc_ci", 3));
+	rtk_html_cell(h, "%s", rtk_out_md_pvalue(rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater")));
+}
+
+static void html_charts(struct rtk_html *h, const cJSON *cal, const struct rtk_stats_roc_point *roc, size_t nroc,
+			double auc, double high)
+{
+	const cJSON *table = cJSON_GetObjectItemCaseSensitive(cal, "reliability_table"), *b;
+	struct rtk_chart_bin bins[RTK_STATS_MAX_BINS];
+	size_t n = 0;
+	char caption[256];
+
+	cJSON_ArrayForEach(b, table) {
+		const cJSON *ci = cJSON_GetObjectItemCaseSensitive(b, "accuracy_ci");
+		if (n == RTK_STATS_MAX_BINS)
+			break;
+		bins[n++] = (struct rtk_chart_bin){ .lo = rtk_out_json_num(b, "lo"), .hi = rtk_out_json_num(b, "hi"),
+						    .n = rtk_out_json_num(b, "n"), .accuracy = rtk_out_json_num(b, "accuracy"),
+						    .acc_lo = rtk_out_json_at(ci, 0), .acc_hi = rtk_out_json_at(ci, 1),
+						    .mean_confidence = rtk_out_json_num(b, "mean_confidence"),
+						    .empty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "empty")) };
+	}
+	rtk_html_raw(h, "<div class=\"charts\">\n");
+	rtk_chart_reliability(h, "p1-reliability",
+			      "Reliability: share right per confidence bin (bars, with Wilson intervals) against perfect "
+			      "calibration (dashed); dots at each bin's mean confidence.", bins, n);
+	snprintf(caption, sizeof(caption), "ROC of all rows: how well confidence ranks right work above wrong; the "
+		 "dashed diagonal is chance, the ring marks confidence >= %g.", high);
+	rtk_chart_roc(h, "p1-roc", caption, roc, nroc, auc, high);
+	rtk_html_raw(h, "</div>\n");
+}
+
+static void html_groups(struct rtk_html *h, const cJSON *r, int level)
+{
+	const cJSON *g, *groups = cJSON_GetObjectItemCaseSensitive(r, "groups");
+	if (!cJSON_GetArraySize(groups))
+		return;
+	rtk_html_heading(h, level, "By %s", rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(r, "parameters"), "group_by"));
+	rtk_html_table(h, "p1-groups", "lrrrrl", "group", "high rows", "right", "high-row AUC", "interval", "verdict");
+	cJSON_ArrayForEach(g, groups) {
+		const cJSON *high = cJSON_GetObjectItemCaseSensitive(g, "high");
+		rtk_html_cell(h, "%s", rtk_out_json_str(g, "group"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(high, "n"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(high, "n_correct"));
+		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(high, "auc"), 3));
+		rtk_html_cell(h, "%s", rtk_out_md_interval(high, "auc_ci", 3));
+		rtk_html_cell_begin(h);
+		rtk_html_badge(h, rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(g, "verdict"), "status"));
+		rtk_html_cell_end(h);
+	}
+	rtk_html_table_end(h);
+}
+
+void calibration_render_html(const cJSON *r, const struct rtk_stats_roc_point *roc, size_t nroc, struct rtk_html *h,
+			     int level)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict"), *bin;
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(r, "input");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "overall");
+	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(s, "calibration");
+	const cJSON *lift = cJSON_GetObjectItemCaseSensitive(s, "lift");
+	double high = rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(v, "thresholds"), "high");
+	char label[64];
+
+	rtk_html_raw(h, "<section class=\"experiment\" data-applet=\"calibrate\">\n");
+	rtk_html_heading(h, level, "Calibration: does self-rated confidence tell right work from wrong?");
+	rtk_html_verdict(h, v);
+	rtk_html_para(h, "%.0f rows read; %.0f invalid lines skipped.", rtk_out_json_num(in, "rows"),
+		      rtk_out_json_num(in, "skipped_invalid"));
+	html_charts(h, cal, roc, nroc, rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(s, "all"), "auc"), high);
+	snprintf(label, sizeof(label), "high (>= %g)", high);
+	rtk_html_table(h, "p1-discrimination", "lrrrrrrr", "rows", "n", "right", "wrong", "accuracy", "AUC", "AUC interval",
+		       "p (AUC > 0.5)");
+	html_discrimination_row(h, "all", cJSON_GetObjectItemCaseSensitive(s, "all"));
+	html_discrimination_row(h, label, cJSON_GetObjectItemCaseSensitive(s, "high"));
+	rtk_html_table_end(h);
+	rtk_html_para(h, "Lift: P(right | high) = %s (%s) against P(right) = %s (%s): %s times.",
+		      rtk_out_md_num(rtk_out_json_num(lift, "p_correct_high"), 3), rtk_out_md_interval(lift, "p_correct_high_ci", 3),
+		      rtk_out_md_num(rtk_out_json_num(lift, "p_correct"), 3), rtk_out_md_interval(lift, "p_correct_ci", 3),
+		      rtk_out_md_num(rtk_out_json_num(lift, "lift"), 2));
+	rtk_html_heading(h, level + 1, "Calibration");
+	rtk_html_para(h, "Brier %s, expected calibration error %s (equal-width bins), largest bin error %s, "
+		      "overconfidence %+.4f.", rtk_out_md_num(rtk_out_json_num(cal, "brier"), 4),
+		      rtk_out_md_num(rtk_out_json_num(cal, "ece_equal_width"), 4), rtk_out_md_num(rtk_out_json_num(cal, "mce"), 4),
+		      rtk_out_json_num(cal, "overconfidence"));
+	rtk_html_table(h, "p1-bins", "lrrrrr", "confidence", "n", "right", "mean confidence", "share right", "interval");
+	cJSON_ArrayForEach(bin, cJSON_GetObjectItemCaseSensitive(cal, "reliability_table")) {
+		double hi = rtk_out_json_num(bin, "hi");
+		rtk_html_cell(h, "[%.2f, %.2f%s", rtk_out_json_num(bin, "lo"), hi, hi >= 1 ? "]" : ")");
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(bin, "n"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(bin, "n_correct"));
+		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(bin, "mean_confidence"), 3));
+		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(bin, "accuracy"), 3));
+		rtk_html_cell(h, "%s", rtk_out_md_interval(bin, "accuracy_ci", 3));
+	}
+	rtk_html_table_end(h);
+	html_groups(h, r, level + 1);
+	rtk_html_raw(h, "</section>\n");
+}

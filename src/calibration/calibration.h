@@ -2,6 +2,7 @@
 #ifndef RTK_CALIBRATION_H
 #define RTK_CALIBRATION_H
 
+#include "lib/html.h"
 #include "lib/out.h"
 #include "lib/stats.h"
 
@@ -46,5 +47,13 @@ int calibration_report(const struct calibration_corpus *c, int nfiles, char **fi
 
 /* The markdown of such a result, its title at heading level (1 for calibrate, deeper inside phase0). */
 void calibration_render_md(const cJSON *result, struct rtk_out_md *md, int level);
+
+/*
+ * The HTML section of such a result: the verdict beside its rule, the reliability diagram and the ROC
+ * curve (roc: rtk_stats_roc_curve of the overall rows, which the JSON does not carry; NULL when there
+ * is none), and the tables. Charts p1-reliability and p1-roc.
+ */
+void calibration_render_html(const cJSON *result, const struct rtk_stats_roc_point *roc, size_t nroc, struct rtk_html *h,
+			     int level);
 
 #endif

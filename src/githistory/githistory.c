@@ -1,8 +1,9 @@
 /* src/githistory/githistory.c — the engine of P2 (rtk git-history, rtk phase0): of a repository's recent failures,
  * which would CI, a human reviewer, or only the authoring agent's own self-reflection have caught? The entry
- * points: a run from options to result (walk.c, classify.c with patchid.c and blame.c, report.c), and its markdown. */
+ * points: a run from options to result (walk.c, classify.c with patchid.c and blame.c, report.c), its markdown and HTML. */
 #include "config.h"
 #include "internal.h"
+#include "lib/chart.h"
 #include "lib/err.h"
 #include "lib/out.h"
 #include "lib/sha256.h"
@@ -234,6 +235,94 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 			rtk_out_md_table_end(t);
 		}
 	}
+}
+
+/* ----- HTML: the same result, with its chart ----- */
+
+static void html_buckets(struct rtk_html *h, const cJSON *b, const cJSON *th)
+{
+	static const char *const keys[] = { "ci_bucket", "review_bucket", "reflection_bucket" };
+	static const char *const names[] = { "1: tests/CI would catch it (T)", "2: human review would (S, not T)",
+					     "3: only self-reflection (neither)" };
+	struct rtk_chart_share v[3];
+	char notes[3][64], rule[96], caption[256];
+	double n = rtk_out_json_num(b, "n");
+
+	for (int i = 0; i < 3; i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(b, keys[i]), *ci = cJSON_GetObjectItemCaseSensitive(s, "ci");
+		snprintf(notes[i], sizeof(notes[i]), "%.0f of %.0f failures", rtk_out_json_num(s, "count"), n);
+		v[i] = (struct rtk_chart_share){ .label = names[i], .note = notes[i], .value = rtk_out_json_num(s, "share"),
+						 .lo = rtk_out_json_at(ci, 0), .hi = rtk_out_json_at(ci, 1) };
+	}
+	snprintf(rule, sizeof(rule), "KILL if bucket 3's upper bound < %g", rtk_out_json_num(th, "kill_upper"));
+	snprintf(caption, sizeof(caption), "Share of the %.0f classified failures each gate would have caught first, with "
+		 "%g%% Wilson intervals; the dashed line is bucket 3's kill threshold.", n, rtk_out_json_num(th, "ci_level") * 100);
+	rtk_chart_shares(h, "p2-buckets", caption, v, 3, rtk_out_json_num(th, "kill_upper"), rule);
+}
+
+static void html_ts_table(struct rtk_html *h, const cJSON *t2)
+{
+	double ts = rtk_out_json_num(t2, "T_S"), tn = rtk_out_json_num(t2, "T_not_S"), ns = rtk_out_json_num(t2, "not_T_S"),
+	       nn = rtk_out_json_num(t2, "not_T_not_S");
+	rtk_html_table(h, "p2-txs", "lrrr", "", "S (review surface)", "not S", "total");
+	rtk_html_cell(h, "T (tests/CI)");
+	rtk_html_cell(h, "%.0f", ts);
+	rtk_html_cell(h, "%.0f", tn);
+	rtk_html_cell(h, "%.0f", ts + tn);
+	rtk_html_cell(h, "not T");
+	rtk_html_cell(h, "%.0f", ns);
+	rtk_html_cell(h, "%.0f", nn);
+	rtk_html_cell(h, "%.0f", ns + nn);
+	rtk_html_cell(h, "total");
+	rtk_html_cell(h, "%.0f", ts + ns);
+	rtk_html_cell(h, "%.0f", tn + nn);
+	rtk_html_cell(h, "%.0f", ts + tn + ns + nn);
+	rtk_html_table_end(h);
+}
+
+static void html_failures(struct rtk_html *h, const cJSON *r)
+{
+	const cJSON *f;
+	rtk_html_table(h, "p2-failures", "llllllrr", "remedy", "remedy subject", "culprit", "culprit subject", "kind", "evidence",
+		       "days to fix", "bucket");
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failures")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "culprit"), *m = cJSON_GetObjectItemCaseSensitive(f, "remedy");
+		rtk_html_cell(h, "%s", sha_and_class(m));
+		rtk_html_cell(h, "%s", rtk_out_json_str(m, "subject"));
+		rtk_html_cell(h, "%s", sha_and_class(c));
+		rtk_html_cell(h, "%s", rtk_out_json_str(c, "subject"));
+		rtk_html_cell(h, "%s%s", rtk_out_json_str(f, "kind"),
+			      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "partial")) ? " (partial)" : "");
+		rtk_html_cell(h, "%s", evidence_text(cJSON_GetObjectItemCaseSensitive(f, "evidence")));
+		rtk_html_cell(h, "%.1f", rtk_out_json_num(f, "time_to_fix_seconds") / 86400);
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(f, "bucket"));
+	}
+	rtk_html_table_end(h);
+}
+
+void githistory_render_html(const cJSON *r, struct rtk_html *h, int level)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(r, "input");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "buckets");
+
+	rtk_html_raw(h, "<section class=\"experiment\" data-applet=\"git-history\">\n");
+	rtk_html_heading(h, level, "Git history: which gate would have caught each failure?");
+	rtk_html_verdict(h, v);
+	rtk_html_para(h, "Window %s to %s up to %s (%.10s): %.0f commits in the window; %.0f failures classified, "
+		      "%.0f remedies unlinked, %.0f reapplies.", rtk_out_json_str(p, "since"), rtk_out_json_str(p, "until"),
+		      rtk_out_json_str(p, "rev"), rtk_out_json_str(p, "rev_sha"), rtk_out_json_num(in, "commits_in_window"),
+		      rtk_out_json_num(b, "n"), rtk_out_json_num(in, "unlinked"), rtk_out_json_num(in, "reapplies"));
+	rtk_html_raw(h, "<div class=\"charts\">\n");
+	html_buckets(h, b, cJSON_GetObjectItemCaseSensitive(v, "thresholds"));
+	rtk_html_raw(h, "</div>\n");
+	rtk_html_heading(h, level + 1, "T x S");
+	rtk_html_para(h, "T: tests or CI would have caught the failure; S: the culprit touched a surface that needs human review.");
+	html_ts_table(h, cJSON_GetObjectItemCaseSensitive(r, "table_2x2"));
+	rtk_html_heading(h, level + 1, "Failures");
+	html_failures(h, r);
+	rtk_html_raw(h, "</section>\n");
 }
 
 /* ----- the run ----- */

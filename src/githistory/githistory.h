@@ -2,6 +2,7 @@
 #ifndef RTK_GITHISTORY_H
 #define RTK_GITHISTORY_H
 
+#include "lib/html.h"
 #include "lib/out.h"
 
 #include <cjson/cJSON.h>
@@ -27,5 +28,8 @@ int githistory_report(const struct githistory_opts *o, cJSON **result);
 
 /* The markdown of such a result, its title at heading level (1 for git-history, deeper in phase0). */
 void githistory_render_md(const cJSON *result, struct rtk_out_md *md, int level);
+
+/* Its HTML section: the verdict beside its rule, the bucket shares as a chart (p2-buckets), the T x S table and the failures. */
+void githistory_render_html(const cJSON *result, struct rtk_html *h, int level);
 
 #endif

@@ -37,7 +37,7 @@ testing "bash: iterate's commands by prefix" "comp rtk iterate w" "wake\nwatch\n
 testing "bash: one command only" "comp rtk iterate run ''" "\n"
 testing "bash: options after the command" "comp rtk iterate run --p" "--project\n"
 testing "bash: rtk-APPLET completes the applet" "comp rtk-iterate s" "status\n"
-testing "bash: rtk-APPLET by its path" "comp /usr/bin/rtk-calibrate --h" "--high\n--help\n"
+testing "bash: rtk-APPLET by its path" "comp /usr/bin/rtk-calibrate --h" "--high\n--html\n--help\n"
 testing "bash: help APPLET" "comp rtk help ri" "risk-floor\n"
 testing "bash: --completion SHELL" "comp rtk --completion ''" "bash\nzsh\nfish\n"
 testing "bash: --install DIR takes folders" "$files comp rtk --install re" "repdir\n"
