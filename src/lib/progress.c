@@ -109,7 +109,7 @@ static void human_bytes(char *buf, size_t size, uint64_t n, const char *suffix)
 		snprintf(buf, size, "%" PRIu64 " bytes%s", n, suffix);
 		return;
 	}
-	while (v >= 1024 && u < 3)
+	while (v >= 1023.95 && u < 3) /* 1048575 bytes is "1.0 MiB", not "1024.0 KiB" */
 		v /= 1024, u++;
 	snprintf(buf, size, "%.1f %s%s", v, units[u], suffix);
 }
