@@ -12,6 +12,8 @@
 enum reflect_mode { REFLECT_SINGLE, REFLECT_BATCH, REFLECT_SPOOL };
 
 /* What the caller asks for; strings are the caller's and must outlive the run. */
+struct rtk_progress;
+
 struct reflect_config {
 	enum reflect_mode mode;
 	const char *input;     /* the trace file ("-": standard input), the JSONL batch, or the spool folder */
@@ -41,6 +43,7 @@ struct reflect_run {
 	struct reflect_input in;
 	struct reflect_outcome *out; /* out[i] is what became of in.items[i] */
 	size_t *sent;                /* while sending: request index -> item index */
+	struct rtk_progress *progress; /* while sending a batch or spool: answers in (lib/progress.h) */
 	int io_rc;                   /* the first routing or spool move that failed: its code and reason */
 	char io_error[512];
 };
