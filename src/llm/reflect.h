@@ -11,9 +11,9 @@
 
 enum reflect_mode { REFLECT_SINGLE, REFLECT_BATCH, REFLECT_SPOOL };
 
-/* What the caller asks for; strings are the caller's and must outlive the run. */
 struct rtk_progress;
 
+/* What the caller asks for; strings are the caller's and must outlive the run. */
 struct reflect_config {
 	enum reflect_mode mode;
 	const char *input;     /* the trace file ("-": standard input), the JSONL batch, or the spool folder */
