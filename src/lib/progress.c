@@ -17,7 +17,7 @@ static enum rtk_progress_mode mode = RTK_PROGRESS_AUTO;
 
 struct rtk_progress {
 	FILE *out;
-	const char *title;
+	char title[96];          /* a copy: callers format titles such as "step build" on their stack */
 	enum rtk_progress_unit unit;
 	uint64_t total;
 	int64_t (*now_ms)(void);
@@ -55,7 +55,7 @@ struct rtk_progress *rtk_progress_new(FILE *out, const char *title, enum rtk_pro
 	if (!p) /* a meter is never worth failing a run for */
 		return NULL;
 	p->out = out;
-	p->title = title;
+	snprintf(p->title, sizeof(p->title), "%s", title);
 	p->unit = unit;
 	p->total = total;
 	p->now_ms = monotonic_ms;

@@ -34,7 +34,7 @@ enum rtk_progress_unit { RTK_PROGRESS_COUNT, RTK_PROGRESS_BYTES, RTK_PROGRESS_EL
  *   Validating:  45% (1.2 GiB/2.7 GiB), 230 MiB/s bytes (the rate once a second has passed)
  *   waiting for agent: 1m23s                      elapsed
  *
- * title must outlive the meter.
+ * The title is copied (up to 95 bytes).
  */
 struct rtk_progress *rtk_progress_start(const char *title, uint64_t total);
 struct rtk_progress *rtk_progress_start_bytes(const char *title, uint64_t total);
