@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/progress.h"
+
 /*
  * run-plan, loop and iterate run shell steps and agent CLIs for minutes to days, unattended, so a run
  * must end however the command behaves: a deadline or a caller's "stop" ends the whole process group
@@ -23,8 +25,6 @@
 #define PROC_LINGER_MS 500        /* after the shell exits, how long others may keep its output open */
 #define PROC_DRAIN_MS 1000        /* after SIGKILL, how long a process outside the group may keep it open */
 #define PROC_TICK_MS 100          /* how often the cancel flag and the meter are looked at when nothing wakes proc */
-
-struct rtk_progress;
 
 enum proc_stream { PROC_STDOUT = 1, PROC_STDERR = 2 };
 

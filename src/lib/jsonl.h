@@ -9,8 +9,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "progress.h"
+
 struct rtk_jsonl;
-struct rtk_progress;
 
 /*
  * Opens path for reading; "-" means stdin, called "<stdin>" in messages (and not closed by

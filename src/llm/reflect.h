@@ -4,14 +4,13 @@
 
 #include "reflect_input.h"
 #include "reflect_settings.h"
+#include "lib/progress.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 enum reflect_mode { REFLECT_SINGLE, REFLECT_BATCH, REFLECT_SPOOL };
-
-struct rtk_progress;
 
 /* What the caller asks for; strings are the caller's and must outlive the run. */
 struct reflect_config {
