@@ -15,6 +15,9 @@
 
 static enum rtk_progress_mode mode = RTK_PROGRESS_AUTO;
 
+/* The meter whose line is on the screen now, for rtk_progress_clear. */
+static struct rtk_progress *_Atomic on_screen;
+
 struct rtk_progress {
 	FILE *out;
 	char title[96];          /* a copy: callers format titles such as "step build" on their stack */
@@ -190,6 +193,7 @@ static void draw(struct rtk_progress *p, int64_t now, bool done)
 	memcpy(p->last, text, len + 1);
 	p->last_len = len;
 	p->shown = !done;
+	atomic_store(&on_screen, done ? NULL : p);
 }
 
 static void tick(struct rtk_progress *p)
@@ -223,6 +227,28 @@ void rtk_progress_stop(struct rtk_progress **pp)
 		return;
 	if (p->shown)
 		draw(p, p->now_ms(), true);
+	struct rtk_progress *expected = p;
+	atomic_compare_exchange_strong(&on_screen, &expected, NULL);
 	free(p);
 	*pp = NULL;
+}
+
+void rtk_progress_clear(void)
+{
+	struct rtk_progress *p = atomic_load(&on_screen);
+	char blank[LINE_MAX_BYTES + 2];
+	if (!p)
+		return;
+	while (atomic_flag_test_and_set_explicit(&p->drawing, memory_order_acquire))
+		; /* a draw takes microseconds: wait for it rather than blank half a line */
+	if (p->shown && p->last_len) {
+		blank[0] = '\r';
+		memset(blank + 1, ' ', p->last_len);
+		blank[p->last_len + 1] = '\r';
+		fwrite(blank, 1, p->last_len + 2, p->out);
+		fflush(p->out);
+		p->last[0] = '\0'; /* the next update draws the line again */
+		p->last_len = 0;
+	}
+	atomic_flag_clear_explicit(&p->drawing, memory_order_release);
 }

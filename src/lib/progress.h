@@ -70,4 +70,11 @@ static inline void rtk_progress_add(struct rtk_progress *p, uint64_t delta)
  */
 void rtk_progress_stop(struct rtk_progress **p);
 
+/*
+ * Blanks the meter line on the screen, if any, so that a message written next (rtk_warn calls this)
+ * starts on a clean line; the meter draws itself again at its next update. Not while another thread
+ * stops that meter.
+ */
+void rtk_progress_clear(void);
+
 #endif

@@ -174,6 +174,23 @@ static void the_final_line_covers_a_longer_one(void **state)
 	meter_close(&m);
 }
 
+/* A warning blanks the line first; the meter then draws itself again, the same text included. */
+static void clear_blanks_the_line_for_a_message(void **state)
+{
+	(void)state;
+	struct meter m;
+	meter_open(&m, "Reading", RTK_PROGRESS_COUNT, 0, 0);
+	rtk_progress_update(m.p, 5);
+	rtk_progress_clear();
+	fputs("warning\n", m.f);
+	fake_now = 100;
+	rtk_progress_update(m.p, 5);
+	rtk_progress_stop(&m.p);
+	rtk_progress_clear(); /* nothing on the screen any more: nothing written */
+	assert_string_equal(drawn(&m), "Reading: 5\r\r          \rwarning\nReading: 5\rReading: 5, done.\n");
+	meter_close(&m);
+}
+
 /* Meters are off by mode: no meter at all, and every call takes the NULL that start gave. */
 static void off_means_no_meter(void **state)
 {
@@ -204,6 +221,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(bytes_show_a_rate_once_a_second_passed),
 	cmocka_unit_test(elapsed_time_counts_minutes_and_hours),
 	cmocka_unit_test(the_final_line_covers_a_longer_one),
+	cmocka_unit_test(clear_blanks_the_line_for_a_message),
 	cmocka_unit_test(off_means_no_meter),
 };
 
