@@ -139,6 +139,7 @@ static int iteratecli_run(int argc, char **argv, const struct rtk_applet_ctx *ct
 	cJSON_AddStringToObject(result, "command", command);
 	cJSON_AddItemToObject(result, "projects", projects = cJSON_CreateArray());
 	if (!strcmp(command, "check")) {
+		io.progress = true;
 		rc = iterate_check(o.projects.v[0], &io, &one);
 		if (one)
 			cJSON_AddItemToArray(projects, one);

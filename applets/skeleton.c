@@ -21,7 +21,8 @@ static struct skeleton_opts {
 } o = { .title = "Skeleton", .width = 80, .max_long = 0.5 };
 
 /* One entry per option, one of each kind here. The same table parses, prints --help and is checked
- * against the man page (tests/cli/help_man.sh). -h, --format and --json are common: don't add them. */
+ * against the man page (tests/cli/help_man.sh). -h, --format, --json, --progress and --no-progress are
+ * common: don't add them. */
 static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL('b', "skip-blank", &o.skip_blank, "do not count blank lines"),
 	RTK_OPT_DOUBLE(0, "max-long", &o.max_long, "F", "too long when at least this share of lines is long (default 0.5)"),

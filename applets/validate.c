@@ -6,6 +6,7 @@
 #include "lib/fsutil.h"
 #include "lib/jsonl.h"
 #include "lib/jsonv.h"
+#include "lib/progress.h"
 #include "schema/schema.h"
 #include "schema/schema_output.h"
 #include "lib/strmap.h"
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *max_line;
@@ -54,6 +56,7 @@ struct run {
 	FILE *out;
 	cJSON *results;                /* --json: the invalid instances */
 	unsigned long instances, invalid;
+	struct rtk_progress *progress; /* bytes of the files checked, or NULL */
 };
 
 /* Compiles the schema in path; the document goes to the registry, which outlives the schema. */
@@ -323,6 +326,7 @@ static void *check_share(void *arg)
 	if (!w->rc)
 		w->rc = rtk_jsonl_open_range(&in, w->path, w->start, w->end);
 	if (!w->rc) {
+		rtk_jsonl_set_progress(in, w->r.progress);
 		rtk_jsonl_number_messages_from(in, base);
 		w->rc = check_lines(&w->r, in, base);
 	}
@@ -359,6 +363,7 @@ static int check_jsonl(struct run *r, const char *path)
 		struct rtk_jsonl *in;
 		if ((rc = rtk_jsonl_open(&in, path)))
 			return rc;
+		rtk_jsonl_set_progress(in, r->progress);
 		rc = check_lines(r, in, 0);
 		rtk_jsonl_close(in);
 		return rc;
@@ -441,6 +446,13 @@ static int check_file(struct run *r, const char *path)
 	return rc;
 }
 
+/* A regular file's size, else 0 (stdin, a pipe): a meter's total. */
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+	return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
 static int parse_options(struct run *r)
 {
 	r->mode = OUT_LINES;
@@ -518,10 +530,17 @@ static int validate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 		goto out;
 	if (o.schema && (rc = compile_file(&r, o.schema, &r.given)))
 		goto out;
+	/* One meter over all the files, in bytes: a JSONL reader counts as it reads, a document once checked. */
+	uint64_t total = 0, done = 0;
+	for (int i = 0; i < argc; i++)
+		total += file_size(argv[i]);
+	r.progress = rtk_progress_start_bytes("Validating", total);
 	for (int i = 0; i < argc; i++) {
 		if ((rc = check_file(&r, argv[i])))
 			break;
+		rtk_progress_update(r.progress, done += file_size(argv[i]));
 	}
+	rtk_progress_stop(&r.progress);
 	if (!rc && r.mode == OUT_ENVELOPE) {
 		cJSON *res = envelope(&r, argc, argv);
 		if (!res) {

@@ -3,6 +3,7 @@
 #include "applet.h"
 #include "completion.h"
 #include "lib/err.h"
+#include "lib/progress.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,13 +16,15 @@
 static void print_applet_help(FILE *out, const struct rtk_applet *a);
 
 static struct {
-	bool help, json;
+	bool help, json, progress, no_progress;
 	const char *format;
 } common;
 
 static const struct rtk_opt common_options[] = {
 	RTK_OPT_STRING(0, "format", &common.format, "FMT", "output format: md (default) or json"),
 	RTK_OPT_BOOL(0, "json", &common.json, "short for --format json"),
+	RTK_OPT_BOOL(0, "progress", &common.progress, "show progress on stderr even when it is not a terminal"),
+	RTK_OPT_BOOL(0, "no-progress", &common.no_progress, "never show progress (default: only on a terminal)"),
 	RTK_OPT_BOOL('h', "help", &common.help, "show this help and exit"),
 	RTK_OPT_END(),
 };
@@ -78,6 +81,10 @@ static int run_applet(const struct rtk_applet *a, int argc, char **argv)
 		rc = rtk_out_format_parse(common.format, &ctx.format);
 	if (!rc && common.json)
 		ctx.format = RTK_OUT_FORMAT_JSON;
+	if (!rc && common.progress && common.no_progress)
+		rc = rtk_fail(RTK_EXIT_USAGE, "--progress and --no-progress contradict each other: pick one");
+	/* Decided once, before the engine runs: meters read the mode, not the options (lib/progress.h). */
+	rtk_progress_set_mode(common.no_progress ? RTK_PROGRESS_OFF : common.progress ? RTK_PROGRESS_ON : RTK_PROGRESS_AUTO);
 	if (rc) {
 		fprintf(stderr, "rtk %s: %s\nTry 'rtk %s --help' for more information.\n", a->name,
 			rtk_error_message(), a->name);

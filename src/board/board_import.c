@@ -6,6 +6,7 @@
 #include "lib/fsutil.h"
 #include "lib/jsonl.h"
 #include "lib/jsonscan.h"
+#include "lib/progress.h"
 #include "lib/timeutil.h"
 
 #include <stdlib.h>
@@ -261,9 +262,12 @@ int board_import_each_line(struct board *b, const char *path, bool skip_invalid,
 	const char *line;
 	size_t len;
 	int rc = rtk_jsonl_open(&r, path);
+	struct rtk_progress *progress;
 
 	if (rc)
 		return rc;
+	progress = rtk_progress_start_bytes("Reading board", rtk_jsonl_size(r));
+	rtk_jsonl_set_progress(r, progress);
 	while (rtk_jsonl_next_line(r, &line, &len)) {
 		struct board_loc loc = { rtk_jsonl_name(r), rtk_jsonl_lineno(r) };
 		rc = each_line(ctx, line, len, loc);
@@ -276,6 +280,7 @@ int board_import_each_line(struct board *b, const char *path, bool skip_invalid,
 	}
 	if (!rc)
 		rc = rtk_jsonl_status(r);
+	rtk_progress_stop(&progress);
 	rtk_jsonl_close(r);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include "lib/fsutil.h"
 #include "lib/jsonl.h"
 #include "lib/jsonscan.h"
+#include "lib/progress.h"
 #include "lib/sha256.h"
 #include "lib/strmap.h"
 
@@ -157,6 +158,7 @@ struct share {
 	char *bad_line;    /* the first line that failed (or, with --skip-invalid, was skipped) */
 	size_t bad_len;
 	long bad_lineno;   /* within the share */
+	struct rtk_progress *progress; /* shared by the shares: bytes read */
 };
 
 static void *read_share(void *arg)
@@ -167,6 +169,8 @@ static void *read_share(void *arg)
 	size_t len;
 
 	w->rc = w->whole_file ? rtk_jsonl_open(&r, w->path) : rtk_jsonl_open_range(&r, w->path, w->start, w->end);
+	if (!w->rc)
+		rtk_jsonl_set_progress(r, w->progress);
 	while (!w->rc && rtk_jsonl_next_line(r, &line, &len)) {
 		w->rc = add_line(&w->c, line, len, rtk_jsonl_name(r), rtk_jsonl_lineno(r));
 		if (w->rc == RTK_EXIT_USAGE && !w->bad_line) {
@@ -259,9 +263,10 @@ int calibration_corpus_read(struct calibration_corpus *c, const char *path)
 	min_size = forced ? 0 : MIN_SHARE_BYTES * cores;
 	if ((rc = rtk_jsonl_split(path, (int)cores, min_size, bounds, &parts)))
 		return rc;
+	struct rtk_progress *progress = rtk_progress_start_bytes("Reading corpus", (uint64_t)bounds[parts]);
 	for (int i = 0; i < parts; i++) {
 		w[i] = (struct share){ .path = path, .start = bounds[i], .end = bounds[i + 1], .whole_file = parts == 1,
-				       .c = { .o = c->o, .overall = rtk_stats_counter_new(), .groups = rtk_strmap_new() } };
+				       .progress = progress, .c = { .o = c->o, .overall = rtk_stats_counter_new(), .groups = rtk_strmap_new() } };
 		if (!w[i].c.overall || !w[i].c.groups)
 			rc = rtk_oom();
 	}
@@ -273,6 +278,7 @@ int calibration_corpus_read(struct calibration_corpus *c, const char *path)
 	for (int i = 1; i < parts; i++)
 		if (w[i].thread)
 			pthread_join(w[i].thread, NULL);
+	rtk_progress_stop(&progress);
 	for (int i = 0; !rc && i < parts; base += w[i++].lines) {
 		if (w[i].rc == RTK_EXIT_USAGE && !w[i].bad_line) /* the reader's own: a line too long to hold */
 			rc = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: line longer than %zu bytes (see --max-line)",

@@ -21,6 +21,7 @@ struct iterate_opts {
 	iterate_note_fn on_note;       /* NULL: notices only go to the result */
 	void *user;
 	volatile sig_atomic_t *cancel; /* set by the caller's SIGINT/SIGTERM handler to the signal */
+	bool progress;                 /* a meter while an agent runs (lib/progress.h): not for the scheduler's threads, whose lines would mix */
 };
 
 /*

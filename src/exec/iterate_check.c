@@ -7,6 +7,7 @@
 #include "rules/secrets.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/progress.h"
 #include "lib/timeutil.h"
 #include "lib/utf8.h"
 
@@ -316,7 +317,7 @@ static int open_log(struct check *c, const struct iterate_milestone *m, struct a
 
 static int run_agent(struct check *c, struct iterate_milestone *m, const char *command, const char *prompt, struct agent_turn *t)
 {
-	char *env[6] = { 0 }, *branch = NULL;
+	char *env[6] = { 0 }, *branch = NULL, title[96];
 	struct agentrun io = { .rl = c->rl, .redact = { .s = c->secrets }, .keep_stdout = ITERATE_REPLY_MAX,
 			       .on_start = record_agent, .user = c };
 	int fd = open_log(c, m, t), rc = 0;
@@ -330,8 +331,12 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 				  .env_set = (const char *const *)env, .stdin_data = prompt, .stdin_len = strlen(prompt),
 				  .timeout_ms = c->p.cfg.agent_timeout_ms, .cancel = c->o ? c->o->cancel : NULL };
 	io.log_fd = fd;
+	snprintf(title, sizeof(title), "%s round %ld: waiting for the %s", m->id, m->round, t->role);
+	if (!rc && c->o && c->o->progress)
+		spec.progress = rtk_progress_start_timer(title);
 	if (!rc)
 		rc = agentrun_run(&io, &spec, &t->pr);
+	rtk_progress_stop(&spec.progress);
 	forget_agent(c);
 	close(fd);
 	if (!rc) {

@@ -6,6 +6,7 @@
 #include "lib/datadir.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/progress.h"
 #include "lib/timeutil.h"
 #include "llm/spool.h"
 #include "schema/shipped.h"
@@ -39,8 +40,8 @@ static double wait_scale(void)
 	return s && *s && !*end && v >= 0 && v <= 1 ? v : 1;
 }
 
-/* Sleeps seconds (scaled), waking early when *cancel is set; false when it was. */
-static bool loop_wait(int64_t seconds, volatile sig_atomic_t *cancel)
+/* Sleeps seconds (scaled), waking early when *cancel is set; false when it was. Redraws meter as it goes. */
+static bool loop_wait(int64_t seconds, volatile sig_atomic_t *cancel, struct rtk_progress *meter)
 {
 	struct timespec end, now;
 	double total = (double)seconds * wait_scale();
@@ -58,6 +59,7 @@ static bool loop_wait(int64_t seconds, volatile sig_atomic_t *cancel)
 			return true;
 		struct timespec step = { 0, (left_ms > 100 ? 100 : left_ms) * 1000000L };
 		nanosleep(&step, NULL);
+		rtk_progress_update(meter, 0);
 	}
 }
 
@@ -287,6 +289,7 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 	struct proc_spec spec = { .command = st->o->agent, .env_unset = loop_env_scrub, .timeout_ms = st->o->round_timeout_ms,
 				  .cancel = st->o->cancel };
 	int fd = prompt ? open_log(st, r) : -rtk_oom(), rc;
+	char title[64];
 	if (fd < 0) {
 		free(prompt);
 		return stop(st, "error", -fd, "%s", rtk_error_message()), false;
@@ -295,7 +298,11 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 	r->io = (struct agentrun){ .log_fd = fd, .rl = st->rl, .redact = { .s = st->secrets } };
 	if (st->o->on_line)
 		r->io.on_line = stream_line, r->io.user = r;
+	snprintf(title, sizeof(title), "round %ld: waiting for agent", r->n);
+	if (!st->o->on_line) /* output streamed to the terminal shows progress by itself */
+		spec.progress = rtk_progress_start_timer(title);
 	rc = agentrun_run(&r->io, &spec, &r->pr);
+	rtk_progress_stop(&spec.progress);
 	if (close(fd) && !rc)
 		r->io.write_failed = true;
 	free(prompt);
@@ -362,7 +369,10 @@ static void round_wait(struct loop_state *st, struct loop_round *r)
 	r->wait_seconds = wait + (int64_t)j % spread;
 	st->waits++;
 	note(st, "round %ld: rate limited (%s): waiting %lld s", r->n, r->io.hit.signal, (long long)r->wait_seconds);
-	if (!loop_wait(r->wait_seconds, st->o->cancel))
+	struct rtk_progress *waited = rtk_progress_start_timer("waiting for the rate limit");
+	bool waited_out = loop_wait(r->wait_seconds, st->o->cancel, waited);
+	rtk_progress_stop(&waited);
+	if (!waited_out)
 		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted while waiting for a rate limit to pass");
 }
 

@@ -3,6 +3,7 @@
 #include "proc.h"
 
 #include "lib/err.h"
+#include "lib/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -385,7 +386,7 @@ static int proc_poll_timeout(const struct proc_child *c, int64_t now)
 		at = proc_min_wake(at, c->term_ms + c->grace_ms);
 	if (c->kill_ms >= 0 && now < c->kill_ms + PROC_DRAIN_MS)
 		at = proc_min_wake(at, c->kill_ms + PROC_DRAIN_MS);
-	if (c->spec->cancel && c->cause == PROC_CAUSE_NONE)
+	if ((c->spec->cancel || c->spec->progress) && c->cause == PROC_CAUSE_NONE)
 		at = proc_min_wake(at, now + PROC_TICK_MS);
 	if (c->pidfd < 0 && !c->exited)
 		at = proc_min_wake(at, now + 10); /* no pidfd: look for the shell's exit every 10 ms */
@@ -483,6 +484,7 @@ static int proc_loop(struct proc_child *c)
 {
 	for (;;) {
 		int64_t now = proc_now_ms();
+		rtk_progress_update(c->spec->progress, 0);
 		proc_check_timers(c, now);
 		if (proc_done(c, now))
 			return 0;

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/progress.h"
+
 /*
  * run-plan, loop and iterate run shell steps and agent CLIs for minutes to days, unattended, so a run
  * must end however the command behaves: a deadline or a caller's "stop" ends the whole process group
@@ -22,7 +24,7 @@
 #define PROC_GRACE_MS 5000        /* default time between SIGTERM and SIGKILL */
 #define PROC_LINGER_MS 500        /* after the shell exits, how long others may keep its output open */
 #define PROC_DRAIN_MS 1000        /* after SIGKILL, how long a process outside the group may keep it open */
-#define PROC_TICK_MS 100          /* how often the cancel flag is looked at when no signal wakes proc */
+#define PROC_TICK_MS 100          /* how often the cancel flag and the meter are looked at when nothing wakes proc */
 
 enum proc_stream { PROC_STDOUT = 1, PROC_STDERR = 2 };
 
@@ -95,6 +97,8 @@ struct proc_spec {
 	 * this thread, otherwise within PROC_TICK_MS.
 	 */
 	volatile sig_atomic_t *cancel;
+	/* When not NULL, an elapsed-time meter (lib/progress.h) proc redraws every PROC_TICK_MS while the command runs. */
+	struct rtk_progress *progress;
 };
 
 struct proc_result {

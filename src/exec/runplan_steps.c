@@ -4,6 +4,7 @@
 #include "proc.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/progress.h"
 #include "lib/strbuf.h"
 
 #include <ctype.h>
@@ -199,7 +200,7 @@ static bool run_command(struct step_io *io, const char *cwd, const char *command
 	struct proc_result pr;
 	int64_t started = now_ms();
 	bool go_on = false;
-	char *shown = NULL;
+	char *shown = NULL, title[96];
 	/* the commands were scanned before anything ran, so this line holds no secret */
 	if (asprintf(&shown, "$ %s", command) >= 0) {
 		log_redacted(io, shown, strlen(shown), true);
@@ -207,6 +208,9 @@ static bool run_command(struct step_io *io, const char *cwd, const char *command
 	}
 	if (spec.timeout_ms < 1)
 		spec.timeout_ms = 1;
+	snprintf(title, sizeof(title), "Running step %s", io->step_id);
+	if (!a->o->on_line) /* output streamed to the terminal shows progress by itself */
+		spec.progress = rtk_progress_start_timer(title);
 	if (a->o->isolate == RUNPLAN_ISOLATE_BWRAP && !wrapped) {
 		res->status = RUNPLAN_STEP_FAILED;
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "out of memory");
@@ -219,6 +223,7 @@ static bool run_command(struct step_io *io, const char *cwd, const char *command
 			    : proc_result_shell_status(&pr) ? RUNPLAN_STEP_FAILED : RUNPLAN_STEP_PASSED;
 		go_on = res->status == RUNPLAN_STEP_PASSED;
 	}
+	rtk_progress_stop(&spec.progress);
 	res->commands_run++;
 	res->duration_ms += now_ms() - started;
 	free(wrapped);

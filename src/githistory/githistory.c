@@ -372,7 +372,6 @@ int githistory_run_open(struct githistory_run *h, const struct githistory_opts *
 	/* The combined digest: this applet's rules and the risk-floor table that decides S. */
 	snprintf(both, sizeof(both), "%s%s", h->rules.sha256, riskfloor_sha256(h->risk));
 	rtk_sha256_hex(both, strlen(both), h->rules_sha);
-	h->progress = isatty(STDERR_FILENO);
 	if (!(rc = githistory_walk_ignore_revs(h, git_commit_tree_id(tip))) && !(rc = githistory_walk_run(h, &h->tip)))
 		githistory_classify_fix_set(h);
 out:

@@ -110,7 +110,6 @@ struct githistory_run {
 	struct rtk_strmap *by_oid; /* 20-byte id -> struct githistory_commit * */
 	struct rtk_strmap *ignore_revs; /* 20-byte ids from .git-blame-ignore-revs */
 	int64_t since, until;
-	bool progress;
 	size_t window_nonmerges, window_conventional; /* for the fix rule set (githistory_classify_fix_set) */
 	/* Risk-floor patterns that do not discriminate (githistory_classify_discrimination). */
 	size_t tracked_files, *pattern_hits, npatterns;

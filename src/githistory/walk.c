@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
+#include "lib/progress.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -146,6 +147,7 @@ struct files_share {
 	pthread_t thread;
 	int rc;
 	char why[512];
+	struct rtk_progress *progress; /* shared: commits whose files were read */
 };
 
 static void *files_worker(void *arg)
@@ -157,6 +159,7 @@ static void *files_worker(void *arg)
 			w->rc = rtk_fail(RTK_EXIT_FAILURE, "a parent commit was not read");
 		else
 			w->rc = files_from(w->odb, c, p);
+		rtk_progress_add(w->progress, 1);
 	}
 	if (w->rc) /* error messages are per thread: carry it back */
 		snprintf(w->why, sizeof(w->why), "%s", rtk_error_message());
@@ -185,8 +188,9 @@ static int load_all_files(struct githistory_run *h)
 		threads = n / 2000 ? n / 2000 : 1;
 	threads = threads < 1 ? 1 : threads > 4 ? 4 : threads > n ? (n ? n : 1) : threads;
 	memset(w, 0, sizeof(w));
+	struct rtk_progress *progress = rtk_progress_start("Reading commits", n);
 	for (size_t t = 0; t < threads; t++) {
-		w[t].h = h, w[t].v = todo + at, w[t].n = n / threads + (t < n % threads);
+		w[t].h = h, w[t].v = todo + at, w[t].n = n / threads + (t < n % threads), w[t].progress = progress;
 		at += w[t].n;
 	}
 	w[0].odb = h->odb;
@@ -203,6 +207,7 @@ static int load_all_files(struct githistory_run *h)
 		files_worker(&w[0]);
 	for (size_t t = 1; t <= started; t++)
 		pthread_join(w[t].thread, NULL);
+	rtk_progress_stop(&progress);
 	for (size_t t = 0; t < threads; t++) {
 		if (!rc && w[t].rc)
 			rc = rtk_fail(w[t].rc, "%s", w[t].why);
@@ -301,9 +306,11 @@ int githistory_walk_run(struct githistory_run *h, const git_oid *tip)
 	int64_t stop = h->since - (h->rules.fix_window > h->rules.revert_lookback ? h->rules.fix_window
 										    : h->rules.revert_lookback);
 	int rc = 0;
+	struct rtk_progress *walked;
 
 	if (!c)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_error_message());
+	walked = rtk_progress_start("Walking commits", 0); /* the total is known only at the end */
 	rc = queue_push(&q, c);
 	while (!rc && q.n) {
 		c = queue_pop(&q);
@@ -321,11 +328,9 @@ int githistory_walk_run(struct githistory_run *h, const git_oid *tip)
 			else if (!p->queued)
 				rc = queue_push(&q, p);
 		}
-		if (h->progress && h->n % 20000 == 0) /* the applet's own name: git-history or phase0 */
-			fprintf(stderr, "\rrtk %s: %zu commits walked", rtk_error_progname() ? rtk_error_progname() : "git-history", h->n);
+		rtk_progress_update(walked, h->n);
 	}
-	if (h->progress && h->n >= 20000)
-		fputc('\n', stderr);
+	rtk_progress_stop(&walked);
 	free(q.v);
 	return rc ? rc : load_all_files(h);
 }

@@ -1,6 +1,7 @@
 /* src/lib/err.c — recording failure reasons for main.c to print, and warnings. */
 #include "config.h"
 #include "err.h"
+#include "progress.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,6 +74,7 @@ const char *rtk_error_progname(void)
 void rtk_warn(const char *fmt, ...)
 {
 	va_list ap;
+	rtk_progress_clear(); /* a warning on its own line, not over a progress line */
 	if (progname)
 		fprintf(stderr, "rtk %s: warning: ", progname);
 	else

@@ -4,6 +4,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "jsonscan.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,8 @@ struct rtk_jsonl {
 	off_t left;             /* bytes of the range still to read; -1 reads to end of file */
 	size_t max_line;        /* rtk_fs_line_limit() when opened */
 	long message_base;      /* added to lineno in messages: a range's lines numbered as in the file */
+	uint64_t size;          /* the bytes to read when known (a regular file or a range), else 0 */
+	struct rtk_progress *progress; /* counts the bytes read, or NULL */
 };
 
 int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
@@ -50,10 +53,13 @@ int rtk_jsonl_open(struct rtk_jsonl **out, const char *path)
 	}
 	r->close_fd = !is_stdin;
 	/* A directory opens fine and fails only at the first read: say so up front. */
-	if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(r->fd, &st) != 0)
+		st.st_mode = 0; /* nothing known: no size either */
+	if (S_ISDIR(st.st_mode)) {
 		rtk_jsonl_close(r);
 		return rtk_fail_errno(RTK_EXIT_FAILURE, EISDIR, "%s", path);
 	}
+	r->size = S_ISREG(st.st_mode) && st.st_size > 0 ? (uint64_t)st.st_size : 0;
 	r->name = strdup(is_stdin ? "<stdin>" : path);
 	r->cap = INITIAL_BUFFER;
 	r->buf = malloc(r->cap);
@@ -80,6 +86,7 @@ int rtk_jsonl_open_range(struct rtk_jsonl **out, const char *path, off_t start, 
 		return rc;
 	}
 	(*out)->left = end - start;
+	(*out)->size = end > start ? (uint64_t)(end - start) : 0;
 	return 0;
 }
 
@@ -202,6 +209,7 @@ static bool fill(struct rtk_jsonl *r)
 	if (r->left >= 0)
 		r->left -= n;
 	r->filled += (size_t)n;
+	rtk_progress_add(r->progress, (uint64_t)n); /* a MiB a call: the meter costs nothing here */
 	return true;
 }
 
@@ -281,6 +289,16 @@ bool rtk_jsonl_next(struct rtk_jsonl *r, cJSON **value)
 		return false;
 	}
 	return true;
+}
+
+void rtk_jsonl_set_progress(struct rtk_jsonl *r, struct rtk_progress *p)
+{
+	r->progress = p;
+}
+
+uint64_t rtk_jsonl_size(const struct rtk_jsonl *r)
+{
+	return r->size;
 }
 
 int rtk_jsonl_status(const struct rtk_jsonl *r)

@@ -4,9 +4,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <cjson/cJSON.h>
+
+#include "progress.h"
 
 struct rtk_jsonl;
 
@@ -54,6 +57,12 @@ bool rtk_jsonl_next_line(struct rtk_jsonl *r, const char **line, size_t *len);
  * "FILE:LINE: not valid JSON (column C): WHY".
  */
 bool rtk_jsonl_next(struct rtk_jsonl *r, cJSON **value);
+
+/* Adds the bytes r reads to the meter p (lib/progress.h; NULL for none), which may be shared by readers on several threads. */
+void rtk_jsonl_set_progress(struct rtk_jsonl *r, struct rtk_progress *p);
+
+/* The bytes r will read when known (a regular file, or the range), else 0: a meter's total. */
+uint64_t rtk_jsonl_size(const struct rtk_jsonl *r);
 
 /* 0 while reading and at a clean end of input, else the rtk_exit code of the error that stopped it. */
 int rtk_jsonl_status(const struct rtk_jsonl *r);

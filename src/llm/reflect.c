@@ -7,6 +7,7 @@
 #include "reflect_route.h"
 #include "lib/err.h"
 #include "lib/out.h"
+#include "lib/progress.h"
 #include "lib/timeutil.h"
 
 #include <stdio.h>
@@ -63,6 +64,7 @@ static void reflect_on_answer(size_t index, struct http_response *resp, void *us
 	struct reflect_outcome *out = &r->out[i];
 	char why[512] = "", when[RTK_TIME_BUFSZ];
 
+	rtk_progress_add(r->progress, 1);
 	out->attempts = resp->attempts;
 	out->http_status = resp->status;
 	out->elapsed_s = resp->elapsed_s;
@@ -133,8 +135,12 @@ static int reflect_send_all(struct reflect_run *r)
 	headers[1] = auth;
 	if (!rc)
 		rc = reflect_build_requests(r, headers, reqs, &n);
-	if (!rc && n && !r->cfg.dry_run)
+	if (!rc && n && !r->cfg.dry_run) {
+		if (r->cfg.mode != REFLECT_SINGLE)
+			r->progress = rtk_progress_start("Reflecting", n);
 		rc = http_run(reqs, n, &opt, reflect_on_answer, r);
+		rtk_progress_stop(&r->progress);
+	}
 	if (auth) {
 		explicit_bzero(auth, strlen(auth));
 		free(auth);

@@ -4,6 +4,7 @@
 
 #include "reflect_input.h"
 #include "reflect_settings.h"
+#include "lib/progress.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -41,6 +42,7 @@ struct reflect_run {
 	struct reflect_input in;
 	struct reflect_outcome *out; /* out[i] is what became of in.items[i] */
 	size_t *sent;                /* while sending: request index -> item index */
+	struct rtk_progress *progress; /* while sending a batch or spool: answers in (lib/progress.h) */
 	int io_rc;                   /* the first routing or spool move that failed: its code and reason */
 	char io_error[512];
 };

@@ -35,7 +35,7 @@ testing "bash: file names as operands" "$files comp rtk calibrate repo" "report.
 testing "bash: iterate's commands, from its usage lines" "comp rtk iterate ''" "check\nrun\nwake\nstatus\nwatch\n"
 testing "bash: iterate's commands by prefix" "comp rtk iterate w" "wake\nwatch\n"
 testing "bash: one command only" "comp rtk iterate run ''" "\n"
-testing "bash: options after the command" "comp rtk iterate run --p" "--project\n"
+testing "bash: options after the command" "comp rtk iterate run --pro" "--project\n--progress\n"
 testing "bash: rtk-APPLET completes the applet" "comp rtk-iterate s" "status\n"
 testing "bash: rtk-APPLET by its path" "comp /usr/bin/rtk-calibrate --h" "--high\n--html\n--help\n"
 testing "bash: help APPLET" "comp rtk help ri" "risk-floor\n"
@@ -90,7 +90,7 @@ ZSH
 		testing "zsh: file names after an option taking a FILE" "$files zc 'rtk calibrate --svg rep'" "rep.txt\nrepdir\nreport.svg\n"
 		testing "zsh: folder names after an option taking a DIR" "$files zc 'rtk iterate --project rep'" "repdir\n"
 		testing "zsh: iterate's commands" "zc 'rtk iterate w'" "wake\nwatch\n"
-		testing "zsh: rtk-APPLET" "zc 'rtk-iterate --p'" "--project\n"
+		testing "zsh: rtk-APPLET" "zc 'rtk-iterate --proj'" "--project\n"
 	else
 		echo "SKIP: zsh has no zsh/zpty module; its completions are not run"
 	fi
@@ -112,7 +112,7 @@ if command -v fish >/dev/null; then
 	testing "fish: file names after an option taking a FILE" "$files fc 'rtk calibrate --svg rep'" "rep.txt\nrepdir/\nreport.svg\n"
 	testing "fish: folder names after an option taking a DIR" "$files fc 'rtk iterate --project rep'" "repdir/\n"
 	testing "fish: iterate's commands" "fc 'rtk iterate w'" "wake\nwatch\n"
-	testing "fish: rtk-APPLET" "fc 'rtk-iterate --p'" "--project\n"
+	testing "fish: rtk-APPLET" "fc 'rtk-iterate --proj'" "--project\n"
 else
 	echo "SKIP: fish is not installed; its script is checked only for being written"
 	check "fish: a script is written" test -s <("$RTK" --completion fish)

@@ -8,7 +8,7 @@ input='short\n\na line of 24 bytes here.\n'
 
 testing "--help starts with the usage and lists each option" \
 	"$S --help | sed -n -e 1p -e 's/^ *\(-., \)*\(--[a-z-]*\).*/\2/p'" \
-	"usage: rtk skeleton [OPTIONS] FILE\n--skip-blank\n--max-long\n--title\n--width\n--format\n--json\n--help\n"
+	"usage: rtk skeleton [OPTIONS] FILE\n--skip-blank\n--max-long\n--title\n--width\n--format\n--json\n--progress\n--no-progress\n--help\n"
 testing "markdown is the default" "$S --width 10 input" \
 	"# Skeleton\n\n**input**: fine.\n\n| lines | longer than width | share |\n|------:|------------------:|------:|\n|     3 |                 1 |  0.33 |\n\n" \
 	"$input"
