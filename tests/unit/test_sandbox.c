@@ -177,7 +177,7 @@ static void attributes_keep_libgit2s_checkout(void **state)
 	make_project(f, "clean");
 	/* eol=crlf asks for CRLF on the way out: only libgit2's checkout converts, so the file shows which ran */
 	assert_int_equal(run("cd '%s' && printf 'a\\nb\\n' > lines.txt && printf '*.txt eol=crlf\\n' > .gitattributes && "
-			     "git add -A && git commit -qm attrs", f->project), 0);
+			     "git add -A && git -c user.name=Dev -c user.email=dev@example.com commit -qm attrs", f->project), 0);
 	struct sandbox *sb = create(f, SANDBOX_WORKTREE, "RUN-14");
 	assert_int_equal(run("cd '%s' && test -z \"$(git status --porcelain)\" && grep -q $(printf '\\r') lines.txt", sb->dir), 0);
 	sandbox_remove(sb);
