@@ -47,9 +47,10 @@ testing "browser: the DOM holds every chart with one mark per datum, verdicts an
 	"$CHECK dom '$OUT/phase0.dom.html' '$json' | sed 's/: .*//'" "ok\n"
 
 # The checker must see a chart go missing, a mark go missing, and a decision that says something else.
-sed -e '/<figure class="chart" data-chart="p2-buckets">/,/<\/figure>/d' "$OUT/phase0.dom.html" >"$OUT/no-chart.html"
+# P1's ROC, not P2's chart: P2 reads rtk's own history, which a tarball's build (make deb) may lack.
+sed -e '/<figure class="chart" data-chart="p1-roc">/,/<\/figure>/d' "$OUT/phase0.dom.html" >"$OUT/no-chart.html"
 testing "checker fails when a chart is missing" \
-	"$CHECK dom '$OUT/no-chart.html' '$json'; echo \$?" "check_html: chart p2-buckets is missing\n1\n"
+	"$CHECK dom '$OUT/no-chart.html' '$json'; echo \$?" "check_html: chart p1-roc is missing\n1\n"
 $PY - "$OUT/phase0.dom.html" "$OUT/no-mark.html" <<'EOF'
 import re, sys
 text = open(sys.argv[1]).read()
