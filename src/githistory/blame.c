@@ -263,8 +263,7 @@ static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_
 	memset(d, 0, sizeof(*d));
 	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
 	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
-	    (rc = gitx_buffer_hunks(d->a ? d->a->data : NULL, d->a ? d->a->size : 0, d->b ? d->b->data : NULL,
-				    d->b ? d->b->size : 0, 1, &d->hunks, &d->nh)))
+	    (rc = gitx_blob_hunks(h->repo, old_id, new_id, 1, &d->hunks, &d->nh)))
 		return rc;
 	d->old_total = d->a ? gitx_count_lines(d->a->data, d->a->size) : 0;
 	if (!with_lines)
@@ -289,8 +288,7 @@ static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git
 	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &a))) ||
 	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &b))))
 		goto out;
-	if (!(rc = gitx_buffer_hunks(a ? a->data : NULL, a ? a->size : 0, b ? b->data : NULL, b ? b->size : 0,
-				     ignore_whitespace, hunks, nh)))
+	if (!(rc = gitx_blob_hunks(h->repo, old_id, new_id, ignore_whitespace, hunks, nh)))
 		*old_total = a ? gitx_count_lines(a->data, a->size) : 0;
 out:
 	gitodb_release(a);

@@ -108,15 +108,21 @@ static bool same_paths(const struct githistory_commit *a, const struct githistor
 	return true;
 }
 
-/* The blob at path in c's tree, or NULL (not there, or not readable: an empty side of the diff). */
+/* The blob at path in c's tree and its id, or NULL (not there, or not readable: an empty side of the diff). */
+static const struct gitodb_object *blob_read(struct githistory_run *h, const struct githistory_commit *c,
+					     const char *path, git_oid *id)
+{
+	const struct gitodb_object *o = NULL;
+	if (c && !gitodb_blob_at(h->odb, &c->tree, path, id) && gitodb_read(h->odb, id, GIT_OBJECT_BLOB, &o))
+		o = NULL;
+	return o;
+}
+
 static const struct gitodb_object *blob_in(struct githistory_run *h, const struct githistory_commit *c,
 					   const char *path)
 {
-	const struct gitodb_object *o = NULL;
 	git_oid id;
-	if (c && !gitodb_blob_at(h->odb, &c->tree, path, &id) && gitodb_read(h->odb, &id, GIT_OBJECT_BLOB, &o))
-		o = NULL;
-	return o;
+	return blob_read(h, c, path, &id);
 }
 
 static int64_t ink_of(const struct gitodb_object *blob)
@@ -247,11 +253,13 @@ static int line_bag(struct githistory_run *h, struct githistory_commit *c, char 
 	if ((rc = githistory_walk_files(h, c)))
 		return rc;
 	for (size_t i = 0; i < c->files.n && !rc; i++) {
-		const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
+		git_oid old_id, new_id;
+		const struct gitodb_object *old = blob_read(h, p, c->files.v[i], &old_id),
+					   *new = blob_read(h, c, c->files.v[i], &new_id);
 		struct linetrack_hunk *hunks = NULL;
 		size_t nh = 0;
-		if (!(rc = gitx_buffer_hunks(old ? old->data : NULL, old ? old->size : 0, new ? new->data : NULL,
-					     new ? new->size : 0, 0, &hunks, &nh)))
+		/* By id: the diff then need not hash both buffers to name them (see gitx_blob_hunks). */
+		if (!(rc = gitx_blob_hunks(h->repo, old ? &old_id : NULL, new ? &new_id : NULL, 0, &hunks, &nh)))
 			rc = origin == GIT_DIFF_LINE_ADDITION ? bag_lines(bag, c->files.v[i], new, hunks, nh, true)
 							      : bag_lines(bag, c->files.v[i], old, hunks, nh, false);
 		free(hunks);
