@@ -125,12 +125,51 @@ static const struct gitodb_object *blob_in(struct githistory_run *h, const struc
 	return blob_read(h, c, path, &id);
 }
 
-static int64_t ink_of(const struct gitodb_object *blob)
+/* A file's change in non-whitespace bytes not counted yet (a real one is bounded by a blob's size). */
+#define INK_UNKNOWN INT64_MIN
+
+/* Non-whitespace bytes (isspace) in [p, p + n): a table, not a call per byte. */
+static int64_t ink_of(const char *p, size_t n)
 {
-	int64_t n = 0;
-	for (size_t i = 0; blob && i < blob->size; i++)
-		n += !isspace((unsigned char)blob->data[i]);
-	return n;
+	static bool space[256], ready;
+	int64_t ink = 0;
+	if (!ready) {
+		for (int c = 0; c < 256; c++)
+			space[c] = isspace(c);
+		ready = true;
+	}
+	for (size_t i = 0; i < n; i++)
+		ink += !space[(unsigned char)p[i]];
+	return ink;
+}
+
+/* The change in non-whitespace bytes from old to new (NULL: empty). Two versions of a file are mostly
+ * the same bytes: only what lies between their common start and common end is counted. */
+static int64_t ink_change(const struct gitodb_object *old, const struct gitodb_object *new)
+{
+	const char *a = old ? old->data : "", *b = new ? new->data : "";
+	size_t na = old ? old->size : 0, nb = new ? new->size : 0, n = na < nb ? na : nb, pre = 0, suf = 0;
+	while (pre + 8 <= n) {
+		uint64_t x, y;
+		memcpy(&x, a + pre, 8);
+		memcpy(&y, b + pre, 8);
+		if (x != y)
+			break;
+		pre += 8;
+	}
+	while (pre < n && a[pre] == b[pre])
+		pre++;
+	while (suf + 8 <= n - pre) {
+		uint64_t x, y;
+		memcpy(&x, a + na - suf - 8, 8);
+		memcpy(&y, b + nb - suf - 8, 8);
+		if (x != y)
+			break;
+		suf += 8;
+	}
+	while (suf < n - pre && a[na - suf - 1] == b[nb - suf - 1])
+		suf++;
+	return ink_of(b + pre, nb - pre - suf) - ink_of(a + pre, na - pre - suf);
 }
 
 /*
@@ -143,24 +182,33 @@ int githistory_patchid_may_invert(struct githistory_run *h, struct githistory_co
 				  bool *maybe)
 {
 	struct githistory_commit *v[2] = { r, x };
+	*maybe = true;
 	for (int k = 0; k < 2; k++) {
-		struct githistory_commit *c = v[k], *p = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
-		if (c->ink)
-			continue;
-		if (c->nparents && !p)
-			return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
-		if (!(c->ink = calloc(c->files.n ? c->files.n : 1, sizeof(*c->ink))))
-			return rtk_oom();
-		for (size_t i = 0; i < c->files.n; i++) {
+		struct githistory_commit *c = v[k];
+		if (!c->ink) {
+			if (!(c->ink = malloc((c->files.n ? c->files.n : 1) * sizeof(*c->ink))))
+				return rtk_oom();
+			for (size_t i = 0; i < c->files.n; i++)
+				c->ink[i] = INK_UNKNOWN;
+		}
+	}
+	/* File by file, each counted when first compared: the first file that differs settles it, and
+	 * the blobs of the rest are never read. */
+	for (size_t i = 0; i < r->files.n && *maybe; i++) {
+		for (int k = 0; k < 2; k++) {
+			struct githistory_commit *c = v[k], *p;
+			if (c->ink[i] != INK_UNKNOWN)
+				continue;
+			p = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
+			if (c->nparents && !p)
+				return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
 			const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
-			c->ink[i] = ink_of(new) - ink_of(old);
+			c->ink[i] = ink_change(old, new);
 			gitodb_release(old);
 			gitodb_release(new);
 		}
-	}
-	*maybe = true;
-	for (size_t i = 0; i < r->files.n && *maybe; i++)
 		*maybe = r->ink[i] == -x->ink[i];
+	}
 	return 0;
 }
 
