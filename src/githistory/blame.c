@@ -181,9 +181,9 @@ static int line_index_build(struct line_index *x, const char *data, size_t size)
 	if (!(x->start = malloc((n + 1) * sizeof(*x->start))))
 		return rtk_oom();
 	x->start[k++] = 0;
-	for (size_t i = 0; i < size && k <= n; i++)
-		if (data[i] == '\n' && k < n)
-			x->start[k++] = i + 1;
+	/* memchr, not a test per byte: blame indexes every version it diffs (~120 MB on a year of git.git). */
+	for (const char *p = data, *end = data + size, *nl; k < n && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+		x->start[k++] = (size_t)(nl + 1 - data);
 	x->start[n] = size;
 	return 0;
 }
