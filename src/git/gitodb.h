@@ -44,8 +44,8 @@ void gitodb_release(const struct gitodb_object *o);
  * Puts db in front of libgit2's own readers of its repository for reads on the calling thread (other
  * threads and prefix lookups go on to libgit2's): a caller that reads an object with gitodb and then
  * hands its id to libgit2 (git_diff_blobs, git_tree_lookup) has it read once, from db's cache, not
- * again by libgit2 (twice gitodb's cost a blob on git.git). Stops when db is freed. 0, or -1 when
- * libgit2 would not take it (nothing changes then).
+ * again by libgit2 (whose read of a blob cost twice gitodb's on git.git). Stops when db is freed. 0,
+ * or -1 when libgit2 would not take it (nothing changes then).
  */
 int gitodb_serve_libgit2(struct gitodb *db);
 
