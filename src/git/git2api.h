@@ -3,6 +3,7 @@
 #define RTK_GIT2API_H
 
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
 
 /*
  * X(ret, name, params, args) for functions returning a value, XV(...) for void ones. A function
@@ -111,6 +112,12 @@
 	X(int, git_repository_set_head, (git_repository *repo, const char *refname), (repo, refname)) \
 	X(int, git_checkout_options_init, (git_checkout_options *opts, unsigned int version), (opts, version)) \
 	X(int, git_checkout_tree, (git_repository *repo, const git_object *treeish, const git_checkout_options *opts), (repo, treeish, opts)) \
+	X(int, git_blob_lookup, (git_blob **blob, git_repository *repo, const git_oid *id), (blob, repo, id)) \
+	XV(void, git_blob_free, (git_blob *blob), (blob)) \
+	X(int, git_diff_blobs, (const git_blob *old_blob, const char *old_as_path, const git_blob *new_blob, const char *new_as_path, const git_diff_options *options, git_diff_file_cb file_cb, git_diff_binary_cb binary_cb, git_diff_hunk_cb hunk_cb, git_diff_line_cb line_cb, void *payload), (old_blob, old_as_path, new_blob, new_as_path, options, file_cb, binary_cb, hunk_cb, line_cb, payload)) \
+	X(int, git_odb_init_backend, (git_odb_backend *backend, unsigned int version), (backend, version)) \
+	X(void *, git_odb_backend_data_alloc, (git_odb_backend *backend, size_t len), (backend, len)) \
+	X(int, git_odb_add_backend, (git_odb *odb, git_odb_backend *backend, int priority), (odb, backend, priority)) \
 	X(int, git_graph_descendant_of, (git_repository *repo, const git_oid *commit, const git_oid *ancestor), (repo, commit, ancestor))
 
 /* Loads libgit2 (once) and initialises it. 0, or RTK_EXIT_FAILURE naming the package to install. */

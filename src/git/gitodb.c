@@ -56,6 +56,12 @@ struct obj {
 	char buf[];
 };
 
+struct serve { /* a libgit2 object database backend reading through a gitodb */
+	git_odb_backend parent;
+	struct gitodb *db; /* NULL once the reader is freed */
+	pthread_t owner;   /* the one thread the reader may be used on */
+};
+
 struct gitodb {
 	git_repository *repo;
 	git_odb *fallback;
@@ -72,6 +78,8 @@ struct gitodb {
 	size_t scratch_cap;
 	unsigned store_hops; /* how deep read_packed is in bases from other stores: packs naming each other loop */
 	struct located *located; /* LOCATED_SLOTS recent ids and where they are */
+	struct serve *serve; /* the backend serving libgit2's reads from this reader, if any */
+	bool serving; /* reading for libgit2: never ask libgit2 back (its odb may hold a lock) */
 	int sticky_rc; /* the first failure to read the store, kept for gitodb_error */
 	char sticky_why[512];
 };
@@ -289,6 +297,8 @@ void gitodb_free(struct gitodb *db)
 {
 	if (!db)
 		return;
+	if (db->serve) /* libgit2 frees the backend with the repository; it serves nothing more */
+		db->serve->db = NULL;
 	for (struct obj *o = db->lru.lnext; o != &db->lru;) {
 		struct obj *next = o->lnext;
 		obj_unref(o);
@@ -907,7 +917,7 @@ static int read_any(struct gitodb *db, const unsigned char *id, struct obj **out
 	for (size_t i = 0; i < db->ndirs; i++)
 		if ((rc = read_loose(db, db->dirs[i], id, out)) != GIT_ENOTFOUND)
 			return rc;
-	return read_fallback(db, id, out);
+	return db->serving ? GIT_ENOTFOUND : read_fallback(db, id, out);
 }
 
 static const char *type_name(git_object_t t)
@@ -944,6 +954,64 @@ int gitodb_read(struct gitodb *db, const git_oid *id, git_object_t want, const s
 		return stick(db, rc);
 	}
 	*out = &o->pub;
+	return 0;
+}
+
+/* ----- serving libgit2 ----- */
+
+static int serve_read(void **buf, size_t *len, git_object_t *type, git_odb_backend *b, const git_oid *id)
+{
+	struct serve *s = (struct serve *)b;
+	const struct gitodb_object *o;
+	int rc;
+	/* Anything this reader cannot give goes on to libgit2's own backends (GIT_PASSTHROUGH). */
+	if (!s->db || !pthread_equal(s->owner, pthread_self()) || s->db->serving)
+		return GIT_PASSTHROUGH;
+	s->db->serving = true;
+	rc = gitodb_read(s->db, id, GIT_OBJECT_ANY, &o);
+	s->db->serving = false;
+	if (rc)
+		return GIT_PASSTHROUGH;
+	if (!(*buf = git_odb_backend_data_alloc(b, o->size + 1))) {
+		gitodb_release(o);
+		return -1;
+	}
+	memcpy(*buf, o->data, o->size + 1);
+	*len = o->size, *type = o->type;
+	gitodb_release(o);
+	return 0;
+}
+
+static void serve_free(git_odb_backend *b)
+{
+	struct serve *s = (struct serve *)b;
+	if (s->db)
+		s->db->serve = NULL;
+	free(s);
+}
+
+int gitodb_serve_libgit2(struct gitodb *db)
+{
+	struct serve *s;
+	git_odb *odb;
+	if (db->serve || !(s = calloc(1, sizeof(*s))))
+		return -1;
+	if (git_odb_init_backend(&s->parent, GIT_ODB_BACKEND_VERSION) < 0 || git_repository_odb(&odb, db->repo) < 0) {
+		free(s);
+		return -1;
+	}
+	s->parent.read = serve_read;
+	s->parent.free = serve_free;
+	s->db = db;
+	s->owner = pthread_self();
+	/* Above libgit2's packs and loose files (priorities 1 and 2); libgit2 owns it from here. */
+	if (git_odb_add_backend(odb, &s->parent, 100) < 0) {
+		free(s);
+		git_odb_free(odb);
+		return -1;
+	}
+	db->serve = s;
+	git_odb_free(odb);
 	return 0;
 }
 

@@ -40,6 +40,15 @@ void gitodb_free(struct gitodb *db);
 int gitodb_read(struct gitodb *db, const git_oid *id, git_object_t want, const struct gitodb_object **out);
 void gitodb_release(const struct gitodb_object *o);
 
+/*
+ * Puts db in front of libgit2's own readers of its repository for reads on the calling thread (other
+ * threads and prefix lookups go on to libgit2's): a caller that reads an object with gitodb and then
+ * hands its id to libgit2 (git_diff_blobs, git_tree_lookup) has it read once, from db's cache, not
+ * again by libgit2 (whose read of a blob cost twice gitodb's on git.git). Stops when db is freed. 0,
+ * or -1 when libgit2 would not take it (nothing changes then).
+ */
+int gitodb_serve_libgit2(struct gitodb *db);
+
 /* Bytes the delta base cache may hold (git's core.deltaBaseCacheLimit default, 96 MiB, unless set). */
 void gitodb_set_cache_limit(struct gitodb *db, size_t bytes);
 size_t gitodb_cache_limit(const struct gitodb *db);

@@ -335,3 +335,23 @@ int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_vers
 	free(chain);
 	return rc;
 }
+
+int gitx_blob_hunks(git_repository *repo, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
+		    struct linetrack_hunk **h, size_t *nh)
+{
+	git_diff_options opts;
+	git_blob *a = NULL, *b = NULL;
+	struct hunk_acc acc = { 0 };
+	int rc;
+	*h = NULL, *nh = 0;
+	if ((old_id && git_blob_lookup(&a, repo, old_id) < 0) || (new_id && git_blob_lookup(&b, repo, new_id) < 0)) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", git2api_error());
+		goto out;
+	}
+	diff_options(&opts, ignore_whitespace);
+	rc = hunks_done(git_diff_blobs(a, NULL, b, NULL, &opts, NULL, NULL, collect_hunk, NULL, &acc), &acc, h, nh);
+out:
+	git_blob_free(a);
+	git_blob_free(b);
+	return rc;
+}

@@ -54,6 +54,14 @@ int gitx_changed_files(git_repository *repo, const char *rev, struct gitx_paths 
 int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len, int ignore_whitespace,
 		      struct linetrack_hunk **h, size_t *nh);
 
+/*
+ * The same for two blobs of repo by id (NULL: an empty file). Hunks equal gitx_buffer_hunks' on their
+ * contents, but cheaper: git_diff_buffers hashes both buffers to name them (libgit2's collision-detecting
+ * SHA-1, a quarter of git-history's instructions on git.git), which blobs named by id are spared.
+ */
+int gitx_blob_hunks(git_repository *repo, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
+		    struct linetrack_hunk **h, size_t *nh);
+
 /* Lines in a buffer: newlines, plus one for a last line without one. */
 uint32_t gitx_count_lines(const char *p, size_t n);
 

@@ -176,15 +176,21 @@ struct line_index {
 
 static int line_index_build(struct line_index *x, const char *data, size_t size)
 {
-	uint32_t n = gitx_count_lines(data, size), k = 0;
-	x->data = data, x->n = n;
-	if (!(x->start = malloc((n + 1) * sizeof(*x->start))))
+	/* One pass of memchr, not a test per byte nor a count first: blame indexes every version it
+	 * diffs, ~120 MB on a year of git.git. */
+	size_t k = 0, cap = size / 32 + 2;
+	x->data = data;
+	if (!(x->start = malloc(cap * sizeof(*x->start))))
 		return rtk_oom();
 	x->start[k++] = 0;
-	for (size_t i = 0; i < size && k <= n; i++)
-		if (data[i] == '\n' && k < n)
-			x->start[k++] = i + 1;
-	x->start[n] = size;
+	for (const char *p = data, *end = data + size, *nl; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+		if (RTK_ALLOC_GROW(x->start, k + 2, cap))
+			return RTK_EXIT_FAILURE;
+		x->start[k++] = (size_t)(nl + 1 - data);
+	}
+	if (size && data[size - 1] != '\n') /* a last line without a newline */
+		x->start[k++] = size;
+	x->n = (uint32_t)(k - 1);
 	return 0;
 }
 
@@ -263,15 +269,16 @@ static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_
 	memset(d, 0, sizeof(*d));
 	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
 	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
-	    (rc = gitx_buffer_hunks(d->a ? d->a->data : NULL, d->a ? d->a->size : 0, d->b ? d->b->data : NULL,
-				    d->b ? d->b->size : 0, 1, &d->hunks, &d->nh)))
+	    (rc = gitx_blob_hunks(h->repo, old_id, new_id, 1, &d->hunks, &d->nh)))
 		return rc;
-	d->old_total = d->a ? gitx_count_lines(d->a->data, d->a->size) : 0;
-	if (!with_lines)
+	if (!with_lines) {
+		d->old_total = d->a ? gitx_count_lines(d->a->data, d->a->size) : 0;
 		return 0;
+	}
 	if ((rc = line_index_build(&d->la, d->a ? d->a->data : "", d->a ? d->a->size : 0)) ||
 	    (rc = line_index_build(&d->lb, d->b ? d->b->data : "", d->b ? d->b->size : 0)))
 		return rc;
+	d->old_total = d->la.n; /* the lines the index counted */
 	if (!(d->formatting = calloc(d->nh ? d->nh : 1, sizeof(*d->formatting))))
 		return rtk_oom();
 	for (size_t k = 0; k < d->nh; k++)
@@ -289,8 +296,7 @@ static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git
 	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &a))) ||
 	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &b))))
 		goto out;
-	if (!(rc = gitx_buffer_hunks(a ? a->data : NULL, a ? a->size : 0, b ? b->data : NULL, b ? b->size : 0,
-				     ignore_whitespace, hunks, nh)))
+	if (!(rc = gitx_blob_hunks(h->repo, old_id, new_id, ignore_whitespace, hunks, nh)))
 		*old_total = a ? gitx_count_lines(a->data, a->size) : 0;
 out:
 	gitodb_release(a);

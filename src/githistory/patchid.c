@@ -108,23 +108,85 @@ static bool same_paths(const struct githistory_commit *a, const struct githistor
 	return true;
 }
 
-/* The blob at path in c's tree, or NULL (not there, or not readable: an empty side of the diff). */
-static const struct gitodb_object *blob_in(struct githistory_run *h, const struct githistory_commit *c,
-					   const char *path)
+/* The blob at path in c's tree and its id, or NULL (not there, or not readable: an empty side of the diff). */
+static const struct gitodb_object *blob_read(struct githistory_run *h, const struct githistory_commit *c,
+					     const char *path, git_oid *id)
 {
 	const struct gitodb_object *o = NULL;
-	git_oid id;
-	if (c && !gitodb_blob_at(h->odb, &c->tree, path, &id) && gitodb_read(h->odb, &id, GIT_OBJECT_BLOB, &o))
+	if (c && !gitodb_blob_at(h->odb, &c->tree, path, id) && gitodb_read(h->odb, id, GIT_OBJECT_BLOB, &o))
 		o = NULL;
 	return o;
 }
 
-static int64_t ink_of(const struct gitodb_object *blob)
+static const struct gitodb_object *blob_in(struct githistory_run *h, const struct githistory_commit *c,
+					   const char *path)
 {
-	int64_t n = 0;
-	for (size_t i = 0; blob && i < blob->size; i++)
-		n += !isspace((unsigned char)blob->data[i]);
-	return n;
+	git_oid id;
+	return blob_read(h, c, path, &id);
+}
+
+/* A file's change in non-whitespace bytes not counted yet (a real one is bounded by a blob's size). */
+#define INK_UNKNOWN INT64_MIN
+
+/* Non-whitespace bytes (isspace) in [p, p + n). isspace in the C locale (rtk never sets another) is
+ * '\t' to '\r' and ' ': eight bytes are tested at once, with a table of isspace itself for the rest and
+ * for any other locale. */
+static int64_t ink_of(const char *p, size_t n)
+{
+	static bool space[256], ready, c_locale;
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull, low = 0x7f7f7f7f7f7f7f7full;
+	int64_t ink = 0;
+	size_t i = 0;
+	if (!ready) {
+		c_locale = true;
+		for (int c = 0; c < 256; c++) {
+			space[c] = isspace(c);
+			c_locale &= space[c] == ((c >= '\t' && c <= '\r') || c == ' ');
+		}
+		ready = true;
+	}
+	for (; c_locale && i + 8 <= n; i += 8) {
+		uint64_t x, t, blank, ctl, r;
+		memcpy(&x, p + i, 8);
+		t = x ^ (ones * ' ');
+		blank = ~(((t & low) + low) | t | low);       /* high bit of each byte that is ' ' */
+		r = (x | high) - ones * '\t';                /* per byte (b | 0x80) - 9, no borrow across */
+		ctl = r & ~((r & low) + ones * 0x7b) & ~x & high; /* b < 0x80 and b - 9 in [0, 4] */
+		/* The marks are high bits only: a multiply sums them in the top byte (no popcnt in a generic build). */
+		ink += 8 - (int64_t)((((blank | ctl) >> 7) * ones) >> 56);
+	}
+	for (; i < n; i++)
+		ink += !space[(unsigned char)p[i]];
+	return ink;
+}
+
+/* The change in non-whitespace bytes from old to new (NULL: empty). Two versions of a file are mostly
+ * the same bytes: only what lies between their common start and common end is counted. */
+static int64_t ink_change(const struct gitodb_object *old, const struct gitodb_object *new)
+{
+	const char *a = old ? old->data : "", *b = new ? new->data : "";
+	size_t na = old ? old->size : 0, nb = new ? new->size : 0, n = na < nb ? na : nb, pre = 0, suf = 0;
+	while (pre + 8 <= n) {
+		uint64_t x, y;
+		memcpy(&x, a + pre, 8);
+		memcpy(&y, b + pre, 8);
+		if (x != y)
+			break;
+		pre += 8;
+	}
+	while (pre < n && a[pre] == b[pre])
+		pre++;
+	while (suf + 8 <= n - pre) {
+		uint64_t x, y;
+		memcpy(&x, a + na - suf - 8, 8);
+		memcpy(&y, b + nb - suf - 8, 8);
+		if (x != y)
+			break;
+		suf += 8;
+	}
+	while (suf < n - pre && a[na - suf - 1] == b[nb - suf - 1])
+		suf++;
+	return ink_of(b + pre, nb - pre - suf) - ink_of(a + pre, na - pre - suf);
 }
 
 /*
@@ -137,24 +199,33 @@ int githistory_patchid_may_invert(struct githistory_run *h, struct githistory_co
 				  bool *maybe)
 {
 	struct githistory_commit *v[2] = { r, x };
+	*maybe = true;
 	for (int k = 0; k < 2; k++) {
-		struct githistory_commit *c = v[k], *p = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
-		if (c->ink)
-			continue;
-		if (c->nparents && !p)
-			return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
-		if (!(c->ink = calloc(c->files.n ? c->files.n : 1, sizeof(*c->ink))))
-			return rtk_oom();
-		for (size_t i = 0; i < c->files.n; i++) {
+		struct githistory_commit *c = v[k];
+		if (!c->ink) {
+			if (!(c->ink = malloc((c->files.n ? c->files.n : 1) * sizeof(*c->ink))))
+				return rtk_oom();
+			for (size_t i = 0; i < c->files.n; i++)
+				c->ink[i] = INK_UNKNOWN;
+		}
+	}
+	/* File by file, each counted when first compared: the first file that differs settles it, and
+	 * the blobs of the rest are never read. */
+	for (size_t i = 0; i < r->files.n && *maybe; i++) {
+		for (int k = 0; k < 2; k++) {
+			struct githistory_commit *c = v[k], *p;
+			if (c->ink[i] != INK_UNKNOWN)
+				continue;
+			p = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
+			if (c->nparents && !p)
+				return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
 			const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
-			c->ink[i] = ink_of(new) - ink_of(old);
+			c->ink[i] = ink_change(old, new);
 			gitodb_release(old);
 			gitodb_release(new);
 		}
-	}
-	*maybe = true;
-	for (size_t i = 0; i < r->files.n && *maybe; i++)
 		*maybe = r->ink[i] == -x->ink[i];
+	}
 	return 0;
 }
 
@@ -247,11 +318,13 @@ static int line_bag(struct githistory_run *h, struct githistory_commit *c, char 
 	if ((rc = githistory_walk_files(h, c)))
 		return rc;
 	for (size_t i = 0; i < c->files.n && !rc; i++) {
-		const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
+		git_oid old_id, new_id;
+		const struct gitodb_object *old = blob_read(h, p, c->files.v[i], &old_id),
+					   *new = blob_read(h, c, c->files.v[i], &new_id);
 		struct linetrack_hunk *hunks = NULL;
 		size_t nh = 0;
-		if (!(rc = gitx_buffer_hunks(old ? old->data : NULL, old ? old->size : 0, new ? new->data : NULL,
-					     new ? new->size : 0, 0, &hunks, &nh)))
+		/* By id: the diff then need not hash both buffers to name them (see gitx_blob_hunks). */
+		if (!(rc = gitx_blob_hunks(h->repo, old ? &old_id : NULL, new ? &new_id : NULL, 0, &hunks, &nh)))
 			rc = origin == GIT_DIFF_LINE_ADDITION ? bag_lines(bag, c->files.v[i], new, hunks, nh, true)
 							      : bag_lines(bag, c->files.v[i], old, hunks, nh, false);
 		free(hunks);

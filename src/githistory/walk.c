@@ -33,6 +33,8 @@ int githistory_walk_open(struct githistory_run *h)
 	git2api_tune_for_history();
 	if ((rc = gitodb_open(&h->odb, h->repo)))
 		return rc;
+	/* Blame and patch ids hand libgit2 ids of blobs and trees this reader has just read. */
+	gitodb_serve_libgit2(h->odb);
 	return (h->by_oid = rtk_strmap_new()) ? 0 : rtk_oom();
 }
 

@@ -6,6 +6,7 @@
 #include "git/gitx.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1407,6 +1408,65 @@ static int teardown(void **state)
 	return unit_remove_tree(scratch);
 }
 
+/* ----- libgit2 reading through a reader (gitodb_serve_libgit2) ----- */
+
+struct served_check {
+	git_repository *repo;
+	const struct wants *w;
+};
+
+/* Every object read by libgit2's odb equals git's (read on whichever thread runs this). */
+static void *served_all_match(void *arg)
+{
+	struct served_check *c = arg;
+	git_odb *odb;
+	assert_int_equal(git_repository_odb(&odb, c->repo), 0);
+	for (size_t i = 0; i < c->w->n; i++) {
+		const struct want *x = &c->w->v[i];
+		git_odb_object *o;
+		assert_int_equal(git_odb_read(&o, odb, &x->id), 0);
+		assert_int_equal(git_odb_object_type(o), x->type);
+		assert_int_equal(git_odb_object_size(o), x->size);
+		assert_memory_equal(git_odb_object_data(o), x->data, x->size);
+		git_odb_object_free(o);
+	}
+	git_odb_free(odb);
+	return NULL;
+}
+
+static void libgit2_reads_through_a_reader(void **state)
+{
+	(void)state;
+	char path[256];
+	struct wants w;
+	git_repository *repo;
+	struct gitodb *db;
+	pthread_t t;
+	copy_repo(path, "serve", "git repack -adfq && echo loose | git hash-object -w --stdin");
+	wants_load(&w, path);
+	db = open_odb(path, &repo);
+	assert_int_equal(gitodb_serve_libgit2(db), 0);
+	assert_int_equal(gitodb_serve_libgit2(db), -1); /* once a reader */
+	struct served_check c = { repo, &w };
+	served_all_match(&c); /* served by db, packed and loose */
+	/* A missing object is still missing, not an error (libgit2's own backends are asked too). */
+	git_odb *odb;
+	git_odb_object *o;
+	git_oid none;
+	oid_of(&none, "0123456789012345678901234567890123456789");
+	assert_int_equal(git_repository_odb(&odb, repo), 0);
+	assert_int_equal(git_odb_read(&o, odb, &none), GIT_ENOTFOUND);
+	/* Another thread is never served by db (one thread a reader): libgit2 reads for it. */
+	assert_int_equal(pthread_create(&t, NULL, served_all_match, &c), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	/* A freed reader serves nothing; libgit2 reads alone. */
+	gitodb_free(db);
+	served_all_match(&c);
+	git_odb_free(odb);
+	git_repository_free(repo);
+	wants_free(&w);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(objects_all_loose),
 	cmocka_unit_test(objects_packed_with_offset_deltas),
@@ -1430,6 +1490,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(deep_trees_stop_at_git_limit),
 	cmocka_unit_test(claimed_sizes_are_checked_before_allocating),
 	cmocka_unit_test(tree_dags_are_bounded),
+	cmocka_unit_test(libgit2_reads_through_a_reader),
 };
 
 int main(int argc, char **argv)
