@@ -213,6 +213,32 @@ static void md_rate_row(struct rtk_out_md_table *t, const char *label, const cJS
 	rtk_out_md_cell(t, "%s", rtk_out_md_interval(rate, "ci", 3));
 }
 
+/* The by-source table's rows (eligible tasks, those with a signal, negative ones, the rate), for markdown and HTML. */
+static void by_source_rows(const struct rtk_out_cells *c, const cJSON *r)
+{
+	const cJSON *row;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_source")) {
+		rtk_out_cell(c, "%s", rtk_out_json_str(row, "source"));
+		rtk_out_cell(c, "%.0f", rtk_out_json_num(row, "of"));
+		rtk_out_cell(c, "%.0f", rtk_out_json_num(row, "tasks"));
+		rtk_out_cell(c, "%.0f", rtk_out_json_num(row, "negative"));
+		rtk_out_cell(c, "%s", rtk_out_md_num(rtk_out_json_num(row, "rate"), 3));
+		rtk_out_cell(c, "%s", rtk_out_md_interval(row, "ci", 3));
+	}
+}
+
+/* The by-kind table's rows, for markdown and HTML. */
+static void by_kind_rows(const struct rtk_out_cells *c, const cJSON *r)
+{
+	const cJSON *row;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_kind")) {
+		rtk_out_cell(c, "%s", rtk_out_json_str(row, "kind"));
+		rtk_out_cell(c, "%s", rtk_out_json_str(row, "polarity"));
+		rtk_out_cell(c, "%.0f", rtk_out_json_num(row, "tasks"));
+		rtk_out_cell(c, "%s", rtk_out_md_num(rtk_out_json_num(row, "share"), 3));
+	}
+}
+
 void boardhistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
@@ -242,24 +268,14 @@ void boardhistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 
 	rtk_out_md_heading(md, level + 1, "By signal kind");
 	t = rtk_out_md_table(md, "llrr", "kind", "polarity", "tasks", "share");
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_kind")) {
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "kind"));
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "polarity"));
-		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(row, "tasks"));
-		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(row, "share"), 3));
-	}
+	struct rtk_out_cells cells = rtk_out_md_cells(t);
+	by_kind_rows(&cells, r);
 	rtk_out_md_table_end(t);
 
 	rtk_out_md_heading(md, level + 1, "By source");
 	t = rtk_out_md_table(md, "lrrrrr", "source", "eligible", "with signal", "negative", "base rate", "95% Wilson CI");
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_source")) {
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "source"));
-		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(row, "of"));
-		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(row, "tasks"));
-		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(row, "negative"));
-		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(row, "rate"), 3));
-		rtk_out_md_cell(t, "%s", rtk_out_md_interval(row, "ci", 3));
-	}
+	cells = rtk_out_md_cells(t);
+	by_source_rows(&cells, r);
 	rtk_out_md_table_end(t);
 
 	rtk_out_md_heading(md, level + 1, "Signals");
@@ -329,7 +345,6 @@ void boardhistory_render_html(const cJSON *r, struct rtk_html *h, int level)
 	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(r, "tasks");
 	const cJSON *th = cJSON_GetObjectItemCaseSensitive(v, "thresholds");
 	const cJSON *ttf = cJSON_GetObjectItemCaseSensitive(r, "time_to_first_signal");
-	const cJSON *row;
 
 	rtk_html_raw(h, "<section class=\"experiment\" data-applet=\"board-history\">\n");
 	rtk_html_heading(h, level, "Board history: how many completed tasks ever get an outcome signal?");
@@ -345,23 +360,12 @@ void boardhistory_render_html(const cJSON *r, struct rtk_html *h, int level)
 	rtk_html_raw(h, "</div>\n");
 	rtk_html_heading(h, level + 1, "By source");
 	rtk_html_table(h, "p3-by-source", "lrrrrr", "source", "eligible", "with signal", "negative", "base rate", "interval");
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_source")) {
-		rtk_html_cell(h, "%s", rtk_out_json_str(row, "source"));
-		rtk_html_cell(h, "%.0f", rtk_out_json_num(row, "of"));
-		rtk_html_cell(h, "%.0f", rtk_out_json_num(row, "tasks"));
-		rtk_html_cell(h, "%.0f", rtk_out_json_num(row, "negative"));
-		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(row, "rate"), 3));
-		rtk_html_cell(h, "%s", rtk_out_md_interval(row, "ci", 3));
-	}
+	struct rtk_out_cells cells = rtk_html_cells(h);
+	by_source_rows(&cells, r);
 	rtk_html_table_end(h);
 	rtk_html_heading(h, level + 1, "By signal kind");
 	rtk_html_table(h, "p3-by-kind", "llrr", "kind", "polarity", "tasks", "share");
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_kind")) {
-		rtk_html_cell(h, "%s", rtk_out_json_str(row, "kind"));
-		rtk_html_cell(h, "%s", rtk_out_json_str(row, "polarity"));
-		rtk_html_cell(h, "%.0f", rtk_out_json_num(row, "tasks"));
-		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(row, "share"), 3));
-	}
+	by_kind_rows(&cells, r);
 	rtk_html_table_end(h);
 	rtk_html_raw(h, "</section>\n");
 }

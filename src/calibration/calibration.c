@@ -619,25 +619,42 @@ int calibration_report(const struct calibration_corpus *c, int nfiles, char **fi
 
 /* ----- markdown: read back from the result, so both formats say the same ----- */
 
-static void md_discrimination_row(struct rtk_out_md_table *t, const char *label, const cJSON *d)
+/* A row of the discrimination table (all rows or the high ones), for markdown and HTML. */
+static void discrimination_row(const struct rtk_out_cells *c, const char *label, const cJSON *d)
 {
-	rtk_out_md_cell(t, "%s", label);
-	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(d, "n"));
-	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(d, "n_correct"));
-	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(d, "n_wrong"));
-	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(d, "accuracy"), 3));
-	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(d, "auc"), 3));
-	rtk_out_md_cell(t, "%s", rtk_out_md_interval(d, "auc_ci", 3));
-	rtk_out_md_cell(t, "%s", rtk_out_md_pvalue(rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater")));
-	rtk_out_md_cell(t, "%.0f", rtk_out_json_num(d, "distinct_values"));
-	rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(d, "tied_pair_share"), 3));
+	rtk_out_cell(c, "%s", label);
+	rtk_out_cell(c, "%.0f", rtk_out_json_num(d, "n"));
+	rtk_out_cell(c, "%.0f", rtk_out_json_num(d, "n_correct"));
+	rtk_out_cell(c, "%.0f", rtk_out_json_num(d, "n_wrong"));
+	rtk_out_cell(c, "%s", rtk_out_md_num(rtk_out_json_num(d, "accuracy"), 3));
+	rtk_out_cell(c, "%s", rtk_out_md_num(rtk_out_json_num(d, "auc"), 3));
+	rtk_out_cell(c, "%s", rtk_out_md_interval(d, "auc_ci", 3));
+	rtk_out_cell(c, "%s", rtk_out_md_pvalue(rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater")));
+	rtk_out_cell(c, "%.0f", rtk_out_json_num(d, "distinct_values"));
+	rtk_out_cell(c, "%s", rtk_out_md_num(rtk_out_json_num(d, "tied_pair_share"), 3));
+}
+
+/* The reliability table's rows (one per bin; "empty" marks a bin without rows), for markdown and HTML. */
+static void bin_rows(const struct rtk_out_cells *c, const cJSON *cal)
+{
+	const cJSON *bin;
+	cJSON_ArrayForEach(bin, cJSON_GetObjectItemCaseSensitive(cal, "reliability_table")) {
+		bool empty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bin, "empty"));
+		double hi = rtk_out_json_num(bin, "hi");
+		rtk_out_cell(c, "[%.2f, %.2f%s", rtk_out_json_num(bin, "lo"), hi, hi >= 1 ? "]" : ")");
+		rtk_out_cell(c, "%.0f", rtk_out_json_num(bin, "n"));
+		rtk_out_cell(c, "%.0f", rtk_out_json_num(bin, "n_correct"));
+		rtk_out_cell(c, "%s", rtk_out_md_num(rtk_out_json_num(bin, "mean_confidence"), 3));
+		rtk_out_cell(c, "%s", rtk_out_md_num(rtk_out_json_num(bin, "accuracy"), 3));
+		rtk_out_cell(c, "%s", rtk_out_md_interval(bin, "accuracy_ci", 3));
+		rtk_out_cell(c, "%s", empty ? "empty" : "");
+	}
 }
 
 static void md_section(struct rtk_out_md *md, const cJSON *s, int level, double high, double ci_level)
 {
 	const cJSON *lift = cJSON_GetObjectItemCaseSensitive(s, "lift");
 	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(s, "calibration");
-	const cJSON *bin;
 	char label[64], ci[32];
 	struct rtk_out_md_table *t;
 
@@ -645,8 +662,9 @@ static void md_section(struct rtk_out_md *md, const cJSON *s, int level, double 
 	snprintf(ci, sizeof(ci), "AUC %g%% CI", ci_level * 100);
 	t = rtk_out_md_table(md, "lrrrrrrrrr", "rows", "n", "right", "wrong", "accuracy", "AUC", ci, "p (AUC > 0.5)",
 			 "distinct", "tied pairs");
-	md_discrimination_row(t, "all", cJSON_GetObjectItemCaseSensitive(s, "all"));
-	md_discrimination_row(t, label, cJSON_GetObjectItemCaseSensitive(s, "high"));
+	struct rtk_out_cells cells = rtk_out_md_cells(t);
+	discrimination_row(&cells, "all", cJSON_GetObjectItemCaseSensitive(s, "all"));
+	discrimination_row(&cells, label, cJSON_GetObjectItemCaseSensitive(s, "high"));
 	rtk_out_md_table_end(t);
 	rtk_out_md_para(md, "Lift: P(right | high) = %s (%s) against P(right) = %s (%s): **%s×**.",
 		    rtk_out_md_num(rtk_out_json_num(lift, "p_correct_high"), 3), rtk_out_md_interval(lift, "p_correct_high_ci", 3),
@@ -668,17 +686,8 @@ static void md_section(struct rtk_out_md *md, const cJSON *s, int level, double 
 	rtk_out_md_table_end(t);
 
 	t = rtk_out_md_table(md, "lrrrrrl", "confidence", "n", "right", "mean confidence", "accuracy", "accuracy 95% CI", "");
-	cJSON_ArrayForEach(bin, cJSON_GetObjectItemCaseSensitive(cal, "reliability_table")) {
-		bool empty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bin, "empty"));
-		double hi = rtk_out_json_num(bin, "hi");
-		rtk_out_md_cell(t, "[%.2f, %.2f%s", rtk_out_json_num(bin, "lo"), hi, hi >= 1 ? "]" : ")");
-		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(bin, "n"));
-		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(bin, "n_correct"));
-		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(bin, "mean_confidence"), 3));
-		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(bin, "accuracy"), 3));
-		rtk_out_md_cell(t, "%s", rtk_out_md_interval(bin, "accuracy_ci", 3));
-		rtk_out_md_cell(t, "%s", empty ? "empty" : "");
-	}
+	cells = rtk_out_md_cells(t);
+	bin_rows(&cells, cal);
 	rtk_out_md_table_end(t);
 }
 
@@ -712,18 +721,6 @@ void calibration_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 
 
 /* ----- HTML: the same result, with its charts ----- */
-
-static void html_discrimination_row(struct rtk_html *h, const char *label, const cJSON *d)
-{
-	rtk_html_cell(h, "%s", label);
-	rtk_html_cell(h, "%.0f", rtk_out_json_num(d, "n"));
-	rtk_html_cell(h, "%.0f", rtk_out_json_num(d, "n_correct"));
-	rtk_html_cell(h, "%.0f", rtk_out_json_num(d, "n_wrong"));
-	rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(d, "accuracy"), 3));
-	rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(d, "auc"), 3));
-	rtk_html_cell(h, "%s", rtk_out_md_interval(d, "auc_ci", 3));
-	rtk_html_cell(h, "%s", rtk_out_md_pvalue(rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(d, "mann_whitney"), "p_greater")));
-}
 
 static void html_charts(struct rtk_html *h, const cJSON *cal, const struct rtk_stats_roc_point *roc, size_t nroc,
 			double auc, double high)
@@ -777,7 +774,7 @@ static void html_groups(struct rtk_html *h, const cJSON *r, int level)
 void calibration_render_html(const cJSON *r, const struct rtk_stats_roc_point *roc, size_t nroc, struct rtk_html *h,
 			     int level)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict"), *bin;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(r, "input");
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "overall");
 	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(s, "calibration");
@@ -792,10 +789,11 @@ void calibration_render_html(const cJSON *r, const struct rtk_stats_roc_point *r
 		      rtk_out_json_num(in, "skipped_invalid"));
 	html_charts(h, cal, roc, nroc, rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(s, "all"), "auc"), high);
 	snprintf(label, sizeof(label), "high (>= %g)", high);
-	rtk_html_table(h, "p1-discrimination", "lrrrrrrr", "rows", "n", "right", "wrong", "accuracy", "AUC", "AUC interval",
-		       "p (AUC > 0.5)");
-	html_discrimination_row(h, "all", cJSON_GetObjectItemCaseSensitive(s, "all"));
-	html_discrimination_row(h, label, cJSON_GetObjectItemCaseSensitive(s, "high"));
+	rtk_html_table(h, "p1-discrimination", "lrrrrrrrrr", "rows", "n", "right", "wrong", "accuracy", "AUC", "AUC interval",
+		       "p (AUC > 0.5)", "distinct", "tied pairs");
+	struct rtk_out_cells cells = rtk_html_cells(h);
+	discrimination_row(&cells, "all", cJSON_GetObjectItemCaseSensitive(s, "all"));
+	discrimination_row(&cells, label, cJSON_GetObjectItemCaseSensitive(s, "high"));
 	rtk_html_table_end(h);
 	rtk_html_para(h, "Lift: P(right | high) = %s (%s) against P(right) = %s (%s): %s times.",
 		      rtk_out_md_num(rtk_out_json_num(lift, "p_correct_high"), 3), rtk_out_md_interval(lift, "p_correct_high_ci", 3),
@@ -806,16 +804,8 @@ void calibration_render_html(const cJSON *r, const struct rtk_stats_roc_point *r
 		      "overconfidence %+.4f.", rtk_out_md_num(rtk_out_json_num(cal, "brier"), 4),
 		      rtk_out_md_num(rtk_out_json_num(cal, "ece_equal_width"), 4), rtk_out_md_num(rtk_out_json_num(cal, "mce"), 4),
 		      rtk_out_json_num(cal, "overconfidence"));
-	rtk_html_table(h, "p1-bins", "lrrrrr", "confidence", "n", "right", "mean confidence", "share right", "interval");
-	cJSON_ArrayForEach(bin, cJSON_GetObjectItemCaseSensitive(cal, "reliability_table")) {
-		double hi = rtk_out_json_num(bin, "hi");
-		rtk_html_cell(h, "[%.2f, %.2f%s", rtk_out_json_num(bin, "lo"), hi, hi >= 1 ? "]" : ")");
-		rtk_html_cell(h, "%.0f", rtk_out_json_num(bin, "n"));
-		rtk_html_cell(h, "%.0f", rtk_out_json_num(bin, "n_correct"));
-		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(bin, "mean_confidence"), 3));
-		rtk_html_cell(h, "%s", rtk_out_md_num(rtk_out_json_num(bin, "accuracy"), 3));
-		rtk_html_cell(h, "%s", rtk_out_md_interval(bin, "accuracy_ci", 3));
-	}
+	rtk_html_table(h, "p1-bins", "lrrrrrl", "confidence", "n", "right", "mean confidence", "share right", "interval", "");
+	bin_rows(&cells, cal);
 	rtk_html_table_end(h);
 	html_groups(h, r, level + 1);
 	rtk_html_raw(h, "</section>\n");

@@ -106,6 +106,25 @@ static void md_failure_row(struct rtk_out_md_table *t, const cJSON *f)
 	rtk_out_md_cell(t, "%s", rules);
 }
 
+/* The T × S table's rows, for markdown and HTML: the counts and their totals. */
+static void ts_rows(const struct rtk_out_cells *c, const cJSON *t2)
+{
+	double ts = rtk_out_json_num(t2, "T_S"), tn = rtk_out_json_num(t2, "T_not_S"), ns = rtk_out_json_num(t2, "not_T_S"),
+	       nn = rtk_out_json_num(t2, "not_T_not_S");
+	rtk_out_cell(c, "T (tests/CI)");
+	rtk_out_cell(c, "%.0f", ts);
+	rtk_out_cell(c, "%.0f", tn);
+	rtk_out_cell(c, "%.0f", ts + tn);
+	rtk_out_cell(c, "not T");
+	rtk_out_cell(c, "%.0f", ns);
+	rtk_out_cell(c, "%.0f", nn);
+	rtk_out_cell(c, "%.0f", ns + nn);
+	rtk_out_cell(c, "total");
+	rtk_out_cell(c, "%.0f", ts + ns);
+	rtk_out_cell(c, "%.0f", tn + nn);
+	rtk_out_cell(c, "%.0f", ts + tn + ns + nn);
+}
+
 void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
@@ -164,20 +183,8 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 
 	rtk_out_md_heading(md, level + 1, "T × S");
 	t = rtk_out_md_table(md, "lrrr", "", "S (review surface)", "not S", "total");
-	double ts = rtk_out_json_num(t2, "T_S"), tn = rtk_out_json_num(t2, "T_not_S"), ns = rtk_out_json_num(t2, "not_T_S"),
-	       nn = rtk_out_json_num(t2, "not_T_not_S");
-	rtk_out_md_cell(t, "T (tests/CI)");
-	rtk_out_md_cell(t, "%.0f", ts);
-	rtk_out_md_cell(t, "%.0f", tn);
-	rtk_out_md_cell(t, "%.0f", ts + tn);
-	rtk_out_md_cell(t, "not T");
-	rtk_out_md_cell(t, "%.0f", ns);
-	rtk_out_md_cell(t, "%.0f", nn);
-	rtk_out_md_cell(t, "%.0f", ns + nn);
-	rtk_out_md_cell(t, "total");
-	rtk_out_md_cell(t, "%.0f", ts + ns);
-	rtk_out_md_cell(t, "%.0f", tn + nn);
-	rtk_out_md_cell(t, "%.0f", ts + tn + ns + nn);
+	struct rtk_out_cells cells = rtk_out_md_cells(t);
+	ts_rows(&cells, t2);
 	rtk_out_md_table_end(t);
 
 	rtk_out_md_heading(md, level + 1, "Culprits by author: agent, bot, human");
@@ -262,21 +269,9 @@ static void html_buckets(struct rtk_html *h, const cJSON *b, const cJSON *th)
 
 static void html_ts_table(struct rtk_html *h, const cJSON *t2)
 {
-	double ts = rtk_out_json_num(t2, "T_S"), tn = rtk_out_json_num(t2, "T_not_S"), ns = rtk_out_json_num(t2, "not_T_S"),
-	       nn = rtk_out_json_num(t2, "not_T_not_S");
 	rtk_html_table(h, "p2-txs", "lrrr", "", "S (review surface)", "not S", "total");
-	rtk_html_cell(h, "T (tests/CI)");
-	rtk_html_cell(h, "%.0f", ts);
-	rtk_html_cell(h, "%.0f", tn);
-	rtk_html_cell(h, "%.0f", ts + tn);
-	rtk_html_cell(h, "not T");
-	rtk_html_cell(h, "%.0f", ns);
-	rtk_html_cell(h, "%.0f", nn);
-	rtk_html_cell(h, "%.0f", ns + nn);
-	rtk_html_cell(h, "total");
-	rtk_html_cell(h, "%.0f", ts + ns);
-	rtk_html_cell(h, "%.0f", tn + nn);
-	rtk_html_cell(h, "%.0f", ts + tn + ns + nn);
+	struct rtk_out_cells cells = rtk_html_cells(h);
+	ts_rows(&cells, t2);
 	rtk_html_table_end(h);
 }
 

@@ -246,6 +246,16 @@ void rtk_html_cell(struct rtk_html *h, const char *fmt, ...)
 	rtk_html_cell_end(h);
 }
 
+static void html_put(void *table, const char *text)
+{
+	rtk_html_cell(table, "%s", text);
+}
+
+struct rtk_out_cells rtk_html_cells(struct rtk_html *h)
+{
+	return (struct rtk_out_cells){ html_put, h };
+}
+
 void rtk_html_table_end(struct rtk_html *h)
 {
 	while (h->table_col != 0)

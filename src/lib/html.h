@@ -2,6 +2,7 @@
 #ifndef RTK_HTML_H
 #define RTK_HTML_H
 
+#include "out.h"
 #include "strbuf.h"
 
 #include <cjson/cJSON.h>
@@ -54,6 +55,8 @@ void rtk_html_cell(struct rtk_html *h, const char *fmt, ...) __attribute__((form
 void rtk_html_cell_begin(struct rtk_html *h);
 void rtk_html_cell_end(struct rtk_html *h);
 void rtk_html_table_end(struct rtk_html *h);
+/* The cells of the open table, for a row writer shared with markdown (struct rtk_out_cells, lib/out). */
+struct rtk_out_cells rtk_html_cells(struct rtk_html *h);
 
 /* Replaces path atomically with the page (rtk_fs_atomic_open): 0, or RTK_EXIT_FAILURE naming path. */
 int rtk_html_write(struct rtk_html *h, const char *path);

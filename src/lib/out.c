@@ -176,6 +176,27 @@ void rtk_out_md_cell(struct rtk_out_md_table *t, const char *fmt, ...)
 	table_push(t, n < 0 ? NULL : escape_cell(s));
 }
 
+static void md_put(void *table, const char *text)
+{
+	rtk_out_md_cell(table, "%s", text);
+}
+
+struct rtk_out_cells rtk_out_md_cells(struct rtk_out_md_table *t)
+{
+	return (struct rtk_out_cells){ md_put, t };
+}
+
+void rtk_out_cell(const struct rtk_out_cells *c, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	c->put(c->table, n < 0 ? "" : s);
+	free(s);
+}
+
 /* Display width: code points, not bytes, so UTF-8 text lines up. */
 static size_t display_width(const char *s)
 {

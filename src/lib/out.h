@@ -44,6 +44,18 @@ void rtk_out_md_cell(struct rtk_out_md_table *t, const char *fmt, ...) __attribu
 /* Renders the table into md and frees it. */
 void rtk_out_md_table_end(struct rtk_out_md_table *t);
 
+/*
+ * Where a table's cells go, so one function writes a table's rows for markdown and HTML alike:
+ * rtk_out_md_cells for a markdown table, rtk_html_cells (lib/html) for an HTML one.
+ */
+struct rtk_out_cells {
+	void (*put)(void *table, const char *text);
+	void *table;
+};
+struct rtk_out_cells rtk_out_md_cells(struct rtk_out_md_table *t);
+/* The next cell, formatted as printf does. */
+void rtk_out_cell(const struct rtk_out_cells *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Formats a double for people: "n/a" for NaN, else printf("%.*f"). Uses a small ring of buffers. */
 const char *rtk_out_md_num(double v, int decimals);
 /* A p-value for people: "< 0.0001" rather than a row of zeros, "n/a" for NaN. */
