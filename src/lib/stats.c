@@ -297,6 +297,16 @@ int rtk_stats_counter_add_n(struct rtk_stats_counter *c, double value, uint64_t 
 	if (pos > UINT64_MAX - c->rows || neg > UINT64_MAX - c->rows - pos)
 		return rtk_fail(RTK_EXIT_FAILURE, "more than %llu rows", (unsigned long long)UINT64_MAX);
 	key = value_key(value);
+	/* Continuous confidences: a row goes to the list unprobed. A value the table holds too is
+	 * summed with it when the two are merged (merge_sources adds equal keys from every source). */
+	if (c->continuous && pos + neg == 1) {
+		int rc;
+		if (c->nlist == c->list_cap && (rc = list_reserve(c, 1)))
+			return rc;
+		c->list[c->nlist++] = key | (pos ? LABEL_BIT : 0);
+		c->rows++;
+		return 0;
+	}
 	slot = probe(c->slot, c->capacity, key);
 	if (slot->key == EMPTY_KEY) {
 		if (c->used >= HASH_LIMIT && pos + neg == 1) {

@@ -164,6 +164,35 @@ static void counter_keeps_many_values_exactly(void **state)
 	rtk_stats_counter_free(c);
 }
 
+/*
+ * Once a compaction finds the rows mostly distinct, single rows go to the list without a look at the
+ * table: rows of values the table already holds must still come out summed with the table's counts.
+ */
+static void counter_continuous_rows_meet_the_table(void **state)
+{
+	enum { DISTINCT = 500000, HOT = 100, AGAIN = 60000 };
+	struct rtk_stats_counter *c = rtk_stats_counter_new();
+	uint64_t *pos = calloc(DISTINCT, sizeof(*pos)), *neg = calloc(DISTINCT, sizeof(*neg));
+
+	(void)state;
+	assert_true(c && pos && neg);
+	for (size_t i = 0; i < DISTINCT; i++) { /* the first values fill the table; the rest, all distinct, the list */
+		assert_int_equal(rtk_stats_counter_add(c, (double)i / DISTINCT, i % 2 == 0), 0);
+		(i % 2 == 0 ? pos : neg)[i]++;
+	}
+	for (size_t r = 0; r < AGAIN; r++) { /* values the table holds, after the list went continuous */
+		size_t i = (r * 7) % HOT;
+		assert_int_equal(rtk_stats_counter_add(c, (double)i / DISTINCT, r % 3 == 0), 0);
+		(r % 3 == 0 ? pos : neg)[i]++;
+	}
+	assert_int_equal(rtk_stats_counter_add_n(c, 0.0, 5, 6), 0); /* several rows at once still use the table */
+	pos[0] += 5, neg[0] += 6;
+	check_tally(c, pos, neg, DISTINCT);
+	free(pos);
+	free(neg);
+	rtk_stats_counter_free(c);
+}
+
 static void counter_empty_and_refusals(void **state)
 {
 	struct rtk_stats_counter *c = rtk_stats_counter_new();
@@ -846,6 +875,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(counter_merges_and_sorts),
 	cmocka_unit_test(counter_grows_without_losing_rows),
 	cmocka_unit_test(counter_keeps_many_values_exactly),
+	cmocka_unit_test(counter_continuous_rows_meet_the_table),
 	cmocka_unit_test(counter_empty_and_refusals),
 	cmocka_unit_test(auc_hand_example_with_ties),
 	cmocka_unit_test(auc_mirror_image),
