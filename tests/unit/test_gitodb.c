@@ -593,16 +593,38 @@ static void put32(unsigned char *p, uint32_t v)
 }
 
 /*
+ * Writes pack-NAME.pack (the len bytes of pack) and a version 2 pack-NAME.idx naming its one object,
+ * id, at offset 12. The checksums are left zero (gitodb does not check them).
+ */
+static void write_one_object_pack(const char *packdir, const char *name, const unsigned char id[20],
+				  const unsigned char *pack, size_t len)
+{
+	unsigned char idx[8 + 1024 + 28 + 40] = { 0xff, 't', 'O', 'c', 0, 0, 0, 2 };
+	char path[400];
+	FILE *f;
+	for (unsigned b = id[0]; b < 256; b++)
+		put32(idx + 8 + 4 * b, 1);
+	memcpy(idx + 8 + 1024, id, 20);
+	put32(idx + 8 + 1024 + 24, 12);
+	snprintf(path, sizeof(path), "%s/pack-%s.pack", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(pack, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/pack-%s.idx", packdir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(idx, 1, sizeof(idx), f), sizeof(idx));
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
  * Writes pack-NAME.pack and pack-NAME.idx into packdir: one object id, stored at offset 12 as a
  * REF_DELTA of base holding delta (n bytes). The checksums are left zero (gitodb does not check them).
  */
 static void craft_pack(const char *packdir, const char *name, const unsigned char id[20], const unsigned char base[20],
 		       const unsigned char *delta, size_t n)
 {
-	unsigned char pack[600] = "PACK", idx[8 + 1024 + 28 + 40] = { 0xff, 't', 'O', 'c', 0, 0, 0, 2 }, *w = pack + 12;
+	unsigned char pack[600] = "PACK", *w = pack + 12;
 	uLongf zlen = 400;
-	char path[400];
-	FILE *f;
 	size_t size = n;
 	put32(pack + 4, 2);
 	put32(pack + 8, 1);
@@ -614,18 +636,7 @@ static void craft_pack(const char *packdir, const char *name, const unsigned cha
 	w += 20;
 	assert_int_equal(compress2(w, &zlen, delta, n, 6), Z_OK);
 	w += zlen + 20; /* and a zero trailer */
-	for (unsigned b = id[0]; b < 256; b++)
-		put32(idx + 8 + 4 * b, 1);
-	memcpy(idx + 8 + 1024, id, 20);
-	put32(idx + 8 + 1024 + 24, 12);
-	snprintf(path, sizeof(path), "%s/pack-%s.pack", packdir, name);
-	assert_non_null(f = fopen(path, "wb"));
-	assert_int_equal(fwrite(pack, 1, (size_t)(w - pack), f), (size_t)(w - pack));
-	assert_int_equal(fclose(f), 0);
-	snprintf(path, sizeof(path), "%s/pack-%s.idx", packdir, name);
-	assert_non_null(f = fopen(path, "wb"));
-	assert_int_equal(fwrite(idx, 1, sizeof(idx), f), sizeof(idx));
-	assert_int_equal(fclose(f), 0);
+	write_one_object_pack(packdir, name, id, pack, (size_t)(w - pack));
 }
 
 static void crafted_delta_entries(void **state)
@@ -1251,11 +1262,9 @@ static void deep_trees_stop_at_git_limit(void **state)
 static void craft_claim(const char *packdir, const char *name, const unsigned char id[20], uint64_t size,
 			const void *data, size_t n, size_t pad)
 {
-	unsigned char *pack = calloc(1, 600 + pad), idx[8 + 1024 + 28 + 40] = { 0xff, 't', 'O', 'c', 0, 0, 0, 2 };
+	unsigned char *pack = calloc(1, 600 + pad);
 	unsigned char *w = pack + 12;
 	uLongf zlen = 400;
-	char path[400];
-	FILE *f;
 	memcpy(pack, "PACK", 4);
 	put32(pack + 4, 2);
 	put32(pack + 8, 1);
@@ -1265,18 +1274,7 @@ static void craft_claim(const char *packdir, const char *name, const unsigned ch
 	w++;
 	assert_int_equal(compress2(w, &zlen, data, n, 6), Z_OK);
 	w += zlen + pad + 20;
-	for (unsigned b = id[0]; b < 256; b++)
-		put32(idx + 8 + 4 * b, 1);
-	memcpy(idx + 8 + 1024, id, 20);
-	put32(idx + 8 + 1024 + 24, 12);
-	snprintf(path, sizeof(path), "%s/pack-%s.pack", packdir, name);
-	assert_non_null(f = fopen(path, "wb"));
-	assert_int_equal(fwrite(pack, 1, (size_t)(w - pack), f), (size_t)(w - pack));
-	assert_int_equal(fclose(f), 0);
-	snprintf(path, sizeof(path), "%s/pack-%s.idx", packdir, name);
-	assert_non_null(f = fopen(path, "wb"));
-	assert_int_equal(fwrite(idx, 1, sizeof(idx), f), sizeof(idx));
-	assert_int_equal(fclose(f), 0);
+	write_one_object_pack(packdir, name, id, pack, (size_t)(w - pack));
 	free(pack);
 }
 
