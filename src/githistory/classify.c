@@ -725,6 +725,120 @@ static int set_aside_reverted_fixes(struct githistory_run *h, struct githistory_
 	return rc;
 }
 
+static int fixes_trailer_sha(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	size_t n = 0;
+	while (n < vl && isxdigit((unsigned char)v[n]))
+		n++;
+	if (kl == 5 && !strncasecmp(k, "fixes", 5) && n >= 7 && (n == vl || !isalnum((unsigned char)v[n])))
+		*(bool *)arg = true;
+	return 0;
+}
+
+/*
+ * An enhancement the free-form rules read as a fix (by "regression", an issue reference or a trailer): its
+ * subject opens with an enhancement verb (fix.free_form.enhancement_subject) and does not say fix, and its
+ * message names no commit as the cause ("setopt: allow X set to -1 ... Regression from commit b059f7d" is a
+ * fix: fix.names_culprit or a Fixes: trailer with a sha).
+ */
+static bool is_enhancement(const struct githistory_rules *r, const struct githistory_commit *c)
+{
+	bool named = false;
+	if (r->fix_set != GITHISTORY_FIX_FREE_FORM || !r->enhancement_subject || !matches(r->enhancement_subject, c->subject) ||
+	    matches(r->fix_word_re, c->subject) || (r->names_culprit && matches(r->names_culprit, c->message)))
+		return false;
+	trailers_foreach(c->message, strlen(c->message), fixes_trailer_sha, &named);
+	return !named;
+}
+
+/* Does text name x: a hex run of 7 to 40 digits that starts x's sha, or "#N" when x's subject ends "(#N)"? */
+static bool message_names(const char *text, const struct githistory_commit *x)
+{
+	char hex[41], pr[24];
+	size_t sl = x->subject ? strlen(x->subject) : 0, pl = 0;
+	gitx_oid_hex(&x->oid, hex);
+	while (sl && isspace((unsigned char)x->subject[sl - 1]))
+		sl--;
+	if (sl > 3 && x->subject[sl - 1] == ')') { /* "(#N)": keep "#N" */
+		size_t k = sl - 1;
+		while (k > 0 && isdigit((unsigned char)x->subject[k - 1]))
+			k--;
+		if (k >= 2 && k < sl - 1 && x->subject[k - 1] == '#' && x->subject[k - 2] == '(' && sl - k < sizeof(pr) - 1)
+			pl = (size_t)snprintf(pr, sizeof(pr), "#%.*s", (int)(sl - 1 - k), x->subject + k);
+	}
+	for (const char *p = text; *p; p++) {
+		bool word_start = p == text || !isalnum((unsigned char)p[-1]);
+		if (!word_start)
+			continue;
+		if (pl && !strncmp(p, pr, pl) && !isdigit((unsigned char)p[pl]))
+			return true;
+		size_t n = 0;
+		while (isxdigit((unsigned char)p[n]))
+			n++;
+		if (n >= 7 && n <= 40 && !isalnum((unsigned char)p[n]) && !strncasecmp(p, hex, n))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Companion reverts (revert.companion_within): a revert whose culprit's message names the culprit of another
+ * revert, made within that long of it, took back a change that followed the other (a test adjusted to a
+ * feature, restored when the feature goes): one failure, the other revert's. It leaves the failures for the
+ * unlinked list, reason companion.
+ */
+static int set_aside_companion_reverts(struct githistory_run *h, struct githistory_failures *fs)
+{
+	size_t kept = 0;
+	int rc = 0;
+	bool *companion;
+	const struct githistory_failure **primary;
+
+	if (!h->rules.companion_within || fs->n < 2)
+		return 0;
+	if (!(companion = calloc(fs->n, sizeof(*companion))) || !(primary = calloc(fs->n, sizeof(*primary)))) {
+		free(companion);
+		return rtk_oom();
+	}
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct githistory_failure *f = &fs->v[i];
+		const struct githistory_commit *x = f->culprit[0];
+		if (strcmp(f->kind, "revert") || f->nculprits != 1 || f->flap || !x->message)
+			continue;
+		for (size_t j = 0; j < fs->n && !companion[i]; j++) {
+			const struct githistory_failure *g = &fs->v[j];
+			int64_t apart = f->remedy->commit_time - g->remedy->commit_time;
+			if (j == i || strcmp(g->kind, "revert") || companion[j] || g->culprit[0] == x ||
+			    (apart < 0 ? -apart : apart) > h->rules.companion_within ||
+			    g->culprit[0]->commit_time > x->commit_time || !message_names(x->message, g->culprit[0]))
+				continue;
+			companion[i] = true;
+			primary[i] = g;
+		}
+	}
+	for (size_t i = 0; i < fs->n; i++) {
+		struct githistory_failure *f = &fs->v[i];
+		if (!companion[i] || rc) {
+			f->remedy->failure = (long)kept;
+			fs->v[kept++] = *f;
+			continue;
+		}
+		char hex[41], hex2[41], why[240];
+		snprintf(why, sizeof(why), "a companion of the revert %.10s: the commit it takes back (%.10s) names the one "
+			 "that revert takes back, and went back with it (revert.companion_within)",
+			 gitx_oid_hex(&primary[i]->remedy->oid, hex), gitx_oid_hex(&f->culprit[0]->oid, hex2));
+		f->remedy->failure = -1;
+		cJSON_AddItemToArray(f->rules, cJSON_CreateString("companion-revert"));
+		rc = unlinked(h, fs, f->remedy, "revert", "companion", why, f->rules);
+		cJSON_Delete(f->evidence);
+		fs->companion_reverts++;
+	}
+	fs->n = kept;
+	free(companion);
+	free(primary);
+	return rc;
+}
+
 int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs)
 {
 	struct githistory_pathset_index ix = { 0 };
@@ -746,12 +860,16 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 			fs->dependency_updates++;
 		else if (c->kind == GITHISTORY_KIND_FIX && matches(h->rules.cleanup_subject, c->subject))
 			fs->cleanups++; /* "fix typo", "fix lint": a fix of nothing that ran */
+		else if (c->kind == GITHISTORY_KIND_FIX && is_enhancement(&h->rules, c))
+			fs->enhancements++; /* "Increase the chunk size" that "Fixes #796": an enhancement request */
 		else if (c->kind == GITHISTORY_KIND_FIX)
 			rc = detect_fix(h, fs, c);
 	}
 	githistory_patchid_index_free(&ix);
 	if (!rc)
 		rc = set_aside_reverted_fixes(h, fs);
+	if (!rc)
+		rc = set_aside_companion_reverts(h, fs);
 	return rc;
 }
 

@@ -151,9 +151,11 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		    rtk_out_json_num(in, "unlinked"), rtk_out_json_num(in, "reapplies"));
 	rtk_out_md_para(md, "%.0f fix-type commits set aside as dependency updates (not failures); %.0f as cleanups (typos, "
 			"lint, formatting, warnings: fix.cleanup_subject); %.0f reverts of or by formatting commits set aside; "
-			"%.0f fixes set aside because they were reverted in turn.",
+			"%.0f fixes set aside because they were reverted in turn; %.0f as enhancements (fix.free_form.enhancement_subject); "
+			"%.0f reverts as companions of another revert (revert.companion_within).",
 			rtk_out_json_num(in, "dependency_updates"), rtk_out_json_num(in, "cleanups"),
-			rtk_out_json_num(in, "formatting_reverts"), rtk_out_json_num(in, "reverted_fixes"));
+			rtk_out_json_num(in, "formatting_reverts"), rtk_out_json_num(in, "reverted_fixes"),
+			rtk_out_json_num(in, "enhancements"), rtk_out_json_num(in, "companion_reverts"));
 	const cJSON *cov = cJSON_GetObjectItemCaseSensitive(r, "coverage");
 	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(cov, "conventional_share");
 	rtk_out_md_para(md, "Coverage: %.0f commits looked at, %.0f matched a failure rule (%.0f fixes, %.0f reverts); "

@@ -41,6 +41,8 @@ struct githistory_rules {
 	struct rtk_re *rename_keywords; /* blame.rename_keywords */
 	long moved_min_chars, rename_min_lines;
 	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
+	struct rtk_re *enhancement_subject; /* fix.free_form.enhancement_subject; NULL when the list is empty */
+	int64_t companion_within;           /* revert.companion_within; 0: companion reverts are not looked for */
 	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */
 	bool formatting_char[256];  /* blame.formatting_chars */
 	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_classify_fix_set) */
@@ -277,6 +279,8 @@ struct githistory_failures {
 	size_t formatting_reverts; /* reverts of, or by, formatting commits: set aside */
 	size_t cleanups;           /* fix-kind commits set aside as cleanups (fix.cleanup_subject) */
 	size_t reverted_fixes;     /* fixes set aside because they were reverted (revert.reverted_fix_set_aside) */
+	size_t enhancements;       /* free-form fixes set aside as enhancements (fix.free_form.enhancement_subject) */
+	size_t companion_reverts;  /* reverts set aside as companions of another revert (revert.companion_within) */
 	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */
 	/* coverage: the window's non-merges, and those matching a failure rule */
 	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;

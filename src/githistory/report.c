@@ -372,6 +372,8 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	cJSON_AddNumberToObject(in, "formatting_reverts", (double)fs->formatting_reverts);
 	cJSON_AddNumberToObject(in, "cleanups", (double)fs->cleanups);
 	cJSON_AddNumberToObject(in, "reverted_fixes", (double)fs->reverted_fixes);
+	cJSON_AddNumberToObject(in, "enhancements", (double)fs->enhancements);
+	cJSON_AddNumberToObject(in, "companion_reverts", (double)fs->companion_reverts);
 	cJSON_AddItemToObject(result, "buckets", buckets_json(all, r->ci_level));
 	t = cJSON_AddObjectToObject(result, "table_2x2");
 	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);

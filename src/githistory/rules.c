@@ -85,6 +85,18 @@ static int compile_rule2(struct githistory_rules *r, const char *section, const 
 	return compile_node(cJSON_GetObjectItemCaseSensitive(rule_at(r->json, section, sub), name), what, out, origin);
 }
 
+/* As compile_rule2, but an empty list turns the rule off (*out NULL). */
+static int compile_optional_rule2(struct githistory_rules *r, const char *section, const char *sub, const char *name,
+				  struct rtk_re **out, const char *origin)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rule_at(r->json, section, sub), name);
+	if (cJSON_IsArray(v) && !cJSON_GetArraySize(v)) {
+		*out = NULL;
+		return 0;
+	}
+	return compile_rule2(r, section, sub, name, out, origin);
+}
+
 static int number_rule(struct githistory_rules *r, const char *section, const char *name, double lo, double hi,
 		       double *out, const char *origin)
 {
@@ -154,6 +166,7 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule(r, "blame", "rename_keywords", &r->rename_keywords, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
+	    (rc = compile_optional_rule2(r, "fix", "free_form", "enhancement_subject", &r->enhancement_subject, origin)) ||
 	    (rc = compile_rule(r, "fix", "word", &r->fix_word_re, origin)) ||
 	    (rc = compile_rule(r, "blame", "insubstantial_lines", &r->insubstantial, origin)) ||
 	    (rc = compile_rule2(r, "blame", "formatting_commit", "subject", &r->formatting_subject, origin)) ||
@@ -221,6 +234,11 @@ int githistory_rules_load(struct githistory_rules *r)
 	if (!cJSON_IsBool(rf))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.reverted_fix_set_aside must be true or false", origin);
 	r->reverted_fix_set_aside = cJSON_IsTrue(rf);
+	/* revert.companion_within: a duration, or false (companion reverts are not looked for) */
+	if (cJSON_IsFalse(rule_at(r->json, "revert", "companion_within")))
+		r->companion_within = 0;
+	else if ((rc = duration_rule(r, "revert", "companion_within", &r->companion_within, origin)))
+		return rtk_fail(rc, "%s: revert.companion_within must be a duration such as 2d, or false", origin);
 	const cJSON *ig = rule_at(r->json, "blame", "ignore_revs_file");
 	r->ignore_revs_file = cJSON_IsString(ig) && *ig->valuestring ? ig->valuestring : NULL;
 	return 0;
@@ -232,7 +250,8 @@ void githistory_rules_free(struct githistory_rules *r)
 				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author,
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
 				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
-				 r->cleanup_subject, r->test_trees, r->rename_keywords, r->names_culprit };
+				 r->cleanup_subject, r->test_trees, r->rename_keywords, r->names_culprit,
+				 r->enhancement_subject };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
 	cJSON_Delete(r->json);

@@ -182,6 +182,25 @@ testing "fix.names_culprit [] turns it off: blame decides (the reword strongly; 
 testing "\"Introduced in #614\" names the squash-merged pull request whose subject ends (#614); #999, no pull request, leaves blame" \
 	"$(gh pr-names '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]]')" \
 	'[["Fix wrong reserved bits in ClientFlags (#729)","Replace client flags to bitfield (#614)","named"],["Fix the db expansion (#731)","Expand the db on load (#700)","blame"]]\n'
+testing "a test change that followed a feature goes back with it the same day: a companion, one failure; four days apart: two" \
+	"$(gh companion-revert '[[.failures[] | .remedy.subject], [.unlinked[] | [.kind, .reason_code, .rules[-1]]], .input.companion_reverts]')" \
+	'[["runtime: revert \\"steal tasks from the LIFO slot\\" (#8100)","Revert \\"io: probe uring once\\"","Revert \\"io: use uring (#7500)\\""],[["revert","companion","companion-revert"]],1]\n'
+testing "revert.companion_within 5d: the reverts four days apart are companions too" \
+	"cd $(repo companion-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.companion_reverts, [.unlinked[].remedy.subject]]'" \
+	'[2,2,["test: revert \\"remove churn() from lifo_stealable\\" (#8114)","Revert \\"io: probe uring once\\""]]\n' "revert: {companion_within: 5d}\n"
+testing "revert.companion_within false: every revert is a failure" \
+	"cd $(repo companion-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.companion_reverts]'" \
+	'[4,0]\n' "revert: {companion_within: false}\n"
+testing "revert.companion_within must be a duration or false" \
+	"cd $(repo companion-revert) && $RTK git-history --config \$OLDPWD/input 2>&1 | sed 's|/.*/input:|input:|'; echo \"exit \${PIPESTATUS[0]}\"" \
+	"rtk git-history: input: revert.companion_within must be a duration such as 2d, or false\nexit 2\n" "revert: {companion_within: soon}\n"
+testing "an enhancement that \"Fixes #796\" is set aside; one naming the commit that broke it, and \"add missing\", are fixes" \
+	"$(gh enhancements '[[.failures[] | .remedy.subject], .input.enhancements, .coverage.fix_rule_set]')" \
+	'[["rio: allow the timeout set to -1","rio: add missing check"],1,"free-form"]\n'
+testing "fix.free_form.enhancement_subject [] turns it off: the enhancement is a failure" \
+	"cd $(repo enhancements) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.enhancements]'" \
+	'[["Increase rioConnsetWrite max chunk size to 16K","rio: allow the timeout set to -1","rio: add missing check"],0]\n' \
+	"fix: {free_form: {enhancement_subject: []}}\n"
 testing "git's t/ is a test tree for blame too: a test_expect_failure the fix flips links nothing" \
 	"$(gh t-tests '[[.failures[].culprit.subject], [.unlinked[] | .reason_code]]')" '[[],["older-than-window"]]\n'
 testing "without t/ in classification.test_paths the test's author is blamed" \
@@ -278,7 +297,7 @@ testing "dependency updates are not failures; a revert or a fix undoing one is, 
 	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
 testing "dependency updates: the markdown counts what was set aside" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
-	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn.\n'
+	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within).\n'
 testing "dependency_update rules off in --config: the four fixes come back as failures" \
 	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
 	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
@@ -370,7 +389,8 @@ done
 # --- output contract ----------------------------------------------------------------------------------
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
-	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names; do
+	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
+	companion-revert enhancements; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
