@@ -1,10 +1,15 @@
-# bench/accuracy_sample.py REPORT.json N SEED: a seeded random sample of N classified failures of an rtk git-history
-# report (the JSON), one tab-separated line each: index, kind, remedy, culprit, evidence, bucket, rules. Used for bench/ACCURACY.md.
+# bench/accuracy_sample.py REPORT.json N SEED [EXCLUDE]: a seeded random sample of N classified failures of an rtk
+# git-history report (the JSON), one tab-separated line each: index, kind, remedy, culprit, evidence, bucket, rules.
+# EXCLUDE, a file of remedy sha prefixes (one per line: those labelled in earlier samples), draws the first N of
+# the same seeded order whose remedy is not one of them. Used for bench/ACCURACY.md.
 import json, random, sys
 r = json.load(open(sys.argv[1]))
 fs = r["failures"]
 idx = list(range(len(fs)))
 random.Random(int(sys.argv[3])).shuffle(idx)
+if len(sys.argv) > 4:
+    seen = [l.strip() for l in open(sys.argv[4]) if l.strip()]
+    idx = [i for i in idx if not any(fs[i]["remedy"]["sha"].startswith(p) for p in seen)]
 for i in sorted(idx[: int(sys.argv[2])]):
     f = fs[i]
     e = f["evidence"]
