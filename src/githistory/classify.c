@@ -325,6 +325,20 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 		return 0;
 	}
 	*handled = true;
+	struct githistory_commit *culprit = named ? named : predicted;
+	if (h->rules.planned_subject && culprit->kind == GITHISTORY_KIND_OTHER && matches(h->rules.planned_subject, culprit->subject)) {
+		char hex[41], why[200];
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString(named    ? "revert-message"
+									: by_pid   ? "revert-patch-id"
+									: by_subject ? "revert-subject"
+										     : "revert-lines"));
+		cJSON_AddItemToArray(rules, cJSON_CreateString("planned-revert"));
+		snprintf(why, sizeof(why), "it takes back %.10s, a change its own subject calls temporary (revert.planned_subject): "
+			 "the plan carried out, not a failure", gitx_oid_hex(&culprit->oid, hex));
+		fs->planned_reverts++;
+		return unlinked(h, fs, r, "revert", "planned", why, rules);
+	}
 	if (named) /* the routes that agree with the commit the message names are listed as corroboration */
 		return link_revert(h, fs, r, named, true, by_pid && by_pid == named, &pid,
 				   by_subject == named ? "revert-subject" : by_lines == named ? "revert-lines" : NULL, false);
@@ -566,6 +580,12 @@ static size_t top_len(const char *path)
 	return slash ? (size_t)(slash - path) : 0;
 }
 
+/* A test file is no review surface (classification.surface_skips_tests): tests/unit/auth.tcl is not auth code. */
+static bool is_test_file(const struct githistory_rules *r, const char *path)
+{
+	return r->surface_skips_tests && (matches(r->test_paths, path) || matches(r->test_trees, path));
+}
+
 int githistory_classify_failure(struct githistory_run *h, struct githistory_failure *f)
 {
 	const struct githistory_rules *r = &h->rules;
@@ -578,6 +598,8 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 		if ((rc = githistory_walk_files(h, c)))
 			return rc;
 		for (size_t k = 0; k < c->files.n; k++) {
+			if (is_test_file(r, c->files.v[k]))
+				continue;
 			struct riskfloor_surface s = riskfloor_classify(h->risk, c->files.v[k], strlen(c->files.v[k]));
 			if (s.weight > best)
 				best = s.weight, f->surface = s.name, f->surface_path = c->files.v[k];
@@ -613,6 +635,8 @@ int githistory_classify_failure(struct githistory_run *h, struct githistory_fail
 			for (size_t i = 0; i < f->nculprits; i++)
 				for (size_t k = 0; k < f->culprit[i]->files.n; k++) {
 					const char *p = f->culprit[i]->files.v[k];
+					if (is_test_file(r, p))
+						continue;
 					double x = riskfloor_classify_without(h->risk, p, strlen(p), h->nd[j]).weight;
 					w = x > w ? x : w;
 				}
@@ -683,6 +707,26 @@ static int count_tracked(const char *path, size_t len, void *arg)
 	return 0;
 }
 
+/* The window's non-merge commits, and for each pattern those changing at least one path it matches. */
+static int count_changed(struct githistory_run *h)
+{
+	size_t *hits = calloc(h->npatterns ? h->npatterns : 1, sizeof(*hits));
+	int rc = hits ? 0 : rtk_oom();
+	for (size_t i = 0; !rc && i < h->n; i++) {
+		struct githistory_commit *c = h->v[i];
+		if (!c->in_window || c->nparents > 1 || (rc = githistory_walk_files(h, c)))
+			continue;
+		memset(hits, 0, h->npatterns * sizeof(*hits));
+		for (size_t k = 0; k < c->files.n; k++)
+			riskfloor_pattern_hits(h->risk, c->files.v[k], strlen(c->files.v[k]), hits);
+		for (size_t j = 0; j < h->npatterns; j++)
+			h->changed_hits[j] += hits[j] > 0;
+		h->changed_commits++;
+	}
+	free(hits);
+	return rc;
+}
+
 int githistory_classify_discrimination(struct githistory_run *h)
 {
 	struct githistory_commit *tip = githistory_walk_commit(h, &h->tip);
@@ -694,9 +738,16 @@ int githistory_classify_discrimination(struct githistory_run *h)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_error_message());
 	if ((rc = gitodb_tree_diff(h->odb, NULL, &tip->tree, count_tracked, h)))
 		return rc;
-	for (size_t j = 0; j < h->npatterns && h->tracked_files; j++)
-		if ((double)h->pattern_hits[j] / (double)h->tracked_files > h->rules.surface_max_share && h->n_nd < GITHISTORY_MAX_ND)
+	if (!(h->changed_hits = calloc(h->npatterns ? h->npatterns : 1, sizeof(*h->changed_hits))))
+		return rtk_oom();
+	if (h->rules.nd_changed_commits && (rc = count_changed(h)))
+		return rc;
+	for (size_t j = 0; j < h->npatterns; j++) {
+		double tracked = h->tracked_files ? (double)h->pattern_hits[j] / (double)h->tracked_files : 0;
+		double changed = h->changed_commits ? (double)h->changed_hits[j] / (double)h->changed_commits : 0;
+		if ((tracked > h->rules.surface_max_share || changed > h->rules.surface_max_share) && h->n_nd < GITHISTORY_MAX_ND)
 			h->nd[h->n_nd++] = j;
+	}
 	return 0;
 }
 

@@ -152,10 +152,12 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	rtk_out_md_para(md, "%.0f fix-type commits set aside as dependency updates (not failures); %.0f as cleanups (typos, "
 			"lint, formatting, warnings: fix.cleanup_subject); %.0f reverts of or by formatting commits set aside; "
 			"%.0f fixes set aside because they were reverted in turn; %.0f as enhancements (fix.free_form.enhancement_subject); "
-			"%.0f reverts as companions of another revert (revert.companion_within).",
+			"%.0f reverts as companions of another revert (revert.companion_within); %.0f reverts of changes their "
+			"subject calls temporary (revert.planned_subject).",
 			rtk_out_json_num(in, "dependency_updates"), rtk_out_json_num(in, "cleanups"),
 			rtk_out_json_num(in, "formatting_reverts"), rtk_out_json_num(in, "reverted_fixes"),
-			rtk_out_json_num(in, "enhancements"), rtk_out_json_num(in, "companion_reverts"));
+			rtk_out_json_num(in, "enhancements"), rtk_out_json_num(in, "companion_reverts"),
+			rtk_out_json_num(in, "planned_reverts"));
 	const cJSON *cov = cJSON_GetObjectItemCaseSensitive(r, "coverage");
 	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(cov, "conventional_share");
 	rtk_out_md_para(md, "Coverage: %.0f commits looked at, %.0f matched a failure rule (%.0f fixes, %.0f reverts); "
@@ -171,10 +173,12 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	const cJSON *nd = cJSON_GetObjectItemCaseSensitive(r, "non_discriminating"), *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(nd, "surface_patterns"))
 		rtk_out_md_para(md, "Non-discriminating rule: risk-floor pattern `%s` (%s) matches %.0f of %.0f tracked files "
-				"(%s); %.0f failures are S only by it. A KILL resting on it is reported as INCONCLUSIVE.",
+				"(%s) and a path changed by %.0f of the window's %.0f commits (%s); %.0f failures are S only by it. A KILL "
+				"resting on it is reported as INCONCLUSIVE.",
 				rtk_out_json_str(e, "pattern"), rtk_out_json_str(e, "surface"), rtk_out_json_num(e, "files"),
 				rtk_out_json_num(nd, "tracked_files"), rtk_out_md_num(rtk_out_json_num(e, "share"), 2),
-				rtk_out_json_num(e, "failures_S_only_by_it"));
+				rtk_out_json_num(e, "changed_commits"), rtk_out_json_num(nd, "changed_commits"),
+				rtk_out_md_num(rtk_out_json_num(e, "changed_share"), 2), rtk_out_json_num(e, "failures_S_only_by_it"));
 	if (rtk_out_json_num(nd, "ci_scope_ignored") > 0)
 		rtk_out_md_para(md, "%.0f remedies name test/CI only in their Conventional Commits scope (`fix(build): ...`): "
 				"not T (rule ci-scope-ignored).", rtk_out_json_num(nd, "ci_scope_ignored"));

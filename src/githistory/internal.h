@@ -43,6 +43,9 @@ struct githistory_rules {
 	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
 	struct rtk_re *enhancement_subject; /* fix.free_form.enhancement_subject; NULL when the list is empty */
 	int64_t companion_within;           /* revert.companion_within; 0: companion reverts are not looked for */
+	struct rtk_re *planned_subject;     /* revert.planned_subject; NULL when the list is empty */
+	bool nd_changed_commits;            /* non_discriminating.changed_commits */
+	bool surface_skips_tests;           /* classification.surface_skips_tests */
 	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */
 	bool formatting_char[256];  /* blame.formatting_chars */
 	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_classify_fix_set) */
@@ -115,6 +118,7 @@ struct githistory_run {
 	size_t window_nonmerges, window_conventional; /* for the fix rule set (githistory_classify_fix_set) */
 	/* Risk-floor patterns that do not discriminate (githistory_classify_discrimination). */
 	size_t tracked_files, *pattern_hits, npatterns;
+	size_t changed_commits, *changed_hits; /* the window's non-merges, and those changing a path each pattern matches */
 	size_t nd[GITHISTORY_MAX_ND], n_nd; /* the numbers of the patterns matching more than surface_max_share */
 	char rules_sha[65]; /* of the git-history rules and the risk-floor table together */
 };
@@ -281,6 +285,7 @@ struct githistory_failures {
 	size_t reverted_fixes;     /* fixes set aside because they were reverted (revert.reverted_fix_set_aside) */
 	size_t enhancements;       /* free-form fixes set aside as enhancements (fix.free_form.enhancement_subject) */
 	size_t companion_reverts;  /* reverts set aside as companions of another revert (revert.companion_within) */
+	size_t planned_reverts;    /* reverts of changes their subject calls temporary (revert.planned_subject) */
 	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */
 	/* coverage: the window's non-merges, and those matching a failure rule */
 	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;

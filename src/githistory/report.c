@@ -67,7 +67,7 @@ static void condition_text(const struct githistory_rules *r, char *buf, size_t s
 		 "touches a risk-floor surface that needs review); bucket 3 = neither. INCONCLUSIVE with fewer than %ld "
 		 "classified failures; otherwise KILL when the upper bound of the %g%% Wilson interval of bucket 3's "
 		 "share is below %g, else PASS; a KILL that would not be one without a risk-floor pattern matching more "
-		 "than %g of the tracked files is INCONCLUSIVE",
+		 "than %g of the tracked files (or of the window's commits' changes) is INCONCLUSIVE",
 		 r->min_n, r->ci_level * 100, r->kill_upper, r->surface_max_share);
 }
 
@@ -112,10 +112,13 @@ static cJSON *verdict_json(const struct githistory_run *h, const struct githisto
 				const char *surface, *pat = riskfloor_pattern(h->risk, h->nd[j], &surface);
 				status = "INCONCLUSIVE";
 				snprintf(reason, sizeof(reason),
-					 "KILL rests on the risk-floor pattern '%s' (%s), which matches %.0f%% of the tracked files: "
-					 "without it bucket 3 holds %zu of %zu, upper %g%% bound %.3f >= %g",
-					 pat, surface, 100.0 * (double)h->pattern_hits[h->nd[j]] / (double)h->tracked_files, b3, n,
-					 r->ci_level * 100, ahi, r->kill_upper);
+					 "KILL rests on the risk-floor pattern '%s' (%s), which matches %.0f%% of the tracked files "
+					 "and a path changed by %.0f%% of the window's commits: without it bucket 3 holds %zu of %zu, upper %g%% "
+					 "bound %.3f >= %g",
+					 pat, surface,
+					 h->tracked_files ? 100.0 * (double)h->pattern_hits[h->nd[j]] / (double)h->tracked_files : 0,
+					 h->changed_commits ? 100.0 * (double)h->changed_hits[h->nd[j]] / (double)h->changed_commits : 0,
+					 b3, n, r->ci_level * 100, ahi, r->kill_upper);
 				break;
 			}
 		}
@@ -178,6 +181,7 @@ static cJSON *non_discriminating_json(const struct githistory_run *h, const stru
 	if (!j)
 		return NULL;
 	cJSON_AddNumberToObject(j, "tracked_files", (double)h->tracked_files);
+	cJSON_AddNumberToObject(j, "changed_commits", (double)h->changed_commits);
 	cJSON_AddNumberToObject(j, "surface_max_share", h->rules.surface_max_share);
 	list = cJSON_AddArrayToObject(j, "surface_patterns");
 	for (size_t k = 0; list && k < h->n_nd; k++) {
@@ -189,7 +193,10 @@ static cJSON *non_discriminating_json(const struct githistory_run *h, const stru
 		cJSON_AddStringToObject(e, "surface", surface);
 		cJSON_AddStringToObject(e, "pattern", pat);
 		cJSON_AddNumberToObject(e, "files", (double)h->pattern_hits[h->nd[k]]);
-		cJSON_AddNumberToObject(e, "share", (double)h->pattern_hits[h->nd[k]] / (double)h->tracked_files);
+		cJSON_AddNumberToObject(e, "share", h->tracked_files ? (double)h->pattern_hits[h->nd[k]] / (double)h->tracked_files : 0);
+		cJSON_AddNumberToObject(e, "changed_commits", (double)h->changed_hits[h->nd[k]]);
+		cJSON_AddNumberToObject(e, "changed_share",
+					h->changed_commits ? (double)h->changed_hits[h->nd[k]] / (double)h->changed_commits : 0);
 		cJSON_AddNumberToObject(e, "failures_S_only_by_it", (double)depending);
 		cJSON_AddItemToArray(list, e);
 	}
@@ -374,6 +381,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	cJSON_AddNumberToObject(in, "reverted_fixes", (double)fs->reverted_fixes);
 	cJSON_AddNumberToObject(in, "enhancements", (double)fs->enhancements);
 	cJSON_AddNumberToObject(in, "companion_reverts", (double)fs->companion_reverts);
+	cJSON_AddNumberToObject(in, "planned_reverts", (double)fs->planned_reverts);
 	cJSON_AddItemToObject(result, "buckets", buckets_json(all, r->ci_level));
 	t = cJSON_AddObjectToObject(result, "table_2x2");
 	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);

@@ -167,6 +167,7 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
 	    (rc = compile_optional_rule2(r, "fix", "free_form", "enhancement_subject", &r->enhancement_subject, origin)) ||
+	    (rc = compile_optional_rule(r, "revert", "planned_subject", &r->planned_subject, origin)) ||
 	    (rc = compile_rule(r, "fix", "word", &r->fix_word_re, origin)) ||
 	    (rc = compile_rule(r, "blame", "insubstantial_lines", &r->insubstantial, origin)) ||
 	    (rc = compile_rule2(r, "blame", "formatting_commit", "subject", &r->formatting_subject, origin)) ||
@@ -239,6 +240,13 @@ int githistory_rules_load(struct githistory_rules *r)
 		r->companion_within = 0;
 	else if ((rc = duration_rule(r, "revert", "companion_within", &r->companion_within, origin)))
 		return rtk_fail(rc, "%s: revert.companion_within must be a duration such as 2d, or false", origin);
+	const cJSON *cp = rule_at(r->json, "non_discriminating", "changed_commits");
+	const cJSON *st = rule_at(r->json, "classification", "surface_skips_tests");
+	if (!cJSON_IsBool(cp) || !cJSON_IsBool(st))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: non_discriminating.changed_commits and classification.surface_skips_tests must be true or false",
+				origin);
+	r->nd_changed_commits = cJSON_IsTrue(cp);
+	r->surface_skips_tests = cJSON_IsTrue(st);
 	const cJSON *ig = rule_at(r->json, "blame", "ignore_revs_file");
 	r->ignore_revs_file = cJSON_IsString(ig) && *ig->valuestring ? ig->valuestring : NULL;
 	return 0;
@@ -251,7 +259,7 @@ void githistory_rules_free(struct githistory_rules *r)
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
 				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
 				 r->cleanup_subject, r->test_trees, r->rename_keywords, r->names_culprit,
-				 r->enhancement_subject };
+				 r->enhancement_subject, r->planned_subject };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
 	cJSON_Delete(r->json);

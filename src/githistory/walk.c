@@ -45,6 +45,7 @@ void githistory_walk_free(struct githistory_run *h)
 	rtk_strmap_free(h->by_oid);
 	rtk_strmap_free(h->ignore_revs);
 	free(h->pattern_hits);
+	free(h->changed_hits);
 	free(h->v);
 	free(h->parent_buf);
 	gitodb_free(h->odb);

@@ -201,6 +201,23 @@ testing "fix.free_form.enhancement_subject [] turns it off: the enhancement is a
 	"cd $(repo enhancements) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.enhancements]'" \
 	'[["Increase rioConnsetWrite max chunk size to 16K","rio: allow the timeout set to -1","rio: add missing check"],0]\n' \
 	"fix: {free_form: {enhancement_subject: []}}\n"
+testing "a pattern matching under half the tracked files but a path of most of the window's commits does not discriminate: no KILL" \
+	"$(gh name-pattern '[.verdict.status, .non_discriminating.tracked_files, .non_discriminating.changed_commits, (.non_discriminating.surface_patterns[] | [.pattern, .files, .changed_commits, .failures_S_only_by_it])]')" \
+	'["INCONCLUSIVE",67,76,["vite",25,75,25]]\n'
+testing "non_discriminating.changed_commits false: only the tracked files count, and the pattern makes KILL" \
+	"cd $(repo name-pattern) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.verdict.status, .non_discriminating.surface_patterns, .non_discriminating.changed_commits]'" \
+	'["KILL",[],0]\n' "non_discriminating: {changed_commits: false}\n"
+testing "a test file is no review surface: the culprit's tests/unit/auth.tcl leaves its fix in bucket 3" \
+	"$(gh test-surface '[.failures[] | [.bucket, .S, .surface]]')" '[[3,false,"none"]]\n'
+testing "classification.surface_skips_tests false: the test file makes S" \
+	"cd $(repo test-surface) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.bucket, .surface, .surface_path]]'" \
+	'[[2,"auth","tests/unit/auth.tcl"]]\n' "classification: {surface_skips_tests: false}\n"
+testing "a revert of a change its subject calls temporary is the plan, not a failure" \
+	"$(gh planned-revert '[.buckets.n, .input.planned_reverts, [.unlinked[] | [.reason_code, .rules]], [.failures[].remedy.subject]]')" \
+	'[1,1,[["planned",["revert-patch-id","planned-revert"]]],["Revert \\"feat: cache the parser\\""]]\n'
+testing "revert.planned_subject [] turns it off: both reverts are failures" \
+	"cd $(repo planned-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.planned_reverts]'" \
+	'[2,0]\n' "revert: {planned_subject: []}\n"
 testing "git's t/ is a test tree for blame too: a test_expect_failure the fix flips links nothing" \
 	"$(gh t-tests '[[.failures[].culprit.subject], [.unlinked[] | .reason_code]]')" '[[],["older-than-window"]]\n'
 testing "without t/ in classification.test_paths the test's author is blamed" \
@@ -211,13 +228,13 @@ testing "a risk-floor pattern matching every tracked file is named with its shar
 	'[26,["build","vite",26,1,25]]\n'
 testing "a KILL resting on it is INCONCLUSIVE, with the reason" \
 	"$(gh non-discriminating '[.verdict.status, .verdict.reason, .buckets.review_bucket.count, .failures[0].surface_pattern, .failures[0].S_non_discriminating]')" \
-	'["INCONCLUSIVE","KILL rests on the risk-floor pattern '"'"'vite'"'"' (build), which matches 100% of the tracked files: without it bucket 3 holds 25 of 25, upper 95% bound 1.000 >= 0.15",25,"vite",true]\n'
+	'["INCONCLUSIVE","KILL rests on the risk-floor pattern '"'"'vite'"'"' (build), which matches 100% of the tracked files and a path changed by 99% of the window'"'"'s commits: without it bucket 3 holds 25 of 25, upper 95% bound 1.000 >= 0.15",25,"vite",true]\n'
 testing "non_discriminating.surface_max_share 1 in --config: the pattern is trusted, KILL" \
 	"cd $(repo non-discriminating) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.verdict.status, .non_discriminating.surface_patterns]'" \
 	'["KILL",[]]\n' "non_discriminating: {surface_max_share: 1}\n"
 testing "the markdown names the pattern and its share" \
 	"cd $(repo non-discriminating) && $RTK git-history | grep '^Non-discriminating'" \
-	'Non-discriminating rule: risk-floor pattern `vite` (build) matches 26 of 26 tracked files (1.00); 25 failures are S only by it. A KILL resting on it is reported as INCONCLUSIVE.\n'
+	'Non-discriminating rule: risk-floor pattern `vite` (build) matches 26 of 26 tracked files (1.00) and a path changed by 75 of the window'"'"'s 76 commits (0.99); 25 failures are S only by it. A KILL resting on it is reported as INCONCLUSIVE.\n'
 testing "fix(build): the scope alone is not T; a remedy saying build in its text is" \
 	"$(gh ci-scope '[[.failures[] | [.remedy.subject, .T, .bucket, .rules[-1]]], .non_discriminating.ci_scope_ignored]')" \
 	'[[["fix(build): a is 2",false,3,"ci-scope-ignored"],["fix(core): b broke the build",true,1,"ci-message"]],1]\n'
@@ -297,7 +314,7 @@ testing "dependency updates are not failures; a revert or a fix undoing one is, 
 	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
 testing "dependency updates: the markdown counts what was set aside" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
-	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within).\n'
+	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within); 0 reverts of changes their subject calls temporary (revert.planned_subject).\n'
 testing "dependency_update rules off in --config: the four fixes come back as failures" \
 	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
 	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
@@ -390,7 +407,7 @@ done
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
-	companion-revert enhancements; do
+	companion-revert enhancements name-pattern test-surface planned-revert; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
