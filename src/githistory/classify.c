@@ -326,7 +326,8 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 	}
 	*handled = true;
 	struct githistory_commit *culprit = named ? named : predicted;
-	if (h->rules.planned_subject && culprit->kind == GITHISTORY_KIND_OTHER && matches(h->rules.planned_subject, culprit->subject)) {
+	if (h->rules.planned_subject && culprit->kind != GITHISTORY_KIND_REVERT && culprit->kind != GITHISTORY_KIND_REAPPLY &&
+	    matches(h->rules.planned_subject, culprit->subject)) {
 		char hex[41], why[200];
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(named    ? "revert-message"

@@ -212,12 +212,12 @@ testing "a test file is no review surface: the culprit's tests/unit/auth.tcl lea
 testing "classification.surface_skips_tests false: the test file makes S" \
 	"cd $(repo test-surface) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.bucket, .surface, .surface_path]]'" \
 	'[[2,"auth","tests/unit/auth.tcl"]]\n' "classification: {surface_skips_tests: false}\n"
-testing "a revert of a change its subject calls temporary is the plan, not a failure" \
+testing "a revert of a change its subject calls temporary, or of a pin, is the plan, not a failure" \
 	"$(gh planned-revert '[.buckets.n, .input.planned_reverts, [.unlinked[] | [.reason_code, .rules]], [.failures[].remedy.subject]]')" \
-	'[1,1,[["planned",["revert-patch-id","planned-revert"]]],["Revert \\"feat: cache the parser\\""]]\n'
+	'[1,2,[["planned",["revert-patch-id","planned-revert"]],["planned",["revert-lines","planned-revert"]]],["Revert \\"feat: cache the parser\\""]]\n'
 testing "revert.planned_subject [] turns it off: both reverts are failures" \
 	"cd $(repo planned-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.planned_reverts]'" \
-	'[2,0]\n' "revert: {planned_subject: []}\n"
+	'[3,0]\n' "revert: {planned_subject: []}\n"
 testing "git's t/ is a test tree for blame too: a test_expect_failure the fix flips links nothing" \
 	"$(gh t-tests '[[.failures[].culprit.subject], [.unlinked[] | .reason_code]]')" '[[],["older-than-window"]]\n'
 testing "without t/ in classification.test_paths the test's author is blamed" \
@@ -295,7 +295,7 @@ testing "every culprit and remedy says its author class" \
 	'[["agent","agent","human"],["agent","agent","human"],["human","human","human"]]\n'
 testing "author classes: one culprit per agent marker (an agent's [bot] app is an agent), bots, a person" \
 	"$(gh author-classes '[[[.failures[] | .culprit.author_class] | group_by(.)[] | [.[0], length]], [.by_author[].n]]')" \
-	'[[["agent",19],["bot",3],["human",1]],[19,3,1]]\n'
+	'[[["agent",20],["bot",3],["human",1]],[20,3,1]]\n'
 testing "author classes: the agents by name and email" \
 	"$(gh author-classes '[.failures[] | select(.culprit.author != "Dev One") | [.culprit.author, .author_class]] | map(join(":")) | join(" ")')" \
 	'"Claude:agent anthropic-code-agent[bot]:agent claude[bot]:agent Copilot:agent copilot-swe-agent[bot]:agent Cursor Agent:agent chatgpt-codex-connector[bot]:agent devin-ai-integration[bot]:agent gemini-code-assist[bot]:agent Dev Two (aider):agent Pat:agent renovate[bot]:bot github-actions[bot]:bot Renovate Bot:bot Dev Two:human"\n'
@@ -303,10 +303,10 @@ testing "author classes: a trailer alone makes a person's commit an agent's" \
 	"$(gh author-classes '[.failures[] | select(.culprit.author == "Dev One") | .author_class] | unique')" '["agent"]\n'
 testing "the by-author table has all three classes" \
 	"cd $(repo author-classes) && $RTK git-history | awk -F'|' '/only self-reflection/ && \$2 ~ /agent|bot|human/ { gsub(/ /, \"\"); print \$2, \$4 }'" \
-	'agent 19\nbot 3\nhuman 1\n'
+	'agent 20\nbot 3\nhuman 1\n'
 testing "agent_markers in --config replace the shipped ones" \
 	"cd $(repo author-classes) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.by_author[].n]'" \
-	'[2,9,12]\n' "agent_markers: {message: ['^Co-authored-by:\\\\s*Copilot'], author_name: ['^Copilot\$'], author_email: ['(?!)']}\n"
+	'[2,9,13]\n' "agent_markers: {message: ['^Co-authored-by:\\\\s*Copilot'], author_name: ['^Copilot\$'], author_email: ['(?!)']}\n"
 
 # --- dependency updates ---------------------------------------------------------------------------------
 testing "dependency updates are not failures; a revert or a fix undoing one is, with the bot's update as culprit" \
