@@ -540,7 +540,7 @@ static int validate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 			break;
 		rtk_progress_update(r.progress, done += file_size(argv[i]));
 	}
-	rtk_progress_stop(&r.progress);
+	rtk_progress_stop(&r.progress, !rc); /* invalid instances are a finished check; a line not JSON is not */
 	if (!rc && r.mode == OUT_ENVELOPE) {
 		cJSON *res = envelope(&r, argc, argv);
 		if (!res) {

@@ -280,7 +280,7 @@ int board_import_each_line(struct board *b, const char *path, bool skip_invalid,
 	}
 	if (!rc)
 		rc = rtk_jsonl_status(r);
-	rtk_progress_stop(&progress);
+	rtk_progress_stop(&progress, !rc);
 	rtk_jsonl_close(r);
 	return rc;
 }

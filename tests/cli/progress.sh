@@ -101,4 +101,30 @@ testing "run-plan on a pipe: no meter" \
 	"bash \"\$RTK_SRCDIR/tests/fixtures/sandbox-project.sh\" project clean >/dev/null
 	 RTK_PROGRESS_DELAY_MS=0 \$RTK run-plan --project-root project --state-dir state --sandbox-root sb --latch latch --plan input --json 2>&1 >out | wc -c" \
 	"0\n" "$plan"
+
+# --- (5) a run that fails part-way: its last line left as it stood, never ", done." ----------------
+# git says "done" only of work that got done. A bad line halfway through the corpus (one reader, so the
+# reading stops there): the count stops short of the whole file, and the error follows on its own line.
+testing "calibrate failing halfway: the last line short of 100%, no ', done.', the error on its own line" \
+	"{ head -n 150000 \$big; echo 'not json'; tail -n 150000 \$big; } >bad.jsonl
+	 RTK_TEST_SHARES=1 RTK_PROGRESS_DELAY_MS=0 \$RTK calibrate --progress --json bad.jsonl 2>err >/dev/null; echo \$?
+	 grep -c ', done' err; tr '\\r' '\\n' <err | grep -v '^\$' | tail -n 2 | sed 's/ *[0-9]*% (.*)\$/ N% (...)/'
+	 tr '\\r' '\\n' <err | sed -n 's/^Reading corpus: *\\([0-9]*\\)%.*/\\1/p' | tail -n 1 | awk '{ print (\$1 < 100 ? \"short\" : \"whole\") }'" \
+	"2\n0\nReading corpus: N% (...)\nrtk calibrate: bad.jsonl:150001: not a valid JSON object: expected '{' (column 1)\nshort\n"
+testing "validate failing on a line that is not JSON: no ', done.'" \
+	"{ cat \$big; echo 'not json'; } >bad.jsonl
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA bad.jsonl 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -q '^Validating: ' && echo shown; grep -c ', done' err" \
+	"2\nshown\n0\n"
+testing "validate finding invalid instances still finished its check: ', done.'" \
+	"{ cat \$big; echo '{\"confidence\":\"high\"}'; } >invalid.jsonl
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA invalid.jsonl 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -c ', done.\$'" \
+	"1\n1\n"
+plan_fails='envelope: {command: planner, status: OK}\nnew_plan:\n  unified_goal: "g"\n  steps:\n    - id: nap\n      commands:\n        - "sleep 0.3; exit 3"\n'
+testing "run-plan: a step that fails leaves its time, not ', done.'" \
+	"bash \"\$RTK_SRCDIR/tests/fixtures/sandbox-project.sh\" project clean >/dev/null
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK run-plan --progress --project-root project --state-dir state --sandbox-root sb --latch latch --plan input --json 2>err >out
+	 echo \$?; tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | grep '^Running'" \
+	"1\nRunning step nap: 0s\nRunning step nap: 0s\n" "$plan_fails"
 finish
