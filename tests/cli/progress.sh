@@ -85,7 +85,15 @@ testing "validate: the bytes read grow to the whole file" \
 testing "git-history: commits walked and read, each meter's last line left" \
 	"RTK_PROGRESS_DELAY_MS=0 \$RTK git-history --progress --window 3650d --repo \$repo 2>err >/dev/null
 	 tr '\\r' '\\n' <err | grep -v '^\$' | grep -e ', done.' | sed 's/  *\$//'" \
-	"Walking commits: 400, done.\nReading commits: 100% (400/400), done.\n"
+	"Walking commits: 400, done.\nReading commits: 100% (400/400), done.\nBlaming fixes: 100% (14/14), done.\n"
+# Blame is most of git-history's time on a long history (~6 s of ten years of git.git): its meter counts
+# the window's fixes, as many as the report's fixes_matched, and rises to them.
+testing "git-history: the blame meter counts the report's fixes" \
+	"RTK_PROGRESS_DELAY_MS=0 \$RTK git-history --progress --json --window 3650d --repo \$repo 2>err >out
+	 jq -r '.coverage.fixes_matched' out
+	 tr '\\r' '\\n' <err | sed -n 's/^Blaming fixes: *[0-9]*% (\\([0-9]*\\)\\/\\([0-9]*\\)).*/\\1 \\2/p' |
+	 awk 'NR > 1 && \$1 < last { bad = 1 } { last = \$1; total = \$2 } END { print (bad ? \"shrank\" : \"grew\"), last, total }'" \
+	"14\ngrew 14 14\n"
 testing "git-history: the walk counts up from its first commit" \
 	"RTK_PROGRESS_DELAY_MS=0 \$RTK git-history --progress --window 3650d --repo \$repo 2>err >/dev/null; tr '\\r' '\\n' <err | head -n 1" \
 	"Walking commits: 1\n"
