@@ -110,6 +110,14 @@ testing "run-plan on a pipe: no meter" \
 	 RTK_PROGRESS_DELAY_MS=0 \$RTK run-plan --project-root project --state-dir state --sandbox-root sb --latch latch --plan input --json 2>&1 >out | wc -c" \
 	"0\n" "$plan"
 
+# stdin has no size: a count of bytes without a total, first of those read, then of those checked.
+testing "validate on stdin: the bytes read, then the bytes checked, each rising to the whole input" \
+	"RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA - <\$big 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/, [0-9.]* [KMG]*i*B\\/s//' | grep ', done.'
+	 tr '\\r' '\\n' <err | sed -n 's/^Validating: \\([0-9.]*\\) MiB.*/\\1/p' | awk 'NR > 1 && \$1 < last { bad = 1 } { last = \$1; n++ }
+	 END { print (bad ? \"shrank\" : \"grew\"), (n >= 2 ? \"several\" : \"one\") }'" \
+	"0\nReading stdin: 10.7 MiB, done.\nValidating: 10.7 MiB, done.\ngrew several\n"
+
 # --- (5) a run that fails part-way: its last line left as it stood, never ", done." ----------------
 # git says "done" only of work that got done. A bad line halfway through the corpus (one reader, so the
 # reading stops there): the count stops short of the whole file, and the error follows on its own line.
@@ -129,6 +137,11 @@ testing "validate finding invalid instances still finished its check: ', done.'"
 	 RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA invalid.jsonl 2>err >/dev/null; echo \$?
 	 tr '\\r' '\\n' <err | grep -c ', done.\$'" \
 	"1\n1\n"
+testing "validate on stdin failing on a line: read, ', done.'; checked, not" \
+	"{ cat \$big; echo 'not json'; } | RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA - 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/, [0-9.]* [KMG]*i*B\\/s//; s/  *\$//' | grep -e done -e '^rtk'
+	 tr '\\r' '\\n' <err | grep -B1 '^rtk' | head -n 1 | sed 's/[0-9.]* MiB.*/N MiB/'" \
+	"2\nReading stdin: 10.7 MiB, done.\nrtk validate: <stdin>:300001: not valid JSON (column 1): invalid literal\nValidating: N MiB\n"
 plan_fails='envelope: {command: planner, status: OK}\nnew_plan:\n  unified_goal: "g"\n  steps:\n    - id: nap\n      commands:\n        - "sleep 0.3; exit 3"\n'
 testing "run-plan: a step that fails leaves its time, not ', done.'" \
 	"bash \"\$RTK_SRCDIR/tests/fixtures/sandbox-project.sh\" project clean >/dev/null
