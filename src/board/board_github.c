@@ -285,7 +285,8 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 	struct timeline tl = { 0 };
 	char *text = NULL;
 	cJSON *root = NULL;
-	size_t *offsets = NULL, noffsets = 0, i = 0;
+	size_t *offsets = NULL, noffsets = 0, i = 0, line_at = 0;
+	long line = 1;
 	const char *name = strcmp(issues_path, "-") ? issues_path : "<stdin>";
 	const cJSON *issue;
 	int rc;
@@ -304,7 +305,7 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 		board_add_note(b, "no issue timeline given: reopen history is unknown, so an issue reopened and closed "
 			       "again counts as closed once, anchored at its last close, and reopens are not counted");
 	cJSON_ArrayForEach(issue, root) {
-		struct board_loc loc = { name, i < noffsets ? board_import_line_of(text, offsets[i]) : 1 };
+		struct board_loc loc = { name, i < noffsets ? board_import_line_after(text, offsets[i], &line_at, &line) : 1 };
 		i++;
 		rc = gh_issue(b, issue, &tl, timeline_path != NULL, loc);
 		if (rc == RTK_EXIT_USAGE && skip_invalid) {

@@ -253,7 +253,8 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 	struct jira j = { .b = b, .rules = rules, .file = strcmp(path, "-") ? path : "<stdin>" };
 	char *text = NULL;
 	cJSON *root = NULL;
-	size_t *offsets = NULL, noffsets = 0, i = 0;
+	size_t *offsets = NULL, noffsets = 0, i = 0, line_at = 0;
+	long line = 1;
 	const cJSON *issues, *issue, *s;
 	int rc;
 
@@ -286,7 +287,7 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 		}
 	}
 	cJSON_ArrayForEach(issue, issues) {
-		struct board_loc loc = { j.file, i < noffsets ? board_import_line_of(text, offsets[i]) : 1 };
+		struct board_loc loc = { j.file, i < noffsets ? board_import_line_after(text, offsets[i], &line_at, &line) : 1 };
 		i++;
 		rc = jira_issue(&j, issue, loc);
 		if (rc == RTK_EXIT_USAGE && skip_invalid) {
