@@ -6,6 +6,7 @@
 #include "lib/jsonl.h"
 #include "lib/out.h"
 #include "lib/jsonscan.h"
+#include "lib/progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -289,10 +290,13 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 	long line = 1;
 	const char *name = strcmp(issues_path, "-") ? issues_path : "<stdin>";
 	const cJSON *issue;
+	struct rtk_progress *meter = NULL;
 	int rc;
 
 	if (timeline_path && (rc = read_timeline(&tl, timeline_path, rules, b, skip_invalid)))
 		goto out;
+	/* Started before the export is parsed (about a third of the time), so its two seconds count. */
+	meter = rtk_progress_start("Reading issues", 0);
 	if ((rc = board_import_load_json(issues_path, &text, &root)))
 		goto out;
 	if (!cJSON_IsArray(root)) {
@@ -314,6 +318,7 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 		}
 		if (rc)
 			goto out;
+		rtk_progress_update(meter, i);
 	}
 	for (i = 0; i < tl.n; i++) {
 		if (tl.issues[i].matched)
@@ -326,6 +331,7 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 		rc = 0;
 	}
 out:
+	rtk_progress_stop(&meter, !rc);
 	timeline_free(&tl);
 	cJSON_Delete(root);
 	free(text);

@@ -3,6 +3,7 @@
 #include "board_import.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
+#include "lib/progress.h"
 #include "lib/strmap.h"
 
 #include <stdlib.h>
@@ -256,6 +257,8 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 	size_t *offsets = NULL, noffsets = 0, i = 0, line_at = 0;
 	long line = 1;
 	const cJSON *issues, *issue, *s;
+	/* Started before the export is parsed (about a third of the time), so its two seconds count. */
+	struct rtk_progress *meter = rtk_progress_start("Reading issues", 0);
 	int rc;
 
 	if ((rc = board_import_load_json(path, &text, &root)))
@@ -294,6 +297,7 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 			board_note_skipped(b, rtk_error_message());
 			rc = 0;
 		}
+		rtk_progress_update(meter, i);
 		if (rc)
 			goto out;
 	}
@@ -301,6 +305,7 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 		rc = board_add_note(b, "%llu links to bugs were not counted: the bug is not in the export and the "
 				    "changelog does not say when the link was made", (unsigned long long)j.undated_links);
 out:
+	rtk_progress_stop(&meter, !rc);
 	rtk_strmap_free(j.done);
 	rtk_strmap_free(j.created);
 	cJSON_Delete(root);

@@ -118,6 +118,17 @@ testing "validate on stdin: the bytes read, then the bytes checked, each rising 
 	 END { print (bad ? \"shrank\" : \"grew\"), (n >= 2 ? \"several\" : \"one\") }'" \
 	"0\nReading stdin: 10.7 MiB, done.\nValidating: 10.7 MiB, done.\ngrew several\n"
 
+# board-history's gh and Jira exports are one JSON document each: a count of the issues imported.
+export FX="$RTK_SRCDIR/tests/fixtures/board"
+testing "board-history --from gh-issues: the issues counted up to all of them" \
+	"RTK_PROGRESS_DELAY_MS=0 \$RTK board-history --progress --json --from gh-issues \$FX/gh-issues.json 2>err >/dev/null
+	 jq length \$FX/gh-issues.json; tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | sed -n '1p;\$p'" \
+	"8\nReading issues: 1\nReading issues: 8, done.\n"
+testing "board-history --from jira: the issues counted up to all of them" \
+	"RTK_PROGRESS_DELAY_MS=0 \$RTK board-history --progress --json --from jira \$FX/jira-search.json 2>err >/dev/null
+	 jq '.issues | length' \$FX/jira-search.json; tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | tail -n 1" \
+	"5\nReading issues: 5, done.\n"
+
 # --- (5) a run that fails part-way: its last line left as it stood, never ", done." ----------------
 # git says "done" only of work that got done. A bad line halfway through the corpus (one reader, so the
 # reading stops there): the count stops short of the whole file, and the error follows on its own line.
@@ -142,6 +153,11 @@ testing "validate on stdin failing on a line: read, ', done.'; checked, not" \
 	 tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/, [0-9.]* [KMG]*i*B\\/s//; s/  *\$//' | grep -e done -e '^rtk'
 	 tr '\\r' '\\n' <err | grep -B1 '^rtk' | head -n 1 | sed 's/[0-9.]* MiB.*/N MiB/'" \
 	"2\nReading stdin: 10.7 MiB, done.\nrtk validate: <stdin>:300001: not valid JSON (column 1): invalid literal\nValidating: N MiB\n"
+testing "board-history --from gh-issues failing on the fourth issue: three counted, no ', done.'" \
+	"jq '.[3].number = \"x\"' \$FX/gh-issues.json >bad.json
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK board-history --progress --json --from gh-issues bad.json 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | tail -n 2 | cut -c1-40" \
+	"2\nReading issues: 3\nrtk board-history: bad.json:60: issue wi\n"
 plan_fails='envelope: {command: planner, status: OK}\nnew_plan:\n  unified_goal: "g"\n  steps:\n    - id: nap\n      commands:\n        - "sleep 0.3; exit 3"\n'
 testing "run-plan: a step that fails leaves its time, not ', done.'" \
 	"bash \"\$RTK_SRCDIR/tests/fixtures/sandbox-project.sh\" project clean >/dev/null
