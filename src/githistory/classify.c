@@ -934,7 +934,8 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 		else if (c->kind == GITHISTORY_KIND_FIX)
 			rc = detect_fix(h, fs, c);
 	}
-	rtk_progress_stop(&blamed, !rc);
+	/* A tree blame could not read fails the report (githistory_report): no ", done." for that either. */
+	rtk_progress_stop(&blamed, !rc && !(blamed && gitodb_error(h->odb)));
 	githistory_patchid_index_free(&ix);
 	if (!rc)
 		rc = set_aside_reverted_fixes(h, fs);
