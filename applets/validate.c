@@ -57,6 +57,7 @@ struct run {
 	cJSON *results;                /* --json: the invalid instances */
 	unsigned long instances, invalid;
 	struct rtk_progress *progress; /* bytes of the files checked, or NULL */
+	uint64_t stdin_bytes;          /* how much of stdin was checked, for that meter */
 };
 
 /* Compiles the schema in path; the document goes to the registry, which outlives the schema. */
@@ -257,24 +258,32 @@ static int check_line(struct run *r, const char *name, long lineno, const char *
 	return rc;
 }
 
-/* stdin: one JSON document (`jq . x.json | rtk validate`), or JSON Lines when it is not one. */
+/*
+ * stdin: one JSON document (`jq . x.json | rtk validate`), or JSON Lines when it is not one. Two
+ * meters, as stdin has no size to show a share of: the bytes read ("Reading stdin: 1.2 GiB"), held
+ * in memory to tell the two apart, then the lines checked, counted in bytes on the run's meter.
+ */
 static int check_stdin(struct run *r)
 {
 	char *text;
-	size_t len, eline, col;
+	size_t len, eline, col, counted = 0;
 	const char *what;
 	struct rtk_jsonv_doc *doc;
-	int rc = rtk_fs_read_file("-", &text, &len);
+	struct rtk_progress *reading = rtk_progress_start_bytes("Reading stdin", 0);
+	int rc = rtk_fs_read_fd_progress(STDIN_FILENO, "<stdin>", &text, &len, reading);
+	rtk_progress_stop(&reading, !rc);
 	if (rc)
 		return rc;
 	if (!rtk_jsonv_parse(text, len, &doc, &eline, &col, &what)) {
 		rc = check_instance(r, rtk_jsonv_root(doc), "<stdin>", 1, false);
 		rtk_jsonv_doc_free(doc);
 		free(text);
+		r->stdin_bytes += rc ? 0 : len;
 		return rc;
 	}
 	long lineno = 0;
-	for (char *p = text, *end = text + len; !rc && p < end; lineno++) {
+	char *p = text, *end = text + len;
+	for (; !rc && p < end; lineno++) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *stop = nl ? nl : end;
 		size_t n = (size_t)(stop - p);
 		if (n && p[n - 1] == '\r')
@@ -282,7 +291,14 @@ static int check_stdin(struct run *r)
 		if (strspn(p, " \t\r") < n) /* blank lines are skipped, as rtk_jsonl does */
 			rc = check_line(r, "<stdin>", lineno + 1, p, n);
 		p = stop + 1;
+		if ((size_t)(p - text) - counted >= (1 << 20)) { /* a MiB a call, as rtk_jsonl's readers count */
+			rtk_progress_add(r->progress, (size_t)(p - text) - counted);
+			counted = (size_t)(p - text);
+		}
 	}
+	if (!rc)
+		rtk_progress_add(r->progress, len - counted);
+	r->stdin_bytes += rc ? counted : len;
 	free(text);
 	return rc;
 }
@@ -538,9 +554,10 @@ static int validate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	for (int i = 0; i < argc; i++) {
 		if ((rc = check_file(&r, argv[i])))
 			break;
-		rtk_progress_update(r.progress, done += file_size(argv[i]));
+		done += strcmp(argv[i], "-") ? file_size(argv[i]) : 0;
+		rtk_progress_update(r.progress, done + r.stdin_bytes); /* stdin's bytes were counted as checked */
 	}
-	rtk_progress_stop(&r.progress);
+	rtk_progress_stop(&r.progress, !rc); /* invalid instances are a finished check; a line not JSON is not */
 	if (!rc && r.mode == OUT_ENVELOPE) {
 		cJSON *res = envelope(&r, argc, argv);
 		if (!res) {

@@ -6,6 +6,7 @@
 #include "lib/jsonl.h"
 #include "lib/out.h"
 #include "lib/jsonscan.h"
+#include "lib/progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -285,13 +286,17 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 	struct timeline tl = { 0 };
 	char *text = NULL;
 	cJSON *root = NULL;
-	size_t *offsets = NULL, noffsets = 0, i = 0;
+	size_t *offsets = NULL, noffsets = 0, i = 0, line_at = 0;
+	long line = 1;
 	const char *name = strcmp(issues_path, "-") ? issues_path : "<stdin>";
 	const cJSON *issue;
+	struct rtk_progress *meter = NULL;
 	int rc;
 
 	if (timeline_path && (rc = read_timeline(&tl, timeline_path, rules, b, skip_invalid)))
 		goto out;
+	/* Started before the export is parsed (about a third of the time), so its two seconds count. */
+	meter = rtk_progress_start("Reading issues", 0);
 	if ((rc = board_import_load_json(issues_path, &text, &root)))
 		goto out;
 	if (!cJSON_IsArray(root)) {
@@ -304,7 +309,7 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 		board_add_note(b, "no issue timeline given: reopen history is unknown, so an issue reopened and closed "
 			       "again counts as closed once, anchored at its last close, and reopens are not counted");
 	cJSON_ArrayForEach(issue, root) {
-		struct board_loc loc = { name, i < noffsets ? board_import_line_of(text, offsets[i]) : 1 };
+		struct board_loc loc = { name, i < noffsets ? board_import_line_after(text, offsets[i], &line_at, &line) : 1 };
 		i++;
 		rc = gh_issue(b, issue, &tl, timeline_path != NULL, loc);
 		if (rc == RTK_EXIT_USAGE && skip_invalid) {
@@ -313,6 +318,7 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 		}
 		if (rc)
 			goto out;
+		rtk_progress_update(meter, i);
 	}
 	for (i = 0; i < tl.n; i++) {
 		if (tl.issues[i].matched)
@@ -325,6 +331,7 @@ int board_import_gh_issues(struct board *b, const char *issues_path, const char 
 		rc = 0;
 	}
 out:
+	rtk_progress_stop(&meter, !rc);
 	timeline_free(&tl);
 	cJSON_Delete(root);
 	free(text);

@@ -36,12 +36,21 @@ bool board_import_rule_has(const cJSON *rules, const char *member, const char *s
 	return false;
 }
 
+long board_import_line_after(const char *text, size_t off, size_t *at, long *line)
+{
+	if (off < *at) /* not increasing after all: count from the start */
+		*at = 0, *line = 1;
+	for (const char *p = text + *at; (p = memchr(p, '\n', (size_t)(text + off - p))); p++)
+		++*line;
+	*at = off;
+	return *line;
+}
+
 long board_import_line_of(const char *text, size_t off)
 {
+	size_t at = 0;
 	long line = 1;
-	for (const char *p = text; (p = memchr(p, '\n', (size_t)(text + off - p))); p++)
-		line++;
-	return line;
+	return board_import_line_after(text, off, &at, &line);
 }
 
 int board_import_element_offsets(const char *text, size_t len, const char *key, size_t **out, size_t *n)
@@ -280,7 +289,7 @@ int board_import_each_line(struct board *b, const char *path, bool skip_invalid,
 	}
 	if (!rc)
 		rc = rtk_jsonl_status(r);
-	rtk_progress_stop(&progress);
+	rtk_progress_stop(&progress, !rc);
 	rtk_jsonl_close(r);
 	return rc;
 }

@@ -3,6 +3,7 @@
 #include "board_import.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
+#include "lib/progress.h"
 #include "lib/strmap.h"
 
 #include <stdlib.h>
@@ -253,8 +254,11 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 	struct jira j = { .b = b, .rules = rules, .file = strcmp(path, "-") ? path : "<stdin>" };
 	char *text = NULL;
 	cJSON *root = NULL;
-	size_t *offsets = NULL, noffsets = 0, i = 0;
+	size_t *offsets = NULL, noffsets = 0, i = 0, line_at = 0;
+	long line = 1;
 	const cJSON *issues, *issue, *s;
+	/* Started before the export is parsed (about a third of the time), so its two seconds count. */
+	struct rtk_progress *meter = rtk_progress_start("Reading issues", 0);
 	int rc;
 
 	if ((rc = board_import_load_json(path, &text, &root)))
@@ -286,13 +290,14 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 		}
 	}
 	cJSON_ArrayForEach(issue, issues) {
-		struct board_loc loc = { j.file, i < noffsets ? board_import_line_of(text, offsets[i]) : 1 };
+		struct board_loc loc = { j.file, i < noffsets ? board_import_line_after(text, offsets[i], &line_at, &line) : 1 };
 		i++;
 		rc = jira_issue(&j, issue, loc);
 		if (rc == RTK_EXIT_USAGE && skip_invalid) {
 			board_note_skipped(b, rtk_error_message());
 			rc = 0;
 		}
+		rtk_progress_update(meter, i);
 		if (rc)
 			goto out;
 	}
@@ -300,6 +305,7 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
 		rc = board_add_note(b, "%llu links to bugs were not counted: the bug is not in the export and the "
 				    "changelog does not say when the link was made", (unsigned long long)j.undated_links);
 out:
+	rtk_progress_stop(&meter, !rc);
 	rtk_strmap_free(j.done);
 	rtk_strmap_free(j.created);
 	cJSON_Delete(root);

@@ -275,10 +275,13 @@ int calibration_corpus_read(struct calibration_corpus *c, const char *path)
 			rc = rtk_fail_errno(RTK_EXIT_FAILURE, rc, "cannot start a reader thread");
 	if (!rc)
 		read_share(&w[0]);
+	bool read_all = !rc;
 	for (int i = 1; i < parts; i++)
 		if (w[i].thread)
 			pthread_join(w[i].thread, NULL);
-	rtk_progress_stop(&progress);
+	for (int i = 0; i < parts; i++)
+		read_all = read_all && !w[i].rc;
+	rtk_progress_stop(&progress, read_all); /* a bad line or a read error is no ", done." */
 	for (int i = 0; !rc && i < parts; base += w[i++].lines) {
 		if (w[i].rc == RTK_EXIT_USAGE && !w[i].bad_line) /* the reader's own: a line too long to hold */
 			rc = rtk_fail(RTK_EXIT_USAGE, "%s:%ld: line longer than %zu bytes (see --max-line)",

@@ -336,7 +336,7 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 		spec.progress = rtk_progress_start_timer(title);
 	if (!rc)
 		rc = agentrun_run(&io, &spec, &t->pr);
-	rtk_progress_stop(&spec.progress);
+	rtk_progress_stop(&spec.progress, !rc && proc_result_ok(&t->pr));
 	forget_agent(c);
 	close(fd);
 	if (!rc) {

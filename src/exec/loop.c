@@ -302,7 +302,7 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 	if (!st->o->on_line) /* output streamed to the terminal shows progress by itself */
 		spec.progress = rtk_progress_start_timer(title);
 	rc = agentrun_run(&r->io, &spec, &r->pr);
-	rtk_progress_stop(&spec.progress);
+	rtk_progress_stop(&spec.progress, !rc && proc_result_ok(&r->pr));
 	if (close(fd) && !rc)
 		r->io.write_failed = true;
 	free(prompt);
@@ -371,7 +371,7 @@ static void round_wait(struct loop_state *st, struct loop_round *r)
 	note(st, "round %ld: rate limited (%s): waiting %lld s", r->n, r->io.hit.signal, (long long)r->wait_seconds);
 	struct rtk_progress *waited = rtk_progress_start_timer("waiting for the rate limit");
 	bool waited_out = loop_wait(r->wait_seconds, st->o->cancel, waited);
-	rtk_progress_stop(&waited);
+	rtk_progress_stop(&waited, waited_out);
 	if (!waited_out)
 		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted while waiting for a rate limit to pass");
 }

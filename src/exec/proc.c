@@ -603,3 +603,8 @@ int proc_result_shell_status(const struct proc_result *result)
 {
 	return result->signal ? 128 + result->signal : result->exit_code;
 }
+
+bool proc_result_ok(const struct proc_result *result)
+{
+	return !proc_result_shell_status(result) && !result->timed_out && !result->stopped && !result->interrupted;
+}

@@ -139,4 +139,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *result);
 /* The status as a shell reports it in $?: the exit code, or 128 + the signal. */
 int proc_result_shell_status(const struct proc_result *result);
 
+/* Whether the command ran to its end and succeeded: exit 0, not ended by proc (a meter's ", done."). */
+bool proc_result_ok(const struct proc_result *result);
+
 #endif

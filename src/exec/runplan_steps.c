@@ -223,7 +223,7 @@ static bool run_command(struct step_io *io, const char *cwd, const char *command
 			    : proc_result_shell_status(&pr) ? RUNPLAN_STEP_FAILED : RUNPLAN_STEP_PASSED;
 		go_on = res->status == RUNPLAN_STEP_PASSED;
 	}
-	rtk_progress_stop(&spec.progress);
+	rtk_progress_stop(&spec.progress, go_on); /* a step that failed is no ", done." */
 	res->commands_run++;
 	res->duration_ms += now_ms() - started;
 	free(wrapped);

@@ -210,13 +210,13 @@ static int load_all_files(struct githistory_run *h)
 		files_worker(&w[0]);
 	for (size_t t = 1; t <= started; t++)
 		pthread_join(w[t].thread, NULL);
-	rtk_progress_stop(&progress);
 	for (size_t t = 0; t < threads; t++) {
 		if (!rc && w[t].rc)
 			rc = rtk_fail(w[t].rc, "%s", w[t].why);
 		if (t)
 			gitodb_free(w[t].odb);
 	}
+	rtk_progress_stop(&progress, !rc);
 	free(todo);
 	return rc;
 }
@@ -333,7 +333,7 @@ int githistory_walk_run(struct githistory_run *h, const git_oid *tip)
 		}
 		rtk_progress_update(walked, h->n);
 	}
-	rtk_progress_stop(&walked);
+	rtk_progress_stop(&walked, !rc);
 	free(q.v);
 	return rc ? rc : load_all_files(h);
 }

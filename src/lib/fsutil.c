@@ -3,6 +3,7 @@
 #include "fsutil.h"
 #include "alloc.h"
 #include "err.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -344,6 +345,11 @@ int rtk_fs_line_limit_option(const char *text)
 
 int rtk_fs_read_fd(int fd, const char *name, char **text, size_t *len)
 {
+	return rtk_fs_read_fd_progress(fd, name, text, len, NULL);
+}
+
+int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, struct rtk_progress *progress)
+{
 	size_t cap = 65536, used = 0, limit = SIZE_MAX;
 	char *buf;
 	struct stat st;
@@ -374,6 +380,7 @@ int rtk_fs_read_fd(int fd, const char *name, char **text, size_t *len)
 		if (n == 0)
 			break;
 		used += (size_t)n;
+		rtk_progress_add(progress, (uint64_t)n);
 		if (used > limit) {
 			free(buf);
 			return rtk_fail(RTK_EXIT_USAGE, "%s: more than %zu bytes (see --max-line)", name, limit);

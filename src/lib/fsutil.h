@@ -2,6 +2,8 @@
 #ifndef RTK_FSUTIL_H
 #define RTK_FSUTIL_H
 
+#include "progress.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -59,6 +61,8 @@ int rtk_fs_append_locked_once(const char *path, const void *data, size_t len, co
 int rtk_fs_read_file(const char *path, char **text, size_t *len);
 /* The same from an open descriptor (read to its end, not closed), name used in messages. */
 int rtk_fs_read_fd(int fd, const char *name, char **text, size_t *len);
+/* rtk_fs_read_fd adding each read's bytes to progress (lib/progress.h; NULL: none), for stdin of gigabytes. */
+int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, struct rtk_progress *progress);
 
 /*
  * The longest input line rtk holds in memory (RTK_FS_LINE_LIMIT_DEFAULT unless set): JSONL readers

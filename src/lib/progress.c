@@ -129,7 +129,7 @@ static void human_elapsed(char *buf, size_t size, int64_t ms)
 		snprintf(buf, size, "%" PRId64 "h%02" PRId64 "m%02" PRId64 "s", s / 3600, s / 60 % 60, s % 60);
 }
 
-/* The line's text for value n at now: title, counters, and ", done." on the last one. */
+/* The line's text for value n at now: title, counters, and ", done." on the last line of work that finished. */
 static void format_line(const struct rtk_progress *p, char *buf, size_t size, uint64_t n, int64_t now, bool done)
 {
 	char a[64], b[64], rate[64] = "";
@@ -172,28 +172,29 @@ static bool in_foreground(FILE *out)
 
 /*
  * Draws the line as git does: "text<blanks>\r", the cursor back at the start so the next line
- * overwrites it, the blanks covering what a longer line left; the last ends "\n" instead.
+ * overwrites it, the blanks covering what a longer line left; the last (final) ends "\n" instead,
+ * with ", done." only when the work finished (done).
  */
-static void draw(struct rtk_progress *p, int64_t now, bool done)
+static void draw(struct rtk_progress *p, int64_t now, bool final, bool done)
 {
 	char text[LINE_MAX_BYTES], line[2 * LINE_MAX_BYTES + 2];
 	size_t len, pad;
 
 	p->drawn_ms = now;
-	format_line(p, text, sizeof(text), atomic_load_explicit(&p->value, memory_order_relaxed), now, done);
-	if (!done && !strcmp(text, p->last))
+	format_line(p, text, sizeof(text), atomic_load_explicit(&p->value, memory_order_relaxed), now, final && done);
+	if (!final && !strcmp(text, p->last))
 		return;
 	len = strlen(text);
 	pad = p->last_len > len ? p->last_len - len : 0;
 	memcpy(line, text, len);
 	memset(line + len, ' ', pad);
-	line[len + pad] = done ? '\n' : '\r';
+	line[len + pad] = final ? '\n' : '\r';
 	fwrite(line, 1, len + pad + 1, p->out); /* one write: stderr is unbuffered */
 	fflush(p->out);
 	memcpy(p->last, text, len + 1);
 	p->last_len = len;
-	p->shown = !done;
-	atomic_store(&on_screen, done ? NULL : p);
+	p->shown = !final;
+	atomic_store(&on_screen, final ? NULL : p);
 }
 
 static void tick(struct rtk_progress *p)
@@ -204,7 +205,7 @@ static void tick(struct rtk_progress *p)
 	if (atomic_flag_test_and_set_explicit(&p->drawing, memory_order_acquire))
 		return; /* another thread is drawing this very moment: its line will do */
 	if (!(p->shown && now - p->drawn_ms < REDRAW_MS) && in_foreground(p->out))
-		draw(p, now, false);
+		draw(p, now, false, false);
 	atomic_flag_clear_explicit(&p->drawing, memory_order_release);
 }
 
@@ -220,13 +221,13 @@ void rtk_progress_add_value(struct rtk_progress *p, uint64_t delta)
 	tick(p);
 }
 
-void rtk_progress_stop(struct rtk_progress **pp)
+void rtk_progress_stop(struct rtk_progress **pp, bool done)
 {
 	struct rtk_progress *p = pp ? *pp : NULL;
 	if (!p)
 		return;
 	if (p->shown)
-		draw(p, p->now_ms(), true);
+		draw(p, p->now_ms(), true, done);
 	struct rtk_progress *expected = p;
 	atomic_compare_exchange_strong(&on_screen, &expected, NULL);
 	free(p);

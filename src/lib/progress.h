@@ -65,10 +65,13 @@ static inline void rtk_progress_add(struct rtk_progress *p, uint64_t delta)
 }
 
 /*
- * Ends the meter: when its line was shown, it is drawn a last time with ", done." and a newline and
- * left on the screen; frees it and sets *p to NULL. NULL and *p NULL are fine.
+ * Ends the meter: when its line was shown, it is drawn a last time, ending in a newline, and left on
+ * the screen; frees it and sets *p to NULL. NULL and *p NULL are fine. done says whether the work
+ * finished: then the line ends ", done."; when it failed, the line is left as it stood, the count
+ * where the work stopped, as git says "done" only of work that got done, and the error rtk prints
+ * next starts on a line of its own.
  */
-void rtk_progress_stop(struct rtk_progress **p);
+void rtk_progress_stop(struct rtk_progress **p, bool done);
 
 /*
  * Blanks the meter line on the screen, if any, so that a message written next (rtk_warn calls this)

@@ -139,7 +139,7 @@ static int reflect_send_all(struct reflect_run *r)
 		if (r->cfg.mode != REFLECT_SINGLE)
 			r->progress = rtk_progress_start("Reflecting", n);
 		rc = http_run(reqs, n, &opt, reflect_on_answer, r);
-		rtk_progress_stop(&r->progress);
+		rtk_progress_stop(&r->progress, !rc);
 	}
 	if (auth) {
 		explicit_bzero(auth, strlen(auth));

@@ -632,9 +632,22 @@ t_usage() {
 	testing "status of a folder without .anima: exit 2" "$RTK iterate status --project . >/dev/null 2>&1; echo \$?" "2\n"
 }
 
+# --- the agents' waits on a meter (issue 16; forced onto the pipe with --progress) -------------------------
+t_progress() {
+	new_case --draft M2
+	plan developer fail
+	RTK_PROGRESS_DELAY_MS=0 ck --progress
+	is "--progress: each agent's wait on a meter, ', done.' only for those that exited 0 (the first Developer: exit 3)" \
+		"M1 round 1: waiting for the developer: 0s|M1 round 2: waiting for the developer: 0s|M1 round 2: waiting for the developer: 0s, done.|M1 round 2: waiting for the acceptor: 0s|M1 round 2: waiting for the acceptor: 0s, done.|" \
+		"$(tr '\r' '\n' <"$SCRATCH/err" | grep -v '^$' | sed 's/  *$//' | uniq | grep -e '^M1 round [12]:' | tr '\n' '|')"
+	new_case --draft M2
+	RTK_PROGRESS_DELAY_MS=0 ck
+	is "without --progress, on a pipe: the agents ran, no meter" "0 0" "$(rc) $(grep -c 'waiting for' "$SCRATCH/err")"
+	check "... and agents did run" test "$(ncalls)" -gt 0
+}
 
 # RTK_TEST_ITERATE="whole pause ..." runs only those (default: all, in this order).
-for t in ${RTK_TEST_ITERATE:-whole order feedback pause failed final max review outcomes tokens ratelimit recovery bad busy interval times manual two sched_ratelimit usage}; do
+for t in ${RTK_TEST_ITERATE:-whole order feedback pause failed final max review outcomes tokens ratelimit recovery bad busy interval times manual two sched_ratelimit usage progress}; do
 	echo "--- $t"
 	t_start=$(now_ms)
 	"t_$t"

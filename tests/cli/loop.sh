@@ -98,6 +98,12 @@ check "the wait is the minute it asked for, plus jitter" jq -e '.rounds[0].rate_
 check "the wait is announced" grep -q '^rtk loop: round 1: rate limited (hit_limit): waiting [0-9]* s$' "$SCRATCH/err.txt"
 check "the rate-limited round's exit code is kept" test "$(jq '.rounds[0].exit_code' "$SCRATCH/out.json")" = 1
 conforms "a rate-limited run's JSON conforms" "$SCRATCH/out.json" loop
+# The waits on a meter (issue 16; forced onto the pipe with --progress): the agent's time, then the
+# rate limit's; the rate-limited round's agent exited 1, so its line is left without ", done.".
+testing "--progress: each round's wait and the rate limit's on a meter, ', done.' only for what succeeded" \
+	"project one && export RTK_PROGRESS_DELAY_MS=0 && lp 'limit-once tick code commit' --no-progress-limit 1 --progress && summary
+	 tr '\\r' '\\n' <../err.txt | grep -v '^\$' | sed 's/  *\$//; s/waiting [0-9]* s\$/waiting N s/' | uniq" \
+	"0 done rate_limited,progress\nround 1: waiting for agent: 0s\nrtk loop: round 1: rate limited (hit_limit): waiting N s\nwaiting for the rate limit: 0s\nwaiting for the rate limit: 0s, done.\nround 2: waiting for agent: 0s\nround 2: waiting for agent: 0s, done.\n"
 testing "a rate limit with no time waits the rules' default hour (scaled down further here)" \
 	"project one && RTK_TEST_WAIT_SCALE=0.0001 lp 'limit-unknown-once tick code commit' --no-progress-limit 1 && summary && jq -c '.rounds[0].rate_limit | [.kind, .resume_at, .wait_seconds >= 3600 and .wait_seconds < 3630]' ../out.json" \
 	"0 done rate_limited,progress\n[\"resume_unknown\",\"2023-11-14T23:13:20Z\",true]\n"

@@ -85,7 +85,15 @@ testing "validate: the bytes read grow to the whole file" \
 testing "git-history: commits walked and read, each meter's last line left" \
 	"RTK_PROGRESS_DELAY_MS=0 \$RTK git-history --progress --window 3650d --repo \$repo 2>err >/dev/null
 	 tr '\\r' '\\n' <err | grep -v '^\$' | grep -e ', done.' | sed 's/  *\$//'" \
-	"Walking commits: 400, done.\nReading commits: 100% (400/400), done.\n"
+	"Walking commits: 400, done.\nReading commits: 100% (400/400), done.\nBlaming fixes: 100% (14/14), done.\n"
+# Blame is most of git-history's time on a long history (~6 s of ten years of git.git): its meter counts
+# the window's fixes, as many as the report's fixes_matched, and rises to them.
+testing "git-history: the blame meter counts the report's fixes" \
+	"RTK_PROGRESS_DELAY_MS=0 \$RTK git-history --progress --json --window 3650d --repo \$repo 2>err >out
+	 jq -r '.coverage.fixes_matched' out
+	 tr '\\r' '\\n' <err | sed -n 's/^Blaming fixes: *[0-9]*% (\\([0-9]*\\)\\/\\([0-9]*\\)).*/\\1 \\2/p' |
+	 awk 'NR > 1 && \$1 < last { bad = 1 } { last = \$1; total = \$2 } END { print (bad ? \"shrank\" : \"grew\"), last, total }'" \
+	"14\ngrew 14 14\n"
 testing "git-history: the walk counts up from its first commit" \
 	"RTK_PROGRESS_DELAY_MS=0 \$RTK git-history --progress --window 3650d --repo \$repo 2>err >/dev/null; tr '\\r' '\\n' <err | head -n 1" \
 	"Walking commits: 1\n"
@@ -101,4 +109,59 @@ testing "run-plan on a pipe: no meter" \
 	"bash \"\$RTK_SRCDIR/tests/fixtures/sandbox-project.sh\" project clean >/dev/null
 	 RTK_PROGRESS_DELAY_MS=0 \$RTK run-plan --project-root project --state-dir state --sandbox-root sb --latch latch --plan input --json 2>&1 >out | wc -c" \
 	"0\n" "$plan"
+
+# stdin has no size: a count of bytes without a total, first of those read, then of those checked.
+testing "validate on stdin: the bytes read, then the bytes checked, each rising to the whole input" \
+	"RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA - <\$big 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/, [0-9.]* [KMG]*i*B\\/s//' | grep ', done.'
+	 tr '\\r' '\\n' <err | sed -n 's/^Validating: \\([0-9.]*\\) MiB.*/\\1/p' | awk 'NR > 1 && \$1 < last { bad = 1 } { last = \$1; n++ }
+	 END { print (bad ? \"shrank\" : \"grew\"), (n >= 2 ? \"several\" : \"one\") }'" \
+	"0\nReading stdin: 10.7 MiB, done.\nValidating: 10.7 MiB, done.\ngrew several\n"
+
+# board-history's gh and Jira exports are one JSON document each: a count of the issues imported.
+export FX="$RTK_SRCDIR/tests/fixtures/board"
+testing "board-history --from gh-issues: the issues counted up to all of them" \
+	"RTK_PROGRESS_DELAY_MS=0 \$RTK board-history --progress --json --from gh-issues \$FX/gh-issues.json 2>err >/dev/null
+	 jq length \$FX/gh-issues.json; tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | sed -n '1p;\$p'" \
+	"8\nReading issues: 1\nReading issues: 8, done.\n"
+testing "board-history --from jira: the issues counted up to all of them" \
+	"RTK_PROGRESS_DELAY_MS=0 \$RTK board-history --progress --json --from jira \$FX/jira-search.json 2>err >/dev/null
+	 jq '.issues | length' \$FX/jira-search.json; tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | tail -n 1" \
+	"5\nReading issues: 5, done.\n"
+
+# --- (5) a run that fails part-way: its last line left as it stood, never ", done." ----------------
+# git says "done" only of work that got done. A bad line halfway through the corpus (one reader, so the
+# reading stops there): the count stops short of the whole file, and the error follows on its own line.
+testing "calibrate failing halfway: the last line short of 100%, no ', done.', the error on its own line" \
+	"{ head -n 150000 \$big; echo 'not json'; tail -n 150000 \$big; } >bad.jsonl
+	 RTK_TEST_SHARES=1 RTK_PROGRESS_DELAY_MS=0 \$RTK calibrate --progress --json bad.jsonl 2>err >/dev/null; echo \$?
+	 grep -c ', done' err; tr '\\r' '\\n' <err | grep -v '^\$' | tail -n 2 | sed 's/ *[0-9]*% (.*)\$/ N% (...)/'
+	 tr '\\r' '\\n' <err | sed -n 's/^Reading corpus: *\\([0-9]*\\)%.*/\\1/p' | tail -n 1 | awk '{ print (\$1 < 100 ? \"short\" : \"whole\") }'" \
+	"2\n0\nReading corpus: N% (...)\nrtk calibrate: bad.jsonl:150001: not a valid JSON object: expected '{' (column 1)\nshort\n"
+testing "validate failing on a line that is not JSON: no ', done.'" \
+	"{ cat \$big; echo 'not json'; } >bad.jsonl
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA bad.jsonl 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -q '^Validating: ' && echo shown; grep -c ', done' err" \
+	"2\nshown\n0\n"
+testing "validate finding invalid instances still finished its check: ', done.'" \
+	"{ cat \$big; echo '{\"confidence\":\"high\"}'; } >invalid.jsonl
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA invalid.jsonl 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -c ', done.\$'" \
+	"1\n1\n"
+testing "validate on stdin failing on a line: read, ', done.'; checked, not" \
+	"{ cat \$big; echo 'not json'; } | RTK_PROGRESS_DELAY_MS=0 \$RTK validate --progress --schema \$SCHEMA - 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/, [0-9.]* [KMG]*i*B\\/s//; s/  *\$//' | grep -e done -e '^rtk'
+	 tr '\\r' '\\n' <err | grep -B1 '^rtk' | head -n 1 | sed 's/[0-9.]* MiB.*/N MiB/'" \
+	"2\nReading stdin: 10.7 MiB, done.\nrtk validate: <stdin>:300001: not valid JSON (column 1): invalid literal\nValidating: N MiB\n"
+testing "board-history --from gh-issues failing on the fourth issue: three counted, no ', done.'" \
+	"jq '.[3].number = \"x\"' \$FX/gh-issues.json >bad.json
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK board-history --progress --json --from gh-issues bad.json 2>err >/dev/null; echo \$?
+	 tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | tail -n 2 | cut -c1-40" \
+	"2\nReading issues: 3\nrtk board-history: bad.json:60: issue wi\n"
+plan_fails='envelope: {command: planner, status: OK}\nnew_plan:\n  unified_goal: "g"\n  steps:\n    - id: nap\n      commands:\n        - "sleep 0.3; exit 3"\n'
+testing "run-plan: a step that fails leaves its time, not ', done.'" \
+	"bash \"\$RTK_SRCDIR/tests/fixtures/sandbox-project.sh\" project clean >/dev/null
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK run-plan --progress --project-root project --state-dir state --sandbox-root sb --latch latch --plan input --json 2>err >out
+	 echo \$?; tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | grep '^Running'" \
+	"1\nRunning step nap: 0s\nRunning step nap: 0s\n" "$plan_fails"
 finish

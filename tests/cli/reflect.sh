@@ -274,4 +274,17 @@ cd - >/dev/null
 testing "--batch /dev/zero: refused at --max-line, naming the line" \
 	"$RTK reflect --dry-run --max-line 64K --batch /dev/zero 2>&1; echo \$?" \
 	"rtk reflect: /dev/zero:1: line longer than 65536 bytes (see --max-line)\n2\n"
+
+# Issue 16: --batch counts the answers on a meter (forced onto the pipe with --progress); a request that
+# failed is a result like any other, so the batch, which got through every trace, is still ", done.".
+testing "--batch --progress: the answers counted to all of them, the last line left" \
+	"{ for i in 1 2 3 4; do jq -cn --arg id \"m\$i.mode=none\" '{task_id: \$id, user_message: \"u\", system_response: \"r\"}'; done
+	   jq -cn '{task_id: \"m5.mode=http500\", user_message: \"u\", system_response: \"r\"}'; } >batch.jsonl
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK reflect --json --progress --workspace ws --batch batch.jsonl 2>err >out.json; echo \$?
+	 jq -c '[.summary.reflected, .summary.failed]' out.json; tr '\\r' '\\n' <err | grep -v '^\$' | sed 's/  *\$//' | tail -n 2" \
+	"1\n[4,1]\nReflecting: 100% (5/5), done.\nrtk reflect: 1 of 5 traces could not be reflected on\n"
+testing "--batch on a pipe: no meter" \
+	"jq -cn '{task_id: \"p1.mode=none\", user_message: \"u\", system_response: \"r\"}' >batch.jsonl
+	 RTK_PROGRESS_DELAY_MS=0 \$RTK reflect --json --workspace ws --batch batch.jsonl 2>&1 >/dev/null | wc -c" \
+	"0\n"
 finish

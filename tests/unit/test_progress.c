@@ -42,7 +42,7 @@ static const char *drawn(struct meter *m)
 
 static void meter_close(struct meter *m)
 {
-	rtk_progress_stop(&m->p);
+	rtk_progress_stop(&m->p, true);
 	assert_null(m->p);
 	fclose(m->f);
 	free(m->text);
@@ -57,9 +57,38 @@ static void counts_with_a_total_show_a_percentage(void **state)
 	assert_string_equal(drawn(&m), "Reading commits:  45% (90/200)\r");
 	fake_now = 150;
 	rtk_progress_update(m.p, 200);
-	rtk_progress_stop(&m.p);
+	rtk_progress_stop(&m.p, true);
 	assert_string_equal(drawn(&m), "Reading commits:  45% (90/200)\rReading commits: 100% (200/200)\r"
 				       "Reading commits: 100% (200/200), done.\n");
+	meter_close(&m);
+}
+
+/* Work that failed leaves its line as it stood, count and all, with no ", done.", and a newline for the error. */
+static void a_failed_run_is_not_done(void **state)
+{
+	(void)state;
+	struct meter m;
+	meter_open(&m, "Reading commits", RTK_PROGRESS_COUNT, 200, 0);
+	rtk_progress_update(m.p, 90);
+	fake_now = 150;
+	rtk_progress_update(m.p, 120);
+	rtk_progress_stop(&m.p, false);
+	assert_string_equal(drawn(&m), "Reading commits:  45% (90/200)\rReading commits:  60% (120/200)\r"
+				       "Reading commits:  60% (120/200)\n");
+	meter_close(&m);
+
+	/* The line unchanged since it was drawn is still ended, so the error starts on a line of its own. */
+	meter_open(&m, "Validating", RTK_PROGRESS_BYTES, 0, 0);
+	rtk_progress_update(m.p, 512);
+	rtk_progress_stop(&m.p, false);
+	assert_string_equal(drawn(&m), "Validating: 512 bytes\rValidating: 512 bytes\n");
+	meter_close(&m);
+
+	/* Never shown (the delay): a failure prints nothing either. */
+	meter_open(&m, "Reading", RTK_PROGRESS_COUNT, 0, 2000);
+	rtk_progress_update(m.p, 5);
+	rtk_progress_stop(&m.p, false);
+	assert_true(!drawn(&m) || !*drawn(&m));
 	meter_close(&m);
 }
 
@@ -87,7 +116,7 @@ static void nothing_before_the_delay(void **state)
 		fake_now = i;
 		rtk_progress_update(m.p, (uint64_t)i);
 	}
-	rtk_progress_stop(&m.p);
+	rtk_progress_stop(&m.p, true);
 	assert_true(!drawn(&m) || !*drawn(&m));
 	meter_close(&m);
 
@@ -138,7 +167,7 @@ static void bytes_show_a_rate_once_a_second_passed(void **state)
 	meter_open(&m, "Reading", RTK_PROGRESS_BYTES, 0, 0);
 	fake_now = 4000;
 	rtk_progress_update(m.p, (uint64_t)5 << 30);
-	rtk_progress_stop(&m.p);
+	rtk_progress_stop(&m.p, true);
 	assert_string_equal(drawn(&m), "Reading: 5.0 GiB, 1.2 GiB/s\rReading: 5.0 GiB, 1.2 GiB/s, done.\n");
 	meter_close(&m);
 }
@@ -154,7 +183,7 @@ static void elapsed_time_counts_minutes_and_hours(void **state)
 	rtk_progress_update(m.p, 0);
 	fake_now = 7507000;
 	rtk_progress_update(m.p, 0);
-	rtk_progress_stop(&m.p);
+	rtk_progress_stop(&m.p, true);
 	assert_string_equal(drawn(&m), "waiting for agent: 45s\rwaiting for agent: 1m23s\rwaiting for agent: 2h05m07s\r"
 				       "waiting for agent: 2h05m07s, done.\n");
 	meter_close(&m);
@@ -169,7 +198,7 @@ static void the_final_line_covers_a_longer_one(void **state)
 	rtk_progress_update(m.p, 123456789);
 	fake_now = 500;
 	rtk_progress_update(m.p, 1);
-	rtk_progress_stop(&m.p);
+	rtk_progress_stop(&m.p, true);
 	assert_string_equal(drawn(&m), "t: 123456789\rt: 1        \rt: 1, done.\n");
 	meter_close(&m);
 }
@@ -185,7 +214,7 @@ static void clear_blanks_the_line_for_a_message(void **state)
 	fputs("warning\n", m.f);
 	fake_now = 100;
 	rtk_progress_update(m.p, 5);
-	rtk_progress_stop(&m.p);
+	rtk_progress_stop(&m.p, true);
 	rtk_progress_clear(); /* nothing on the screen any more: nothing written */
 	assert_string_equal(drawn(&m), "Reading: 5\r\r          \rwarning\nReading: 5\rReading: 5, done.\n");
 	meter_close(&m);
@@ -202,18 +231,19 @@ static void off_means_no_meter(void **state)
 	assert_null(p);
 	rtk_progress_update(p, 1);
 	rtk_progress_add(p, 1);
-	rtk_progress_stop(&p);
-	rtk_progress_stop(NULL);
+	rtk_progress_stop(&p, true);
+	rtk_progress_stop(NULL, true);
 	rtk_progress_set_mode(RTK_PROGRESS_ON);
 	assert_true(rtk_progress_enabled());
 	p = rtk_progress_start_timer("y");
 	assert_non_null(p);
-	rtk_progress_stop(&p); /* never shown (the delay): prints nothing */
+	rtk_progress_stop(&p, true); /* never shown (the delay): prints nothing */
 	rtk_progress_set_mode(RTK_PROGRESS_AUTO);
 }
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(counts_with_a_total_show_a_percentage),
+	cmocka_unit_test(a_failed_run_is_not_done),
 	cmocka_unit_test(counts_without_a_total_show_the_count),
 	cmocka_unit_test(nothing_before_the_delay),
 	cmocka_unit_test(an_unchanged_line_is_not_redrawn),
