@@ -753,29 +753,44 @@ int githistory_classify_discrimination(struct githistory_run *h)
 	return 0;
 }
 
-/* Fixes that were themselves reverted leave the failures for the unlinked list (reason reverted-fix). */
-static int set_aside_reverted_fixes(struct githistory_run *h, struct githistory_failures *fs)
+/*
+ * Moves the failures fn picks (writing why) to the unlinked list with reason code and rule, counting them in
+ * *count; the rest keep their order. fn sees each failure by its index before any is moved.
+ */
+typedef bool (*set_aside_fn)(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg);
+
+static int set_aside(struct githistory_run *h, struct githistory_failures *fs, const char *kind, const char *code,
+		     const char *rule, size_t *count, set_aside_fn fn, const void *arg)
 {
 	size_t kept = 0;
 	int rc = 0;
 	for (size_t i = 0; i < fs->n; i++) {
 		struct githistory_failure *f = &fs->v[i];
-		if (!f->reverted_by || rc) {
+		char why[256];
+		if (rc || !fn(fs, i, why, sizeof(why), arg)) {
 			f->remedy->failure = (long)kept;
 			fs->v[kept++] = *f;
 			continue;
 		}
-		char hex[41], why[200];
-		snprintf(why, sizeof(why), "the fix was itself reverted by %.10s (a failure whose culprit it is): a remedy "
-			 "taken back is not a failure's remedy", gitx_oid_hex(&f->reverted_by->oid, hex));
 		f->remedy->failure = -1;
-		cJSON_AddItemToArray(f->rules, cJSON_CreateString("reverted-fix"));
-		rc = unlinked(h, fs, f->remedy, "fix", "reverted-fix", why, f->rules);
+		cJSON_AddItemToArray(f->rules, cJSON_CreateString(rule));
+		rc = unlinked(h, fs, f->remedy, kind, code, why, f->rules);
 		cJSON_Delete(f->evidence);
-		fs->reverted_fixes++;
+		++*count;
 	}
 	fs->n = kept;
 	return rc;
+}
+
+static bool is_reverted_fix(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg)
+{
+	char hex[41];
+	(void)arg;
+	if (!fs->v[i].reverted_by)
+		return false;
+	snprintf(why, size, "the fix was itself reverted by %.10s (a failure whose culprit it is): a remedy taken back is "
+		 "not a failure's remedy", gitx_oid_hex(&fs->v[i].reverted_by->oid, hex));
+	return true;
 }
 
 static int fixes_trailer_sha(const char *k, size_t kl, const char *v, size_t vl, void *arg)
@@ -840,54 +855,43 @@ static bool message_names(const char *text, const struct githistory_commit *x)
  * feature, restored when the feature goes): one failure, the other revert's. It leaves the failures for the
  * unlinked list, reason companion.
  */
+static bool is_companion(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg)
+{
+	const struct githistory_commit *const *primary = arg; /* the other revert, by failure index */
+	char hex[41], hex2[41];
+	if (!primary[i])
+		return false;
+	snprintf(why, size, "a companion of the revert %.10s: the commit it takes back (%.10s) names the one that revert "
+		 "takes back, and went back with it (revert.companion_within)",
+		 gitx_oid_hex(&primary[i]->oid, hex), gitx_oid_hex(&fs->v[i].culprit[0]->oid, hex2));
+	return true;
+}
+
 static int set_aside_companion_reverts(struct githistory_run *h, struct githistory_failures *fs)
 {
-	size_t kept = 0;
-	int rc = 0;
-	bool *companion;
-	const struct githistory_failure **primary;
+	int rc;
+	const struct githistory_commit **primary; /* the remedy of the revert failure i went back with, or NULL */
 
 	if (!h->rules.companion_within || fs->n < 2)
 		return 0;
-	if (!(companion = calloc(fs->n, sizeof(*companion))) || !(primary = calloc(fs->n, sizeof(*primary)))) {
-		free(companion);
+	if (!(primary = calloc(fs->n, sizeof(*primary))))
 		return rtk_oom();
-	}
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct githistory_failure *f = &fs->v[i];
 		const struct githistory_commit *x = f->culprit[0];
 		if (strcmp(f->kind, "revert") || f->nculprits != 1 || f->flap || !x->message)
 			continue;
-		for (size_t j = 0; j < fs->n && !companion[i]; j++) {
+		for (size_t j = 0; j < fs->n && !primary[i]; j++) {
 			const struct githistory_failure *g = &fs->v[j];
 			int64_t apart = f->remedy->commit_time - g->remedy->commit_time;
-			if (j == i || strcmp(g->kind, "revert") || companion[j] || g->culprit[0] == x ||
+			if (j == i || strcmp(g->kind, "revert") || primary[j] || g->culprit[0] == x ||
 			    (apart < 0 ? -apart : apart) > h->rules.companion_within ||
 			    g->culprit[0]->commit_time > x->commit_time || !message_names(x->message, g->culprit[0]))
 				continue;
-			companion[i] = true;
-			primary[i] = g;
+			primary[i] = g->remedy;
 		}
 	}
-	for (size_t i = 0; i < fs->n; i++) {
-		struct githistory_failure *f = &fs->v[i];
-		if (!companion[i] || rc) {
-			f->remedy->failure = (long)kept;
-			fs->v[kept++] = *f;
-			continue;
-		}
-		char hex[41], hex2[41], why[240];
-		snprintf(why, sizeof(why), "a companion of the revert %.10s: the commit it takes back (%.10s) names the one "
-			 "that revert takes back, and went back with it (revert.companion_within)",
-			 gitx_oid_hex(&primary[i]->remedy->oid, hex), gitx_oid_hex(&f->culprit[0]->oid, hex2));
-		f->remedy->failure = -1;
-		cJSON_AddItemToArray(f->rules, cJSON_CreateString("companion-revert"));
-		rc = unlinked(h, fs, f->remedy, "revert", "companion", why, f->rules);
-		cJSON_Delete(f->evidence);
-		fs->companion_reverts++;
-	}
-	fs->n = kept;
-	free(companion);
+	rc = set_aside(h, fs, "revert", "companion", "companion-revert", &fs->companion_reverts, is_companion, primary);
 	free(primary);
 	return rc;
 }
@@ -939,7 +943,7 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 	rtk_progress_stop(&blamed, !rc && !(blamed && gitodb_error(h->odb)));
 	githistory_patchid_index_free(&ix);
 	if (!rc)
-		rc = set_aside_reverted_fixes(h, fs);
+		rc = set_aside(h, fs, "fix", "reverted-fix", "reverted-fix", &fs->reverted_fixes, is_reverted_fix, NULL);
 	if (!rc)
 		rc = set_aside_companion_reverts(h, fs);
 	return rc;

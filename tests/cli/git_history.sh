@@ -185,6 +185,8 @@ testing "\"Introduced in #614\" names the squash-merged pull request whose subje
 testing "a test change that followed a feature goes back with it the same day: a companion, one failure; four days apart: two" \
 	"$(gh companion-revert '[[.failures[] | .remedy.subject], [.unlinked[] | [.kind, .reason_code, .rules[-1]]], .input.companion_reverts]')" \
 	'[["runtime: revert \\"steal tasks from the LIFO slot\\" (#8100)","Revert \\"io: probe uring once\\"","Revert \\"io: use uring (#7500)\\""],[["revert","companion","companion-revert"]],1]\n'
+testing "the companion's reason names the revert it went back with" \
+	"$(gh companion-revert '. as $r | $r.unlinked[0].reason | contains("companion of the revert " + $r.failures[0].remedy.sha[:10])')" 'true\n'
 testing "revert.companion_within 5d: the reverts four days apart are companions too" \
 	"cd $(repo companion-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.companion_reverts, [.unlinked[].remedy.subject]]'" \
 	'[2,2,["test: revert \\"remove churn() from lifo_stealable\\" (#8114)","Revert \\"io: probe uring once\\""]]\n' "revert: {companion_within: 5d}\n"
