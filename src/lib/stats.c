@@ -782,15 +782,19 @@ static long double loss_term(const struct rtk_stats_value_counts *v)
 }
 
 /*
- * The log-loss terms (a logl per value: half of proper_scores' time on continuous confidences) made
- * by a second thread, chunk by chunk, a few chunks ahead of the sums, which still add them in order:
- * the same terms added in the same order give the same bits.
+ * The log-loss terms (a logarithm per value: half of proper_scores' time on continuous confidences)
+ * made by LOSS_MAKERS threads, chunk c by maker c % LOSS_MAKERS, a few chunks ahead of the sums, which
+ * still add them in order: the same terms added in the same order give the same bits.
  */
 #define LOSS_CHUNK 8192
-#define LOSS_RING 4
+#define LOSS_RING 8
+#define LOSS_MAKERS 2
 struct loss_terms {
 	const struct rtk_stats_value_counts *v;
-	size_t k, made, used; /* chunks made and used; made - used <= LOSS_RING */
+	size_t k, used;             /* used: the chunk being added up; the slots of those before it are free */
+	size_t made[LOSS_RING];     /* 1 + the chunk a slot holds once it is made, else 0 */
+	unsigned makers;            /* makers started so far: the next one's number */
+	bool stop;                  /* a maker could not be started: the others give up */
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	long double ring[LOSS_RING][LOSS_CHUNK];
@@ -800,18 +804,26 @@ static void *loss_terms_run(void *arg)
 {
 	struct loss_terms *l = arg;
 	size_t chunks = (l->k + LOSS_CHUNK - 1) / LOSS_CHUNK;
-	for (size_t c = 0; c < chunks; c++) {
+	unsigned me;
+
+	pthread_mutex_lock(&l->lock);
+	me = l->makers++;
+	pthread_mutex_unlock(&l->lock);
+	for (size_t c = me; c < chunks; c += LOSS_MAKERS) {
 		pthread_mutex_lock(&l->lock);
-		while (c - l->used >= LOSS_RING)
+		while (!l->stop && c - l->used >= LOSS_RING)
 			pthread_cond_wait(&l->changed, &l->lock);
+		bool stop = l->stop;
 		pthread_mutex_unlock(&l->lock);
+		if (stop)
+			break;
 		long double *out = l->ring[c % LOSS_RING];
 		size_t lo = c * LOSS_CHUNK, hi = lo + LOSS_CHUNK < l->k ? lo + LOSS_CHUNK : l->k;
 		for (size_t i = lo; i < hi; i++)
 			out[i - lo] = loss_term(&l->v[i]);
 		pthread_mutex_lock(&l->lock);
-		l->made = c + 1;
-		pthread_cond_signal(&l->changed);
+		l->made[c % LOSS_RING] = c + 1;
+		pthread_cond_broadcast(&l->changed);
 		pthread_mutex_unlock(&l->lock);
 	}
 	return NULL;
@@ -822,8 +834,8 @@ static const long double *loss_terms_take(struct loss_terms *l, size_t c)
 {
 	pthread_mutex_lock(&l->lock);
 	l->used = c;
-	pthread_cond_signal(&l->changed);
-	while (l->made <= c)
+	pthread_cond_broadcast(&l->changed);
+	while (l->made[c % LOSS_RING] != c + 1)
 		pthread_cond_wait(&l->changed, &l->lock);
 	pthread_mutex_unlock(&l->lock);
 	return l->ring[c % LOSS_RING];
@@ -846,13 +858,23 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 	long double res_hit = (1 - base_rate) * (1 - base_rate), res_miss = (0 - base_rate) * (0 - base_rate);
 	struct loss_terms *terms = NULL;
 	const long double *chunk = NULL;
-	pthread_t thread;
+	pthread_t thread[LOSS_MAKERS];
+	unsigned makers = 0;
 
 	if (k >= SCORES_THREAD_MIN && (terms = calloc(1, sizeof(*terms)))) {
 		terms->v = v, terms->k = k;
 		pthread_mutex_init(&terms->lock, NULL);
 		pthread_cond_init(&terms->changed, NULL);
-		if (pthread_create(&thread, NULL, loss_terms_run, terms)) {
+		/* Every maker or none: a chunk whose maker did not start would never come. */
+		while (makers < LOSS_MAKERS && !pthread_create(&thread[makers], NULL, loss_terms_run, terms))
+			makers++;
+		if (makers < LOSS_MAKERS) {
+			pthread_mutex_lock(&terms->lock);
+			terms->stop = true;
+			pthread_cond_broadcast(&terms->changed);
+			pthread_mutex_unlock(&terms->lock);
+			while (makers)
+				pthread_join(thread[--makers], NULL);
 			pthread_mutex_destroy(&terms->lock);
 			pthread_cond_destroy(&terms->changed);
 			free(terms);
@@ -885,7 +907,8 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 		res += size * (hit_rate - base_rate) * (hit_rate - base_rate);
 	}
 	if (terms) {
-		pthread_join(thread, NULL);
+		while (makers)
+			pthread_join(thread[--makers], NULL);
 		pthread_mutex_destroy(&terms->lock);
 		pthread_cond_destroy(&terms->changed);
 		free(terms);
