@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * 128-bit products are what make the counts exact (__extension__ keeps -Wpedantic quiet). Only
@@ -207,7 +208,8 @@ static size_t list_distinct(const uint64_t *l, size_t n)
 
 /*
  * Writes the union of up to three ascending sources into out, one entry per distinct value with
- * the counts of all three added: a and b are count arrays, l a sorted list. Returns the entries.
+ * the counts of all three added: a and b are count arrays, l a sorted list. Returns the entries
+ * (with out NULL, only counts them).
  */
 static size_t merge_sources(const struct rtk_stats_value_counts *a, size_t na,
 			    const struct rtk_stats_value_counts *b, size_t nb,
@@ -233,12 +235,188 @@ static size_t merge_sources(const struct rtk_stats_value_counts *a, size_t na,
 			else
 				neg++;
 		}
-		memcpy(&out[n].value, &key, sizeof(key));
-		out[n].pos = pos;
-		out[n].neg = neg;
+		if (out) {
+			memcpy(&out[n].value, &key, sizeof(key));
+			out[n].pos = pos;
+			out[n].neg = neg;
+		}
 		n++;
 	}
 	return n;
+}
+
+/*
+ * The sort and merge of a long list (continuous confidences: one word a row, millions of them) are
+ * shared by two threads, each over half the words; the result is the single-threaded one exactly.
+ */
+#define PARALLEL_SORT_MIN ((size_t)1 << 18)
+
+/* Runs job(arg0) here and job(arg1) in a second thread at the same time, or both here if none starts. */
+static void run_pair(void *(*job)(void *), void *arg0, void *arg1)
+{
+	pthread_t thread;
+	bool threaded = pthread_create(&thread, NULL, job, arg1) == 0;
+
+	job(arg0);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		job(arg1);
+}
+
+/* One half of a radix pass: its words' digits counted, then scattered after the first half's. */
+struct radix_half {
+	const struct radix_half *pair; /* both halves, first then second */
+	bool second;
+	size_t lo, hi;                 /* this half: src[lo, hi) */
+	const uint64_t *src;
+	uint64_t *dst;
+	int shift;
+	size_t count[RADIX_BUCKETS];
+};
+
+static inline size_t radix_digit(uint64_t w, int shift)
+{
+	return ((w & ~LABEL_BIT) >> shift) & (RADIX_BUCKETS - 1);
+}
+
+static void *radix_count_half(void *arg)
+{
+	struct radix_half *h = arg;
+
+	memset(h->count, 0, sizeof(h->count));
+	for (size_t i = h->lo; i < h->hi; i++)
+		h->count[radix_digit(h->src[i], h->shift)]++;
+	return NULL;
+}
+
+/* Stable: a bucket takes the first half's words, then the second's, each in their order. */
+static void *radix_scatter_half(void *arg)
+{
+	struct radix_half *h = arg;
+	const size_t *first = h->pair[0].count, *second = h->pair[1].count;
+	size_t at[RADIX_BUCKETS], sum = 0;
+
+	for (size_t b = 0; b < RADIX_BUCKETS; b++) {
+		at[b] = sum + (h->second ? first[b] : 0);
+		sum += first[b] + second[b];
+	}
+	for (size_t i = h->lo; i < h->hi; i++) {
+		uint64_t w = h->src[i];
+		h->dst[at[radix_digit(w, h->shift)]++] = w;
+	}
+	return NULL;
+}
+
+/* radix_sort's order, each pass counted and scattered by two threads. */
+static int radix_sort_parallel(uint64_t *a, size_t n)
+{
+	struct radix_half *h;
+	uint64_t *tmp, *src = a, *dst;
+
+	if (n > SIZE_MAX / sizeof(*tmp) || !(tmp = malloc(n * sizeof(*tmp))))
+		return rtk_oom();
+	if (!(h = calloc(2, sizeof(*h)))) {
+		free(tmp);
+		return rtk_oom();
+	}
+	dst = tmp;
+	h[0] = (struct radix_half){ .pair = h, .second = false, .lo = 0, .hi = n / 2 };
+	h[1] = (struct radix_half){ .pair = h, .second = true, .lo = n / 2, .hi = n };
+	for (int p = 0; p < RADIX_PASSES; p++) {
+		bool trivial = false;
+		for (int i = 0; i < 2; i++)
+			h[i].src = src, h[i].dst = dst, h[i].shift = p * RADIX_BITS;
+		run_pair(radix_count_half, &h[0], &h[1]);
+		for (size_t b = 0; b < RADIX_BUCKETS && !trivial; b++)
+			trivial = h[0].count[b] + h[1].count[b] == n;
+		if (trivial)
+			continue;
+		run_pair(radix_scatter_half, &h[0], &h[1]);
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	free(h);
+	return 0;
+}
+
+/* The first index of an ascending array whose key is at least key. */
+static size_t counts_lower_bound(const struct rtk_stats_value_counts *v, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (counts_key(&v[mid]) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t list_lower_bound(const uint64_t *l, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((l[mid] & ~LABEL_BIT) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The sources' entries below a key (first part) or from it on (second): merged, or only counted. */
+struct merge_part {
+	const struct rtk_stats_value_counts *a, *b;
+	const uint64_t *l;
+	size_t na, nb, nl, k;
+	struct rtk_stats_value_counts *out;
+};
+
+static void *merge_part_run(void *arg)
+{
+	struct merge_part *m = arg;
+
+	m->k = merge_sources(m->a, m->na, m->b, m->nb, m->l, m->nl, m->out);
+	return NULL;
+}
+
+/*
+ * The sorted list merged with the sorted table values v and the runs into *out, by two threads: the
+ * sources are cut at the key of the list's middle word, each part is counted, then each is merged
+ * into its place. The same entries as one merge_sources over the whole.
+ */
+static int merge_parallel(const struct rtk_stats_counter *c, const struct rtk_stats_value_counts *v, size_t n,
+			  struct rtk_stats_value_counts **out, size_t *k)
+{
+	uint64_t cut = c->list[c->nlist / 2] & ~LABEL_BIT;
+	size_t sv = counts_lower_bound(v, n, cut), sr = counts_lower_bound(c->runs, c->nruns, cut);
+	size_t sl = list_lower_bound(c->list, c->nlist, cut);
+	struct merge_part part[2] = {
+		{ .a = v, .na = sv, .b = c->runs, .nb = sr, .l = c->list, .nl = sl },
+		{ .a = v ? v + sv : NULL, .na = n - sv, .b = c->runs ? c->runs + sr : NULL, .nb = c->nruns - sr,
+		  .l = c->list + sl, .nl = c->nlist - sl },
+	};
+	struct rtk_stats_value_counts *all;
+
+	run_pair(merge_part_run, &part[0], &part[1]);
+	if (part[1].k > SIZE_MAX / sizeof(*all) - part[0].k ||
+	    !(all = malloc((part[0].k + part[1].k) * sizeof(*all))))
+		return rtk_oom();
+	part[0].out = all;
+	part[1].out = all + part[0].k;
+	run_pair(merge_part_run, &part[0], &part[1]);
+	*out = all;
+	*k = part[0].k + part[1].k;
+	return 0;
 }
 
 /* Folds the list into runs: sorted, counted, merged with what earlier compactions left. */
@@ -411,6 +589,12 @@ int rtk_stats_counter_sorted(struct rtk_stats_counter *c, struct rtk_stats_value
 		*out = v;
 		*k = n;
 		return 0;
+	}
+	if (c->nlist >= PARALLEL_SORT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		if (!(rc = radix_sort_parallel(c->list, c->nlist)))
+			rc = merge_parallel(c, v, n, out, k);
+		free(v);
+		return rc;
 	}
 	if ((rc = radix_sort(c->list, c->nlist))) {
 		free(v);
