@@ -57,7 +57,7 @@ static int parse_label(const struct rtk_jsonscan_field *f, bool *correct)
 		*correct = f->kind == RTK_JSONSCAN_TRUE;
 		return 0;
 	}
-	if (f->kind == RTK_JSONSCAN_NUMBER && !rtk_jsonscan_parse_number(f->raw, f->raw_len, &v) && (v == 0 || v == 1)) {
+	if (!rtk_jsonscan_number(f, &v) && (v == 0 || v == 1)) {
 		*correct = v == 1;
 		return 0;
 	}
@@ -114,7 +114,7 @@ static int add_line(struct calibration_corpus *c, const char *line, size_t len, 
 	if (f[F_CONFIDENCE].kind != RTK_JSONSCAN_NUMBER)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %s, not a number in [0, 1]", file, lineno,
 				o->confidence_field, kind_name(f[F_CONFIDENCE].kind));
-	if (rtk_jsonscan_parse_number(f[F_CONFIDENCE].raw, f[F_CONFIDENCE].raw_len, &confidence) ||
+	if (rtk_jsonscan_number(&f[F_CONFIDENCE], &confidence) ||
 	    !(confidence >= 0 && confidence <= 1))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %.*s, outside [0, 1]", file, lineno,
 				o->confidence_field, (int)f[F_CONFIDENCE].raw_len, f[F_CONFIDENCE].raw);

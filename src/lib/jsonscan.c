@@ -670,6 +670,7 @@ struct decimal {
 static bool read_decimal(const unsigned char *p, const unsigned char *end, int max_digits, struct decimal *out)
 {
 	int significant = 0, written_exponent = 0, exponent_sign = 1;
+	const unsigned char *begin = p;
 
 	*out = (struct decimal){ .negative = *p == '-' };
 	p += out->negative;
@@ -686,13 +687,37 @@ static bool read_decimal(const unsigned char *p, const unsigned char *end, int m
 			out->exponent--;
 		}
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/* eight at a time once a digit counts and room is left: then all eight count */
-		uint64_t word;
-		while (significant && significant + 8 <= max_digits && end - p >= 8 && (memcpy(&word, p, 8), eight_digits(word))) {
-			out->digits = out->digits * 100000000u + eight_digits_value(word);
-			significant += 8;
-			out->exponent -= 8;
-			p += 8;
+		/*
+		 * Once a digit counts, every later one does: the run's length decides at once whether they
+		 * fit, then they are read eight at a time and the last few as a word padded with '0's in front.
+		 */
+		if (significant) {
+			const unsigned char *run_end = skip_digits(p, end);
+			int run = (int)(run_end - p);
+			uint64_t word;
+
+			if (run > max_digits - significant)
+				return false;
+			significant += run;
+			out->exponent -= run;
+			for (; run >= 8; run -= 8, p += 8) {
+				memcpy(&word, p, 8);
+				out->digits = out->digits * 100000000u + eight_digits_value(word);
+			}
+			if (run) {
+				static const uint64_t scale[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+				if (p + run - begin >= 8) { /* the eight bytes ending with the run, the ones before it made '0' */
+					uint64_t before = ((uint64_t)1 << (8 * (8 - run))) - 1;
+					memcpy(&word, p + run - 8, 8);
+					word = (word & ~before) | (0x3030303030303030u & before);
+				} else {
+					word = 0x3030303030303030u;
+					for (int i = 0; i < run; i++)
+						word |= (uint64_t)(p[i] - '0') << (8 * (8 - run + i));
+				}
+				out->digits = out->digits * scale[run] + eight_digits_value(word);
+				p += run;
+			}
 		}
 #endif
 		for (; p < end && is_digit(*p); p++) {
@@ -833,14 +858,13 @@ static double strtod_c_locale(const char *text, char **end)
 	return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
 }
 
-int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
+/* raw[0..len) is a number in JSON's grammar: its value, as rtk_jsonscan_parse_number gives it. */
+static int parse_checked_number(const char *raw, size_t len, double *out)
 {
-	const unsigned char *p = (const unsigned char *)raw, *end = p + len, *bad;
+	const unsigned char *p = (const unsigned char *)raw, *end = p + len;
 	char small[64], *copy = small, *copy_end;
 	double value;
 
-	if (match_number(p, end, &bad) != end)
-		return -1;
 	/* one reading of the digits serves both exact paths: up to 15 significant digits, then up to 19 */
 	struct decimal dec;
 	if (read_decimal(p, end, 19, &dec) && (parse_simple_number(dec, out) || parse_long_number(dec, out)))
@@ -860,6 +884,22 @@ int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
 		free(copy);
 	*out = value;
 	return 0;
+}
+
+int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
+{
+	const unsigned char *p = (const unsigned char *)raw, *end = p + len, *bad;
+
+	if (match_number(p, end, &bad) != end)
+		return -1;
+	return parse_checked_number(raw, len, out);
+}
+
+int rtk_jsonscan_number(const struct rtk_jsonscan_field *f, double *out)
+{
+	if (f->kind != RTK_JSONSCAN_NUMBER)
+		return -1;
+	return parse_checked_number(f->raw, f->raw_len, out);
 }
 
 int rtk_jsonscan_decode_string(const char *raw, size_t len, char **out, size_t *out_len)

@@ -53,6 +53,12 @@ int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const
 int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out);
 
 /*
+ * rtk_jsonscan_parse_number for a field as rtk_jsonscan_object filled it, whose text the scan has
+ * already checked: -1 unless f->kind is RTK_JSONSCAN_NUMBER, else the same value and result.
+ */
+int rtk_jsonscan_number(const struct rtk_jsonscan_field *f, double *out);
+
+/*
  * raw[0..len) is a JSON string with its quotes, as rtk_jsonscan_object returns it. Sets *out to a
  * malloc'd, NUL-terminated copy with escapes decoded (\u surrogate pairs joined; a lone surrogate
  * becomes U+FFFD, since it has no UTF-8 form) and *out_len to its length, which counts any NUL bytes
