@@ -358,6 +358,33 @@ static inline bool bytes_equal(const unsigned char *a, const unsigned char *b, s
 	return true;
 }
 
+/* bytes_equal for a member name: the tail of eight or more bytes, or of four to seven, in overlapping loads. */
+static inline bool name_bytes_equal(const unsigned char *a, const unsigned char *b, size_t len)
+{
+	uint64_t x, y;
+	uint32_t u, v;
+
+	if (len >= 8) {
+		for (size_t i = 0; i + 8 <= len; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			if (x != y)
+				return false;
+		}
+		memcpy(&x, a + len - 8, 8);
+		memcpy(&y, b + len - 8, 8);
+		return x == y;
+	}
+	if (len >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		memcpy(&x, a + len - 4, 4);
+		memcpy(&y, b + len - 4, 4);
+		return u == v && (uint32_t)x == (uint32_t)y;
+	}
+	return bytes_equal(a, b, len);
+}
+
 /* Decodes as it compares, so a name with escapes still costs no allocation. */
 static bool escaped_name_equals(const unsigned char *name, size_t len, const char *want)
 {
@@ -394,7 +421,7 @@ static HOT struct rtk_jsonscan_field *find_field(struct scanner *s, const unsign
 		if (escaped)
 			equal = escaped_name_equals(name, len, want);
 		else if (s->name_lens)
-			equal = s->name_lens[i] == len && bytes_equal(name, (const unsigned char *)want, len);
+			equal = s->name_lens[i] == len && name_bytes_equal(name, (const unsigned char *)want, len);
 		else
 			equal = plain_name_equals(name, len, want);
 		if (equal)
