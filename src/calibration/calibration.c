@@ -24,6 +24,7 @@ struct calibration_corpus {
 	struct rtk_strmap *groups;  /* group value -> struct rtk_stats_counter * */
 	uint64_t rows, skipped;
 	char first_skipped[512];
+	struct rtk_jsonscan_shape shape; /* of the lines this reader has seen: most lines are checked against it */
 };
 
 int calibration_check_opts(const struct calibration_opts *o)
@@ -107,7 +108,7 @@ static int add_line(struct calibration_corpus *c, const char *line, size_t len, 
 	bool correct;
 	struct rtk_stats_counter *group = NULL;
 
-	if (rtk_jsonscan_object(line, len, f, o->group_by ? 3 : 2, &column, &what))
+	if (rtk_jsonscan_object_shaped(&c->shape, line, len, f, o->group_by ? 3 : 2, &column, &what))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
 	if (f[F_CONFIDENCE].kind == RTK_JSONSCAN_NONE)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", file, lineno, o->confidence_field);

@@ -577,9 +577,15 @@ static int scan_text(struct scanner *s, bool object_only)
  * instructions). Anything else (a nested value, a name with escapes or non-ASCII bytes, any error)
  * returns false and scan_text starts over, so fields, errors and columns are the same either way.
  */
-static HOT bool scan_flat_object(struct scanner *s)
+static HOT bool scan_flat_object(struct scanner *s, struct rtk_jsonscan_shape *learn)
 {
 	const unsigned char *p = skip_ws(s->text, s->end), *end = s->end;
+	const unsigned char *before = s->text; /* where the bytes before the next value begin */
+	unsigned nvalues = 0;
+	size_t used = 0;
+
+	if (learn)
+		learn->nvalues = 0;
 
 	if (p == end || *p != '{')
 		return false;
@@ -613,15 +619,102 @@ static HOT bool scan_flat_object(struct scanner *s)
 			member->raw = (const char *)value;
 			member->raw_len = (size_t)(p - value);
 		}
+		if (learn) {
+			size_t n = (size_t)(value - before);
+			if (nvalues == RTK_JSONSCAN_SHAPE_VALUES || n > RTK_JSONSCAN_SHAPE_BYTES - used) {
+				learn = NULL;
+			} else {
+				memcpy(learn->bytes + used, before, n);
+				learn->value[nvalues++] = (struct rtk_jsonscan_shape_value){
+					.at = (unsigned short)used, .len = (unsigned short)n,
+					.field = (signed char)(member ? member - s->fields : -1), .kind = (unsigned char)kind };
+				used += n;
+				before = p;
+			}
+		}
 		p = skip_ws(p, end);
 		if (p < end && *p == ',') {
 			p = skip_ws(p + 1, end);
 			continue;
 		}
-		if (p == end || *p != '}')
+		if (p == end || *p != '}' || skip_ws(p + 1, end) != end)
 			return false;
-		return skip_ws(p + 1, end) == end;
+		if (learn && (size_t)(end - before) <= RTK_JSONSCAN_SHAPE_BYTES - used && nvalues &&
+		    s->nfields <= RTK_JSONSCAN_SHAPE_FIELDS) {
+			memcpy(learn->bytes + used, before, (size_t)(end - before));
+			learn->tail_at = (unsigned short)used;
+			learn->tail_len = (unsigned short)(end - before);
+			learn->nfields = s->nfields;
+			for (size_t i = 0; i < s->nfields; i++)
+				learn->names[i] = s->fields[i].name;
+			learn->nvalues = nvalues;
+		}
+		return true;
 	}
+}
+
+/* Whether a learned shape was learned for these fields (the same names, by address). */
+static bool shape_fits(const struct rtk_jsonscan_shape *shape, const struct rtk_jsonscan_field *fields, size_t nfields)
+{
+	if (!shape->nvalues || shape->nfields != nfields)
+		return false;
+	for (size_t i = 0; i < nfields; i++)
+		if (shape->names[i] != fields[i].name)
+			return false;
+	return true;
+}
+
+/*
+ * The text is the shape's bytes with a scalar of each value's kind between them. Those bytes were
+ * a valid flat object's around valid values, and every byte that follows a value is the one that
+ * followed it there (a byte that cannot continue a number or literal), so such a text is valid too
+ * and its fields are the ones scan_flat_object would fill. Anything else returns false.
+ */
+static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *shape)
+{
+	const unsigned char *p = s->text, *end = s->end, *bad;
+
+	for (unsigned i = 0; i < shape->nvalues; i++) {
+		const struct rtk_jsonscan_shape_value *v = &shape->value[i];
+		enum rtk_jsonscan_kind kind = (enum rtk_jsonscan_kind)v->kind;
+		const unsigned char *value;
+		bool escaped = false;
+
+		if ((size_t)(end - p) <= v->len || !name_bytes_equal(p, shape->bytes + v->at, v->len))
+			return false;
+		value = p += v->len;
+		switch (kind) {
+		case RTK_JSONSCAN_NUMBER:
+			if ((*p != '-' && !is_digit(*p)) || !(p = match_number(p, end, &bad)))
+				return false;
+			break;
+		case RTK_JSONSCAN_STRING:
+			if (*p != '"' || !(p = scan_string(s, p + 1, &escaped)))
+				return false;
+			break;
+		default: {
+			uint32_t word;
+			if (end - p < 4)
+				return false;
+			memcpy(&word, p, 4);
+			if (!memcmp(&word, "true", 4))
+				kind = RTK_JSONSCAN_TRUE, p += 4;
+			else if (!memcmp(&word, "fals", 4) && end - p >= 5 && p[4] == 'e')
+				kind = RTK_JSONSCAN_FALSE, p += 5;
+			else if (!memcmp(&word, "null", 4))
+				kind = RTK_JSONSCAN_NULL, p += 4;
+			else
+				return false;
+		}
+		}
+		if (v->field >= 0) {
+			struct rtk_jsonscan_field *f = &s->fields[v->field];
+			f->kind = kind;
+			f->raw = (const char *)value;
+			f->raw_len = (size_t)(p - value);
+		}
+	}
+	return (size_t)(end - p) == shape->tail_len && name_bytes_equal(p, shape->bytes + shape->tail_at, shape->tail_len);
 }
 
 static void clear_fields(struct rtk_jsonscan_field *fields, size_t nfields)
@@ -634,7 +727,7 @@ static void clear_fields(struct rtk_jsonscan_field *fields, size_t nfields)
 }
 
 static int scan(const char *text, size_t len, struct rtk_jsonscan_field *fields, size_t nfields, bool object_only,
-		size_t *error_column, const char **error_what)
+		struct rtk_jsonscan_shape *learn, size_t *error_column, const char **error_what)
 {
 	struct scanner s = {
 		.text = (const unsigned char *)text,
@@ -652,7 +745,7 @@ static int scan(const char *text, size_t len, struct rtk_jsonscan_field *fields,
 		s.name_lens = name_lens;
 	}
 	clear_fields(fields, nfields);
-	if (object_only && scan_flat_object(&s))
+	if (object_only && scan_flat_object(&s, learn))
 		return 0;
 	clear_fields(fields, nfields);
 	status = scan_text(&s, object_only);
@@ -667,12 +760,31 @@ static int scan(const char *text, size_t len, struct rtk_jsonscan_field *fields,
 int rtk_jsonscan_object(const char *text, size_t len, struct rtk_jsonscan_field *fields, size_t nfields,
 			size_t *error_column, const char **error_what)
 {
-	return scan(text, len, fields, nfields, true, error_column, error_what);
+	return scan(text, len, fields, nfields, true, NULL, error_column, error_what);
+}
+
+int rtk_jsonscan_object_shaped(struct rtk_jsonscan_shape *shape, const char *text, size_t len,
+			       struct rtk_jsonscan_field *fields, size_t nfields, size_t *error_column,
+			       const char **error_what)
+{
+	struct scanner s = {
+		.text = (const unsigned char *)text,
+		.end = (const unsigned char *)text + len,
+		.fields = fields,
+		.nfields = nfields,
+	};
+
+	if (shape_fits(shape, fields, nfields)) {
+		clear_fields(fields, nfields);
+		if (scan_shaped(&s, shape))
+			return 0;
+	}
+	return scan(text, len, fields, nfields, true, shape, error_column, error_what);
 }
 
 int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const char **error_what)
 {
-	return scan(text, len, NULL, 0, false, error_column, error_what);
+	return scan(text, len, NULL, 0, false, NULL, error_column, error_what);
 }
 
 /* Every power of ten that is an exact double. */
