@@ -982,6 +982,12 @@ static void clipped_costs(double value, bool correct_rows, bool wrong_rows, long
 static long double loss_term(const struct rtk_stats_value_counts *v)
 {
 	long double cost_correct, cost_wrong;
+
+	/* One row: 1 * cost + 0 * 0 is the cost itself (a positive number), so only the one logarithm. */
+	if (v->pos + v->neg == 1) {
+		double p = v->value < LOG_LOSS_EPS ? LOG_LOSS_EPS : v->value > 1.0 - LOG_LOSS_EPS ? 1.0 - LOG_LOSS_EPS : v->value;
+		return v->pos ? -ln_positive(p) : -ln_positive(1.0L - p);
+	}
 	clipped_costs(v->value, v->pos != 0, v->neg != 0, &cost_correct, &cost_wrong);
 	return v->pos * cost_correct + v->neg * cost_wrong;
 }
@@ -991,7 +997,7 @@ static long double loss_term(const struct rtk_stats_value_counts *v)
  * made by LOSS_MAKERS threads, chunk c by maker c % LOSS_MAKERS, a few chunks ahead of the sums, which
  * still add them in order: the same terms added in the same order give the same bits.
  */
-#define LOSS_CHUNK 8192
+#define LOSS_CHUNK 16384
 #define LOSS_RING 8
 #define LOSS_MAKERS 2
 struct loss_terms {
