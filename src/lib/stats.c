@@ -1012,6 +1012,7 @@ struct loss_terms {
 	size_t made[LOSS_RING];     /* 1 + the chunk a slot holds once it is made, else 0 */
 	unsigned makers;            /* makers started so far: the next one's number */
 	bool stop;                  /* a maker could not be started: the others give up */
+	long double loss;           /* the terms' sum, in order, once loss_terms_sum is done */
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	long double ring[LOSS_RING][LOSS_CHUNK];
@@ -1058,6 +1059,23 @@ static const long double *loss_terms_take(struct loss_terms *l, size_t c)
 	return l->ring[c % LOSS_RING];
 }
 
+/* Adds up the terms chunk by chunk, in order: the log loss's sum, as one loop over the values would make it. */
+static void *loss_terms_sum(void *arg)
+{
+	struct loss_terms *l = arg;
+	size_t chunks = (l->k + LOSS_CHUNK - 1) / LOSS_CHUNK;
+	long double loss = 0;
+
+	for (size_t c = 0; c < chunks; c++) {
+		const long double *term = loss_terms_take(l, c);
+		size_t n = c + 1 < chunks ? LOSS_CHUNK : l->k - c * LOSS_CHUNK;
+		for (size_t i = 0; i < n; i++)
+			loss += term[i];
+	}
+	l->loss = loss;
+	return NULL;
+}
+
 /* Below this many distinct values a thread costs more than the scores it would take over. */
 #define SCORES_THREAD_MIN 100000
 
@@ -1074,9 +1092,9 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 	long double brier = 0, rel = 0, res = 0, loss = 0, confidence = 0;
 	long double res_hit = (1 - base_rate) * (1 - base_rate), res_miss = (0 - base_rate) * (0 - base_rate);
 	struct loss_terms *terms = NULL;
-	const long double *chunk = NULL;
-	pthread_t thread[LOSS_MAKERS];
+	pthread_t thread[LOSS_MAKERS], adder;
 	unsigned makers = 0;
+	bool adding = false;
 
 	if (k >= SCORES_THREAD_MIN && (terms = calloc(1, sizeof(*terms)))) {
 		terms->v = v, terms->k = k;
@@ -1098,17 +1116,18 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 			terms = NULL;
 		}
 	}
+	/* The terms are added up by a thread of their own, so these sums wait for no logarithm. */
+	if (terms)
+		adding = pthread_create(&adder, NULL, loss_terms_sum, terms) == 0;
 	for (size_t i = 0; i < k; i++) {
-		long double f = v[i].value, size, hit_rate, term;
+		long double f = v[i].value, size, hit_rate;
 
-		if (terms && i % LOSS_CHUNK == 0)
-			chunk = loss_terms_take(terms, i / LOSS_CHUNK);
-		term = terms ? chunk[i % LOSS_CHUNK] : loss_term(&v[i]);
+		if (!terms)
+			loss += loss_term(&v[i]);
 		if (v[i].pos + v[i].neg == 1) {
 			bool hit = v[i].pos != 0;
 			confidence += f;
 			brier += hit ? (1 - f) * (1 - f) : f * f;
-			loss += term;
 			rel += hit ? (f - 1) * (f - 1) : (f - 0) * (f - 0);
 			res += hit ? res_hit : res_miss;
 			continue;
@@ -1116,7 +1135,6 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 		size = v[i].pos + v[i].neg;
 		confidence += size * f;
 		brier += v[i].pos * (1 - f) * (1 - f) + v[i].neg * f * f;
-		loss += term;
 		if (!size)
 			continue;
 		hit_rate = v[i].pos / size;
@@ -1124,6 +1142,11 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 		res += size * (hit_rate - base_rate) * (hit_rate - base_rate);
 	}
 	if (terms) {
+		if (adding)
+			pthread_join(adder, NULL);
+		else
+			loss_terms_sum(terms);
+		loss = terms->loss;
 		while (makers)
 			pthread_join(thread[--makers], NULL);
 		pthread_mutex_destroy(&terms->lock);
