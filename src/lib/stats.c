@@ -955,14 +955,15 @@ static void reliability_table(const struct bin_sum *b, unsigned bins, struct rtk
  */
 static inline long double ln_positive(long double x)
 {
-	long double r, m = x - 1;
+	long double ln2, r, m = x - 1;
 
+	__asm__("fldln2" : "=t"(ln2));
 	if (fabsl(m) <= 0.29) {
 		if (m == 0)
 			return 0; /* glibc: "log(1) is +0 in all rounding modes" */
-		__asm__("fldln2\n\tfxch %%st(1)\n\tfyl2xp1" : "=t"(r) : "0"(m) : "st(7)");
+		__asm__("fyl2xp1" : "=t"(r) : "0"(m), "u"(ln2) : "st(1)");
 	} else {
-		__asm__("fldln2\n\tfxch %%st(1)\n\tfyl2x" : "=t"(r) : "0"(x) : "st(7)");
+		__asm__("fyl2x" : "=t"(r) : "0"(x), "u"(ln2) : "st(1)");
 	}
 	return r;
 }
