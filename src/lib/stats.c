@@ -900,9 +900,12 @@ static unsigned mass_bin(unsigned from, uint64_t rows_before, uint64_t n, unsign
 
 static void bin_add(struct bin_sum *b, const struct rtk_stats_value_counts *v)
 {
-	b->n += v->pos + v->neg;
+	uint64_t rows = v->pos + v->neg;
+
+	b->n += rows;
 	b->pos += v->pos;
-	b->confidence += (long double)v->value * (v->pos + v->neg);
+	/* value * 1 is the value: a value of one row (continuous confidences) skips the count's conversion */
+	b->confidence += rows == 1 ? (long double)v->value : (long double)v->value * rows;
 }
 
 static long double bin_gap(const struct bin_sum *b)
