@@ -742,13 +742,20 @@ static void delong(const struct rtk_stats_value_counts *v, size_t k, const struc
 	long double pos = t->pos, neg = t->neg, ss10 = 0, ss01 = 0;
 	uint64_t neg_below = 0, pos_below = 0;
 
+	/*
+	 * A count of 0 adds 0 * d * d = +0 (d finite) to a sum of non-negative terms, which leaves it as
+	 * it is: a value with no correct (or no wrong) rows skips that half, and its division.
+	 */
 	for (size_t i = 0; i < k; i++) {
-		uint64_t pos_above = t->pos - pos_below - v[i].pos;
-		long double v10 = (neg_below + 0.5L * v[i].neg) / neg;
-		long double v01 = (pos_above + 0.5L * v[i].pos) / pos;
-
-		ss10 += v[i].pos * (v10 - auc) * (v10 - auc);
-		ss01 += v[i].neg * (v01 - auc) * (v01 - auc);
+		if (v[i].pos) {
+			long double v10 = (neg_below + 0.5L * v[i].neg) / neg;
+			ss10 += v[i].pos * (v10 - auc) * (v10 - auc);
+		}
+		if (v[i].neg) {
+			uint64_t pos_above = t->pos - pos_below - v[i].pos;
+			long double v01 = (pos_above + 0.5L * v[i].pos) / pos;
+			ss01 += v[i].neg * (v01 - auc) * (v01 - auc);
+		}
 		neg_below += v[i].neg;
 		pos_below += v[i].pos;
 	}
@@ -764,10 +771,12 @@ static void delong(const struct rtk_stats_value_counts *v, size_t k, const struc
 static long double mw_null_variance(const struct rtk_stats_value_counts *v, size_t k, const struct totals *t)
 {
 	long double n = t->n, ties = 0;
+	const uint64_t one = 1;
+	const long double one_row = (long double)one * (t->n - one) * (n + one); /* a value of one row's term, worked out once */
 
 	for (size_t i = 0; i < k; i++) {
 		uint64_t size = v[i].pos + v[i].neg;
-		ties += (long double)size * (t->n - size) * (n + size);
+		ties += size == 1 ? one_row : (long double)size * (t->n - size) * (n + size);
 	}
 	return (long double)t->pos * t->neg / 12.0L * ties / (n * (n - 1));
 }
