@@ -1132,7 +1132,23 @@ static void proper_scores(const struct rtk_stats_value_counts *v, size_t k, cons
 	/* The terms are added up by a thread of their own, so these sums wait for no logarithm. */
 	if (terms)
 		adding = pthread_create(&adder, NULL, loss_terms_sum, terms) == 0;
-	for (size_t i = 0; i < k; i++) {
+	/*
+	 * While every value so far has one row, the reliability sum is the Brier sum: (f - 1)^2 is
+	 * (1 - f)^2 to the bit (rounding is symmetric in sign) and (f - 0)^2 is f^2, so the same terms
+	 * went into both. It is added once until the first value of several rows, then copied.
+	 */
+	size_t i = 0;
+	if (terms) {
+		for (; i < k && v[i].pos + v[i].neg == 1; i++) {
+			long double f = v[i].value;
+			bool hit = v[i].pos != 0;
+			confidence += f;
+			brier += hit ? (1 - f) * (1 - f) : f * f;
+			res += hit ? res_hit : res_miss;
+		}
+		rel = brier;
+	}
+	for (; i < k; i++) {
 		long double f = v[i].value, size, hit_rate;
 
 		if (!terms)
