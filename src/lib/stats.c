@@ -412,8 +412,9 @@ static void *merge_part_run(void *arg)
 
 /*
  * The sorted list merged with the sorted table values v and the runs into *out, by two threads: the
- * sources are cut at the key of the list's middle word, each part is counted, then each is merged
- * into its place. The same entries as one merge_sources over the whole.
+ * sources are cut at the key of the list's middle word and each part is merged into room for all its
+ * sources' entries; the second part then moves down over what the first did not fill (nothing, when
+ * no value is in two sources: continuous confidences). The same entries as one merge_sources.
  */
 static int merge_parallel(const struct rtk_stats_counter *c, const struct rtk_stats_value_counts *v, size_t n,
 			  struct rtk_stats_value_counts **out, size_t *k)
@@ -426,17 +427,21 @@ static int merge_parallel(const struct rtk_stats_counter *c, const struct rtk_st
 		{ .a = v ? v + sv : NULL, .na = n - sv, .b = c->runs ? c->runs + sr : NULL, .nb = c->nruns - sr,
 		  .l = c->list + sl, .nl = c->nlist - sl },
 	};
-	struct rtk_stats_value_counts *all;
+	struct rtk_stats_value_counts *all, *shrunk;
+	/* the entries each part can make at most: one per source entry (all sizes are of arrays in memory) */
+	size_t room0 = part[0].na + part[0].nb + part[0].nl, room1 = part[1].na + part[1].nb + part[1].nl;
 
-	run_pair(merge_part_run, &part[0], &part[1]);
-	if (part[1].k > SIZE_MAX / sizeof(*all) - part[0].k ||
-	    !(all = malloc((part[0].k + part[1].k) * sizeof(*all))))
+	if (room1 > SIZE_MAX / sizeof(*all) - room0 || !(all = malloc((room0 + room1) * sizeof(*all))))
 		return rtk_oom();
 	part[0].out = all;
-	part[1].out = all + part[0].k;
+	part[1].out = all + room0;
 	run_pair(merge_part_run, &part[0], &part[1]);
-	*out = all;
+	if (part[0].k < room0)
+		memmove(all + part[0].k, all + room0, part[1].k * sizeof(*all));
 	*k = part[0].k + part[1].k;
+	if (*k < room0 + room1 && *k && (shrunk = realloc(all, *k * sizeof(*all))))
+		all = shrunk;
+	*out = all;
 	return 0;
 }
 
