@@ -24,6 +24,7 @@ struct calibration_corpus {
 	struct rtk_strmap *groups;  /* group value -> struct rtk_stats_counter * */
 	uint64_t rows, skipped;
 	char first_skipped[512];
+	struct rtk_jsonscan_shape shape; /* of the lines this reader has seen: most lines are checked against it */
 };
 
 int calibration_check_opts(const struct calibration_opts *o)
@@ -57,7 +58,7 @@ static int parse_label(const struct rtk_jsonscan_field *f, bool *correct)
 		*correct = f->kind == RTK_JSONSCAN_TRUE;
 		return 0;
 	}
-	if (f->kind == RTK_JSONSCAN_NUMBER && !rtk_jsonscan_parse_number(f->raw, f->raw_len, &v) && (v == 0 || v == 1)) {
+	if (!rtk_jsonscan_number(f, &v) && (v == 0 || v == 1)) {
 		*correct = v == 1;
 		return 0;
 	}
@@ -107,14 +108,14 @@ static int add_line(struct calibration_corpus *c, const char *line, size_t len, 
 	bool correct;
 	struct rtk_stats_counter *group = NULL;
 
-	if (rtk_jsonscan_object(line, len, f, o->group_by ? 3 : 2, &column, &what))
+	if (rtk_jsonscan_object_shaped(&c->shape, line, len, f, o->group_by ? 3 : 2, &column, &what))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
 	if (f[F_CONFIDENCE].kind == RTK_JSONSCAN_NONE)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", file, lineno, o->confidence_field);
 	if (f[F_CONFIDENCE].kind != RTK_JSONSCAN_NUMBER)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %s, not a number in [0, 1]", file, lineno,
 				o->confidence_field, kind_name(f[F_CONFIDENCE].kind));
-	if (rtk_jsonscan_parse_number(f[F_CONFIDENCE].raw, f[F_CONFIDENCE].raw_len, &confidence) ||
+	if (rtk_jsonscan_number(&f[F_CONFIDENCE], &confidence) ||
 	    !(confidence >= 0 && confidence <= 1))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: \"%s\" is %.*s, outside [0, 1]", file, lineno,
 				o->confidence_field, (int)f[F_CONFIDENCE].raw_len, f[F_CONFIDENCE].raw);

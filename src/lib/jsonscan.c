@@ -358,6 +358,33 @@ static inline bool bytes_equal(const unsigned char *a, const unsigned char *b, s
 	return true;
 }
 
+/* bytes_equal for a member name: the tail of eight or more bytes, or of four to seven, in overlapping loads. */
+static inline bool name_bytes_equal(const unsigned char *a, const unsigned char *b, size_t len)
+{
+	uint64_t x, y;
+	uint32_t u, v;
+
+	if (len >= 8) {
+		for (size_t i = 0; i + 8 <= len; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			if (x != y)
+				return false;
+		}
+		memcpy(&x, a + len - 8, 8);
+		memcpy(&y, b + len - 8, 8);
+		return x == y;
+	}
+	if (len >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		memcpy(&x, a + len - 4, 4);
+		memcpy(&y, b + len - 4, 4);
+		return u == v && (uint32_t)x == (uint32_t)y;
+	}
+	return bytes_equal(a, b, len);
+}
+
 /* Decodes as it compares, so a name with escapes still costs no allocation. */
 static bool escaped_name_equals(const unsigned char *name, size_t len, const char *want)
 {
@@ -394,7 +421,7 @@ static HOT struct rtk_jsonscan_field *find_field(struct scanner *s, const unsign
 		if (escaped)
 			equal = escaped_name_equals(name, len, want);
 		else if (s->name_lens)
-			equal = s->name_lens[i] == len && bytes_equal(name, (const unsigned char *)want, len);
+			equal = s->name_lens[i] == len && name_bytes_equal(name, (const unsigned char *)want, len);
 		else
 			equal = plain_name_equals(name, len, want);
 		if (equal)
@@ -544,6 +571,152 @@ static int scan_text(struct scanner *s, bool object_only)
 	return 0;
 }
 
+/*
+ * The usual line, a flat object of plain-named members with scalar values ({"confidence": 0.75,
+ * "correct": true}), in one straight pass without scan_text's container stack (a third of the
+ * instructions). Anything else (a nested value, a name with escapes or non-ASCII bytes, any error)
+ * returns false and scan_text starts over, so fields, errors and columns are the same either way.
+ */
+static HOT bool scan_flat_object(struct scanner *s, struct rtk_jsonscan_shape *learn)
+{
+	const unsigned char *p = skip_ws(s->text, s->end), *end = s->end;
+	const unsigned char *before = s->text; /* where the bytes before the next value begin */
+	unsigned nvalues = 0;
+	size_t used = 0;
+
+	if (learn)
+		learn->nvalues = 0;
+
+	if (p == end || *p != '{')
+		return false;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return skip_ws(p + 1, end) == end;
+	for (;;) {
+		const unsigned char *name, *value;
+		struct rtk_jsonscan_field *member = NULL;
+		enum rtk_jsonscan_kind kind = RTK_JSONSCAN_NONE;
+
+		if (p == end || *p != '"')
+			return false;
+		name = p + 1;
+		p = skip_plain_string_bytes(name, end);
+		if (p == end || *p != '"')
+			return false;
+		if (s->nfields)
+			member = find_field(s, name, (size_t)(p - name), false);
+		p = skip_ws(p + 1, end);
+		if (p == end || *p != ':')
+			return false;
+		p = skip_ws(p + 1, end);
+		if (p == end || *p == '{' || *p == '[')
+			return false;
+		value = p;
+		if (!(p = scan_scalar(s, p, &kind)))
+			return false;
+		if (member) {
+			member->kind = kind;
+			member->raw = (const char *)value;
+			member->raw_len = (size_t)(p - value);
+		}
+		if (learn) {
+			size_t n = (size_t)(value - before);
+			if (nvalues == RTK_JSONSCAN_SHAPE_VALUES || n > RTK_JSONSCAN_SHAPE_BYTES - used) {
+				learn = NULL;
+			} else {
+				memcpy(learn->bytes + used, before, n);
+				learn->value[nvalues++] = (struct rtk_jsonscan_shape_value){
+					.at = (unsigned short)used, .len = (unsigned short)n,
+					.field = (signed char)(member ? member - s->fields : -1), .kind = (unsigned char)kind };
+				used += n;
+				before = p;
+			}
+		}
+		p = skip_ws(p, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		if (p == end || *p != '}' || skip_ws(p + 1, end) != end)
+			return false;
+		if (learn && (size_t)(end - before) <= RTK_JSONSCAN_SHAPE_BYTES - used && nvalues &&
+		    s->nfields <= RTK_JSONSCAN_SHAPE_FIELDS) {
+			memcpy(learn->bytes + used, before, (size_t)(end - before));
+			learn->tail_at = (unsigned short)used;
+			learn->tail_len = (unsigned short)(end - before);
+			learn->nfields = s->nfields;
+			for (size_t i = 0; i < s->nfields; i++)
+				learn->names[i] = s->fields[i].name;
+			learn->nvalues = nvalues;
+		}
+		return true;
+	}
+}
+
+/* Whether a learned shape was learned for these fields (the same names, by address). */
+static bool shape_fits(const struct rtk_jsonscan_shape *shape, const struct rtk_jsonscan_field *fields, size_t nfields)
+{
+	if (!shape->nvalues || shape->nfields != nfields)
+		return false;
+	for (size_t i = 0; i < nfields; i++)
+		if (shape->names[i] != fields[i].name)
+			return false;
+	return true;
+}
+
+/*
+ * The text is the shape's bytes with a scalar of each value's kind between them. Those bytes were
+ * a valid flat object's around valid values, and every byte that follows a value is the one that
+ * followed it there (a byte that cannot continue a number or literal), so such a text is valid too
+ * and its fields are the ones scan_flat_object would fill. Anything else returns false.
+ */
+static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *shape)
+{
+	const unsigned char *p = s->text, *end = s->end, *bad;
+
+	for (unsigned i = 0; i < shape->nvalues; i++) {
+		const struct rtk_jsonscan_shape_value *v = &shape->value[i];
+		enum rtk_jsonscan_kind kind = (enum rtk_jsonscan_kind)v->kind;
+		const unsigned char *value;
+		bool escaped = false;
+
+		if ((size_t)(end - p) <= v->len || !name_bytes_equal(p, shape->bytes + v->at, v->len))
+			return false;
+		value = p += v->len;
+		switch (kind) {
+		case RTK_JSONSCAN_NUMBER:
+			if ((*p != '-' && !is_digit(*p)) || !(p = match_number(p, end, &bad)))
+				return false;
+			break;
+		case RTK_JSONSCAN_STRING:
+			if (*p != '"' || !(p = scan_string(s, p + 1, &escaped)))
+				return false;
+			break;
+		default: {
+			uint32_t word;
+			if (end - p < 4)
+				return false;
+			memcpy(&word, p, 4);
+			if (!memcmp(&word, "true", 4))
+				kind = RTK_JSONSCAN_TRUE, p += 4;
+			else if (!memcmp(&word, "fals", 4) && end - p >= 5 && p[4] == 'e')
+				kind = RTK_JSONSCAN_FALSE, p += 5;
+			else if (!memcmp(&word, "null", 4))
+				kind = RTK_JSONSCAN_NULL, p += 4;
+			else
+				return false;
+		}
+		}
+		if (v->field >= 0) {
+			struct rtk_jsonscan_field *f = &s->fields[v->field];
+			f->kind = kind;
+			f->raw = (const char *)value;
+			f->raw_len = (size_t)(p - value);
+		}
+	}
+	return (size_t)(end - p) == shape->tail_len && name_bytes_equal(p, shape->bytes + shape->tail_at, shape->tail_len);
+}
+
 static void clear_fields(struct rtk_jsonscan_field *fields, size_t nfields)
 {
 	for (size_t i = 0; i < nfields; i++) {
@@ -554,7 +727,7 @@ static void clear_fields(struct rtk_jsonscan_field *fields, size_t nfields)
 }
 
 static int scan(const char *text, size_t len, struct rtk_jsonscan_field *fields, size_t nfields, bool object_only,
-		size_t *error_column, const char **error_what)
+		struct rtk_jsonscan_shape *learn, size_t *error_column, const char **error_what)
 {
 	struct scanner s = {
 		.text = (const unsigned char *)text,
@@ -572,6 +745,9 @@ static int scan(const char *text, size_t len, struct rtk_jsonscan_field *fields,
 		s.name_lens = name_lens;
 	}
 	clear_fields(fields, nfields);
+	if (object_only && scan_flat_object(&s, learn))
+		return 0;
+	clear_fields(fields, nfields);
 	status = scan_text(&s, object_only);
 	if (status) {
 		clear_fields(fields, nfields);
@@ -584,12 +760,31 @@ static int scan(const char *text, size_t len, struct rtk_jsonscan_field *fields,
 int rtk_jsonscan_object(const char *text, size_t len, struct rtk_jsonscan_field *fields, size_t nfields,
 			size_t *error_column, const char **error_what)
 {
-	return scan(text, len, fields, nfields, true, error_column, error_what);
+	return scan(text, len, fields, nfields, true, NULL, error_column, error_what);
+}
+
+int rtk_jsonscan_object_shaped(struct rtk_jsonscan_shape *shape, const char *text, size_t len,
+			       struct rtk_jsonscan_field *fields, size_t nfields, size_t *error_column,
+			       const char **error_what)
+{
+	struct scanner s = {
+		.text = (const unsigned char *)text,
+		.end = (const unsigned char *)text + len,
+		.fields = fields,
+		.nfields = nfields,
+	};
+
+	if (shape_fits(shape, fields, nfields)) {
+		clear_fields(fields, nfields);
+		if (scan_shaped(&s, shape))
+			return 0;
+	}
+	return scan(text, len, fields, nfields, true, shape, error_column, error_what);
 }
 
 int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const char **error_what)
 {
-	return scan(text, len, NULL, 0, false, error_column, error_what);
+	return scan(text, len, NULL, 0, false, NULL, error_column, error_what);
 }
 
 /* Every power of ten that is an exact double. */
@@ -614,6 +809,7 @@ struct decimal {
 static bool read_decimal(const unsigned char *p, const unsigned char *end, int max_digits, struct decimal *out)
 {
 	int significant = 0, written_exponent = 0, exponent_sign = 1;
+	const unsigned char *begin = p;
 
 	*out = (struct decimal){ .negative = *p == '-' };
 	p += out->negative;
@@ -630,13 +826,37 @@ static bool read_decimal(const unsigned char *p, const unsigned char *end, int m
 			out->exponent--;
 		}
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/* eight at a time once a digit counts and room is left: then all eight count */
-		uint64_t word;
-		while (significant && significant + 8 <= max_digits && end - p >= 8 && (memcpy(&word, p, 8), eight_digits(word))) {
-			out->digits = out->digits * 100000000u + eight_digits_value(word);
-			significant += 8;
-			out->exponent -= 8;
-			p += 8;
+		/*
+		 * Once a digit counts, every later one does: the run's length decides at once whether they
+		 * fit, then they are read eight at a time and the last few as a word padded with '0's in front.
+		 */
+		if (significant) {
+			const unsigned char *run_end = skip_digits(p, end);
+			int run = (int)(run_end - p);
+			uint64_t word;
+
+			if (run > max_digits - significant)
+				return false;
+			significant += run;
+			out->exponent -= run;
+			for (; run >= 8; run -= 8, p += 8) {
+				memcpy(&word, p, 8);
+				out->digits = out->digits * 100000000u + eight_digits_value(word);
+			}
+			if (run) {
+				static const uint64_t scale[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+				if (p + run - begin >= 8) { /* the eight bytes ending with the run, the ones before it made '0' */
+					uint64_t before = ((uint64_t)1 << (8 * (8 - run))) - 1;
+					memcpy(&word, p + run - 8, 8);
+					word = (word & ~before) | (0x3030303030303030u & before);
+				} else {
+					word = 0x3030303030303030u;
+					for (int i = 0; i < run; i++)
+						word |= (uint64_t)(p[i] - '0') << (8 * (8 - run + i));
+				}
+				out->digits = out->digits * scale[run] + eight_digits_value(word);
+				p += run;
+			}
 		}
 #endif
 		for (; p < end && is_digit(*p); p++) {
@@ -777,14 +997,13 @@ static double strtod_c_locale(const char *text, char **end)
 	return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
 }
 
-int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
+/* raw[0..len) is a number in JSON's grammar: its value, as rtk_jsonscan_parse_number gives it. */
+static int parse_checked_number(const char *raw, size_t len, double *out)
 {
-	const unsigned char *p = (const unsigned char *)raw, *end = p + len, *bad;
+	const unsigned char *p = (const unsigned char *)raw, *end = p + len;
 	char small[64], *copy = small, *copy_end;
 	double value;
 
-	if (match_number(p, end, &bad) != end)
-		return -1;
 	/* one reading of the digits serves both exact paths: up to 15 significant digits, then up to 19 */
 	struct decimal dec;
 	if (read_decimal(p, end, 19, &dec) && (parse_simple_number(dec, out) || parse_long_number(dec, out)))
@@ -804,6 +1023,22 @@ int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
 		free(copy);
 	*out = value;
 	return 0;
+}
+
+int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
+{
+	const unsigned char *p = (const unsigned char *)raw, *end = p + len, *bad;
+
+	if (match_number(p, end, &bad) != end)
+		return -1;
+	return parse_checked_number(raw, len, out);
+}
+
+int rtk_jsonscan_number(const struct rtk_jsonscan_field *f, double *out)
+{
+	if (f->kind != RTK_JSONSCAN_NUMBER)
+		return -1;
+	return parse_checked_number(f->raw, f->raw_len, out);
 }
 
 int rtk_jsonscan_decode_string(const char *raw, size_t len, char **out, size_t *out_len)

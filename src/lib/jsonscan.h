@@ -42,6 +42,42 @@ struct rtk_jsonscan_field {
 int rtk_jsonscan_object(const char *text, size_t len, struct rtk_jsonscan_field *fields, size_t nfields,
 			size_t *error_column, const char **error_what);
 
+/* What a line shape can hold: values, bytes around them, fields it is learned for. */
+#define RTK_JSONSCAN_SHAPE_VALUES 8
+#define RTK_JSONSCAN_SHAPE_BYTES 256
+#define RTK_JSONSCAN_SHAPE_FIELDS 4
+
+struct rtk_jsonscan_shape_value {
+	unsigned short at, len;          /* the bytes before the value: bytes[at, at + len) */
+	signed char field;               /* the field it fills, or -1 */
+	unsigned char kind;              /* enum rtk_jsonscan_kind; TRUE, FALSE and NULL stand for one another */
+};
+
+/*
+ * What rtk_jsonscan_object_shaped remembers of the last line it had to scan in full, when that was a
+ * flat object of plain-named scalar members: the bytes around its values, each value's kind and
+ * field. Zero-initialise one per thread and hand it every line of a file; read nothing in it.
+ */
+struct rtk_jsonscan_shape {
+	const char *names[RTK_JSONSCAN_SHAPE_FIELDS]; /* the fields it was learned for */
+	size_t nfields;
+	unsigned nvalues;                              /* 0 while nothing is learned */
+	struct rtk_jsonscan_shape_value value[RTK_JSONSCAN_SHAPE_VALUES];
+	unsigned short tail_at, tail_len;              /* the bytes after the last value */
+	unsigned char bytes[RTK_JSONSCAN_SHAPE_BYTES];
+};
+
+/*
+ * rtk_jsonscan_object for the lines of one file, which mostly share a shape: a line made of the
+ * remembered shape's bytes with scalar values of the same kinds in its value places (a number for a
+ * number, a string for a string, true, false or null for any of those three) is checked by comparing
+ * the bytes and scanning the values alone. Any other line is scanned in full and, if it is a flat
+ * object, becomes the shape. Same result, fields and errors as rtk_jsonscan_object.
+ */
+int rtk_jsonscan_object_shaped(struct rtk_jsonscan_shape *shape, const char *text, size_t len,
+			       struct rtk_jsonscan_field *fields, size_t nfields, size_t *error_column,
+			       const char **error_what);
+
 /* Like rtk_jsonscan_object, but text may be any single JSON value (for rtk_jsonl_next's strictness). */
 int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const char **error_what);
 
@@ -51,6 +87,12 @@ int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const
  * underflow quietly gives 0 or a subnormal. Independent of the C locale.
  */
 int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out);
+
+/*
+ * rtk_jsonscan_parse_number for a field as rtk_jsonscan_object filled it, whose text the scan has
+ * already checked: -1 unless f->kind is RTK_JSONSCAN_NUMBER, else the same value and result.
+ */
+int rtk_jsonscan_number(const struct rtk_jsonscan_field *f, double *out);
 
 /*
  * raw[0..len) is a JSON string with its quotes, as rtk_jsonscan_object returns it. Sets *out to a

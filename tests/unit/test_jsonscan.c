@@ -794,6 +794,57 @@ static void agrees_with_cjson_on_random_mutations(void **state)
 	assert_true(accepted > 1000 && accepted < compared - 1000);
 }
 
+/* One shaped scan and one plain scan of a line: the same status, error, fields. */
+static void assert_shaped_agrees(struct rtk_jsonscan_shape *shape, const char *line)
+{
+	const char *names[3] = { "confidence", "correct", "task" };
+	struct rtk_jsonscan_field a[3], b[3];
+	size_t ca = 0, cb = 0, len = strlen(line);
+	const char *wa = "", *wb = "";
+
+	for (size_t i = 0; i < 3; i++)
+		a[i] = b[i] = (struct rtk_jsonscan_field){ .name = names[i] };
+	int ra = rtk_jsonscan_object_shaped(shape, line, len, a, 3, &ca, &wa);
+	int rb = rtk_jsonscan_object(line, len, b, 3, &cb, &wb);
+	if (ra != rb || (ra && (ca != cb || strcmp(wa, wb))))
+		fail_msg("%s: shaped %d column %zu \"%s\", plain %d column %zu \"%s\"", line, ra, ca, wa, rb, cb, wb);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(a[i].kind, b[i].kind);
+		assert_ptr_equal(a[i].raw, b[i].raw);
+		assert_int_equal(a[i].raw_len, b[i].raw_len);
+	}
+}
+
+/* After a line has taught the shape, lines like it and lines nearly like it read as without one. */
+static void shaped_scan_agrees_with_the_plain_one(void **state)
+{
+	static const char *const lines[] = {
+		"{\"confidence\": 0.3898297483912715, \"correct\": true, \"task\": \"t0\"}",
+		"{\"confidence\": 0.75, \"correct\": false, \"task\": \"t1\"}",       /* same shape */
+		"{\"confidence\": 1e-3, \"correct\": null, \"task\": \"\\u00e9\"}",   /* other values, same kinds */
+		"{\"confidence\": 0.5x, \"correct\": true, \"task\": \"t1\"}",        /* a bad number */
+		"{\"confidence\": 0.5, \"correct\": truex, \"task\": \"t1\"}",        /* a bad literal */
+		"{\"confidence\": 0.5, \"correct\": fals, \"task\": \"t1\"}",
+		"{\"confidence\": 0.5, \"correct\": true, \"task\": \"t1}",           /* an unterminated string */
+		"{\"confidence\": 0.5, \"correct\": true, \"task\": \"t1\"} ",        /* a byte more */
+		"{\"confidence\": 0.5, \"correct\": true, \"task\": \"t1\"",          /* a byte less */
+		"{\"confidence\": \"0.5\", \"correct\": true, \"task\": \"t1\"}",     /* another kind: learned anew */
+		"{\"confidence\": \"0.6\", \"correct\": 1, \"task\": \"t2\"}",
+		"{\"confidence\": 0.5, \"correct\": true, \"task\": [1]}",            /* nested: never a shape */
+		"{\"confidence\": 0.5, \"correct\": true, \"task\": [1]}",
+		"{\"correct\": true, \"confidence\": 0.5, \"confidence\": 0.7}",      /* the last member wins */
+		"{\"correct\": false, \"confidence\": 0.1, \"confidence\": 0.2}",
+		"{\"correct\": false, \"confidence\": 0.1, \"confidence\": 0.2",
+		"{}", "{}", "{\"confidence\": -0}", "{\"confidence\": 01}", "{\"confidence\": -}",
+		"{\"confidence\": 0.5, \"correct\": true, \"task\": \"t1\"}\n",
+	};
+	struct rtk_jsonscan_shape shape = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		assert_shaped_agrees(&shape, lines[i]);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(picks_each_kind_of_member),
 	cmocka_unit_test(long_numbers_round_like_strtod),
@@ -817,6 +868,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(decode_string_rejects_malformed),
 	cmocka_unit_test(value_scanner_accepts_any_single_value),
 	cmocka_unit_test(agrees_with_cjson_on_random_mutations),
+	cmocka_unit_test(shaped_scan_agrees_with_the_plain_one),
 };
 
 RTK_UNIT_MAIN(tests)
