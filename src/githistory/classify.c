@@ -3,6 +3,7 @@
 #include "config.h"
 #include "internal.h"
 #include "convcommit.h"
+#include "msgref.h"
 #include "trailers.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
@@ -376,19 +377,13 @@ static int fixes_trailer(const char *k, size_t kl, const char *v, size_t vl, voi
 static struct githistory_commit *commit_of_pull_request(const struct githistory_run *h, const struct githistory_commit *fx,
 							const char *num, size_t n)
 {
-	char want[32];
-	size_t wl;
-	if (n > 12)
-		return NULL;
-	wl = (size_t)snprintf(want, sizeof(want), "(#%.*s)", (int)n, num);
 	for (size_t i = 0; i < h->n; i++) {
 		struct githistory_commit *c = h->v[i];
-		size_t sl = c->subject ? strlen(c->subject) : 0;
+		const char *pr;
+		size_t pl;
 		if (c == fx || c->commit_time > fx->commit_time)
 			continue;
-		while (sl && isspace((unsigned char)c->subject[sl - 1]))
-			sl--;
-		if (sl >= wl && !memcmp(c->subject + sl - wl, want, wl))
+		if ((pl = msgref_subject_pull_request(c->subject, &pr)) == n && !memcmp(pr, num, n))
 			return c;
 	}
 	return NULL;
@@ -819,36 +814,6 @@ static bool is_enhancement(const struct githistory_rules *r, const struct githis
 	return !named;
 }
 
-/* Does text name x: a hex run of 7 to 40 digits that starts x's sha, or "#N" when x's subject ends "(#N)"? */
-static bool message_names(const char *text, const struct githistory_commit *x)
-{
-	char hex[41], pr[24];
-	size_t sl = x->subject ? strlen(x->subject) : 0, pl = 0;
-	gitx_oid_hex(&x->oid, hex);
-	while (sl && isspace((unsigned char)x->subject[sl - 1]))
-		sl--;
-	if (sl > 3 && x->subject[sl - 1] == ')') { /* "(#N)": keep "#N" */
-		size_t k = sl - 1;
-		while (k > 0 && isdigit((unsigned char)x->subject[k - 1]))
-			k--;
-		if (k >= 2 && k < sl - 1 && x->subject[k - 1] == '#' && x->subject[k - 2] == '(' && sl - k < sizeof(pr) - 1)
-			pl = (size_t)snprintf(pr, sizeof(pr), "#%.*s", (int)(sl - 1 - k), x->subject + k);
-	}
-	for (const char *p = text; *p; p++) {
-		bool word_start = p == text || !isalnum((unsigned char)p[-1]);
-		if (!word_start)
-			continue;
-		if (pl && !strncmp(p, pr, pl) && !isdigit((unsigned char)p[pl]))
-			return true;
-		size_t n = 0;
-		while (isxdigit((unsigned char)p[n]))
-			n++;
-		if (n >= 7 && n <= 40 && !isalnum((unsigned char)p[n]) && !strncasecmp(p, hex, n))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Companion reverts (revert.companion_within): a revert whose culprit's message names the culprit of another
  * revert, made within that long of it, took back a change that followed the other (a test adjusted to a
@@ -879,6 +844,7 @@ static int set_aside_companion_reverts(struct githistory_run *h, struct githisto
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct githistory_failure *f = &fs->v[i];
 		const struct githistory_commit *x = f->culprit[0];
+		char hex[41];
 		if (strcmp(f->kind, "revert") || f->nculprits != 1 || f->flap || !x->message)
 			continue;
 		for (size_t j = 0; j < fs->n && !primary[i]; j++) {
@@ -886,7 +852,7 @@ static int set_aside_companion_reverts(struct githistory_run *h, struct githisto
 			int64_t apart = f->remedy->commit_time - g->remedy->commit_time;
 			if (j == i || strcmp(g->kind, "revert") || primary[j] || g->culprit[0] == x ||
 			    (apart < 0 ? -apart : apart) > h->rules.companion_within ||
-			    g->culprit[0]->commit_time > x->commit_time || !message_names(x->message, g->culprit[0]))
+			    g->culprit[0]->commit_time > x->commit_time || !msgref_names(x->message, gitx_oid_hex(&g->culprit[0]->oid, hex), g->culprit[0]->subject))
 				continue;
 			primary[i] = g->remedy;
 		}

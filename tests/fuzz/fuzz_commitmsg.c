@@ -1,8 +1,9 @@
-/* tests/fuzz/fuzz_commitmsg.c — libFuzzer harness: commit messages: trailers, Conventional Commits headers, summaries, commit headers. */
+/* tests/fuzz/fuzz_commitmsg.c — libFuzzer harness: commit messages: trailers, Conventional Commits headers, summaries, commit headers, references to other commits. */
 #include "config.h"
 #include "fuzz.h"
 #include "git/gitodb.h"
 #include "githistory/convcommit.h"
+#include "githistory/msgref.h"
 #include "githistory/trailers.h"
 #include "lib/err.h"
 
@@ -38,6 +39,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (summary && strlen(summary) > size)
 		RTK_BUG("a summary longer than its message");
 	free(summary);
+	/* The same bytes as a subject and as a message naming commits (both want a NUL-terminated string). */
+	char *text = malloc(size + 1);
+	if (text) {
+		const char *num = NULL;
+		memcpy(text, data, size);
+		text[size] = '\0';
+		size_t nl = msgref_subject_pull_request(text, &num);
+		if (nl && (num < text || num + nl > text + size || nl > 12))
+			RTK_BUG("a pull request number outside the subject");
+		/* A message always names the commit it spells out in full, and a subject's own pull request. */
+		if (nl && !msgref_names(text, "0000000000000000000000000000000000000000", text))
+			RTK_BUG("a subject does not name its own pull request");
+		msgref_names(text, "0123456789abcdef0123456789abcdef01234567", NULL);
+		free(text);
+	}
 	/* The same bytes as a commit object's content. */
 	char *copy = malloc(size + 1);
 	if (copy) {
