@@ -802,69 +802,67 @@ struct decimal {
 };
 
 /*
- * Splits p[0..end) into a struct decimal; false when it has more than max_digits significant digits
- * (leading zeros are not significant) or its written exponent passes 1000 (the callers' fast paths
- * do not take it; strtod decides).
+ * Adds the run of digits at *p to *digits, moving *p past it: false when more than room digits
+ * would have to count. Where the machine allows, each eight bytes are checked and converted in
+ * one go (a continuous confidence's 16 or 17 digits are two words and a byte), without a pass
+ * ahead to find the run's end.
+ */
+static HOT bool read_digit_run(const unsigned char **p, const unsigned char *end, int room, uint64_t *digits)
+{
+	const unsigned char *q = *p;
+	uint64_t value = *digits;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t word;
+	while (end - q >= 8 && (memcpy(&word, q, 8), eight_digits(word))) {
+		if ((room -= 8) < 0)
+			return false;
+		value = value * 100000000u + eight_digits_value(word);
+		q += 8;
+	}
+#endif
+	for (; q < end && is_digit(*q); q++) {
+		if (--room < 0)
+			return false;
+		value = value * 10 + (uint64_t)(*q - '0');
+	}
+	*p = q;
+	*digits = value;
+	return true;
+}
+
+/*
+ * Splits p[0..end), a number the scanner has checked, into a struct decimal; false when it has
+ * more than max_digits significant digits (leading zeros are not significant) or its written
+ * exponent passes 1000 (the callers' fast paths do not take it; strtod decides).
  */
 static bool read_decimal(const unsigned char *p, const unsigned char *end, int max_digits, struct decimal *out)
 {
-	int significant = 0, written_exponent = 0, exponent_sign = 1;
-	const unsigned char *begin = p;
+	const unsigned char *run;
+	int written_exponent = 0, exponent_sign = 1;
 
 	*out = (struct decimal){ .negative = *p == '-' };
 	p += out->negative;
-	for (; p < end && is_digit(*p); p++) {
-		out->digits = out->digits * 10 + (uint64_t)(*p - '0');
-		if ((significant += out->digits != 0) > max_digits)
+	if (*p == '0') {        /* JSON writes no other number with a leading zero: "0", "0.xxx", "0e5" */
+		p++;
+	} else {
+		run = p;
+		if (!read_digit_run(&p, end, max_digits, &out->digits))
 			return false;
+		out->significant = (int)(p - run);
 	}
 	if (p < end && *p == '.') {
 		p++;
-		for (; p < end && is_digit(*p) && !significant; p++) { /* up to the first digit that counts */
-			out->digits = (uint64_t)(*p - '0');
-			significant = out->digits != 0;
-			out->exponent--;
+		if (!out->digits) { /* zeros up to the first digit that counts */
+			for (run = p; p < end && *p == '0'; p++)
+				;
+			out->exponent -= (int)(p - run);
 		}
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/*
-		 * Once a digit counts, every later one does: the run's length decides at once whether they
-		 * fit, then they are read eight at a time and the last few as a word padded with '0's in front.
-		 */
-		if (significant) {
-			const unsigned char *run_end = skip_digits(p, end);
-			int run = (int)(run_end - p);
-			uint64_t word;
-
-			if (run > max_digits - significant)
-				return false;
-			significant += run;
-			out->exponent -= run;
-			for (; run >= 8; run -= 8, p += 8) {
-				memcpy(&word, p, 8);
-				out->digits = out->digits * 100000000u + eight_digits_value(word);
-			}
-			if (run) {
-				static const uint64_t scale[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
-				if (p + run - begin >= 8) { /* the eight bytes ending with the run, the ones before it made '0' */
-					uint64_t before = ((uint64_t)1 << (8 * (8 - run))) - 1;
-					memcpy(&word, p + run - 8, 8);
-					word = (word & ~before) | (0x3030303030303030u & before);
-				} else {
-					word = 0x3030303030303030u;
-					for (int i = 0; i < run; i++)
-						word |= (uint64_t)(p[i] - '0') << (8 * (8 - run + i));
-				}
-				out->digits = out->digits * scale[run] + eight_digits_value(word);
-				p += run;
-			}
-		}
-#endif
-		for (; p < end && is_digit(*p); p++) {
-			out->digits = out->digits * 10 + (uint64_t)(*p - '0');
-			if ((significant += out->digits != 0) > max_digits)
-				return false;
-			out->exponent--;
-		}
+		run = p;
+		if (!read_digit_run(&p, end, max_digits - out->significant, &out->digits))
+			return false;
+		out->exponent -= (int)(p - run);
+		out->significant += (int)(p - run);
 	}
 	if (p < end) {          /* 'e' or 'E' */
 		p++;
@@ -877,7 +875,6 @@ static bool read_decimal(const unsigned char *p, const unsigned char *end, int m
 		}
 		out->exponent += exponent_sign * written_exponent;
 	}
-	out->significant = significant;
 	return true;
 }
 
