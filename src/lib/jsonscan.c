@@ -905,8 +905,8 @@ static bool parse_simple_number(const struct decimal dec, double *out)
  * mantissa and its rounding bit unless that shortfall can carry into them, or the bits under the
  * rounding bit come out zero (a possible exact halfway point, where round-half-even decides and a
  * shortfall would hide that it is not one). Those cases, subnormals and overflows return false and
- * strtod decides: a random number needs a 74-bit run of equal bits in its product for that, or an
- * exponent past a double's. Continuous confidences printed with 17 digits ("0.7584289481899582")
+ * strtod decides: a random number needs a run of some 73 equal bits in its product for that, or
+ * an exponent past a double's. Continuous confidences printed with 17 digits ("0.7584289481899582")
  * take this path.
  */
 __extension__ typedef unsigned __int128 jsonscan_u128;
@@ -950,7 +950,8 @@ static bool parse_long_number(const struct decimal dec, double *out)
 	under_mask = ((uint64_t)1 << (9 + top)) - 1;
 	if ((kept & 3) == 1 && (high & under_mask) == 0 && low == 0)
 		return false;           /* maybe exactly halfway to an even mantissa: round-half-even would go down */
-	mantissa = (kept + 1) >> 1;     /* under the rounding bit something is set, or the mantissa is odd: up */
+	/* a rounding bit of 1 is now past halfway, or halfway to an odd mantissa: up either way */
+	mantissa = (kept + 1) >> 1;
 	biased_exponent = ((217706 * q) >> 16) + 1086 + top - leading_zeros;
 	if (mantissa >> 53) {   /* rounded up to the next power of two */
 		mantissa >>= 1;
