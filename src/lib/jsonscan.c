@@ -980,17 +980,15 @@ static double strtod_c_locale(const char *text, char **end)
 	return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
 }
 
-/* raw[0..len) is a number in JSON's grammar: its value, as rtk_jsonscan_parse_number gives it. */
-static int parse_checked_number(const char *raw, size_t len, double *out)
+/*
+ * raw[0..len), a number the exact paths did not take, read by strtod from a NUL-terminated copy.
+ * Out of the hot path: its on-stack copy would cost every number a stack-protector check.
+ */
+static COLD int parse_number_with_strtod(const char *raw, size_t len, double *out)
 {
-	const unsigned char *p = (const unsigned char *)raw, *end = p + len;
 	char small[64], *copy = small, *copy_end;
 	double value;
 
-	/* one reading of the digits serves both exact paths: up to 15 significant digits, then up to 19 */
-	struct decimal dec;
-	if (read_decimal(p, end, 19, &dec) && (parse_simple_number(dec, out) || parse_long_number(dec, out)))
-		return 0;
 	if (len >= sizeof(small) && !(copy = malloc(len + 1)))
 		return -1;
 	memcpy(copy, raw, len);
@@ -1006,6 +1004,18 @@ static int parse_checked_number(const char *raw, size_t len, double *out)
 		free(copy);
 	*out = value;
 	return 0;
+}
+
+/* raw[0..len) is a number in JSON's grammar: its value, as rtk_jsonscan_parse_number gives it. */
+static int parse_checked_number(const char *raw, size_t len, double *out)
+{
+	const unsigned char *p = (const unsigned char *)raw;
+	struct decimal dec;
+
+	/* one reading of the digits serves both exact paths: up to 15 significant digits, then up to 19 */
+	if (read_decimal(p, p + len, 19, &dec) && (parse_simple_number(dec, out) || parse_long_number(dec, out)))
+		return 0;
+	return parse_number_with_strtod(raw, len, out);
 }
 
 int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)
