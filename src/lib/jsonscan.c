@@ -802,69 +802,67 @@ struct decimal {
 };
 
 /*
- * Splits p[0..end) into a struct decimal; false when it has more than max_digits significant digits
- * (leading zeros are not significant) or its written exponent passes 1000 (the callers' fast paths
- * do not take it; strtod decides).
+ * Adds the run of digits at *p to *digits, moving *p past it: false when more than room digits
+ * would have to count. Where the machine allows, each eight bytes are checked and converted in
+ * one go (a continuous confidence's 16 or 17 digits are two words and a byte), without a pass
+ * ahead to find the run's end.
+ */
+static HOT bool read_digit_run(const unsigned char **p, const unsigned char *end, int room, uint64_t *digits)
+{
+	const unsigned char *q = *p;
+	uint64_t value = *digits;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t word;
+	while (end - q >= 8 && (memcpy(&word, q, 8), eight_digits(word))) {
+		if ((room -= 8) < 0)
+			return false;
+		value = value * 100000000u + eight_digits_value(word);
+		q += 8;
+	}
+#endif
+	for (; q < end && is_digit(*q); q++) {
+		if (--room < 0)
+			return false;
+		value = value * 10 + (uint64_t)(*q - '0');
+	}
+	*p = q;
+	*digits = value;
+	return true;
+}
+
+/*
+ * Splits p[0..end), a number the scanner has checked, into a struct decimal; false when it has
+ * more than max_digits significant digits (leading zeros are not significant) or its written
+ * exponent passes 1000 (the callers' fast paths do not take it; strtod decides).
  */
 static bool read_decimal(const unsigned char *p, const unsigned char *end, int max_digits, struct decimal *out)
 {
-	int significant = 0, written_exponent = 0, exponent_sign = 1;
-	const unsigned char *begin = p;
+	const unsigned char *run;
+	int written_exponent = 0, exponent_sign = 1;
 
 	*out = (struct decimal){ .negative = *p == '-' };
 	p += out->negative;
-	for (; p < end && is_digit(*p); p++) {
-		out->digits = out->digits * 10 + (uint64_t)(*p - '0');
-		if ((significant += out->digits != 0) > max_digits)
+	if (*p == '0') {        /* JSON writes no other number with a leading zero: "0", "0.xxx", "0e5" */
+		p++;
+	} else {
+		run = p;
+		if (!read_digit_run(&p, end, max_digits, &out->digits))
 			return false;
+		out->significant = (int)(p - run);
 	}
 	if (p < end && *p == '.') {
 		p++;
-		for (; p < end && is_digit(*p) && !significant; p++) { /* up to the first digit that counts */
-			out->digits = (uint64_t)(*p - '0');
-			significant = out->digits != 0;
-			out->exponent--;
+		if (!out->digits) { /* zeros up to the first digit that counts */
+			for (run = p; p < end && *p == '0'; p++)
+				;
+			out->exponent -= (int)(p - run);
 		}
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/*
-		 * Once a digit counts, every later one does: the run's length decides at once whether they
-		 * fit, then they are read eight at a time and the last few as a word padded with '0's in front.
-		 */
-		if (significant) {
-			const unsigned char *run_end = skip_digits(p, end);
-			int run = (int)(run_end - p);
-			uint64_t word;
-
-			if (run > max_digits - significant)
-				return false;
-			significant += run;
-			out->exponent -= run;
-			for (; run >= 8; run -= 8, p += 8) {
-				memcpy(&word, p, 8);
-				out->digits = out->digits * 100000000u + eight_digits_value(word);
-			}
-			if (run) {
-				static const uint64_t scale[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
-				if (p + run - begin >= 8) { /* the eight bytes ending with the run, the ones before it made '0' */
-					uint64_t before = ((uint64_t)1 << (8 * (8 - run))) - 1;
-					memcpy(&word, p + run - 8, 8);
-					word = (word & ~before) | (0x3030303030303030u & before);
-				} else {
-					word = 0x3030303030303030u;
-					for (int i = 0; i < run; i++)
-						word |= (uint64_t)(p[i] - '0') << (8 * (8 - run + i));
-				}
-				out->digits = out->digits * scale[run] + eight_digits_value(word);
-				p += run;
-			}
-		}
-#endif
-		for (; p < end && is_digit(*p); p++) {
-			out->digits = out->digits * 10 + (uint64_t)(*p - '0');
-			if ((significant += out->digits != 0) > max_digits)
-				return false;
-			out->exponent--;
-		}
+		run = p;
+		if (!read_digit_run(&p, end, max_digits - out->significant, &out->digits))
+			return false;
+		out->exponent -= (int)(p - run);
+		out->significant += (int)(p - run);
 	}
 	if (p < end) {          /* 'e' or 'E' */
 		p++;
@@ -877,7 +875,6 @@ static bool read_decimal(const unsigned char *p, const unsigned char *end, int m
 		}
 		out->exponent += exponent_sign * written_exponent;
 	}
-	out->significant = significant;
 	return true;
 }
 
@@ -901,83 +898,69 @@ static bool parse_simple_number(const struct decimal dec, double *out)
 }
 
 /*
- * Up to 19 significant digits and a value of at most 1 (10^-27 <= scale): w * 10^-k, correctly
- * rounded without strtod. A candidate from a double division is within a few units in the last
- * place; it is moved until the exact value lies strictly between the midpoints to its neighbours,
- * compared exactly in 128-bit integers. A midpoint hit (round-half-even would decide), a
- * subnormal or anything out of range returns false and strtod decides. Continuous confidences
- * printed with 17 digits ("0.7584289481899582") take this path.
+ * Eisel-Lemire (Lemire, "Number Parsing at a Gigabyte per Second", 2021): up to 19 significant
+ * digits w times 10^q, rounded correctly without strtod. w, shifted to fill 64 bits, times 10^q's
+ * truncated leading 128 bits (jsonscan_pow10.inc) is the value's binary expansion but for a
+ * shortfall below w in the product's last place, so the product's top 64 bits give the 53-bit
+ * mantissa and its rounding bit unless that shortfall can carry into them, or the bits under the
+ * rounding bit come out zero (a possible exact halfway point, where round-half-even decides and a
+ * shortfall would hide that it is not one). Those cases, subnormals and overflows return false and
+ * strtod decides: a random number needs a run of some 73 equal bits in its product for that, or
+ * an exponent past a double's. Continuous confidences printed with 17 digits ("0.7584289481899582")
+ * take this path.
  */
 __extension__ typedef unsigned __int128 jsonscan_u128;
 
-static int bit_length(jsonscan_u128 x)
-{
-	uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
-	return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
-}
-
-/* sign of w * 10^-k - (2D + 1) * 2^(e-1), the midpoint above D * 2^e; 2 when it cannot be told here. */
-static int cmp_midpoint(uint64_t w, int k, uint64_t D, int e)
-{
-	static const uint64_t five[28] = {
-		1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL,
-		9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL,
-		152587890625ULL, 762939453125ULL, 3814697265625ULL, 19073486328125ULL, 95367431640625ULL,
-		476837158203125ULL, 2384185791015625ULL, 11920928955078125ULL, 59604644775390625ULL,
-		298023223876953125ULL, 1490116119384765625ULL, 7450580596923828125ULL,
-	};
-	/* w * 2^(1-e) against (2D + 1) * 10^k, both sides divided by 2^k: w * 2^s against (2D+1) * 5^k */
-	int s = 1 - e - k;
-	jsonscan_u128 l = w, r = (jsonscan_u128)(2 * D + 1) * five[k];
-
-	if (s >= 0) {
-		if (bit_length(l) + s > 127)
-			return 2;
-		l <<= s;
-	} else {
-		if (bit_length(r) - s > 127)
-			return 2;
-		r <<= -s;
-	}
-	return (l > r) - (l < r);
-}
+#include "jsonscan_pow10.inc"
 
 static bool parse_long_number(const struct decimal dec, double *out)
 {
-	uint64_t w, bits, D;
-	int k;
-	double d;
+	uint64_t w = dec.digits, high, low, kept, under_mask, mantissa, bits;
+	int q = dec.exponent, leading_zeros, top, biased_exponent;
+	jsonscan_u128 product;
 
-	w = dec.digits, k = -dec.exponent;
-	if (w == 0 || k < 0 || k > 27)
-		return false;
-	d = k <= 22 ? (double)w / powers_of_ten[k] : (double)w / 1e22 / powers_of_ten[k - 22];
-	for (int step = 0;; step++) {
-		int e, above, below;
-		memcpy(&bits, &d, sizeof(bits));
-		if (step == 8 || !(d > 0) || d > 1.0 || (bits >> 52) < 2)
-			return false;
-		D = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
-		e = (int)(bits >> 52) - 1075;
-		if ((above = cmp_midpoint(w, k, D, e)) == 2 || above == 0)
-			return false;
-		if (above > 0) {        /* past the midpoint to the next double up */
-			bits++;
-			memcpy(&d, &bits, sizeof(d));
-			continue;
-		}
-		bits--;                 /* the midpoint below d is the one above its predecessor */
-		D = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
-		e = (int)(bits >> 52) - 1075;
-		if ((below = cmp_midpoint(w, k, D, e)) == 2 || below == 0)
-			return false;
-		if (below < 0) {
-			memcpy(&d, &bits, sizeof(d));
-			continue;
-		}
-		break;
+	if (w == 0) {           /* "0.000...0" or "0e-50": past the Clinger path's exponents, still a zero */
+		*out = dec.negative ? -0.0 : 0.0;
+		return true;
 	}
-	*out = dec.negative ? -d : d;
+	if (q < JSONSCAN_POW10_MIN_Q || q > JSONSCAN_POW10_MAX_Q)
+		return false;
+	leading_zeros = __builtin_clzll(w);
+	w <<= leading_zeros;
+	product = (jsonscan_u128)w * jsonscan_pow10[q - JSONSCAN_POW10_MIN_Q].high;
+	high = (uint64_t)(product >> 64), low = (uint64_t)product;
+	/*
+	 * The power's low 64 bits and its truncation add less than w to low: a carry into high is
+	 * possible when low + w wraps, and it reaches the rounding bit (bit 9 or 10) only when high's
+	 * nine lowest bits are all ones. Then the power's low half is multiplied in too, leaving a
+	 * shortfall below w in the last 64 bits of 192.
+	 */
+	if ((high & 0x1ff) == 0x1ff && low + w < low) {
+		jsonscan_u128 rest = (jsonscan_u128)w * jsonscan_pow10[q - JSONSCAN_POW10_MIN_Q].low;
+		uint64_t rest_high = (uint64_t)(rest >> 64), rest_low = (uint64_t)rest;
+
+		low += rest_high;
+		high += low < rest_high;
+		if (low == UINT64_MAX && rest_low + w < rest_low)
+			return false;   /* the shortfall could still carry into high */
+	}
+	/* high is the product's top 64 bits exactly, 2^62 <= high < 2^64: keep 54 (53 and the rounding bit) */
+	top = (int)(high >> 63);
+	kept = high >> (9 + top);
+	under_mask = ((uint64_t)1 << (9 + top)) - 1;
+	if ((kept & 3) == 1 && (high & under_mask) == 0 && low == 0)
+		return false;           /* maybe exactly halfway to an even mantissa: round-half-even would go down */
+	/* a rounding bit of 1 is now past halfway, or halfway to an odd mantissa: up either way */
+	mantissa = (kept + 1) >> 1;
+	biased_exponent = ((217706 * q) >> 16) + 1086 + top - leading_zeros;
+	if (mantissa >> 53) {   /* rounded up to the next power of two */
+		mantissa >>= 1;
+		biased_exponent++;
+	}
+	if (biased_exponent < 1 || biased_exponent > 2046)
+		return false;           /* subnormal or infinite */
+	bits = (uint64_t)dec.negative << 63 | (uint64_t)biased_exponent << 52 | (mantissa & ((1ULL << 52) - 1));
+	memcpy(out, &bits, sizeof(bits));
 	return true;
 }
 
@@ -997,17 +980,15 @@ static double strtod_c_locale(const char *text, char **end)
 	return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
 }
 
-/* raw[0..len) is a number in JSON's grammar: its value, as rtk_jsonscan_parse_number gives it. */
-static int parse_checked_number(const char *raw, size_t len, double *out)
+/*
+ * raw[0..len), a number the exact paths did not take, read by strtod from a NUL-terminated copy.
+ * Out of the hot path: its on-stack copy would cost every number a stack-protector check.
+ */
+static COLD int parse_number_with_strtod(const char *raw, size_t len, double *out)
 {
-	const unsigned char *p = (const unsigned char *)raw, *end = p + len;
 	char small[64], *copy = small, *copy_end;
 	double value;
 
-	/* one reading of the digits serves both exact paths: up to 15 significant digits, then up to 19 */
-	struct decimal dec;
-	if (read_decimal(p, end, 19, &dec) && (parse_simple_number(dec, out) || parse_long_number(dec, out)))
-		return 0;
 	if (len >= sizeof(small) && !(copy = malloc(len + 1)))
 		return -1;
 	memcpy(copy, raw, len);
@@ -1023,6 +1004,18 @@ static int parse_checked_number(const char *raw, size_t len, double *out)
 		free(copy);
 	*out = value;
 	return 0;
+}
+
+/* raw[0..len) is a number in JSON's grammar: its value, as rtk_jsonscan_parse_number gives it. */
+static int parse_checked_number(const char *raw, size_t len, double *out)
+{
+	const unsigned char *p = (const unsigned char *)raw;
+	struct decimal dec;
+
+	/* one reading of the digits serves both exact paths: up to 15 significant digits, then up to 19 */
+	if (read_decimal(p, p + len, 19, &dec) && (parse_simple_number(dec, out) || parse_long_number(dec, out)))
+		return 0;
+	return parse_number_with_strtod(raw, len, out);
 }
 
 int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out)

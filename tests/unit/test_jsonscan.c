@@ -6,8 +6,10 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +340,153 @@ static void long_numbers_round_like_strtod(void **state)
 		if (memcmp(&value, &want, sizeof(value)))
 			fail_msg("%s: %.17g, strtod %.17g", buf, value, want);
 	}
+}
+
+/* text reads as strtod reads it, to the bit; a number strtod takes to infinity is refused. */
+static void assert_reads_like_strtod(const char *text)
+{
+	double ours, want = strtod(text, NULL);
+	int status = rtk_jsonscan_parse_number(text, strlen(text), &ours);
+
+	if (isinf(want)) {
+		if (status != -1)
+			fail_msg("%s: read as %a, strtod overflows", text, ours);
+		return;
+	}
+	if (status != 0)
+		fail_msg("rejected %s", text);
+	if (memcmp(&ours, &want, sizeof(ours)))
+		fail_msg("%s: got %a, strtod %a", text, ours, want);
+}
+
+static uint64_t xorshift64(uint64_t *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return *x;
+}
+
+/* digits[0..n) of a decimal digit string, as an integer */
+static uint64_t leading_digits(const char *digits, int n)
+{
+	uint64_t w = 0;
+	for (int i = 0; i < n; i++)
+		w = w * 10 + (uint64_t)(digits[i] - '0');
+	return w;
+}
+
+/*
+ * 16 to 19 significant digits at every exponent a double reaches (Eisel-Lemire's path): random
+ * digits, in exponent and plain forms, both signs, bit for bit against strtod.
+ */
+static void random_long_numbers_at_every_exponent(void **state)
+{
+	static const uint64_t power_of_ten[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+		1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	char text[96];
+	(void)state;
+
+	for (int i = 0; i < 1500000; i++) {
+		int n = 16 + (int)(xorshift64(&x) % 4), q = (int)(xorshift64(&x) % 700) - 365;
+		uint64_t w = power_of_ten[n - 1] + xorshift64(&x) % (9 * power_of_ten[n - 1]);
+		const char *sign = xorshift64(&x) % 2 ? "-" : "";
+		int len;
+
+		if (i % 3 == 0 && q < 0 && q > -40) {   /* plain: "0.000ddd" or "ddd.ddd" */
+			char digits[24];
+			int point = n + q;
+			snprintf(digits, sizeof(digits), "%llu", (unsigned long long)w);
+			if (point > 0)
+				len = snprintf(text, sizeof(text), "%s%.*s.%s", sign, point, digits, digits + point);
+			else
+				len = snprintf(text, sizeof(text), "%s0.%0*d%s", sign, -point, 0, digits);
+			if (point == 0) /* "%0*d" wrote one zero too many */
+				memmove(text + len - n - 1, text + len - n, (size_t)n + 1);
+		} else {
+			len = snprintf(text, sizeof(text), "%s%llue%d", sign, (unsigned long long)w, q);
+		}
+		(void)len;
+		assert_reads_like_strtod(text);
+	}
+}
+
+/*
+ * The cases a fast path gets wrong first: numbers a hair either side of the midpoint between two
+ * doubles (a random double's exact midpoint, its first 16 to 19 digits, and one more or one less in
+ * the last), midpoints 19 digits write exactly (round-half-even decides: odd 54-bit integers times
+ * small powers of two), powers of two and their neighbours, around 1, the extremes, leading zeros.
+ */
+static void long_numbers_near_midpoints_round_like_strtod(void **state)
+{
+	static const char *const fixed[] = {
+		"9007199254740993", "9007199254740995", "9007199254740993.0", "90071992547409930e-1",
+		"18014398509481985", "18014398509481987", "4503599627370496.5", "4503599627370497.5",
+		"2251799813685248.25", "2251799813685248.75", "9223372036854775807", "9223372036854776833",
+		"0.9999999999999999444", "0.9999999999999999445", "0.99999999999999994448884876874217",
+		"0.9999999999999999", "0.99999999999999999", "0.9999999999999999999",
+		"1.000000000000000111", "1.000000000000000112", "1.0000000000000001110223",
+		"1.0000000000000002220", "1.000000000000000222", "1.000000000000000333", "1.0000000000000003331",
+		"2.2250738585072014e-308", "2.2250738585072013e-308", "2.2250738585072012e-308",
+		"2.2250738585072011e-308", "2.225073858507201e-308", "2.2250738585072009e-308",
+		"4.9406564584124654e-324", "2.4703282292062327e-324", "2.4703282292062328e-324",
+		"1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
+		"-1.7976931348623157e308", "1.797693134862315807e308", "1.797693134862315808e308",
+		"0.000000000000000000000000000000007584289481899582", "-0.0000000000000000001234567890123456789",
+		"0.0000000000000000000000000000000000000000000000000", "-0.0000000000000000000000000", "0e-400",
+		"7.2057594037927933e16", "72057594037927933", "72057594037927935", "7205759403792793.3e1",
+		"1e23", "8.589973e9", "123456789012345678e-345", "1234567890123456789e-343", "9999999999999999999e-361",
+	};
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	char text[96], exact[96];
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		assert_reads_like_strtod(fixed[i]);
+
+	/* exact midpoints: odd M with 2^53 < M < 2^54, times 2^k (k <= 9) or over 2^-k = times 5^-k e k */
+	for (int i = 0; i < 200000; i++) {
+		uint64_t m = ((uint64_t)1 << 53) | (xorshift64(&x) & (((uint64_t)1 << 53) - 1)) | 1;
+		int k = (int)(xorshift64(&x) % 13) - 3;
+		if (k >= 0)
+			snprintf(text, sizeof(text), "%llu", (unsigned long long)(m << k));
+		else {
+			uint64_t five = k == -1 ? 5 : k == -2 ? 25 : 125;
+			snprintf(text, sizeof(text), "%llue%d", (unsigned long long)(m * five), k);
+		}
+		assert_reads_like_strtod(text);
+	}
+
+#if LDBL_MANT_DIG >= 54
+	/* near midpoints: between a double and the next one up, at every exponent */
+	for (int i = 0; i < 400000; i++) {
+		uint64_t bits;
+		double d, next;
+		int exponent;
+		if (i < 2 * 2046) /* first each power of two and the double below it */
+			bits = ((uint64_t)(i / 2 + 1) << 52) - (uint64_t)(i % 2);
+		else
+			bits = (xorshift64(&x) % 2046 + 1) << 52 | (xorshift64(&x) & ((1ULL << 52) - 1));
+		memcpy(&d, &bits, sizeof(d));
+		next = nextafter(d, INFINITY);
+		if (isinf(next) || d == 0)
+			continue;
+		/* the midpoint is exact in long double; 30 digits of it, then its first 16 to 19 */
+		snprintf(exact, sizeof(exact), "%.29Le", ((long double)d + (long double)next) / 2);
+		exponent = atoi(strchr(exact, 'e') + 1);
+		memmove(exact + 1, exact + 2, strlen(exact + 1)); /* drop the point: 30 digits in a row */
+		for (int n = 16; n <= 19; n++) {
+			uint64_t w = leading_digits(exact, n);
+			for (int delta = -1; delta <= 1; delta++) {
+				snprintf(text, sizeof(text), "%llue%d", (unsigned long long)(w + (uint64_t)delta), exponent - n + 1);
+				assert_reads_like_strtod(text);
+			}
+		}
+	}
+#endif
 }
 
 static void number_values(void **state)
@@ -848,6 +997,8 @@ static void shaped_scan_agrees_with_the_plain_one(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(picks_each_kind_of_member),
 	cmocka_unit_test(long_numbers_round_like_strtod),
+	cmocka_unit_test(random_long_numbers_at_every_exponent),
+	cmocka_unit_test(long_numbers_near_midpoints_round_like_strtod),
 	cmocka_unit_test(only_top_level_members_count),
 	cmocka_unit_test(fields_are_reset_before_and_after_failure),
 	cmocka_unit_test(escaped_member_names_match),
