@@ -49,6 +49,16 @@ void gitodb_release(const struct gitodb_object *o);
  */
 int gitodb_serve_libgit2(struct gitodb *db);
 
+/*
+ * An id under which the serving db (gitodb_serve_libgit2, on its thread) gives libgit2 the blob with
+ * every whitespace byte but the newlines left out and a newline ending its last line: the lines as
+ * libgit2's diff compares them when it ignores whitespace, and hashes them too, so a plain diff of two
+ * such views finds the hunks of the whitespace-ignoring diff of the blobs without testing each byte
+ * with isspace twice. libgit2 must not verify hashes on read (git2api_tune_for_history). 0, -1 when db
+ * is not serving libgit2 on this thread, or RTK_EXIT_FAILURE (out of memory).
+ */
+int gitodb_serve_whitespace_view(struct gitodb *db, const git_oid *blob, git_oid *out);
+
 /* Bytes the delta base cache may hold (git's core.deltaBaseCacheLimit default, 96 MiB, unless set). */
 void gitodb_set_cache_limit(struct gitodb *db, size_t bytes);
 size_t gitodb_cache_limit(const struct gitodb *db);

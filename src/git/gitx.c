@@ -336,14 +336,26 @@ int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_vers
 	return rc;
 }
 
-int gitx_blob_hunks(git_repository *repo, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
-		    struct linetrack_hunk **h, size_t *nh)
+int gitx_blob_hunks(git_repository *repo, struct gitodb *served, const git_oid *old_id, const git_oid *new_id,
+		    int ignore_whitespace, struct linetrack_hunk **h, size_t *nh)
 {
 	git_diff_options opts;
 	git_blob *a = NULL, *b = NULL;
 	struct hunk_acc acc = { 0 };
+	git_oid old_view, new_view;
 	int rc;
 	*h = NULL, *nh = 0;
+	if (ignore_whitespace && served) {
+		int old_rc = old_id ? gitodb_serve_whitespace_view(served, old_id, &old_view) : 0;
+		int new_rc = old_rc ? old_rc : new_id ? gitodb_serve_whitespace_view(served, new_id, &new_view) : 0;
+		if (new_rc > 0)
+			return new_rc;
+		if (!new_rc) { /* else served does not serve this thread: libgit2 ignores the whitespace */
+			old_id = old_id ? &old_view : NULL;
+			new_id = new_id ? &new_view : NULL;
+			ignore_whitespace = 0; /* the views hold none */
+		}
+	}
 	if ((old_id && git_blob_lookup(&a, repo, old_id) < 0) || (new_id && git_blob_lookup(&b, repo, new_id) < 0)) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", git2api_error());
 		goto out;

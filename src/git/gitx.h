@@ -4,6 +4,7 @@
 #define RTK_GITX_H
 
 #include "git2api.h"
+#include "gitodb.h"
 #include "linetrack.h"
 
 #include <stddef.h>
@@ -57,10 +58,13 @@ int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, 
 /*
  * The same for two blobs of repo by id (NULL: an empty file). Hunks equal gitx_buffer_hunks' on their
  * contents, but cheaper: git_diff_buffers hashes both buffers to name them (libgit2's collision-detecting
- * SHA-1, a quarter of git-history's instructions on git.git), which blobs named by id are spared.
+ * SHA-1, a quarter of git-history's instructions on git.git), which blobs named by id are spared. With
+ * served, a gitodb serving repo's reads (gitodb_serve_libgit2), whitespace is ignored by diffing the
+ * blobs' whitespace views (gitodb_serve_whitespace_view): the same hunks, a quarter of git-history's
+ * time on git.git spared (libgit2 tests each byte with isspace, when hashing and again when comparing).
  */
-int gitx_blob_hunks(git_repository *repo, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
-		    struct linetrack_hunk **h, size_t *nh);
+int gitx_blob_hunks(git_repository *repo, struct gitodb *served, const git_oid *old_id, const git_oid *new_id,
+		    int ignore_whitespace, struct linetrack_hunk **h, size_t *nh);
 
 /* Lines in a buffer: newlines, plus one for a last line without one. */
 uint32_t gitx_count_lines(const char *p, size_t n);

@@ -269,7 +269,7 @@ static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_
 	memset(d, 0, sizeof(*d));
 	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
 	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
-	    (rc = gitx_blob_hunks(h->repo, old_id, new_id, 1, &d->hunks, &d->nh)))
+	    (rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, 1, &d->hunks, &d->nh)))
 		return rc;
 	if (!with_lines) {
 		d->old_total = d->a ? gitx_count_lines(d->a->data, d->a->size) : 0;
@@ -296,7 +296,7 @@ static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git
 	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &a))) ||
 	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &b))))
 		goto out;
-	if (!(rc = gitx_blob_hunks(h->repo, old_id, new_id, ignore_whitespace, hunks, nh)))
+	if (!(rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, ignore_whitespace, hunks, nh)))
 		*old_total = a ? gitx_count_lines(a->data, a->size) : 0;
 out:
 	gitodb_release(a);

@@ -324,7 +324,7 @@ static int line_bag(struct githistory_run *h, struct githistory_commit *c, char 
 		struct linetrack_hunk *hunks = NULL;
 		size_t nh = 0;
 		/* By id: the diff then need not hash both buffers to name them (see gitx_blob_hunks). */
-		if (!(rc = gitx_blob_hunks(h->repo, old ? &old_id : NULL, new ? &new_id : NULL, 0, &hunks, &nh)))
+		if (!(rc = gitx_blob_hunks(h->repo, h->odb, old ? &old_id : NULL, new ? &new_id : NULL, 0, &hunks, &nh)))
 			rc = origin == GIT_DIFF_LINE_ADDITION ? bag_lines(bag, c->files.v[i], new, hunks, nh, true)
 							      : bag_lines(bag, c->files.v[i], old, hunks, nh, false);
 		free(hunks);

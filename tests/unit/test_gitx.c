@@ -4,6 +4,7 @@
 #include "git/gitodb.h"
 #include "git/gitx.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,11 +212,121 @@ static void count_lines(void **state)
 	assert_int_equal(gitx_count_lines("a\nb\n", 3), 2); /* only the first n bytes count */
 }
 
+/* A random line of letters and whitespace (isspace's six bytes, and two a locale may not count). */
+static void random_line(unsigned *seed, FILE *f)
+{
+	static const char alphabet[] = "ab ab \t\r\v\f\xa0\x85";
+	int len = rand_r(seed) % 7;
+	for (int i = 0; i < len; i++)
+		fputc(alphabet[rand_r(seed) % (sizeof(alphabet) - 1)], f);
+}
+
+/* old: random lines; new: old with lines kept, dropped, added, changed, or given other whitespace. */
+static void write_pair(unsigned *seed, const char *old_path, const char *new_path)
+{
+	FILE *old = fopen(old_path, "w"), *new = fopen(new_path, "w");
+	assert_non_null(old), assert_non_null(new);
+	int lines = rand_r(seed) % 12;
+	bool old_ends = rand_r(seed) % 4, new_ends = rand_r(seed) % 4;
+	for (int l = 0; l < lines; l++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *line = open_memstream(&text, &len);
+		random_line(seed, line);
+		fclose(line);
+		bool last = l == lines - 1;
+		fputs(text, old);
+		if (!last || old_ends)
+			fputc('\n', old);
+		switch (rand_r(seed) % 6) {
+		case 0: /* dropped */
+			break;
+		case 1: /* another line before it */
+			random_line(seed, new);
+			fputc('\n', new);
+			/* fall through */
+		case 2: case 3: /* kept */
+			fputs(text, new);
+			break;
+		case 4: /* other whitespace around the same letters */
+			for (const char *c = text; *c; c++)
+				if (!strchr(" \t\r\v\f", *c))
+					fprintf(new, "%s%c", rand_r(seed) % 2 ? (rand_r(seed) % 2 ? " " : "\t") : "", *c);
+			break;
+		default: /* changed */
+			random_line(seed, new);
+		}
+		if (!last || new_ends)
+			fputc('\n', new);
+		free(text);
+	}
+	fclose(old), fclose(new);
+}
+
+/*
+ * Whitespace ignored through the served reader's whitespace views gives the hunks libgit2 gives when
+ * it ignores whitespace itself, on random pairs of blobs with whitespace of every kind, whitespace-only
+ * lines, whitespace-only changes and last lines without a newline.
+ */
+static void whitespace_views_diff_like_libgit2(void **state)
+{
+	(void)state;
+	enum { PAIRS = 1500 };
+	char repo_dir[300], cmd[700], path[400], line[100];
+	git_repository *repo;
+	struct gitodb *odb;
+	static git_oid ids[2 * PAIRS];
+	unsigned seed = 20261124;
+	size_t whitespace_only = 0;
+
+	snprintf(repo_dir, sizeof(repo_dir), "%s/ws", dir);
+	snprintf(cmd, sizeof(cmd), "git init -q --bare '%s' && mkdir '%s/in'", repo_dir, dir);
+	assert_int_equal(system(cmd), 0);
+	for (int i = 0; i < PAIRS; i++) {
+		char old_path[400];
+		snprintf(old_path, sizeof(old_path), "%s/in/%d.old", dir, i);
+		snprintf(path, sizeof(path), "%s/in/%d.new", dir, i);
+		write_pair(&seed, old_path, path);
+	}
+	snprintf(cmd, sizeof(cmd), "cd '%s/in' && for i in $(seq 0 %d); do echo $i.old; echo $i.new; done | "
+		 "git --git-dir='%s' hash-object -w --stdin-paths", dir, PAIRS - 1, repo_dir);
+	FILE *out = popen(cmd, "r");
+	assert_non_null(out);
+	for (int i = 0; i < 2 * PAIRS; i++) {
+		assert_non_null(fgets(line, sizeof(line), out));
+		assert_int_equal(git_oid_fromstrn(&ids[i], line, 40), 0);
+	}
+	assert_int_equal(pclose(out), 0);
+
+	git2api_tune_for_history(); /* libgit2 must not check a view's bytes against its id */
+	assert_int_equal(gitx_open(&repo, repo_dir), 0);
+	assert_int_equal(gitodb_open(&odb, repo), 0);
+	assert_int_equal(gitodb_serve_libgit2(odb), 0);
+	for (int i = 0; i < PAIRS; i++) {
+		struct linetrack_hunk *want, *got, *plain;
+		size_t nwant, ngot, nplain;
+		/* i % 5 == 0: against an empty file, as blame does for a file the commit adds */
+		const git_oid *old_id = i % 5 ? &ids[2 * i] : NULL, *new_id = &ids[2 * i + 1];
+		assert_int_equal(gitx_blob_hunks(repo, NULL, old_id, new_id, 1, &want, &nwant), 0);
+		assert_int_equal(gitx_blob_hunks(repo, odb, old_id, new_id, 1, &got, &ngot), 0);
+		assert_int_equal(gitx_blob_hunks(repo, odb, old_id, new_id, 0, &plain, &nplain), 0);
+		if (ngot != nwant || (nwant && memcmp(got, want, nwant * sizeof(*want))))
+			fail_msg("pair %d: %zu hunks through the views, %zu from libgit2 ignoring whitespace", i, ngot, nwant);
+		whitespace_only += nplain > nwant;
+		free(want), free(got), free(plain);
+	}
+	/* the pairs must exercise what is ignored: changes only whitespace tells apart */
+	assert_true(whitespace_only > PAIRS / 10);
+	gitodb_free(odb);
+	git_repository_free(repo);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(open_and_resolve),
 	cmocka_unit_test(changed_files_of_the_work_tree),
 	cmocka_unit_test(blob_hunks),
 	cmocka_unit_test(buffer_hunks),
+	cmocka_unit_test(whitespace_views_diff_like_libgit2),
 	cmocka_unit_test(count_lines),
 	cmocka_unit_test(head_name_is_the_branch_or_a_short_sha),
 };
