@@ -365,15 +365,21 @@ static inline bool name_bytes_equal(const unsigned char *a, const unsigned char 
 	uint32_t u, v;
 
 	if (len >= 8) {
-		for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t last_x, last_y;
+		size_t i = 0;
+
+		for (; len - i > 16; i += 8) {
 			memcpy(&x, a + i, 8);
 			memcpy(&y, b + i, 8);
 			if (x != y)
 				return false;
 		}
-		memcpy(&x, a + len - 8, 8);
-		memcpy(&y, b + len - 8, 8);
-		return x == y;
+		/* 8 to 16 bytes left (a line shape's usual gap, `, "correct": `): two words, one branch */
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		memcpy(&last_x, a + len - 8, 8);
+		memcpy(&last_y, b + len - 8, 8);
+		return ((x ^ y) | (last_x ^ last_y)) == 0;
 	}
 	if (len >= 4) {
 		memcpy(&u, a, 4);
