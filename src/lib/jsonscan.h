@@ -2,6 +2,7 @@
 #ifndef RTK_JSONSCAN_H
 #define RTK_JSONSCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Deepest nesting of arrays and objects accepted; the outermost container counts as depth 1. */
@@ -21,8 +22,10 @@ enum rtk_jsonscan_kind {
 struct rtk_jsonscan_field {
 	const char *name;            /* in: the member name (plain UTF-8, unescaped) */
 	enum rtk_jsonscan_kind kind;     /* out: RTK_JSONSCAN_NONE when absent */
+	bool number_read;            /* out: the scan already read the number's value; rtk_jsonscan_number's */
 	const char *raw;             /* out: the member's raw value text (strings include their quotes) */
 	size_t raw_len;              /* out: its length in bytes */
+	double number;               /* out: that value, when number_read */
 };
 
 /*
@@ -90,7 +93,8 @@ int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out);
 
 /*
  * rtk_jsonscan_parse_number for a field as rtk_jsonscan_object filled it, whose text the scan has
- * already checked: -1 unless f->kind is RTK_JSONSCAN_NUMBER, else the same value and result.
+ * already checked: -1 unless f->kind is RTK_JSONSCAN_NUMBER, else the same value and result (the
+ * value the scan read on the way, when it did: a field changed by hand needs number_read false).
  */
 int rtk_jsonscan_number(const struct rtk_jsonscan_field *f, double *out);
 
