@@ -25,6 +25,7 @@ struct calibration_corpus {
 	uint64_t rows, skipped;
 	char first_skipped[512];
 	struct rtk_jsonscan_shape shape; /* of the lines this reader has seen: most lines are checked against it */
+	struct rtk_jsonscan_field field[F_COUNT]; /* named at the first line; each scan resets the rest */
 };
 
 int calibration_check_opts(const struct calibration_opts *o)
@@ -97,17 +98,18 @@ static struct rtk_stats_counter *group_counter(struct calibration_corpus *c, con
 static int add_line(struct calibration_corpus *c, const char *line, size_t len, const char *file, long lineno)
 {
 	const struct calibration_opts *o = c->o;
-	struct rtk_jsonscan_field f[F_COUNT] = {
-		[F_CONFIDENCE] = { .name = o->confidence_field },
-		[F_LABEL] = { .name = o->label_field },
-		[F_GROUP] = { .name = o->group_by },
-	};
+	struct rtk_jsonscan_field *f = c->field;
 	size_t column;
 	const char *what;
 	double confidence;
 	bool correct;
 	struct rtk_stats_counter *group = NULL;
 
+	if (!f[F_CONFIDENCE].name) {
+		f[F_CONFIDENCE].name = o->confidence_field;
+		f[F_LABEL].name = o->label_field;
+		f[F_GROUP].name = o->group_by;
+	}
 	if (rtk_jsonscan_object_shaped(&c->shape, line, len, f, o->group_by ? 3 : 2, &column, &what))
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
 	if (f[F_CONFIDENCE].kind == RTK_JSONSCAN_NONE)
@@ -166,14 +168,16 @@ static void *read_share(void *arg)
 {
 	struct share *w = arg;
 	struct rtk_jsonl *r;
-	const char *line;
+	const char *line, *name = NULL;
 	size_t len;
 
 	w->rc = w->whole_file ? rtk_jsonl_open(&r, w->path) : rtk_jsonl_open_range(&r, w->path, w->start, w->end);
-	if (!w->rc)
+	if (!w->rc) {
 		rtk_jsonl_set_progress(r, w->progress);
+		name = rtk_jsonl_name(r);
+	}
 	while (!w->rc && rtk_jsonl_next_line(r, &line, &len)) {
-		w->rc = add_line(&w->c, line, len, rtk_jsonl_name(r), rtk_jsonl_lineno(r));
+		w->rc = add_line(&w->c, line, len, name, rtk_jsonl_lineno(r));
 		if (w->rc == RTK_EXIT_USAGE && !w->bad_line) {
 			w->bad_line = malloc(len + 1);
 			if (!w->bad_line) {
