@@ -841,6 +841,8 @@ static HOT bool scan_flat_object(struct scanner *s, struct rtk_jsonscan_shape *l
 			memcpy(learn->bytes + used, before, (size_t)(end - before));
 			learn->tail_at = (unsigned short)used;
 			learn->tail_len = (unsigned short)(end - before);
+			/* a line reader splits at '\n' and drops a '\r' before it: such a shape is no line's */
+			learn->ends_lines = !memchr(learn->bytes, '\n', used + learn->tail_len) && end[-1] != '\r';
 			learn->nfields = s->nfields;
 			for (size_t i = 0; i < s->nfields; i++)
 				learn->names[i] = s->fields[i].name;
@@ -865,11 +867,14 @@ static bool shape_fits(const struct rtk_jsonscan_shape *shape, const struct rtk_
  * The text is the shape's bytes with a scalar of each value's kind between them. Those bytes were
  * a valid flat object's around valid values, and every byte that follows a value is the one that
  * followed it there (a byte that cannot continue a number or literal), so such a text is valid too
- * and its fields are the ones scan_flat_object would fill. Anything else returns false. A number
- * is checked and read in one pass and a field's value kept for rtk_jsonscan_number (both walks of
- * its digits were a fifth of a continuous corpus's row).
+ * and its fields are the ones scan_flat_object would fill. This matches the bytes up to the last
+ * value and returns the end of it, or NULL for anything else; the caller compares the tail. A
+ * number is checked and read in one pass and a field's value kept for rtk_jsonscan_number (both
+ * walks of its digits were a fifth of a continuous corpus's row). No value reads past a '\n'
+ * (a string stops at a control byte, a number or literal at a byte outside it), so the text may
+ * run on past the line.
  */
-static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *shape)
+static HOT const unsigned char *scan_shaped_values(struct scanner *s, const struct rtk_jsonscan_shape *shape)
 {
 	const unsigned char *p = s->text, *end = s->end, *bad;
 
@@ -881,7 +886,7 @@ static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *
 		double number = 0;
 
 		if ((size_t)(end - p) <= v->len || !name_bytes_equal(p, shape->bytes + v->at, v->len))
-			return false;
+			return NULL;
 		value = p += v->len;
 		switch (kind) {
 		case RTK_JSONSCAN_NUMBER: {
@@ -892,18 +897,18 @@ static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *
 				p = after;
 				number_read = v->field >= 0 && decimal_value(dec, &number);
 			} else if (!(p = match_number(p, end, &bad))) {
-				return false;
+				return NULL;
 			}
 			break;
 		}
 		case RTK_JSONSCAN_STRING:
 			if (*p != '"' || !(p = scan_string(s, p + 1, &escaped)))
-				return false;
+				return NULL;
 			break;
 		default: {
 			uint32_t word;
 			if (end - p < 4)
-				return false;
+				return NULL;
 			memcpy(&word, p, 4);
 			if (!memcmp(&word, "true", 4))
 				kind = RTK_JSONSCAN_TRUE, p += 4;
@@ -912,7 +917,7 @@ static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *
 			else if (!memcmp(&word, "null", 4))
 				kind = RTK_JSONSCAN_NULL, p += 4;
 			else
-				return false;
+				return NULL;
 		}
 		}
 		if (v->field >= 0) {
@@ -924,7 +929,15 @@ static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *
 			f->number = number;
 		}
 	}
-	return (size_t)(end - p) == shape->tail_len && name_bytes_equal(p, shape->bytes + shape->tail_at, shape->tail_len);
+	return p;
+}
+
+static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *shape)
+{
+	const unsigned char *p = scan_shaped_values(s, shape);
+
+	return p && (size_t)(s->end - p) == shape->tail_len &&
+	       name_bytes_equal(p, shape->bytes + shape->tail_at, shape->tail_len);
 }
 
 static void clear_fields(struct rtk_jsonscan_field *fields, size_t nfields)
@@ -991,6 +1004,27 @@ int rtk_jsonscan_object_shaped(struct rtk_jsonscan_shape *shape, const char *tex
 			return 0;
 	}
 	return scan(text, len, fields, nfields, true, shape, error_column, error_what);
+}
+
+size_t rtk_jsonscan_shaped_line(const struct rtk_jsonscan_shape *shape, const char *text, size_t avail,
+				struct rtk_jsonscan_field *fields, size_t nfields)
+{
+	struct scanner s = {
+		.text = (const unsigned char *)text,
+		.end = (const unsigned char *)text + avail,
+		.fields = fields,
+		.nfields = nfields,
+	};
+	const unsigned char *p;
+
+	if (!shape->ends_lines || !shape_fits(shape, fields, nfields))
+		return 0;
+	clear_fields(fields, nfields);
+	p = scan_shaped_values(&s, shape);
+	if (!p || (size_t)(s.end - p) <= shape->tail_len || p[shape->tail_len] != '\n' ||
+	    !name_bytes_equal(p, shape->bytes + shape->tail_at, shape->tail_len))
+		return 0;
+	return (size_t)(p + shape->tail_len - s.text);
 }
 
 int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const char **error_what)

@@ -67,6 +67,7 @@ struct rtk_jsonscan_shape {
 	unsigned nvalues;                              /* 0 while nothing is learned */
 	struct rtk_jsonscan_shape_value value[RTK_JSONSCAN_SHAPE_VALUES];
 	unsigned short tail_at, tail_len;              /* the bytes after the last value */
+	bool ends_lines;                               /* no '\n' in the bytes, no '\r' ending them */
 	unsigned char bytes[RTK_JSONSCAN_SHAPE_BYTES];
 };
 
@@ -80,6 +81,16 @@ struct rtk_jsonscan_shape {
 int rtk_jsonscan_object_shaped(struct rtk_jsonscan_shape *shape, const char *text, size_t len,
 			       struct rtk_jsonscan_field *fields, size_t nfields, size_t *error_column,
 			       const char **error_what);
+
+/*
+ * For a JSON Lines reader's unread bytes text[0..avail): when they begin with a line of the
+ * remembered shape, one rtk_jsonscan_object_shaped would check by comparing bytes, followed by a
+ * '\n', fills the fields as that call does and returns the line's length (the '\n' not counted).
+ * Else 0, and the fields are left unspecified: the caller reads that line its usual way. One
+ * pass finds the line's end and checks it; no shape is learned here.
+ */
+size_t rtk_jsonscan_shaped_line(const struct rtk_jsonscan_shape *shape, const char *text, size_t avail,
+				struct rtk_jsonscan_field *fields, size_t nfields);
 
 /* Like rtk_jsonscan_object, but text may be any single JSON value (for rtk_jsonl_next's strictness). */
 int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const char **error_what);
