@@ -94,24 +94,29 @@ static struct rtk_stats_counter *group_counter(struct calibration_corpus *c, con
 	return counter;
 }
 
-/* One line of the corpus; RTK_EXIT_USAGE (with file:line in the message) for a bad line. */
-static int add_line(struct calibration_corpus *c, const char *line, size_t len, const char *file, long lineno)
+/* The corpus's scan fields, named at the first line: each scan resets the rest. */
+static struct rtk_jsonscan_field *scan_fields(struct calibration_corpus *c, size_t *nfields)
+{
+	struct rtk_jsonscan_field *f = c->field;
+
+	if (!f[F_CONFIDENCE].name) {
+		f[F_CONFIDENCE].name = c->o->confidence_field;
+		f[F_LABEL].name = c->o->label_field;
+		f[F_GROUP].name = c->o->group_by;
+	}
+	*nfields = c->o->group_by ? 3 : 2;
+	return f;
+}
+
+/* A scanned line's fields counted; RTK_EXIT_USAGE (with file:line in the message) when they are bad. */
+static int add_fields(struct calibration_corpus *c, const char *file, long lineno)
 {
 	const struct calibration_opts *o = c->o;
 	struct rtk_jsonscan_field *f = c->field;
-	size_t column;
-	const char *what;
 	double confidence;
 	bool correct;
 	struct rtk_stats_counter *group = NULL;
 
-	if (!f[F_CONFIDENCE].name) {
-		f[F_CONFIDENCE].name = o->confidence_field;
-		f[F_LABEL].name = o->label_field;
-		f[F_GROUP].name = o->group_by;
-	}
-	if (rtk_jsonscan_object_shaped(&c->shape, line, len, f, o->group_by ? 3 : 2, &column, &what))
-		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
 	if (f[F_CONFIDENCE].kind == RTK_JSONSCAN_NONE)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", file, lineno, o->confidence_field);
 	if (f[F_CONFIDENCE].kind != RTK_JSONSCAN_NUMBER)
@@ -145,6 +150,18 @@ static int add_line(struct calibration_corpus *c, const char *line, size_t len, 
 	return 0;
 }
 
+/* One line of the corpus; RTK_EXIT_USAGE (with file:line in the message) for a bad line. */
+static int add_line(struct calibration_corpus *c, const char *line, size_t len, const char *file, long lineno)
+{
+	size_t column, nfields;
+	const char *what;
+	struct rtk_jsonscan_field *f = scan_fields(c, &nfields);
+
+	if (rtk_jsonscan_object_shaped(&c->shape, line, len, f, nfields, &column, &what))
+		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
+	return add_fields(c, file, lineno);
+}
+
 /*
  * One thread's share of a corpus file: the lines of bytes [start, end). It keeps the first bad
  * line itself, because only after every earlier share has been counted is its line number known.
@@ -176,8 +193,19 @@ static void *read_share(void *arg)
 		rtk_jsonl_set_progress(r, w->progress);
 		name = rtk_jsonl_name(r);
 	}
-	while (!w->rc && rtk_jsonl_next_line(r, &line, &len)) {
-		w->rc = add_line(&w->c, line, len, name, rtk_jsonl_lineno(r));
+	while (!w->rc) {
+		size_t nfields;
+		struct rtk_jsonscan_field *f = scan_fields(&w->c, &nfields);
+
+		/* A line of the shape is found and checked in one pass; any other is read the usual way. */
+		rtk_jsonl_peek(r, &line, &len);
+		len = rtk_jsonscan_shaped_line(&w->c.shape, line, len, f, nfields);
+		if (len && rtk_jsonl_take_line(r, len))
+			w->rc = add_fields(&w->c, name, rtk_jsonl_lineno(r));
+		else if (rtk_jsonl_next_line(r, &line, &len))
+			w->rc = add_line(&w->c, line, len, name, rtk_jsonl_lineno(r));
+		else
+			break;
 		if (w->rc == RTK_EXIT_USAGE && !w->bad_line) {
 			w->bad_line = malloc(len + 1);
 			if (!w->bad_line) {
