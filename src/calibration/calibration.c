@@ -186,7 +186,8 @@ static void *read_share(void *arg)
 	struct share *w = arg;
 	struct rtk_jsonl *r;
 	const char *line, *name = NULL;
-	size_t len;
+	size_t len, nfields;
+	struct rtk_jsonscan_field *f = scan_fields(&w->c, &nfields);
 
 	w->rc = w->whole_file ? rtk_jsonl_open(&r, w->path) : rtk_jsonl_open_range(&r, w->path, w->start, w->end);
 	if (!w->rc) {
@@ -194,9 +195,6 @@ static void *read_share(void *arg)
 		name = rtk_jsonl_name(r);
 	}
 	while (!w->rc) {
-		size_t nfields;
-		struct rtk_jsonscan_field *f = scan_fields(&w->c, &nfields);
-
 		/* A line of the shape is found and checked in one pass; any other is read the usual way. */
 		rtk_jsonl_peek(r, &line, &len);
 		len = rtk_jsonscan_shaped_line(&w->c.shape, line, len, f, nfields);
