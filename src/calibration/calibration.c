@@ -244,10 +244,22 @@ static int explain_bad_line(const struct share *w, long lineno)
 	return rc;
 }
 
-/* Adds a share's counts to the corpus; groups keep their first-seen order across shares. */
-static int merge_share(struct calibration_corpus *c, const struct share *w)
+/*
+ * Adds a share's counts to the corpus; groups keep their first-seen order across shares. While
+ * the corpus has no rows its counter is empty, and the share's takes its place instead: a merge
+ * would copy every continuous row (8 bytes each, into fresh pages) while the other core waits.
+ */
+static int merge_share(struct calibration_corpus *c, struct share *w)
 {
-	int rc = rtk_stats_counter_merge(c->overall, w->c.overall);
+	struct rtk_stats_counter *empty = c->overall;
+	int rc = 0;
+
+	if (!c->rows) {
+		c->overall = w->c.overall;
+		w->c.overall = empty;
+	} else {
+		rc = rtk_stats_counter_merge(c->overall, w->c.overall);
+	}
 	for (size_t i = 0; !rc && i < rtk_strmap_count(w->c.groups); i++) {
 		size_t len;
 		const char *key = rtk_strmap_key_at(w->c.groups, i, &len);
