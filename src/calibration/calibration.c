@@ -25,6 +25,7 @@ struct calibration_corpus {
 	uint64_t rows, skipped;
 	char first_skipped[512];
 	struct rtk_jsonscan_shape shape; /* of the lines this reader has seen: most lines are checked against it */
+	struct rtk_jsonscan_field field[F_COUNT]; /* named at the first line; each scan resets the rest */
 };
 
 int calibration_check_opts(const struct calibration_opts *o)
@@ -93,23 +94,29 @@ static struct rtk_stats_counter *group_counter(struct calibration_corpus *c, con
 	return counter;
 }
 
-/* One line of the corpus; RTK_EXIT_USAGE (with file:line in the message) for a bad line. */
-static int add_line(struct calibration_corpus *c, const char *line, size_t len, const char *file, long lineno)
+/* The corpus's scan fields, named at the first line: each scan resets the rest. */
+static struct rtk_jsonscan_field *scan_fields(struct calibration_corpus *c, size_t *nfields)
+{
+	struct rtk_jsonscan_field *f = c->field;
+
+	if (!f[F_CONFIDENCE].name) {
+		f[F_CONFIDENCE].name = c->o->confidence_field;
+		f[F_LABEL].name = c->o->label_field;
+		f[F_GROUP].name = c->o->group_by;
+	}
+	*nfields = c->o->group_by ? 3 : 2;
+	return f;
+}
+
+/* A scanned line's fields counted; RTK_EXIT_USAGE (with file:line in the message) when they are bad. */
+static int add_fields(struct calibration_corpus *c, const char *file, long lineno)
 {
 	const struct calibration_opts *o = c->o;
-	struct rtk_jsonscan_field f[F_COUNT] = {
-		[F_CONFIDENCE] = { .name = o->confidence_field },
-		[F_LABEL] = { .name = o->label_field },
-		[F_GROUP] = { .name = o->group_by },
-	};
-	size_t column;
-	const char *what;
+	struct rtk_jsonscan_field *f = c->field;
 	double confidence;
 	bool correct;
 	struct rtk_stats_counter *group = NULL;
 
-	if (rtk_jsonscan_object_shaped(&c->shape, line, len, f, o->group_by ? 3 : 2, &column, &what))
-		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
 	if (f[F_CONFIDENCE].kind == RTK_JSONSCAN_NONE)
 		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: no \"%s\" member", file, lineno, o->confidence_field);
 	if (f[F_CONFIDENCE].kind != RTK_JSONSCAN_NUMBER)
@@ -143,6 +150,18 @@ static int add_line(struct calibration_corpus *c, const char *line, size_t len, 
 	return 0;
 }
 
+/* One line of the corpus; RTK_EXIT_USAGE (with file:line in the message) for a bad line. */
+static int add_line(struct calibration_corpus *c, const char *line, size_t len, const char *file, long lineno)
+{
+	size_t column, nfields;
+	const char *what;
+	struct rtk_jsonscan_field *f = scan_fields(c, &nfields);
+
+	if (rtk_jsonscan_object_shaped(&c->shape, line, len, f, nfields, &column, &what))
+		return rtk_fail(RTK_EXIT_USAGE, "%s:%ld: not a valid JSON object: %s (column %zu)", file, lineno, what, column);
+	return add_fields(c, file, lineno);
+}
+
 /*
  * One thread's share of a corpus file: the lines of bytes [start, end). It keeps the first bad
  * line itself, because only after every earlier share has been counted is its line number known.
@@ -166,14 +185,25 @@ static void *read_share(void *arg)
 {
 	struct share *w = arg;
 	struct rtk_jsonl *r;
-	const char *line;
-	size_t len;
+	const char *line, *name = NULL;
+	size_t len, nfields;
+	struct rtk_jsonscan_field *f = scan_fields(&w->c, &nfields);
 
 	w->rc = w->whole_file ? rtk_jsonl_open(&r, w->path) : rtk_jsonl_open_range(&r, w->path, w->start, w->end);
-	if (!w->rc)
+	if (!w->rc) {
 		rtk_jsonl_set_progress(r, w->progress);
-	while (!w->rc && rtk_jsonl_next_line(r, &line, &len)) {
-		w->rc = add_line(&w->c, line, len, rtk_jsonl_name(r), rtk_jsonl_lineno(r));
+		name = rtk_jsonl_name(r);
+	}
+	while (!w->rc) {
+		/* A line of the shape is found and checked in one pass; any other is read the usual way. */
+		rtk_jsonl_peek(r, &line, &len);
+		len = rtk_jsonscan_shaped_line(&w->c.shape, line, len, f, nfields);
+		if (len && rtk_jsonl_take_line(r, len))
+			w->rc = add_fields(&w->c, name, rtk_jsonl_lineno(r));
+		else if (rtk_jsonl_next_line(r, &line, &len))
+			w->rc = add_line(&w->c, line, len, name, rtk_jsonl_lineno(r));
+		else
+			break;
 		if (w->rc == RTK_EXIT_USAGE && !w->bad_line) {
 			w->bad_line = malloc(len + 1);
 			if (!w->bad_line) {
@@ -214,10 +244,22 @@ static int explain_bad_line(const struct share *w, long lineno)
 	return rc;
 }
 
-/* Adds a share's counts to the corpus; groups keep their first-seen order across shares. */
-static int merge_share(struct calibration_corpus *c, const struct share *w)
+/*
+ * Adds a share's counts to the corpus; groups keep their first-seen order across shares. While
+ * the corpus has no rows its counter is empty, and the share's takes its place instead: a merge
+ * would copy every continuous row (8 bytes each, into fresh pages) while the other core waits.
+ */
+static int merge_share(struct calibration_corpus *c, struct share *w)
 {
-	int rc = rtk_stats_counter_merge(c->overall, w->c.overall);
+	struct rtk_stats_counter *empty = c->overall;
+	int rc = 0;
+
+	if (!c->rows) {
+		c->overall = w->c.overall;
+		w->c.overall = empty;
+	} else {
+		rc = rtk_stats_counter_merge(c->overall, w->c.overall);
+	}
 	for (size_t i = 0; !rc && i < rtk_strmap_count(w->c.groups); i++) {
 		size_t len;
 		const char *key = rtk_strmap_key_at(w->c.groups, i, &len);

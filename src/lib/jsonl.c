@@ -266,6 +266,26 @@ bool rtk_jsonl_next_line(struct rtk_jsonl *r, const char **line, size_t *len)
 	return false;
 }
 
+void rtk_jsonl_peek(const struct rtk_jsonl *r, const char **text, size_t *avail)
+{
+	*text = r->buf + r->start;
+	*avail = r->status ? 0 : r->filled - r->start;
+}
+
+bool rtk_jsonl_take_line(struct rtk_jsonl *r, size_t len)
+{
+	char *text = r->buf + r->start;
+
+	/* [start, scanned) holds no '\n': the one at start + len is at or past scanned, and so is the new start */
+	if (r->status || len >= r->filled - r->start || text[len] != '\n' || len > r->max_line ||
+	    (len && text[len - 1] == '\r'))
+		return false;
+	r->start = r->scanned = r->start + len + 1;
+	r->lineno++;
+	text[len] = '\0';
+	return true;
+}
+
 bool rtk_jsonl_next(struct rtk_jsonl *r, cJSON **value)
 {
 	const char *line, *parse_end = NULL, *what = NULL;

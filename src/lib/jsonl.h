@@ -51,6 +51,22 @@ int rtk_jsonl_lines_before(const char *path, off_t offset, long *lines);
 bool rtk_jsonl_next_line(struct rtk_jsonl *r, const char **line, size_t *len);
 
 /*
+ * For a caller that can find a line's end as it reads the line (rtk_jsonscan_shaped_line): the
+ * bytes read but not yet handed out, text[0..*avail), often many lines, maybe none or part of one.
+ * rtk_jsonl_take_line hands out the first line; any other call may move or replace them.
+ */
+void rtk_jsonl_peek(const struct rtk_jsonl *r, const char **text, size_t *avail);
+
+/*
+ * Hands out the first len bytes rtk_jsonl_peek showed as the next line. The caller has checked
+ * that they hold no '\n' and are not blank (not searched again: that is the point); this checks
+ * that text[len] is a '\n', that len is within the line limit and that the line ends in no '\r'.
+ * It is counted and '\0'-terminated as rtk_jsonl_next_line would; false, and nothing taken,
+ * otherwise (rtk_jsonl_next_line then reads that line its own way, errors included).
+ */
+bool rtk_jsonl_take_line(struct rtk_jsonl *r, size_t len);
+
+/*
  * The next non-blank line parsed as one JSON value, strictly (RFC 8259, as rtk_jsonscan_value:
  * cJSON alone would take "01" or raw tabs in strings); the caller cJSON_Deletes it. false at end
  * of input or on error; a line that is not JSON sets status RTK_EXIT_USAGE with the message

@@ -148,6 +148,197 @@ bad:
 	return NULL;
 }
 
+/* Every power of ten that is an exact double. */
+static const double powers_of_ten[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* A JSON number already checked by the scanner, in parts: [-]digits[.digits][(e|E)[+-]digits]. */
+struct decimal {
+	bool negative;
+	uint64_t digits;  /* the significant digits as an integer */
+	int exponent;     /* the value is digits * 10^exponent */
+	int significant;  /* how many digits count (leading zeros do not) */
+};
+
+/*
+ * Adds the run of digits at *p to *digits, moving *p past it: false when more than room digits
+ * would have to count. Where the machine allows, each eight bytes are checked and converted in
+ * one go (a continuous confidence's 16 or 17 digits are two words and a byte), without a pass
+ * ahead to find the run's end.
+ */
+static HOT bool read_digit_run(const unsigned char **p, const unsigned char *end, int room, uint64_t *digits)
+{
+	const unsigned char *q = *p;
+	uint64_t value = *digits;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t word;
+	while (end - q >= 8 && (memcpy(&word, q, 8), eight_digits(word))) {
+		if ((room -= 8) < 0)
+			return false;
+		value = value * 100000000u + eight_digits_value(word);
+		q += 8;
+	}
+#endif
+	for (; q < end && is_digit(*q); q++) {
+		if (--room < 0)
+			return false;
+		value = value * 10 + (uint64_t)(*q - '0');
+	}
+	*p = q;
+	*digits = value;
+	return true;
+}
+
+/*
+ * The number at p read into a struct decimal in the pass that checks its grammar, so a number is
+ * walked once: the end of the number, or NULL when it breaks the grammar, has more than max_digits
+ * significant digits (leading zeros are not significant) or a written exponent past 1000. Those
+ * are left to match_number and strtod, which decide them: the callers' fast paths do not take
+ * them. Unlike match_number it stops before a byte that would continue the number ("01", "1.2.3"):
+ * its callers know the byte after a number already (the end of checked text, a line shape's byte).
+ */
+static HOT const unsigned char *read_number(const unsigned char *p, const unsigned char *end, int max_digits,
+					    struct decimal *out)
+{
+	const unsigned char *run;
+	int written_exponent = 0, exponent_sign = 1;
+
+	*out = (struct decimal){ .negative = *p == '-' };
+	p += out->negative;
+	if (p == end || !is_digit(*p))
+		return NULL;
+	if (*p == '0') {        /* JSON writes no other number with a leading zero: "0", "0.xxx", "0e5" */
+		p++;
+	} else {
+		run = p;
+		if (!read_digit_run(&p, end, max_digits, &out->digits))
+			return NULL;
+		out->significant = (int)(p - run);
+	}
+	if (p < end && *p == '.') {
+		const unsigned char *fraction = ++p;
+
+		if (!out->digits) { /* zeros up to the first digit that counts */
+			for (; p < end && *p == '0'; p++)
+				;
+			out->exponent -= (int)(p - fraction);
+		}
+		run = p;
+		if (!read_digit_run(&p, end, max_digits - out->significant, &out->digits) || p == fraction)
+			return NULL;
+		out->exponent -= (int)(p - run);
+		out->significant += (int)(p - run);
+	}
+	if (p < end && (*p | 0x20) == 'e') {
+		if (++p < end && (*p == '+' || *p == '-'))
+			exponent_sign = *p++ == '-' ? -1 : 1;
+		if (p == end || !is_digit(*p))
+			return NULL;
+		for (; p < end && is_digit(*p); p++) {
+			if (written_exponent > 1000)
+				return NULL;
+			written_exponent = written_exponent * 10 + (*p - '0');
+		}
+		out->exponent += exponent_sign * written_exponent;
+	}
+	return p;
+}
+
+/*
+ * Clinger's fast path: a mantissa below 2^53 and a power of ten up to 1e22 are both exact doubles,
+ * so one IEEE multiply or divide rounds correctly. Most numbers in real input ("0.85") take it.
+ */
+static HOT bool parse_simple_number(const struct decimal dec, double *out)
+{
+	int exponent;
+
+	if (dec.significant > 15)
+		return false;
+	exponent = dec.exponent;
+	if (exponent < -22 || exponent > 22)
+		return false;
+	*out = exponent < 0 ? (double)dec.digits / powers_of_ten[-exponent] : (double)dec.digits * powers_of_ten[exponent];
+	if (dec.negative)
+		*out = -*out;
+	return true;
+}
+
+/*
+ * Eisel-Lemire (Lemire, "Number Parsing at a Gigabyte per Second", 2021): up to 19 significant
+ * digits w times 10^q, rounded correctly without strtod. w, shifted to fill 64 bits, times 10^q's
+ * truncated leading 128 bits (jsonscan_pow10.inc) is the value's binary expansion but for a
+ * shortfall below w in the product's last place, so the product's top 64 bits give the 53-bit
+ * mantissa and its rounding bit unless that shortfall can carry into them, or the bits under the
+ * rounding bit come out zero (a possible exact halfway point, where round-half-even decides and a
+ * shortfall would hide that it is not one). Those cases, subnormals and overflows return false and
+ * strtod decides: a random number needs a run of some 73 equal bits in its product for that, or
+ * an exponent past a double's. Continuous confidences printed with 17 digits ("0.7584289481899582")
+ * take this path.
+ */
+__extension__ typedef unsigned __int128 jsonscan_u128;
+
+#include "jsonscan_pow10.inc"
+
+static bool parse_long_number(const struct decimal dec, double *out)
+{
+	uint64_t w = dec.digits, high, low, kept, under_mask, mantissa, bits;
+	int q = dec.exponent, leading_zeros, top, biased_exponent;
+	jsonscan_u128 product;
+
+	if (w == 0) {           /* "0.000...0" or "0e-50": past the Clinger path's exponents, still a zero */
+		*out = dec.negative ? -0.0 : 0.0;
+		return true;
+	}
+	if (q < JSONSCAN_POW10_MIN_Q || q > JSONSCAN_POW10_MAX_Q)
+		return false;
+	leading_zeros = __builtin_clzll(w);
+	w <<= leading_zeros;
+	product = (jsonscan_u128)w * jsonscan_pow10[q - JSONSCAN_POW10_MIN_Q].high;
+	high = (uint64_t)(product >> 64), low = (uint64_t)product;
+	/*
+	 * The power's low 64 bits and its truncation add less than w to low: a carry into high is
+	 * possible when low + w wraps, and it reaches the rounding bit (bit 9 or 10) only when high's
+	 * nine lowest bits are all ones. Then the power's low half is multiplied in too, leaving a
+	 * shortfall below w in the last 64 bits of 192.
+	 */
+	if ((high & 0x1ff) == 0x1ff && low + w < low) {
+		jsonscan_u128 rest = (jsonscan_u128)w * jsonscan_pow10[q - JSONSCAN_POW10_MIN_Q].low;
+		uint64_t rest_high = (uint64_t)(rest >> 64), rest_low = (uint64_t)rest;
+
+		low += rest_high;
+		high += low < rest_high;
+		if (low == UINT64_MAX && rest_low + w < rest_low)
+			return false;   /* the shortfall could still carry into high */
+	}
+	/* high is the product's top 64 bits exactly, 2^62 <= high < 2^64: keep 54 (53 and the rounding bit) */
+	top = (int)(high >> 63);
+	kept = high >> (9 + top);
+	under_mask = ((uint64_t)1 << (9 + top)) - 1;
+	if ((kept & 3) == 1 && (high & under_mask) == 0 && low == 0)
+		return false;           /* maybe exactly halfway to an even mantissa: round-half-even would go down */
+	/* a rounding bit of 1 is now past halfway, or halfway to an odd mantissa: up either way */
+	mantissa = (kept + 1) >> 1;
+	biased_exponent = ((217706 * q) >> 16) + 1086 + top - leading_zeros;
+	if (mantissa >> 53) {   /* rounded up to the next power of two */
+		mantissa >>= 1;
+		biased_exponent++;
+	}
+	if (biased_exponent < 1 || biased_exponent > 2046)
+		return false;           /* subnormal or infinite */
+	bits = (uint64_t)dec.negative << 63 | (uint64_t)biased_exponent << 52 | (mantissa & ((1ULL << 52) - 1));
+	memcpy(out, &bits, sizeof(bits));
+	return true;
+}
+
+/* The value of a decimal the exact paths take: up to 15 significant digits, then up to 19. */
+static HOT bool decimal_value(const struct decimal dec, double *out)
+{
+	return parse_simple_number(dec, out) || parse_long_number(dec, out);
+}
+
 /* p is at a byte >= 0x80; the end of its UTF-8 sequence, rejecting everything Unicode's Table 3-7 does. */
 static OUT_OF_LINE const unsigned char *scan_utf8(struct scanner *s, const unsigned char *p)
 {
@@ -365,15 +556,21 @@ static inline bool name_bytes_equal(const unsigned char *a, const unsigned char 
 	uint32_t u, v;
 
 	if (len >= 8) {
-		for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t last_x, last_y;
+		size_t i = 0;
+
+		for (; len - i > 16; i += 8) {
 			memcpy(&x, a + i, 8);
 			memcpy(&y, b + i, 8);
 			if (x != y)
 				return false;
 		}
-		memcpy(&x, a + len - 8, 8);
-		memcpy(&y, b + len - 8, 8);
-		return x == y;
+		/* 8 to 16 bytes left (a line shape's usual gap, `, "correct": `): two words, one branch */
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		memcpy(&last_x, a + len - 8, 8);
+		memcpy(&last_y, b + len - 8, 8);
+		return ((x ^ y) | (last_x ^ last_y)) == 0;
 	}
 	if (len >= 4) {
 		memcpy(&u, a, 4);
@@ -644,6 +841,8 @@ static HOT bool scan_flat_object(struct scanner *s, struct rtk_jsonscan_shape *l
 			memcpy(learn->bytes + used, before, (size_t)(end - before));
 			learn->tail_at = (unsigned short)used;
 			learn->tail_len = (unsigned short)(end - before);
+			/* a line reader splits at '\n' and drops a '\r' before it: such a shape is no line's */
+			learn->ends_lines = !memchr(learn->bytes, '\n', used + learn->tail_len) && end[-1] != '\r';
 			learn->nfields = s->nfields;
 			for (size_t i = 0; i < s->nfields; i++)
 				learn->names[i] = s->fields[i].name;
@@ -668,9 +867,14 @@ static bool shape_fits(const struct rtk_jsonscan_shape *shape, const struct rtk_
  * The text is the shape's bytes with a scalar of each value's kind between them. Those bytes were
  * a valid flat object's around valid values, and every byte that follows a value is the one that
  * followed it there (a byte that cannot continue a number or literal), so such a text is valid too
- * and its fields are the ones scan_flat_object would fill. Anything else returns false.
+ * and its fields are the ones scan_flat_object would fill. This matches the bytes up to the last
+ * value and returns the end of it, or NULL for anything else; the caller compares the tail. A
+ * number is checked and read in one pass and a field's value kept for rtk_jsonscan_number (both
+ * walks of its digits were a fifth of a continuous corpus's row). No value reads past a '\n'
+ * (a string stops at a control byte, a number or literal at a byte outside it), so the text may
+ * run on past the line.
  */
-static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *shape)
+static HOT const unsigned char *scan_shaped_values(struct scanner *s, const struct rtk_jsonscan_shape *shape)
 {
 	const unsigned char *p = s->text, *end = s->end, *bad;
 
@@ -678,24 +882,33 @@ static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *
 		const struct rtk_jsonscan_shape_value *v = &shape->value[i];
 		enum rtk_jsonscan_kind kind = (enum rtk_jsonscan_kind)v->kind;
 		const unsigned char *value;
-		bool escaped = false;
+		bool escaped = false, number_read = false;
+		double number = 0;
 
 		if ((size_t)(end - p) <= v->len || !name_bytes_equal(p, shape->bytes + v->at, v->len))
-			return false;
+			return NULL;
 		value = p += v->len;
 		switch (kind) {
-		case RTK_JSONSCAN_NUMBER:
-			if ((*p != '-' && !is_digit(*p)) || !(p = match_number(p, end, &bad)))
-				return false;
+		case RTK_JSONSCAN_NUMBER: {
+			struct decimal dec;
+			const unsigned char *after = read_number(p, end, 19, &dec);
+
+			if (after) {
+				p = after;
+				number_read = v->field >= 0 && decimal_value(dec, &number);
+			} else if (!(p = match_number(p, end, &bad))) {
+				return NULL;
+			}
 			break;
+		}
 		case RTK_JSONSCAN_STRING:
 			if (*p != '"' || !(p = scan_string(s, p + 1, &escaped)))
-				return false;
+				return NULL;
 			break;
 		default: {
 			uint32_t word;
 			if (end - p < 4)
-				return false;
+				return NULL;
 			memcpy(&word, p, 4);
 			if (!memcmp(&word, "true", 4))
 				kind = RTK_JSONSCAN_TRUE, p += 4;
@@ -704,7 +917,7 @@ static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *
 			else if (!memcmp(&word, "null", 4))
 				kind = RTK_JSONSCAN_NULL, p += 4;
 			else
-				return false;
+				return NULL;
 		}
 		}
 		if (v->field >= 0) {
@@ -712,9 +925,19 @@ static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *
 			f->kind = kind;
 			f->raw = (const char *)value;
 			f->raw_len = (size_t)(p - value);
+			f->number_read = number_read;
+			f->number = number;
 		}
 	}
-	return (size_t)(end - p) == shape->tail_len && name_bytes_equal(p, shape->bytes + shape->tail_at, shape->tail_len);
+	return p;
+}
+
+static HOT bool scan_shaped(struct scanner *s, const struct rtk_jsonscan_shape *shape)
+{
+	const unsigned char *p = scan_shaped_values(s, shape);
+
+	return p && (size_t)(s->end - p) == shape->tail_len &&
+	       name_bytes_equal(p, shape->bytes + shape->tail_at, shape->tail_len);
 }
 
 static void clear_fields(struct rtk_jsonscan_field *fields, size_t nfields)
@@ -723,6 +946,7 @@ static void clear_fields(struct rtk_jsonscan_field *fields, size_t nfields)
 		fields[i].kind = RTK_JSONSCAN_NONE;
 		fields[i].raw = NULL;
 		fields[i].raw_len = 0;
+		fields[i].number_read = false;
 	}
 }
 
@@ -782,186 +1006,30 @@ int rtk_jsonscan_object_shaped(struct rtk_jsonscan_shape *shape, const char *tex
 	return scan(text, len, fields, nfields, true, shape, error_column, error_what);
 }
 
+size_t rtk_jsonscan_shaped_line(const struct rtk_jsonscan_shape *shape, const char *text, size_t avail,
+				struct rtk_jsonscan_field *fields, size_t nfields)
+{
+	struct scanner s = {
+		.text = (const unsigned char *)text,
+		.end = (const unsigned char *)text + avail,
+		.fields = fields,
+		.nfields = nfields,
+	};
+	const unsigned char *p;
+
+	if (!shape->ends_lines || !shape_fits(shape, fields, nfields))
+		return 0;
+	clear_fields(fields, nfields);
+	p = scan_shaped_values(&s, shape);
+	if (!p || (size_t)(s.end - p) <= shape->tail_len || p[shape->tail_len] != '\n' ||
+	    !name_bytes_equal(p, shape->bytes + shape->tail_at, shape->tail_len))
+		return 0;
+	return (size_t)(p + shape->tail_len - s.text);
+}
+
 int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const char **error_what)
 {
 	return scan(text, len, NULL, 0, false, NULL, error_column, error_what);
-}
-
-/* Every power of ten that is an exact double. */
-static const double powers_of_ten[] = {
-	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
-/* A JSON number already checked by the scanner, in parts: [-]digits[.digits][(e|E)[+-]digits]. */
-struct decimal {
-	bool negative;
-	uint64_t digits;  /* the significant digits as an integer */
-	int exponent;     /* the value is digits * 10^exponent */
-	int significant;  /* how many digits count (leading zeros do not) */
-};
-
-/*
- * Adds the run of digits at *p to *digits, moving *p past it: false when more than room digits
- * would have to count. Where the machine allows, each eight bytes are checked and converted in
- * one go (a continuous confidence's 16 or 17 digits are two words and a byte), without a pass
- * ahead to find the run's end.
- */
-static HOT bool read_digit_run(const unsigned char **p, const unsigned char *end, int room, uint64_t *digits)
-{
-	const unsigned char *q = *p;
-	uint64_t value = *digits;
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t word;
-	while (end - q >= 8 && (memcpy(&word, q, 8), eight_digits(word))) {
-		if ((room -= 8) < 0)
-			return false;
-		value = value * 100000000u + eight_digits_value(word);
-		q += 8;
-	}
-#endif
-	for (; q < end && is_digit(*q); q++) {
-		if (--room < 0)
-			return false;
-		value = value * 10 + (uint64_t)(*q - '0');
-	}
-	*p = q;
-	*digits = value;
-	return true;
-}
-
-/*
- * Splits p[0..end), a number the scanner has checked, into a struct decimal; false when it has
- * more than max_digits significant digits (leading zeros are not significant) or its written
- * exponent passes 1000 (the callers' fast paths do not take it; strtod decides).
- */
-static bool read_decimal(const unsigned char *p, const unsigned char *end, int max_digits, struct decimal *out)
-{
-	const unsigned char *run;
-	int written_exponent = 0, exponent_sign = 1;
-
-	*out = (struct decimal){ .negative = *p == '-' };
-	p += out->negative;
-	if (*p == '0') {        /* JSON writes no other number with a leading zero: "0", "0.xxx", "0e5" */
-		p++;
-	} else {
-		run = p;
-		if (!read_digit_run(&p, end, max_digits, &out->digits))
-			return false;
-		out->significant = (int)(p - run);
-	}
-	if (p < end && *p == '.') {
-		p++;
-		if (!out->digits) { /* zeros up to the first digit that counts */
-			for (run = p; p < end && *p == '0'; p++)
-				;
-			out->exponent -= (int)(p - run);
-		}
-		run = p;
-		if (!read_digit_run(&p, end, max_digits - out->significant, &out->digits))
-			return false;
-		out->exponent -= (int)(p - run);
-		out->significant += (int)(p - run);
-	}
-	if (p < end) {          /* 'e' or 'E' */
-		p++;
-		if (*p == '+' || *p == '-')
-			exponent_sign = *p++ == '-' ? -1 : 1;
-		for (; p < end; p++) {
-			if (written_exponent > 1000)
-				return false;
-			written_exponent = written_exponent * 10 + (*p - '0');
-		}
-		out->exponent += exponent_sign * written_exponent;
-	}
-	return true;
-}
-
-/*
- * Clinger's fast path: a mantissa below 2^53 and a power of ten up to 1e22 are both exact doubles,
- * so one IEEE multiply or divide rounds correctly. Most numbers in real input ("0.85") take it.
- */
-static bool parse_simple_number(const struct decimal dec, double *out)
-{
-	int exponent;
-
-	if (dec.significant > 15)
-		return false;
-	exponent = dec.exponent;
-	if (exponent < -22 || exponent > 22)
-		return false;
-	*out = exponent < 0 ? (double)dec.digits / powers_of_ten[-exponent] : (double)dec.digits * powers_of_ten[exponent];
-	if (dec.negative)
-		*out = -*out;
-	return true;
-}
-
-/*
- * Eisel-Lemire (Lemire, "Number Parsing at a Gigabyte per Second", 2021): up to 19 significant
- * digits w times 10^q, rounded correctly without strtod. w, shifted to fill 64 bits, times 10^q's
- * truncated leading 128 bits (jsonscan_pow10.inc) is the value's binary expansion but for a
- * shortfall below w in the product's last place, so the product's top 64 bits give the 53-bit
- * mantissa and its rounding bit unless that shortfall can carry into them, or the bits under the
- * rounding bit come out zero (a possible exact halfway point, where round-half-even decides and a
- * shortfall would hide that it is not one). Those cases, subnormals and overflows return false and
- * strtod decides: a random number needs a run of some 73 equal bits in its product for that, or
- * an exponent past a double's. Continuous confidences printed with 17 digits ("0.7584289481899582")
- * take this path.
- */
-__extension__ typedef unsigned __int128 jsonscan_u128;
-
-#include "jsonscan_pow10.inc"
-
-static bool parse_long_number(const struct decimal dec, double *out)
-{
-	uint64_t w = dec.digits, high, low, kept, under_mask, mantissa, bits;
-	int q = dec.exponent, leading_zeros, top, biased_exponent;
-	jsonscan_u128 product;
-
-	if (w == 0) {           /* "0.000...0" or "0e-50": past the Clinger path's exponents, still a zero */
-		*out = dec.negative ? -0.0 : 0.0;
-		return true;
-	}
-	if (q < JSONSCAN_POW10_MIN_Q || q > JSONSCAN_POW10_MAX_Q)
-		return false;
-	leading_zeros = __builtin_clzll(w);
-	w <<= leading_zeros;
-	product = (jsonscan_u128)w * jsonscan_pow10[q - JSONSCAN_POW10_MIN_Q].high;
-	high = (uint64_t)(product >> 64), low = (uint64_t)product;
-	/*
-	 * The power's low 64 bits and its truncation add less than w to low: a carry into high is
-	 * possible when low + w wraps, and it reaches the rounding bit (bit 9 or 10) only when high's
-	 * nine lowest bits are all ones. Then the power's low half is multiplied in too, leaving a
-	 * shortfall below w in the last 64 bits of 192.
-	 */
-	if ((high & 0x1ff) == 0x1ff && low + w < low) {
-		jsonscan_u128 rest = (jsonscan_u128)w * jsonscan_pow10[q - JSONSCAN_POW10_MIN_Q].low;
-		uint64_t rest_high = (uint64_t)(rest >> 64), rest_low = (uint64_t)rest;
-
-		low += rest_high;
-		high += low < rest_high;
-		if (low == UINT64_MAX && rest_low + w < rest_low)
-			return false;   /* the shortfall could still carry into high */
-	}
-	/* high is the product's top 64 bits exactly, 2^62 <= high < 2^64: keep 54 (53 and the rounding bit) */
-	top = (int)(high >> 63);
-	kept = high >> (9 + top);
-	under_mask = ((uint64_t)1 << (9 + top)) - 1;
-	if ((kept & 3) == 1 && (high & under_mask) == 0 && low == 0)
-		return false;           /* maybe exactly halfway to an even mantissa: round-half-even would go down */
-	/* a rounding bit of 1 is now past halfway, or halfway to an odd mantissa: up either way */
-	mantissa = (kept + 1) >> 1;
-	biased_exponent = ((217706 * q) >> 16) + 1086 + top - leading_zeros;
-	if (mantissa >> 53) {   /* rounded up to the next power of two */
-		mantissa >>= 1;
-		biased_exponent++;
-	}
-	if (biased_exponent < 1 || biased_exponent > 2046)
-		return false;           /* subnormal or infinite */
-	bits = (uint64_t)dec.negative << 63 | (uint64_t)biased_exponent << 52 | (mantissa & ((1ULL << 52) - 1));
-	memcpy(out, &bits, sizeof(bits));
-	return true;
 }
 
 /* strtod in the "C" locale, so a program that called setlocale still reads "0.5" as a half. */
@@ -1012,8 +1080,7 @@ static int parse_checked_number(const char *raw, size_t len, double *out)
 	const unsigned char *p = (const unsigned char *)raw;
 	struct decimal dec;
 
-	/* one reading of the digits serves both exact paths: up to 15 significant digits, then up to 19 */
-	if (read_decimal(p, p + len, 19, &dec) && (parse_simple_number(dec, out) || parse_long_number(dec, out)))
+	if (read_number(p, p + len, 19, &dec) && decimal_value(dec, out))
 		return 0;
 	return parse_number_with_strtod(raw, len, out);
 }
@@ -1031,6 +1098,10 @@ int rtk_jsonscan_number(const struct rtk_jsonscan_field *f, double *out)
 {
 	if (f->kind != RTK_JSONSCAN_NUMBER)
 		return -1;
+	if (f->number_read) {
+		*out = f->number;
+		return 0;
+	}
 	return parse_checked_number(f->raw, f->raw_len, out);
 }
 

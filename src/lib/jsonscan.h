@@ -2,6 +2,7 @@
 #ifndef RTK_JSONSCAN_H
 #define RTK_JSONSCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Deepest nesting of arrays and objects accepted; the outermost container counts as depth 1. */
@@ -21,8 +22,10 @@ enum rtk_jsonscan_kind {
 struct rtk_jsonscan_field {
 	const char *name;            /* in: the member name (plain UTF-8, unescaped) */
 	enum rtk_jsonscan_kind kind;     /* out: RTK_JSONSCAN_NONE when absent */
+	bool number_read;            /* out: the scan already read the number's value; rtk_jsonscan_number's */
 	const char *raw;             /* out: the member's raw value text (strings include their quotes) */
 	size_t raw_len;              /* out: its length in bytes */
+	double number;               /* out: that value, when number_read */
 };
 
 /*
@@ -64,6 +67,7 @@ struct rtk_jsonscan_shape {
 	unsigned nvalues;                              /* 0 while nothing is learned */
 	struct rtk_jsonscan_shape_value value[RTK_JSONSCAN_SHAPE_VALUES];
 	unsigned short tail_at, tail_len;              /* the bytes after the last value */
+	bool ends_lines;                               /* no '\n' in the bytes, no '\r' ending them */
 	unsigned char bytes[RTK_JSONSCAN_SHAPE_BYTES];
 };
 
@@ -78,6 +82,16 @@ int rtk_jsonscan_object_shaped(struct rtk_jsonscan_shape *shape, const char *tex
 			       struct rtk_jsonscan_field *fields, size_t nfields, size_t *error_column,
 			       const char **error_what);
 
+/*
+ * For a JSON Lines reader's unread bytes text[0..avail): when they begin with a line of the
+ * remembered shape, one rtk_jsonscan_object_shaped would check by comparing bytes, followed by a
+ * '\n', fills the fields as that call does and returns the line's length (the '\n' not counted).
+ * Else 0, and the fields are left unspecified: the caller reads that line its usual way. One
+ * pass finds the line's end and checks it; no shape is learned here.
+ */
+size_t rtk_jsonscan_shaped_line(const struct rtk_jsonscan_shape *shape, const char *text, size_t avail,
+				struct rtk_jsonscan_field *fields, size_t nfields);
+
 /* Like rtk_jsonscan_object, but text may be any single JSON value (for rtk_jsonl_next's strictness). */
 int rtk_jsonscan_value(const char *text, size_t len, size_t *error_column, const char **error_what);
 
@@ -90,7 +104,8 @@ int rtk_jsonscan_parse_number(const char *raw, size_t len, double *out);
 
 /*
  * rtk_jsonscan_parse_number for a field as rtk_jsonscan_object filled it, whose text the scan has
- * already checked: -1 unless f->kind is RTK_JSONSCAN_NUMBER, else the same value and result.
+ * already checked: -1 unless f->kind is RTK_JSONSCAN_NUMBER, else the same value and result (the
+ * value the scan read on the way, when it did: a field changed by hand needs number_read false).
  */
 int rtk_jsonscan_number(const struct rtk_jsonscan_field *f, double *out);
 

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_json.c — libFuzzer harness: the JSON readers (jsonscan's validator and field scanner, jsonv's tree, cJSON after them). */
+/* tests/fuzz/fuzz_json.c — libFuzzer harness: the JSON readers (jsonscan's validator, field scanner and shaped line scans, jsonv's tree, cJSON after them). */
 #include "config.h"
 #include "fuzz.h"
 #include "lib/err.h"
@@ -9,6 +9,56 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A number field reads as rtk_jsonscan_parse_number reads its text, to the bit. */
+static void check_number(const struct rtk_jsonscan_field *f)
+{
+	double got = 0, want = 0;
+	int got_rc = rtk_jsonscan_number(f, &got);
+	int want_rc = f->kind == RTK_JSONSCAN_NUMBER ? rtk_jsonscan_parse_number(f->raw, f->raw_len, &want) : -1;
+
+	if (got_rc != want_rc || (!got_rc && memcmp(&got, &want, sizeof(got))))
+		RTK_BUG("%.*s reads as %d %a, parsed %d %a", (int)f->raw_len, f->raw, got_rc, got, want_rc, want);
+}
+
+/*
+ * The text as lines sharing a shape: each line scanned with the shape agrees with a plain scan
+ * (status, column, fields, numbers), and where rtk_jsonscan_shaped_line finds a line in the rest
+ * of the text it is exactly the bytes up to the next '\n', and scans alike.
+ */
+static void check_shaped(const char *text, size_t size)
+{
+	struct rtk_jsonscan_shape shape = { 0 };
+	const char *line = text, *end = text + size;
+
+	while (line < end) {
+		const char *newline = memchr(line, '\n', (size_t)(end - line)), *wa = "", *wb = "";
+		size_t len = newline ? (size_t)(newline - line) : (size_t)(end - line), ca = 0, cb = 0, n;
+		struct rtk_jsonscan_field a[3] = { { .name = "confidence" }, { .name = "correct" }, { .name = "task" } };
+		struct rtk_jsonscan_field b[3] = { { .name = "confidence" }, { .name = "correct" }, { .name = "task" } };
+
+		n = rtk_jsonscan_shaped_line(&shape, line, (size_t)(end - line), a, 3);
+		if (n && (n != len || !newline))
+			RTK_BUG("a shaped line of %zu bytes where the line has %zu", n, len);
+		if (n && rtk_jsonscan_object(line, n, b, 3, &cb, &wb))
+			RTK_BUG("a shaped line the plain scan refuses at column %zu", cb);
+		for (int i = 0; n && i < 3; i++) {
+			if (a[i].kind != b[i].kind || a[i].raw != b[i].raw || a[i].raw_len != b[i].raw_len)
+				RTK_BUG("shaped line field %s differs", a[i].name);
+			check_number(&a[i]);
+		}
+		int ra = rtk_jsonscan_object_shaped(&shape, line, len, a, 3, &ca, &wa);
+		int rb = rtk_jsonscan_object(line, len, b, 3, &cb, &wb);
+		if (ra != rb || (ra && (ca != cb || strcmp(wa, wb))))
+			RTK_BUG("shaped scan %d at %zu (%s), plain %d at %zu (%s)", ra, ca, wa, rb, cb, wb);
+		for (int i = 0; i < 3; i++) {
+			if (a[i].kind != b[i].kind || a[i].raw != b[i].raw || a[i].raw_len != b[i].raw_len)
+				RTK_BUG("shaped field %s differs", a[i].name);
+			check_number(&a[i]);
+		}
+		line += len + 1;
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -53,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				RTK_BUG("%s reads as %.17g, strtod %.17g", copy, value, want);
 		}
 	}
+	check_shaped(text, size);
 	rtk_error_clear();
 	return 0;
 }

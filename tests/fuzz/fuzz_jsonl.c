@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_jsonl.c — libFuzzer harness: JSON Lines splitting (line ends, CR, NUL bytes, blank lines, the line limit, ranges). */
+/* tests/fuzz/fuzz_jsonl.c — libFuzzer harness: JSON Lines splitting (line ends, CR, NUL bytes, blank lines, the line limit, ranges, lines taken whole). */
 #include "config.h"
 #include "fuzz.h"
 #include "lib/err.h"
@@ -35,6 +35,44 @@ static long fuzz_read(const char *path, off_t start, off_t end, size_t *bytes, i
 	return n;
 }
 
+/*
+ * Reads path taking each whole line rtk_jsonl_peek shows that is not blank (found with memchr, as a
+ * caller that scans its own lines would), the rest with rtk_jsonl_next_line: the same lines,
+ * numbers and status as next_line alone.
+ */
+static void fuzz_take(const char *path)
+{
+	struct rtk_jsonl *plain, *taking;
+	const char *want, *got, *text;
+	size_t want_len, got_len, avail;
+
+	if (rtk_jsonl_open(&plain, path) || rtk_jsonl_open(&taking, path))
+		RTK_BUG("cannot open %s", path);
+	for (;;) {
+		bool want_more = rtk_jsonl_next_line(plain, &want, &want_len), got_more = true;
+		const char *newline;
+
+		rtk_jsonl_peek(taking, &text, &avail);
+		newline = avail ? memchr(text, '\n', avail) : NULL;
+		if (newline && strspn(text, " \t\r") < (size_t)(newline - text) &&
+		    rtk_jsonl_take_line(taking, (size_t)(newline - text)))
+			got = text, got_len = (size_t)(newline - text);
+		else
+			got_more = rtk_jsonl_next_line(taking, &got, &got_len);
+		if (got_more != want_more || (want_more && (got_len != want_len || memcmp(got, want, want_len) ||
+							    got[got_len] != '\0')))
+			RTK_BUG("taking lines read other lines than next_line at line %ld", rtk_jsonl_lineno(plain));
+		if (rtk_jsonl_lineno(taking) != rtk_jsonl_lineno(plain))
+			RTK_BUG("taking lines numbered line %ld as %ld", rtk_jsonl_lineno(plain), rtk_jsonl_lineno(taking));
+		if (!want_more)
+			break;
+	}
+	if (rtk_jsonl_status(taking) != rtk_jsonl_status(plain))
+		RTK_BUG("taking lines ended with status %d, next_line %d", rtk_jsonl_status(taking), rtk_jsonl_status(plain));
+	rtk_jsonl_close(plain);
+	rtk_jsonl_close(taking);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
@@ -65,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n != whole || part_bytes != whole_bytes)
 			RTK_BUG("ranges hold %ld lines of %zu bytes, the file %ld of %zu", n, part_bytes, whole, whole_bytes);
 	}
+	fuzz_take(path);
 	rtk_fs_set_line_limit(RTK_FS_LINE_LIMIT_DEFAULT);
 	rtk_error_clear();
 	return 0;

@@ -618,6 +618,91 @@ static void whole_reads_of_pipes_and_devices_are_limited(void **state)
 	rtk_fs_set_line_limit(RTK_FS_LINE_LIMIT_DEFAULT);
 }
 
+static bool is_blank_text(const char *text, size_t len)
+{
+	return strspn(text, " \t\r") >= len;
+}
+
+/*
+ * Reads text both ways: line by line, and by taking each line rtk_jsonl_peek shows whole (the
+ * caller's own search for its '\n', as rtk_jsonscan_shaped_line does), the rest line by line.
+ * The same lines, numbers, status and message.
+ */
+static void expect_taking_reads_the_same(struct fixture *f, const char *text, size_t len)
+{
+	struct rtk_jsonl *plain, *taking;
+	const char *want, *got, *peeked;
+	size_t want_len, got_len, avail;
+	char want_message[512] = "";
+	long taken = 0;
+
+	write_file(f->path, text, len);
+	plain = open_ok(f->path);
+	taking = open_ok(f->path);
+	for (;;) {
+		bool want_more = rtk_jsonl_next_line(plain, &want, &want_len), got_more;
+		const char *newline;
+
+		if (!want_more && rtk_jsonl_status(plain))
+			snprintf(want_message, sizeof(want_message), "%s", rtk_error_message());
+		rtk_jsonl_peek(taking, &peeked, &avail);
+		newline = avail ? memchr(peeked, '\n', avail) : NULL;
+		/* a blank line is never the caller's: it has scanned a value in it */
+		if (newline && !is_blank_text(peeked, (size_t)(newline - peeked)) &&
+		    rtk_jsonl_take_line(taking, (size_t)(newline - peeked))) {
+			got = peeked, got_len = (size_t)(newline - peeked), got_more = true;
+			taken++;
+			assert_int_equal(got[got_len], '\0');
+		} else {
+			/* a length that stops short of the '\n' is refused */
+			assert_false(newline > peeked && rtk_jsonl_take_line(taking, (size_t)(newline - peeked) - 1));
+			got_more = rtk_jsonl_next_line(taking, &got, &got_len);
+		}
+		assert_int_equal(got_more, want_more);
+		if (!want_more)
+			break;
+		assert_int_equal(got_len, want_len);
+		assert_memory_equal(got, want, want_len);
+		assert_int_equal(rtk_jsonl_lineno(taking), rtk_jsonl_lineno(plain));
+	}
+	assert_int_equal(rtk_jsonl_status(taking), rtk_jsonl_status(plain));
+	assert_int_equal(rtk_jsonl_lineno(taking), rtk_jsonl_lineno(plain));
+	if (rtk_jsonl_status(plain))
+		assert_string_equal(rtk_error_message(), want_message);
+	assert_true(taken > 0);
+	rtk_jsonl_close(plain);
+	rtk_jsonl_close(taking);
+}
+
+static void taken_lines_read_as_next_line_reads_them(void **state)
+{
+	struct fixture *f = *state;
+	static const char endings[] = "a\nb\r\n\n \nc\r\r\n\td\n\x01\nlast";
+	enum { LINES = 20000 };
+	char *text = malloc((size_t)LINES * 740 + 8192);
+	size_t len = 0;
+
+	expect_taking_reads_the_same(f, endings, sizeof(endings) - 1);
+	/* lines straddle the reader's buffer, some end in "\r\n" */
+	for (long i = 0; i < LINES; i++) {
+		len += make_line(i, text + len);
+		if (i % 3 == 0)
+			text[len++] = '\r';
+		text[len++] = '\n';
+	}
+	expect_taking_reads_the_same(f, text, len);
+	/* a line past the limit is refused both ways, at the same line */
+	rtk_fs_set_line_limit(1024);
+	memset(text, 'x', 8192);
+	memcpy(text, "ok\n", 3);
+	text[3 + 1024] = '\n';
+	text[3 + 1025 + 1025] = '\n';
+	expect_taking_reads_the_same(f, text, 8192);
+	assert_non_null(strstr(rtk_error_message(), ":3: line longer than 1024 bytes"));
+	rtk_fs_set_line_limit(RTK_FS_LINE_LIMIT_DEFAULT);
+	free(text);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -637,6 +722,7 @@ static const struct CMUnitTest tests[] = {
 	TEST(split_ranges_hold_whole_lines),
 	TEST(split_keeps_pipes_and_small_files_whole),
 	TEST(lines_past_the_limit_are_refused),
+	TEST(taken_lines_read_as_next_line_reads_them),
 	TEST(whole_reads_of_pipes_and_devices_are_limited),
 };
 

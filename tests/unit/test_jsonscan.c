@@ -943,6 +943,21 @@ static void agrees_with_cjson_on_random_mutations(void **state)
 	assert_true(accepted > 1000 && accepted < compared - 1000);
 }
 
+/* A number field reads as rtk_jsonscan_parse_number reads its text: the same result and bits. */
+static void assert_number_as_parsed(const struct rtk_jsonscan_field *f)
+{
+	double got = 0, want = 0;
+	int got_rc = rtk_jsonscan_number(f, &got), want_rc;
+
+	if (f->kind != RTK_JSONSCAN_NUMBER) {
+		assert_int_equal(got_rc, -1);
+		return;
+	}
+	want_rc = rtk_jsonscan_parse_number(f->raw, f->raw_len, &want);
+	if (got_rc != want_rc || (!got_rc && memcmp(&got, &want, sizeof(got))))
+		fail_msg("%.*s: number %d %a, parsed %d %a", (int)f->raw_len, f->raw, got_rc, got, want_rc, want);
+}
+
 /* One shaped scan and one plain scan of a line: the same status, error, fields. */
 static void assert_shaped_agrees(struct rtk_jsonscan_shape *shape, const char *line)
 {
@@ -961,7 +976,143 @@ static void assert_shaped_agrees(struct rtk_jsonscan_shape *shape, const char *l
 		assert_int_equal(a[i].kind, b[i].kind);
 		assert_ptr_equal(a[i].raw, b[i].raw);
 		assert_int_equal(a[i].raw_len, b[i].raw_len);
+		assert_number_as_parsed(&a[i]);
+		assert_number_as_parsed(&b[i]);
 	}
+}
+
+/* Shaped lines whose number breaks the grammar only past its first byte, or needs strtod, or is odd. */
+static void shaped_numbers_read_as_parsed(void **state)
+{
+	static const char *const numbers[] = {
+		"01", "-01", "00", "1.", "0.", "-", "-x", "1e", "1E", "1e+", "1.5e+", "1.5e-", "1.e5", ".5", "-.5",
+		"1.5e+5x", "1.5.2", "0x10", "1-", "1+", "0e", "2e+-1", "1ee5",
+		"0", "-0", "-0.0", "1", "1e0", "1E-300", "5e-324", "4.9406564584124654e-324", "2.2250738585072014e-308",
+		"0.1", "0.0000000000000000000001234", "1234567890123456789", "12345678901234567890",
+		"1234567890123456789012345", "0.1234567890123456789012345", "9007199254740993e-16",
+		"0.9999999999999999444", "0.9999999999999999445", "1e999", "1e1000", "1e1001", "1e-1001",
+		"1e99999999999", "-1e-99999999999", "123456789e-1000",
+	};
+	char line[128];
+	struct rtk_jsonscan_shape shape = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++) {
+		/* a good line first: a bad one makes the scan forget the shape */
+		assert_shaped_agrees(&shape, "{\"confidence\": 0.3898297483912715, \"correct\": true, \"task\": \"t0\"}");
+		snprintf(line, sizeof(line), "{\"confidence\": %s, \"correct\": true, \"task\": \"t1\"}", numbers[i]);
+		assert_shaped_agrees(&shape, line);
+		/* the label's place, where the shape wants true, false or null, and a number's as the last member */
+		snprintf(line, sizeof(line), "{\"confidence\": 0.25, \"correct\": %s, \"task\": \"t1\"}", numbers[i]);
+		assert_shaped_agrees(&shape, line);
+		assert_shaped_agrees(&shape, "{\"task\": \"t0\", \"confidence\": 0.5}");
+		snprintf(line, sizeof(line), "{\"task\": \"t0\", \"confidence\": %s}", numbers[i]);
+		assert_shaped_agrees(&shape, line);
+	}
+}
+
+/*
+ * rtk_jsonscan_shaped_line on text[0..avail) against the line up to the first '\n': a length only
+ * for exactly that line, scanned with the fields and numbers the plain scan gives it.
+ */
+static size_t assert_shaped_line_agrees(const struct rtk_jsonscan_shape *shape, const char *text, size_t avail)
+{
+	const char *names[3] = { "confidence", "correct", "task" };
+	struct rtk_jsonscan_field a[3], b[3];
+	const char *newline = memchr(text, '\n', avail), *what = "";
+	size_t n, column = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		a[i] = b[i] = (struct rtk_jsonscan_field){ .name = names[i] };
+	n = rtk_jsonscan_shaped_line(shape, text, avail, a, 3);
+	if (!n)
+		return 0;
+	if (newline != text + n)
+		fail_msg("%.*s: a line of %zu bytes", (int)avail, text, n);
+	if (rtk_jsonscan_object(text, n, b, 3, &column, &what))
+		fail_msg("%.*s: taken, but column %zu: %s", (int)n, text, column, what);
+	assert_true(n > 0 && text[n - 1] != '\r');
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(a[i].kind, b[i].kind);
+		assert_ptr_equal(a[i].raw, b[i].raw);
+		assert_int_equal(a[i].raw_len, b[i].raw_len);
+		assert_number_as_parsed(&a[i]);
+	}
+	return n;
+}
+
+/* A reader's buffer: the line of the shape is found and read in one pass, any other is left alone. */
+static void shaped_lines_are_found_in_a_buffer(void **state)
+{
+	static const char *const numbers[] = {
+		"0.75", "01", "-01", "1.", "0.", "-", "1e", "1e+", "1.5e+", ".5", "1.5e+5x", "1.5.2", "0x10", "-0.0",
+		"5e-324", "1E-300", "1234567890123456789012345", "1e999",
+	};
+	static const char *const endings[] = {
+		"\n", "\nnext", "", "\r\n", " \n", "x\n", "}\n", "\r",
+	};
+	static const char *const tasks[] = { "t1", "t\\n", "", "t\u00e9", "t\x01", "t\n" };
+	struct rtk_jsonscan_shape shape = { 0 };
+	char text[256];
+	size_t taken = 0;
+
+	(void)state;
+	/* nothing learned: no line */
+	assert_int_equal(assert_shaped_line_agrees(&shape, "{\"confidence\": 0.5}\n", 21), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(endings); j++)
+			for (size_t k = 0; k < ARRAY_SIZE(tasks); k++) {
+				int len = snprintf(text, sizeof(text), "{\"confidence\": %s, \"correct\": true, \"task\": \"%s\"}%s",
+						   numbers[i], tasks[k], endings[j]);
+
+				assert_shaped_agrees(&shape, "{\"confidence\": 0.1, \"correct\": false, \"task\": \"t0\"}");
+				taken += assert_shaped_line_agrees(&shape, text, (size_t)len) != 0;
+				/* cut anywhere: at most the whole line, if it fits */
+				for (int cut = 0; cut < len; cut++)
+					assert_shaped_line_agrees(&shape, text, (size_t)cut);
+			}
+	assert_int_equal(taken, 6 * 2 * 4); /* the good numbers, endings and task strings */
+	/* a shape whose lines end in '\r', or with a '\n' inside, is no reader's line */
+	static const char *const learned[] = {
+		"{\"confidence\": 0.1, \"correct\": false}\r", "{\"confidence\":\n0.1, \"correct\": false}",
+		"{\"confidence\": 0.1, \"correct\": false}",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(learned); i++) {
+		size_t len = strlen(learned[i]);
+
+		assert_shaped_agrees(&shape, learned[i]);
+		snprintf(text, sizeof(text), "%s\n", learned[i]);
+		assert_int_equal(assert_shaped_line_agrees(&shape, text, len + 1), i == 2 ? len : 0);
+	}
+}
+
+/* A member named twice: the value kept is the last one's, read by the scan or left to strtod. */
+static void shaped_duplicate_numbers_keep_the_last_value(void **state)
+{
+	static const char *const lines[] = {
+		"{\"confidence\": 0.1, \"confidence\": 0.2}",
+		"{\"confidence\": 0.3, \"confidence\": 1e999}",
+		"{\"confidence\": 0.3, \"confidence\": 12345678901234567890123}",
+		"{\"confidence\": 1e999, \"confidence\": 0.4}",
+		"{\"confidence\": 0.5, \"confidence\": \"0.6\"}",
+		"{\"confidence\": 0.5, \"confidence\": 0.6x}",
+		"{\"confidence\": 0.1, \"confidence\": 0.2, \"task\": \"t\\u0001\"}",
+		"{\"confidence\": 0.1, \"confidence\": 0.2, \"task\": \"t\\u0001\"}",
+		"{\"confidence\": 0.1, \"confidence\": 0.2, \"task\": \"t\\u0001\"} ",
+		"{\"confidence\": 0.1, \"confidence\": 0.2, \"task\": \"t\\u0001\"]",
+	};
+	struct rtk_jsonscan_shape shape = { 0 };
+	char line[128];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		assert_shaped_agrees(&shape, lines[i]);
+		assert_shaped_agrees(&shape, lines[i]);
+	}
+	/* a raw control byte in a string the shape scans */
+	assert_shaped_agrees(&shape, "{\"confidence\": 0.1, \"correct\": true, \"task\": \"t0\"}");
+	snprintf(line, sizeof(line), "{\"confidence\": 0.1, \"correct\": true, \"task\": \"t%c\"}", 1);
+	assert_shaped_agrees(&shape, line);
 }
 
 /* After a line has taught the shape, lines like it and lines nearly like it read as without one. */
@@ -1020,6 +1171,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(value_scanner_accepts_any_single_value),
 	cmocka_unit_test(agrees_with_cjson_on_random_mutations),
 	cmocka_unit_test(shaped_scan_agrees_with_the_plain_one),
+	cmocka_unit_test(shaped_numbers_read_as_parsed),
+	cmocka_unit_test(shaped_duplicate_numbers_keep_the_last_value),
+	cmocka_unit_test(shaped_lines_are_found_in_a_buffer),
 };
 
 RTK_UNIT_MAIN(tests)
