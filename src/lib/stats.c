@@ -150,6 +150,12 @@ static uint64_t counts_key(const struct rtk_stats_value_counts *v)
  */
 enum { RADIX_BITS = 11, RADIX_PASSES = 6, RADIX_BUCKETS = 1 << RADIX_BITS };
 
+/* A word's radix digit at shift, its label bit left out. */
+static inline size_t radix_digit(uint64_t w, int shift)
+{
+	return ((w & ~LABEL_BIT) >> shift) & (RADIX_BUCKETS - 1);
+}
+
 static int radix_sort(uint64_t *a, size_t n)
 {
 	size_t (*count)[RADIX_BUCKETS];
@@ -164,11 +170,9 @@ static int radix_sort(uint64_t *a, size_t n)
 		return rtk_oom();
 	}
 	dst = tmp;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k = a[i] & ~LABEL_BIT;
+	for (size_t i = 0; i < n; i++)
 		for (int p = 0; p < RADIX_PASSES; p++)
-			count[p][(k >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
-	}
+			count[p][radix_digit(a[i], p * RADIX_BITS)]++;
 	for (int p = 0; p < RADIX_PASSES; p++) {
 		size_t sum = 0, *c = count[p];
 		bool trivial = false;
@@ -183,7 +187,7 @@ static int radix_sort(uint64_t *a, size_t n)
 			continue;
 		for (size_t i = 0; i < n; i++) {
 			uint64_t w = src[i];
-			dst[c[((w & ~LABEL_BIT) >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++] = w;
+			dst[c[radix_digit(w, p * RADIX_BITS)]++] = w;
 		}
 		uint64_t *t = src;
 		src = dst;
@@ -290,11 +294,6 @@ struct radix_half {
 	int shift;
 	size_t count[RADIX_BUCKETS];
 };
-
-static inline size_t radix_digit(uint64_t w, int shift)
-{
-	return ((w & ~LABEL_BIT) >> shift) & (RADIX_BUCKETS - 1);
-}
 
 static void *radix_count_half(void *arg)
 {
