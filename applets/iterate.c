@@ -1,7 +1,7 @@
 /* applets/iterate.c — manage projects through milestones with a Developer and an Acceptor agent: check, run the scheduler, wake, show status. */
 #include "config.h"
 #include "applet.h"
-#include "exec/iterate.h"
+#include "iterate/iterate.h"
 #include "lib/err.h"
 
 #include <signal.h>

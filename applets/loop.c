@@ -1,7 +1,7 @@
 /* applets/loop.c — keep launching fresh agent processes on a plan until every checklist item is ticked, with a circuit breaker. */
 #include "config.h"
 #include "applet.h"
-#include "exec/loop.h"
+#include "loop/loop.h"
 #include "lib/err.h"
 #include "lib/timeutil.h"
 #include "lib/yamlx.h"

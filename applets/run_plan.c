@@ -1,7 +1,7 @@
 /* applets/run_plan.c — run a plan's steps in a sandbox: fail fast, latch on failure, leak no secret, leave an evidence trail. */
 #include "config.h"
 #include "applet.h"
-#include "exec/runplan.h"
+#include "runplan/runplan.h"
 #include "lib/err.h"
 #include "lib/timeutil.h"
 

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_agent_report.c — libFuzzer harness: an agent's final structured event (tokens, duration, cost, model, result text, rate limit) as loop and iterate read it. */
 #include "config.h"
 #include "fuzz.h"
-#include "exec/agentrun.h"
+#include "agent/agentrun.h"
 #include "lib/err.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_checklist.c — libFuzzer harness: plans through the checklist counter and two through the diff. */
 #include "config.h"
 #include "fuzz.h"
-#include "exec/checklist.h"
+#include "loop/checklist.h"
 #include "lib/err.h"
 
 #include <string.h>

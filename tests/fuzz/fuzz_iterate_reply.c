@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_iterate_reply.c — libFuzzer harness: one agent reply through both of iterate's readers, the Developer's report or completion and the Acceptor's verdict. */
 #include "config.h"
 #include "fuzz.h"
-#include "exec/iterate_internal.h"
+#include "iterate/iterate_internal.h"
 #include "lib/err.h"
 #include "lib/utf8.h"
 

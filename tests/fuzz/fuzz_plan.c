@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_plan.c — libFuzzer harness: run-plan's plan files (YAML, plan.v1, dependency order) from untrusted bytes. */
 #include "config.h"
 #include "fuzz.h"
-#include "exec/plan.h"
+#include "runplan/plan.h"
 #include "lib/err.h"
 
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_ratelimit.c — libFuzzer harness: agent output through the rate-limit parser and wallclock. */
 #include "config.h"
 #include "fuzz.h"
-#include "exec/ratelimit.h"
+#include "agent/ratelimit.h"
 #include "exec/wallclock.h"
 #include "lib/datadir.h"
 #include "lib/err.h"

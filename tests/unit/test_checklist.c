@@ -1,6 +1,6 @@
 /* tests/unit/test_checklist.c — plans as agents write them: which boxes count, and what changed between two reads. */
 #include "unit.h"
-#include "exec/checklist.h"
+#include "loop/checklist.h"
 #include "lib/err.h"
 
 /* An expected item: its line, state and text. */

@@ -1,6 +1,6 @@
 /* tests/unit/test_iterate.c — rtk iterate's files (read errors, unknown members kept, schema checks, outcomes once), prompts and schedules. */
 #include "unit.h"
-#include "exec/iterate_internal.h"
+#include "iterate/iterate_internal.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 

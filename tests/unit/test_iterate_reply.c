@@ -1,6 +1,6 @@
 /* tests/unit/test_iterate_reply.c — the Developer's Implementation Report or completion, and the Acceptor's verdict, as agents write them. */
 #include "unit.h"
-#include "exec/iterate_internal.h"
+#include "iterate/iterate_internal.h"
 #include "lib/err.h"
 #include "lib/utf8.h"
 

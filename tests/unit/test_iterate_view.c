@@ -1,8 +1,8 @@
 /* tests/unit/test_iterate_view.c — rtk iterate watch's screen from hand-built status objects and real log files (widths, escapes, UTF-8, missing logs, many projects), and the watch loop on a pipe and on a pseudo-terminal. */
 #include "unit.h"
 
-#include "exec/iterate.h"
-#include "exec/iterate_internal.h"
+#include "iterate/iterate.h"
+#include "iterate/iterate_internal.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/strbuf.h"

@@ -1,6 +1,6 @@
 /* tests/unit/test_loop.c — rtk loop's pure parts: a round's verdict, the prompt, the output's tail, the trace for rtk reflect. */
 #include "unit.h"
-#include "exec/loop_internal.h"
+#include "loop/loop_internal.h"
 #include "lib/datadir.h"
 #include "lib/fsutil.h"
 #include "lib/utf8.h"

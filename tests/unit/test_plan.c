@@ -1,6 +1,6 @@
 /* tests/unit/test_plan.c — run-plan's plan files: order, hashes, and every way a plan is missing or invalid. */
 #include "unit.h"
-#include "exec/plan.h"
+#include "runplan/plan.h"
 #include "lib/err.h"
 #include "lib/sha256.h"
 

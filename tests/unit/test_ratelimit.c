@@ -1,6 +1,6 @@
 /* tests/unit/test_ratelimit.c — real rate-limit messages of agent CLIs and APIs, and what is not one. */
 #include "unit.h"
-#include "exec/ratelimit.h"
+#include "agent/ratelimit.h"
 #include "lib/err.h"
 #include "lib/timeutil.h"
 #include "lib/yamlx.h"

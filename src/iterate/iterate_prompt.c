@@ -1,0 +1,235 @@
+/* src/iterate/iterate_prompt.c — the Developer's, the Acceptor's and the final acceptance prompts, from the shipped templates and the project's own files. */
+#include "config.h"
+#include "iterate_internal.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* A project file for a prompt: its text, "(none)" when it does not exist, cut past ITERATE_PROMPT_FILE_MAX. */
+static int project_file(const char *path, char **out)
+{
+	size_t len;
+	int rc;
+	*out = NULL;
+	if (access(path, F_OK) != 0 && errno == ENOENT)
+		return (*out = strdup("(none)")) ? 0 : rtk_oom();
+	if ((rc = rtk_fs_read_file(path, out, &len)))
+		return rc;
+	if (len > ITERATE_PROMPT_FILE_MAX) {
+		static const char note[] = "\n[... cut: the file is longer than rtk puts in a prompt]\n";
+		char *cut = realloc(*out, ITERATE_PROMPT_FILE_MAX + sizeof(note));
+		if (!cut)
+			return rtk_oom();
+		memcpy(cut + ITERATE_PROMPT_FILE_MAX, note, sizeof(note));
+		*out = cut;
+	}
+	return 0;
+}
+
+static int template_text(const char *rel, char **out)
+{
+	char *path = rtk_data_path(rel);
+	size_t len;
+	int rc = path ? rtk_fs_read_file(path, out, &len) : rtk_oom();
+	free(path);
+	return rc;
+}
+
+/* Whether line (len bytes) is a markdown heading "#... title" of at most level `level`, and where its title starts. */
+static int heading_level(const char *line, size_t len, const char **title)
+{
+	size_t n = 0;
+	while (n < len && line[n] == '#')
+		n++;
+	if (!n || n >= len || (line[n] != ' ' && line[n] != '\t'))
+		return 0;
+	*title = line + n;
+	return (int)n;
+}
+
+char *iterate_prompt_section(const char *md, const char *heading)
+{
+	const char *p = md, *start = NULL, *title;
+	int level = 0;
+	size_t hlen = strlen(heading);
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		int lv = heading_level(p, len, &title);
+		if (start && lv && lv <= level)
+			return strndup(start, (size_t)(p - start));
+		if (!start && lv) {
+			while (*title == ' ' || *title == '\t')
+				title++;
+			size_t tlen = (size_t)(p + len - title);
+			while (tlen && isspace((unsigned char)title[tlen - 1]))
+				tlen--;
+			if (tlen == hlen && !strncasecmp(title, heading, hlen))
+				start = eol ? eol + 1 : p + len, level = lv;
+		}
+		p = eol ? eol + 1 : p + len;
+	}
+	return start ? strdup(start) : NULL;
+}
+
+/* The files every prompt may quote. */
+struct prompt_files {
+	char *vision, *soul, *memory, *milestone;
+};
+
+static void files_free(struct prompt_files *f)
+{
+	free(f->vision);
+	free(f->soul);
+	free(f->memory);
+	free(f->milestone);
+}
+
+static int files_read(const struct iterate_prompt_in *in, struct prompt_files *f)
+{
+	char *path = NULL;
+	int rc;
+	memset(f, 0, sizeof(*f));
+	if (asprintf(&path, "%s/VISION.md", in->p->root) < 0)
+		return rtk_oom();
+	rc = project_file(path, &f->vision);
+	free(path);
+	if (!rc && !(path = iterate_path(in->p, "soul.md")))
+		rc = rtk_oom();
+	if (!rc) {
+		rc = project_file(path, &f->soul);
+		free(path);
+	}
+	if (!rc && !(path = iterate_path(in->p, "memory/project.md")))
+		rc = rtk_oom();
+	if (!rc) {
+		rc = project_file(path, &f->memory);
+		free(path);
+	}
+	if (!rc && asprintf(&path, "%s/milestones/%s.md", in->p->dir, in->m->id) < 0)
+		rc = rtk_oom();
+	else if (!rc) {
+		rc = project_file(path, &f->milestone);
+		free(path);
+	}
+	if (rc)
+		files_free(f);
+	return rc;
+}
+
+static const char *recovery_note(const struct iterate_prompt_in *in)
+{
+	return in->recovery ? "\n# Note\nThis milestone was interrupted by a restart; continue where it stopped.\n" : "";
+}
+
+/* The Developer's "what to fix first" section for the milestone's feedback. */
+static void feedback_section(const struct iterate_prompt_in *in, struct rtk_strbuf *b)
+{
+	const struct iterate_milestone *m = in->m;
+	const char *text = m->feedback ? m->feedback : "";
+	switch (m->feedback_kind) {
+	case ITERATE_FEEDBACK_REJECTED:
+		rtk_strbuf_printf(b, "\n# The Acceptor rejected your last feature (%s)\nRejection reason:\n%s\nFix this first, on the same branch, then report again.\n",
+				  m->report.feature ? m->report.feature : "?", text);
+		break;
+	case ITERATE_FEEDBACK_FAILED:
+		rtk_strbuf_printf(b, "\n# Your last round failed\n%s\nDo the round again and reply with the report format below.\n", text);
+		break;
+	case ITERATE_FEEDBACK_FINAL_REJECTED:
+		rtk_strbuf_printf(b, "\n# Final acceptance rejected the milestone\nUnmet criteria:\n%s\nFix these, then report again.\n", text);
+		break;
+	case ITERATE_FEEDBACK_RECOVERY:
+		rtk_strbuf_printf(b, "\n# Before anything else\n%s\n", text);
+		break;
+	case ITERATE_FEEDBACK_NONE:
+		break;
+	}
+	if (in->recovery) {
+		rtk_strbuf_printf(b, "\n# Restart\nThis milestone was interrupted by a restart; continue where it stopped. Iterations so far: %ld.\n",
+				  m->iteration_count);
+	}
+}
+
+int iterate_prompt_developer(const struct iterate_prompt_in *in, char **out)
+{
+	static const char *const names[] = { "VISION", "SOUL", "MEMORY", "MILESTONE", "MILESTONE_TEXT", "BRANCH", "ROUND", "FEATURES_DONE", "FEEDBACK" };
+	struct prompt_files f;
+	struct rtk_strbuf b = { 0 }, fb = { 0 };
+	char *tmpl = NULL, round[32];
+	int rc;
+	*out = NULL;
+	if ((rc = files_read(in, &f)))
+		return rc;
+	if ((rc = template_text(ITERATE_PROMPT_DEVELOPER, &tmpl)))
+		goto out;
+	snprintf(round, sizeof(round), "%ld", in->m->round);
+	feedback_section(in, &fb);
+	const char *values[] = { f.vision, f.soul, f.memory, in->m->id, f.milestone, in->branch, round,
+				 in->commits && *in->commits ? in->commits : "(none yet)\n", fb.s ? fb.s : "" };
+	rtk_strbuf_fill(&b, tmpl, names, values, sizeof(names) / sizeof(*names));
+	if (!(*out = rtk_strbuf_take(&b)))
+		rc = rtk_oom();
+out:
+	rtk_strbuf_free(&fb);
+	free(tmpl);
+	files_free(&f);
+	return rc;
+}
+
+int iterate_prompt_acceptor(const struct iterate_prompt_in *in, char **out)
+{
+	static const char *const names[] = { "SOUL", "CRITERIA", "REPORT", "ROUND", "COMMIT", "FEATURE", "MILESTONE", "BRANCH", "RECOVERY" };
+	struct prompt_files f;
+	struct rtk_strbuf b = { 0 };
+	char *tmpl = NULL, *criteria = NULL, round[32];
+	int rc;
+	*out = NULL;
+	if ((rc = files_read(in, &f)))
+		return rc;
+	if ((rc = template_text(ITERATE_PROMPT_ACCEPTOR, &tmpl)))
+		goto out;
+	criteria = iterate_prompt_section(f.milestone, "Acceptance Criteria");
+	snprintf(round, sizeof(round), "%ld", in->m->round);
+	const char *values[] = { f.soul, criteria ? criteria : f.milestone, in->m->report.text, round, in->m->report.commit,
+				 in->m->report.feature, in->m->id, in->branch, recovery_note(in) };
+	rtk_strbuf_fill(&b, tmpl, names, values, sizeof(names) / sizeof(*names));
+	if (!(*out = rtk_strbuf_take(&b)))
+		rc = rtk_oom();
+out:
+	free(criteria);
+	free(tmpl);
+	files_free(&f);
+	return rc;
+}
+
+int iterate_prompt_final(const struct iterate_prompt_in *in, char **out)
+{
+	static const char *const names[] = { "SOUL", "MILESTONE", "MILESTONE_TEXT", "COMMITS", "BASE", "BRANCH", "REPORT", "RECOVERY" };
+	struct prompt_files f;
+	struct rtk_strbuf b = { 0 };
+	char *tmpl = NULL, base[13];
+	int rc;
+	*out = NULL;
+	if ((rc = files_read(in, &f)))
+		return rc;
+	if ((rc = template_text(ITERATE_PROMPT_FINAL, &tmpl)))
+		goto out;
+	snprintf(base, sizeof(base), "%.12s", in->m->base_commit);
+	const char *values[] = { f.soul, in->m->id, f.milestone, in->commits && *in->commits ? in->commits : "(none)\n", base,
+				 in->branch, in->m->report.text, recovery_note(in) };
+	rtk_strbuf_fill(&b, tmpl, names, values, sizeof(names) / sizeof(*names));
+	if (!(*out = rtk_strbuf_take(&b)))
+		rc = rtk_oom();
+out:
+	free(tmpl);
+	files_free(&f);
+	return rc;
+}

@@ -1,0 +1,452 @@
+/* src/loop/loop.c — rtk loop's rounds: plan check, stash, a fresh agent, the checklist counted again, a verdict, and when to stop. */
+#include "config.h"
+#include "loop_internal.h"
+#include "checklist.h"
+#include "exec/runid.h"
+#include "lib/datadir.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/progress.h"
+#include "lib/timeutil.h"
+#include "llm/spool.h"
+#include "schema/shipped.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+
+/* --- the clock: every wait goes through here ------------------------------------------------------- */
+
+/* RTK_TEST_WAIT_SCALE (tests only): waits are multiplied by it, so 0.001 turns an hour into 3.6 s. */
+static double wait_scale(void)
+{
+	const char *s = getenv("RTK_TEST_WAIT_SCALE");
+	char *end;
+	double v = s && *s ? strtod(s, &end) : 1;
+	return s && *s && !*end && v >= 0 && v <= 1 ? v : 1;
+}
+
+/* Sleeps seconds (scaled), waking early when *cancel is set; false when it was. Redraws meter as it goes. */
+static bool loop_wait(int64_t seconds, volatile sig_atomic_t *cancel, struct rtk_progress *meter)
+{
+	struct timespec end, now;
+	double total = (double)seconds * wait_scale();
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)total;
+	end.tv_nsec += (long)((total - (double)(int64_t)total) * 1e9);
+	if (end.tv_nsec >= 1000000000L)
+		end.tv_sec++, end.tv_nsec -= 1000000000L;
+	for (;;) {
+		if (cancel && *cancel)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t left_ms = (int64_t)(end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left_ms <= 0)
+			return true;
+		struct timespec step = { 0, (left_ms > 100 ? 100 : left_ms) * 1000000L };
+		nanosleep(&step, NULL);
+		rtk_progress_update(meter, 0);
+	}
+}
+
+/* --- set-up ---------------------------------------------------------------------------------------- */
+
+/* The plan: --plan, else the first line of docs/plans/.active. */
+static int resolve_plan(struct loop_state *st)
+{
+	char *text;
+	size_t len;
+	if (st->o->plan)
+		return (st->plan = strdup(st->o->plan)) ? 0 : rtk_oom();
+	if (rtk_fs_read_file(LOOP_ACTIVE_FILE, &text, &len))
+		return rtk_fail(RTK_EXIT_USAGE, "no plan: give --plan FILE, or name the plan in %s (%s)", LOOP_ACTIVE_FILE,
+				rtk_error_message());
+	len = strcspn(text, "\r\n");
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+		len--;
+	text[len] = '\0';
+	if (!len) {
+		free(text);
+		return rtk_fail(RTK_EXIT_USAGE, "no plan: %s is empty (it should hold the plan's path)", LOOP_ACTIVE_FILE);
+	}
+	st->plan = text;
+	return 0;
+}
+
+/* The plan must have "## Checklist" with an open item before anything runs. */
+static int check_plan(struct loop_state *st)
+{
+	struct checklist cl;
+	char *text;
+	size_t len;
+	int rc = rtk_fs_read_file(st->plan, &text, &len);
+	if (rc)
+		return rtk_fail(RTK_EXIT_USAGE, "%s", rtk_error_message());
+	rc = checklist_parse(text, len, &cl);
+	free(text);
+	if (rc == RTK_EXIT_USAGE)
+		rc = rtk_fail(rc, "%s: %s", st->plan, rtk_error_message());
+	else if (!rc && !cl.open)
+		rc = rtk_fail(RTK_EXIT_USAGE, "%s: no open item (\"- [ ] ...\") under ## Checklist: %zu done, %zu skipped, nothing to do",
+			      st->plan, cl.done, cl.skipped);
+	checklist_free(&cl);
+	return rc;
+}
+
+static int open_repo(struct loop_state *st)
+{
+	git_repository *repo;
+	struct loop_repo_mark m;
+	int rc = gitx_open(&repo, NULL);
+	if (rc)
+		return rc;
+	rc = loop_repo_mark(repo, &m);
+	if (!rc)
+		st->plan_rel = loop_repo_relpath(repo, st->plan); /* NULL: outside the repository, never in a diff */
+	git_repository_free(repo);
+	return rc;
+}
+
+static int load_prompt(struct loop_state *st)
+{
+	char *path = st->o->prompt ? strdup(st->o->prompt) : rtk_data_path(LOOP_PROMPT);
+	size_t len;
+	int rc = path ? rtk_fs_read_file(path, &st->prompt, &len) : rtk_oom();
+	if (rc && st->o->prompt)
+		rc = rtk_fail(RTK_EXIT_USAGE, "--prompt: %s", rtk_error_message());
+	free(path);
+	return rc;
+}
+
+/* .rtk/ keeps itself out of git (a .gitignore of "*"): logs are never stashed, committed or counted as changes. */
+static int make_log_dir(struct loop_state *st)
+{
+	static const char ignore[] = "# written by rtk loop: nothing here belongs in git\n*\n";
+	int rc;
+	if (asprintf(&st->log_dir, "%s/%s", LOOP_LOG_ROOT, st->run_id) < 0)
+		return st->log_dir = NULL, rtk_oom();
+	if ((rc = rtk_fs_mkdir_p(st->log_dir, 0755)))
+		return rc;
+	if (access(".rtk/.gitignore", F_OK) != 0)
+		return rtk_fs_write_file_atomic(".rtk/.gitignore", ignore, sizeof(ignore) - 1);
+	return 0;
+}
+
+static int setup(struct loop_state *st)
+{
+	char sha[65];
+	int rc;
+	if (!st->o->agent || !*st->o->agent)
+		return rtk_fail(RTK_EXIT_USAGE, "no agent: give --agent 'COMMAND' or set RTK_AGENT");
+	if ((rc = resolve_plan(st)) || (rc = check_plan(st)) || (rc = open_repo(st)) || (rc = load_prompt(st)) ||
+	    (rc = ratelimit_load(NULL, &st->rl, sha)) || (rc = secrets_load(NULL, &st->secrets, sha)))
+		return rc;
+	if (st->o->reflect_spool &&
+	    ((rc = rtk_fs_mkdir_p(st->o->reflect_spool, 0755)) || (rc = shipped_schema_open("schemas/trace.v1.schema.json", &st->trace_schema))))
+		return rc;
+	runid_new(st->run_id);
+	return make_log_dir(st);
+}
+
+/* --- one round ------------------------------------------------------------------------------------- */
+
+
+/* Hands the caller's on_line each line of the round as it arrives. */
+static void stream_line(void *user, const char *line, size_t len)
+{
+	const struct loop_round *r = user;
+	r->o->on_line(r->o->user, r->n, line, len);
+}
+
+static void round_free(struct loop_round *r)
+{
+	checklist_diff_free(&r->diff);
+	checklist_free(&r->before);
+	checklist_free(&r->after);
+	gitx_paths_free(&r->commits);
+	agentrun_free(&r->io);
+	agentrun_usage_free(&r->usage);
+	free(r->item);
+	free(r->log);
+	free(r->trace);
+}
+
+static void note(struct loop_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct loop_state *st, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) >= 0 && st->o->on_note)
+		st->o->on_note(st->o->user, text);
+	va_end(ap);
+	free(text);
+}
+
+/* Sets the stop reason (the first one wins) with its exit code and words. */
+static void stop(struct loop_state *st, const char *why, int exit, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void stop(struct loop_state *st, const char *why, int exit, const char *fmt, ...)
+{
+	va_list ap;
+	if (st->stop)
+		return;
+	st->stop = why, st->exit = exit;
+	va_start(ap, fmt);
+	if (vasprintf(&st->reason, fmt, ap) < 0)
+		st->reason = NULL;
+	va_end(ap);
+}
+
+/* Reads and counts the plan; a plan gone or without its checklist ends the loop (exit 1, not a retry). */
+static bool read_plan(struct loop_state *st, struct loop_round *r, struct checklist *cl, const char *when)
+{
+	char *text;
+	size_t len;
+	int rc = rtk_fs_read_file(st->plan, &text, &len);
+	if (rc) {
+		stop(st, "plan_missing", RTK_EXIT_FAILURE, "the plan vanished or became unreadable %s round %ld: %s", when, r->n,
+		     rtk_error_message());
+		return false;
+	}
+	rc = checklist_parse(text, len, cl);
+	free(text);
+	if (rc == RTK_EXIT_USAGE)
+		stop(st, "plan_missing", RTK_EXIT_FAILURE, "%s %s round %ld: %s", st->plan, when, r->n, rtk_error_message());
+	else if (rc)
+		stop(st, "error", rc, "%s", rtk_error_message());
+	return rc == 0;
+}
+
+/* A dirty work tree is stashed before the agent starts, so its diff is its own. */
+static bool stash_if_dirty(struct loop_state *st, struct loop_round *r, git_repository *repo)
+{
+	char msg[128];
+	size_t dirty;
+	int rc = loop_repo_mark(repo, &r->mark);
+	if (!rc)
+		rc = loop_repo_changed(repo, "HEAD", st->plan_rel, &dirty);
+	if (!rc && dirty) {
+		snprintf(msg, sizeof(msg), "rtk loop round %ld %s", r->n, st->run_id);
+		if (!(rc = loop_repo_stash(repo, msg, st->plan, r->stash))) {
+			st->stashes++;
+			note(st, "round %ld: stashed %zu uncommitted change%s as %s; restore with: git stash apply %s", r->n, dirty,
+			     dirty == 1 ? "" : "s", r->stash, r->stash);
+		}
+	}
+	if (rc)
+		stop(st, "error", rc, "round %ld: %s", r->n, rtk_error_message());
+	return rc == 0;
+}
+
+static bool round_start(struct loop_state *st, struct loop_round *r)
+{
+	git_repository *repo;
+	const struct checklist_item *first;
+	int rc;
+	r->started_at = rtk_time_now();
+	if (!read_plan(st, r, &r->before, "before"))
+		return false;
+	if (!(first = checklist_first_open(&r->before))) {
+		stop(st, "done", 0, "every item of the checklist is done or skipped");
+		return false;
+	}
+	if (!(r->item = strdup(first->text)))
+		return stop(st, "error", rtk_oom(), "out of memory"), false;
+	if ((rc = gitx_open(&repo, NULL)))
+		return stop(st, "error", rc, "%s", rtk_error_message()), false;
+	bool ok = stash_if_dirty(st, r, repo);
+	git_repository_free(repo);
+	return ok;
+}
+
+static int open_log(struct loop_state *st, struct loop_round *r)
+{
+	int fd;
+	if (asprintf(&r->log, "%s/round-%ld.log", st->log_dir, r->n) < 0)
+		return r->log = NULL, -rtk_oom();
+	if ((fd = open(r->log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
+		return -rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot create the round log %s", r->log);
+	return fd;
+}
+
+static bool round_agent(struct loop_state *st, struct loop_round *r)
+{
+	char *prompt = loop_prompt_render(st->prompt, st->plan, r->item, st->run_id, r->n);
+	struct proc_spec spec = { .command = st->o->agent, .env_unset = agentrun_env_scrub, .timeout_ms = st->o->round_timeout_ms,
+				  .cancel = st->o->cancel };
+	int fd = prompt ? open_log(st, r) : -rtk_oom(), rc;
+	char title[64];
+	if (fd < 0) {
+		free(prompt);
+		return stop(st, "error", -fd, "%s", rtk_error_message()), false;
+	}
+	spec.stdin_data = prompt, spec.stdin_len = strlen(prompt);
+	r->io = (struct agentrun){ .log_fd = fd, .rl = st->rl, .redact = { .s = st->secrets } };
+	if (st->o->on_line)
+		r->io.on_line = stream_line, r->io.user = r;
+	snprintf(title, sizeof(title), "round %ld: waiting for agent", r->n);
+	if (!st->o->on_line) /* output streamed to the terminal shows progress by itself */
+		spec.progress = rtk_progress_start_timer(title);
+	rc = agentrun_run(&r->io, &spec, &r->pr);
+	rtk_progress_stop(&spec.progress, !rc && proc_result_ok(&r->pr));
+	if (close(fd) && !rc)
+		r->io.write_failed = true;
+	free(prompt);
+	if (rc)
+		return stop(st, "error", rc, "round %ld: the agent could not be started: %s", r->n, rtk_error_message()), false;
+	if (r->io.write_failed)
+		rtk_warn("round %ld: the log %s is incomplete (a write failed)", r->n, r->log);
+	agentrun_final_event(&r->io, &r->usage);
+	return true;
+}
+
+/* After the agent: the checklist again, the commits and changes since the round began, the verdict. */
+static bool round_judge(struct loop_state *st, struct loop_round *r)
+{
+	git_repository *repo;
+	struct loop_facts f = { .interrupted = r->pr.interrupted, .timed_out = r->pr.timed_out,
+				.rate_limited = r->io.hit.kind != RATELIMIT_NONE };
+	int rc;
+	bool plan_ok = read_plan(st, r, &r->after, "after");
+	if (plan_ok && checklist_diff(&r->before, &r->after, &r->diff))
+		return stop(st, "error", RTK_EXIT_FAILURE, "out of memory"), false;
+	if ((rc = gitx_open(&repo, NULL)) == 0) {
+		if (!(rc = loop_repo_commits_since(repo, &r->mark.head, &r->commits)))
+			rc = loop_repo_changed(repo, r->mark.head_hex, st->plan_rel, &r->files_changed);
+		git_repository_free(repo);
+	}
+	if (rc)
+		return stop(st, "error", rc, "round %ld: %s", r->n, rtk_error_message()), false;
+	f.ticked = r->diff.ticked, f.skipped = r->diff.skipped, f.code_changed = r->files_changed > 0;
+	r->verdict = plan_ok ? loop_judge(&f) : (f.interrupted ? LOOP_INTERRUPTED : LOOP_NO_PROGRESS);
+	st->commits += r->commits.n, st->ticked += r->diff.ticked, st->skipped += r->diff.skipped;
+	return plan_ok;
+}
+
+/* One trace for rtk reflect --spool, validated before it is written. A failure warns: the loop goes on. */
+static void round_trace(struct loop_state *st, struct loop_round *r)
+{
+	char *feedback = loop_feedback(r->verdict, r->diff.ticked, r->diff.skipped, r->commits.n, r->pr.exit_code, r->pr.signal);
+	struct loop_trace_in in = { st->run_id, r->n, r->item, r->io.tail.s, r->io.tail.len, feedback ? feedback : "",
+				    r->usage.tokens, r->usage.duration_ms >= 0 ? r->usage.duration_ms : (double)r->pr.duration_ms, r->usage.model };
+	cJSON *t = feedback ? loop_trace_build(&in, st->secrets, NULL) : NULL;
+	char *text = t ? cJSON_PrintUnformatted(t) : NULL, *err = NULL, name[128];
+	snprintf(name, sizeof(name), "%s-r%ld.json", st->run_id, r->n);
+	if (!text)
+		rtk_warn("round %ld: no trace written: out of memory", r->n);
+	else if ((err = shipped_schema_check_text(st->trace_schema, text, strlen(text))))
+		rtk_warn("round %ld: no trace written: it does not conform to trace.v1: %s", r->n, err);
+	else if (spool_write(st->o->reflect_spool, name, text, strlen(text), &r->trace))
+		rtk_warn("round %ld: no trace written: %s", r->n, rtk_error_message());
+	free(err);
+	free(text);
+	free(feedback);
+	cJSON_Delete(t);
+}
+
+/* A rate limit: wait until the time it gave (or the rules' default), plus a little jitter. */
+static void round_wait(struct loop_state *st, struct loop_round *r)
+{
+	int64_t now = rtk_time_now(), wait = r->io.hit.resume_at > now ? r->io.hit.resume_at - now : 0;
+	unsigned char j = 0;
+	int64_t spread = wait / 10 < 30 ? wait / 10 + 1 : 30;
+	if (getrandom(&j, 1, 0) != 1)
+		j = (unsigned char)getpid();
+	r->wait_seconds = wait + (int64_t)j % spread;
+	st->waits++;
+	note(st, "round %ld: rate limited (%s): waiting %lld s", r->n, r->io.hit.signal, (long long)r->wait_seconds);
+	struct rtk_progress *waited = rtk_progress_start_timer("waiting for the rate limit");
+	bool waited_out = loop_wait(r->wait_seconds, st->o->cancel, waited);
+	rtk_progress_stop(&waited, waited_out);
+	if (!waited_out)
+		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted while waiting for a rate limit to pass");
+}
+
+static void round_decide(struct loop_state *st, struct loop_round *r)
+{
+	if (r->verdict == LOOP_INTERRUPTED || (st->o->cancel && *st->o->cancel))
+		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted in round %ld: the agent's process group was stopped", r->n);
+	if (loop_verdict_counts_against(r->verdict))
+		st->streak++;
+	else if (r->verdict == LOOP_PROGRESS)
+		st->streak = 0;
+	if (!r->after.open && r->after.n)
+		stop(st, "done", 0, "every item of the checklist is done or skipped after %ld round%s", r->n, r->n == 1 ? "" : "s");
+	if (st->streak >= st->o->no_progress_limit) {
+		const struct checklist_item *stuck = checklist_first_open(&r->after);
+		st->stuck = stuck ? strdup(stuck->text) : NULL;
+		stop(st, "no_progress", RTK_EXIT_NO_PROGRESS, "%ld rounds in a row made no progress; stuck on: %s", st->streak,
+		     stuck ? stuck->text : "?");
+	}
+	if (r->verdict == LOOP_RATE_LIMITED || (r->io.hit.kind != RATELIMIT_NONE && r->verdict == LOOP_PROGRESS))
+		if (!st->stop)
+			round_wait(st, r);
+	if (st->o->max_rounds && r->n >= st->o->max_rounds)
+		stop(st, "max_rounds", RTK_EXIT_LIMIT, "stopped at --max-rounds %ld with %zu item%s open", st->o->max_rounds,
+		     r->after.open, r->after.open == 1 ? "" : "s");
+}
+
+/* --- the loop -------------------------------------------------------------------------------------- */
+
+static void run_round(struct loop_state *st, long n)
+{
+	struct loop_round r = { .o = st->o, .n = n, .usage = { .tokens = -1, .duration_ms = -1, .cost_usd = -1 } };
+	bool ran = round_start(st, &r) && round_agent(st, &r);
+	if (ran) {
+		round_judge(st, &r);
+		if (st->o->reflect_spool)
+			round_trace(st, &r);
+		round_decide(st, &r);
+	}
+	if (r.log)
+		cJSON_AddItemToArray(st->rounds, loop_result_round(st, &r));
+	if (r.after.n || r.before.n) {
+		checklist_free(&st->final);
+		st->final = r.after.n ? r.after : r.before;
+		memset(r.after.n ? &r.after : &r.before, 0, sizeof(struct checklist));
+	}
+	round_free(&r);
+}
+
+static void state_free(struct loop_state *st)
+{
+	free(st->plan);
+	free(st->plan_rel);
+	free(st->log_dir);
+	free(st->prompt);
+	free(st->reason);
+	free(st->stuck);
+	ratelimit_free(st->rl);
+	secrets_free(st->secrets);
+	shipped_schema_free(st->trace_schema);
+	cJSON_Delete(st->rounds);
+	checklist_free(&st->final);
+}
+
+int loop_run(const struct loop_opts *o, cJSON **result)
+{
+	struct loop_state st = { .o = o, .rounds = cJSON_CreateArray() };
+	int rc;
+	*result = NULL;
+	if (!st.rounds)
+		return rtk_oom();
+	if ((rc = setup(&st))) {
+		state_free(&st);
+		return rc;
+	}
+	for (long n = 1; !st.stop; n++)
+		run_round(&st, n);
+	rc = st.exit;
+	*result = loop_result(&st);
+	if (rc)
+		rtk_fail(rc, "%s", st.reason ? st.reason : st.stop);
+	state_free(&st);
+	return rc;
+}

@@ -1,0 +1,130 @@
+/* src/loop/loop_result.c — rtk loop's result: each round as it ends, the totals, the final checklist, why it stopped. */
+#include "config.h"
+#include "loop_internal.h"
+#include "lib/timeutil.h"
+#include "lib/utf8.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *texts_of(const struct checklist_diff *d, enum checklist_state state)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < d->n; i++) {
+		const struct checklist_change *c = &d->changes[i];
+		if (c->after && c->after->state == state && (!c->before || c->before->state != state))
+			cJSON_AddItemToArray(a, cJSON_CreateString(c->after->text));
+	}
+	return a;
+}
+
+static cJSON *stash_json(const struct loop_state *st, const struct loop_round *r)
+{
+	char msg[128], restore[64];
+	cJSON *s;
+	if (!r->stash[0])
+		return cJSON_CreateNull();
+	snprintf(msg, sizeof(msg), "rtk loop round %ld %s", r->n, st->run_id);
+	snprintf(restore, sizeof(restore), "git stash apply %s", r->stash);
+	s = cJSON_CreateObject();
+	cJSON_AddStringToObject(s, "commit", r->stash);
+	cJSON_AddStringToObject(s, "message", msg);
+	cJSON_AddStringToObject(s, "restore", restore);
+	return s;
+}
+
+static cJSON *rate_limit_json(const struct loop_state *st, const struct loop_round *r)
+{
+	char when[RTK_TIME_BUFSZ], *excerpt;
+	cJSON *o;
+	if (r->io.hit.kind == RATELIMIT_NONE)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	rtk_time_format(r->io.hit.resume_at, when);
+	cJSON_AddStringToObject(o, "source", r->io.hit_source);
+	cJSON_AddStringToObject(o, "signal", r->io.hit.signal);
+	cJSON_AddStringToObject(o, "kind", ratelimit_kind_name(r->io.hit.kind));
+	cJSON_AddStringToObject(o, "resume_at", when);
+	cJSON_AddNumberToObject(o, "wait_seconds", (double)r->wait_seconds);
+	excerpt = secrets_redact(st->secrets, r->io.hit.excerpt, strlen(r->io.hit.excerpt), NULL, NULL);
+	char *valid = excerpt ? rtk_utf8_repair(excerpt, strlen(excerpt)) : NULL;
+	cJSON_AddStringToObject(o, "excerpt", valid ? valid : "");
+	free(valid);
+	free(excerpt);
+	return o;
+}
+
+static void add_number_or_null(cJSON *o, const char *name, double v)
+{
+	cJSON_AddItemToObject(o, name, v >= 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r)
+{
+	cJSON *j = cJSON_CreateObject(), *commits;
+	char when[RTK_TIME_BUFSZ];
+	rtk_time_format(r->started_at, when);
+	cJSON_AddNumberToObject(j, "round", (double)r->n);
+	cJSON_AddStringToObject(j, "started_at", when);
+	cJSON_AddNumberToObject(j, "duration_ms", (double)r->pr.duration_ms);
+	cJSON_AddStringToObject(j, "item", r->item ? r->item : "");
+	cJSON_AddStringToObject(j, "verdict", loop_verdict_name(r->verdict));
+	cJSON_AddItemToObject(j, "exit_code", r->pr.exit_code >= 0 ? cJSON_CreateNumber(r->pr.exit_code) : cJSON_CreateNull());
+	cJSON_AddNumberToObject(j, "signal", r->pr.signal);
+	cJSON_AddBoolToObject(j, "timed_out", r->pr.timed_out);
+	cJSON_AddItemToObject(j, "ticked", texts_of(&r->diff, CHECKLIST_DONE));
+	cJSON_AddItemToObject(j, "skipped", texts_of(&r->diff, CHECKLIST_SKIPPED));
+	cJSON_AddNumberToObject(j, "reopened", (double)r->diff.reopened);
+	commits = cJSON_AddArrayToObject(j, "commits");
+	for (size_t i = 0; i < r->commits.n; i++)
+		cJSON_AddItemToArray(commits, cJSON_CreateString(r->commits.v[i]));
+	cJSON_AddNumberToObject(j, "files_changed", (double)r->files_changed);
+	cJSON_AddItemToObject(j, "stash", stash_json(st, r));
+	cJSON_AddItemToObject(j, "rate_limit", rate_limit_json(st, r));
+	add_number_or_null(j, "tokens_used", r->usage.tokens);
+	add_number_or_null(j, "agent_duration_ms", r->usage.duration_ms);
+	cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
+	cJSON_AddItemToObject(j, "trace", r->trace ? cJSON_CreateString(r->trace) : cJSON_CreateNull());
+	return j;
+}
+
+static cJSON *checklist_json(const struct checklist *cl)
+{
+	cJSON *c = cJSON_CreateObject(), *items;
+	cJSON_AddNumberToObject(c, "open", (double)cl->open);
+	cJSON_AddNumberToObject(c, "done", (double)cl->done);
+	cJSON_AddNumberToObject(c, "skipped", (double)cl->skipped);
+	items = cJSON_AddArrayToObject(c, "items");
+	for (size_t i = 0; i < cl->n; i++) {
+		cJSON *it = cJSON_CreateObject();
+		cJSON_AddNumberToObject(it, "line", (double)cl->items[i].line);
+		cJSON_AddStringToObject(it, "state", checklist_state_name(cl->items[i].state));
+		cJSON_AddStringToObject(it, "text", cl->items[i].text);
+		cJSON_AddItemToArray(items, it);
+	}
+	return c;
+}
+
+cJSON *loop_result(struct loop_state *st)
+{
+	cJSON *r = cJSON_CreateObject(), *t;
+	cJSON_AddStringToObject(r, "run_id", st->run_id);
+	cJSON_AddStringToObject(r, "plan", st->plan);
+	cJSON_AddStringToObject(r, "log_dir", st->log_dir);
+	cJSON_AddStringToObject(r, "stop_reason", st->stop);
+	cJSON_AddNumberToObject(r, "exit_code", st->exit);
+	cJSON_AddStringToObject(r, "reason", st->reason ? st->reason : "");
+	cJSON_AddItemToObject(r, "stuck_item", st->stuck ? cJSON_CreateString(st->stuck) : cJSON_CreateNull());
+	t = cJSON_AddObjectToObject(r, "totals");
+	cJSON_AddNumberToObject(t, "rounds", cJSON_GetArraySize(st->rounds));
+	cJSON_AddNumberToObject(t, "commits", (double)st->commits);
+	cJSON_AddNumberToObject(t, "stashes", (double)st->stashes);
+	cJSON_AddNumberToObject(t, "ticked", (double)st->ticked);
+	cJSON_AddNumberToObject(t, "skipped", (double)st->skipped);
+	cJSON_AddNumberToObject(t, "rate_limit_waits", (double)st->waits);
+	cJSON_AddItemToObject(r, "rounds", st->rounds);
+	st->rounds = NULL;
+	cJSON_AddItemToObject(r, "checklist", checklist_json(&st->final));
+	return r;
+}

@@ -1,0 +1,294 @@
+/* src/runplan/runplan.c — run-plan's attempts: latch, plan, secret gate, sandbox, cwd gate, steps, evidence; and the re-plan loop. */
+#include "config.h"
+#include "runplan_internal.h"
+#include "exec/proc.h"
+#include "exec/runid.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/sha256.h"
+#include "lib/timeutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A secret in the plan file or in a command: nothing may run. */
+static bool plan_holds_secret(struct runplan_attempt *a)
+{
+	char *text;
+	size_t len, out_len;
+	unsigned found = 0;
+	if (rtk_fs_read_file(a->o->plan, &text, &len))
+		return false; /* it was just read: a failure now leaves the commands, scanned below */
+	free(secrets_redact(a->rules->secrets, text, len, &out_len, &found));
+	free(text);
+	for (size_t s = 0; !found && s < a->plan->nsteps; s++)
+		for (size_t c = 0; !found && c < a->plan->steps[s].ncommands; c++) {
+			const char *cmd = a->plan->steps[s].commands[c];
+			free(secrets_redact(a->rules->secrets, cmd, strlen(cmd), &out_len, &found));
+		}
+	return found > 0;
+}
+
+static bool load_plan(struct runplan_attempt *a)
+{
+	enum plan_problem problem;
+	if (plan_load(a->o->plan, &a->plan, &problem)) {
+		runplan_set_error(a, problem == PLAN_MISSING ? "MISSING_PLAN" : "INVALID_PLAN", RTK_EXIT_FAILURE, "%s",
+				  rtk_error_message());
+		return false;
+	}
+	memcpy(a->plan_sha256, a->plan->source_sha256, sizeof(a->plan_sha256));
+	cJSON_AddItemToArray(a->read, cJSON_CreateString(a->o->plan));
+	if (a->plan->run_id)
+		snprintf(a->run_id, sizeof(a->run_id), "%s", a->plan->run_id);
+	if (!(a->steps = calloc(a->plan->nsteps, sizeof(*a->steps)))) {
+		runplan_set_error(a, "INVALID_PLAN", RTK_EXIT_FAILURE, "out of memory");
+		return false;
+	}
+	a->env_status = runplan_env_status(a->plan);
+	if (plan_holds_secret(a)) {
+		runplan_set_error(a, "SECRET_LEAK", RTK_EXIT_SECRET_LEAK,
+				  "%s holds a secret (in the plan text or a command): nothing was run", a->o->plan);
+		return false;
+	}
+	return true;
+}
+
+/* Every step's cwd, before anything runs: an escape stops the run with nothing done. */
+static bool cwds_stay_inside(struct runplan_attempt *a)
+{
+	for (size_t i = 0; i < a->plan->nsteps; i++) {
+		char *cwd = NULL;
+		int rc = sandbox_resolve_cwd(a->sb, a->plan->steps[i].cwd, false, &cwd);
+		free(cwd);
+		if (rc == RTK_EXIT_SANDBOX_ESCAPE) {
+			a->steps[i].status = RUNPLAN_STEP_ESCAPED;
+			a->failed_step = &a->plan->steps[i];
+			runplan_set_error(a, "SANDBOX_ESCAPE", RTK_EXIT_SANDBOX_ESCAPE, "step '%s': %s (nothing was run)",
+					  a->plan->steps[i].id, rtk_error_message());
+			return false;
+		}
+	}
+	return true;
+}
+
+/* bwrap must be there and allowed to make namespaces: never run unisolated when isolation was asked for. */
+static bool isolation_works(struct runplan_attempt *a)
+{
+	struct proc_spec spec = { .command = "exec bwrap --unshare-all --ro-bind / / true 2>&1", .timeout_ms = 30000 };
+	struct proc_result pr;
+	if (a->o->isolate != RUNPLAN_ISOLATE_BWRAP)
+		return true;
+	if (proc_run(&spec, &pr) == 0 && proc_result_shell_status(&pr) == 0)
+		return true;
+	runplan_set_error(a, "SANDBOX_CREATE_FAILED", RTK_EXIT_FAILURE, "%s",
+			  proc_result_shell_status(&pr) == 127 ? "--isolate bwrap: bwrap is not installed (Debian package bubblewrap)"
+							       : "--isolate bwrap: the kernel refuses bwrap its namespaces (user namespaces off?)");
+	return false;
+}
+
+static bool make_sandbox(struct runplan_attempt *a)
+{
+	struct sandbox_spec spec = { a->o->project, a->o->sandbox_root, a->run_id, a->o->mode, a->rules->exclude };
+	if (sandbox_create(&spec, &a->sb)) {
+		runplan_set_error(a, "SANDBOX_CREATE_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
+		return false;
+	}
+	return true;
+}
+
+static bool make_run_dir(struct runplan_attempt *a)
+{
+	if (asprintf(&a->run_dir, "%s/reflectloop/runs/%s", a->o->state_dir, a->run_id) < 0) {
+		a->run_dir = NULL;
+		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "out of memory");
+		return false;
+	}
+	if (rtk_fs_mkdir_p(a->run_dir, 0755)) {
+		runplan_set_error(a, "SANDBOX_CREATE_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
+		return false;
+	}
+	return true;
+}
+
+/* One attempt: everything up to the evidence. */
+static void attempt_run(struct runplan_attempt *a)
+{
+	if (access(a->o->latch, F_OK) == 0) {
+		runplan_set_error(a, "LATCHED", RTK_EXIT_FAILURE,
+				  "the latch %s is set by an earlier failure: nothing was run (rtk run-plan --unlatch clears it)", a->o->latch);
+		return;
+	}
+	runid_new(a->run_id);
+	if (!load_plan(a) || !make_run_dir(a) || !isolation_works(a) || !make_sandbox(a) || !cwds_stay_inside(a))
+		return;
+	runplan_run_steps(a);
+	if (a->error_code && !strcmp(a->error_code, "STEP_FAILED"))
+		a->needs = runplan_needs(a->rules, &a->tail);
+}
+
+static void attempt_finish(struct runplan_attempt *a)
+{
+	if (a->run_dir && runplan_write_evidence(a) && !a->error_code)
+		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
+	if (a->error_code && strcmp(a->error_code, "LATCHED") && runplan_latch_write(a->o->latch, a))
+		rtk_warn("%s", rtk_error_message());
+	else if (a->error_code && strcmp(a->error_code, "LATCHED"))
+		cJSON_AddItemToArray(a->written, cJSON_CreateString(a->o->latch));
+	if (a->sb && !a->o->keep_sandbox && sandbox_remove(a->sb))
+		rtk_warn("%s", rtk_error_message());
+}
+
+static void attempt_free(struct runplan_attempt *a)
+{
+	for (size_t i = 0; a->plan && a->steps && i < a->plan->nsteps; i++)
+		free(a->steps[i].log);
+	free(a->steps);
+	plan_free(a->plan);
+	sandbox_free(a->sb);
+	runplan_tail_free(&a->tail);
+	cJSON_Delete(a->env_status);
+	cJSON_Delete(a->written);
+	cJSON_Delete(a->read);
+	free(a->run_dir);
+	free(a->error);
+	memset(a, 0, sizeof(*a));
+}
+
+static cJSON *attempt_summary(const struct runplan_attempt *a)
+{
+	cJSON *s = cJSON_CreateObject();
+	cJSON_AddStringToObject(s, "run_id", a->run_id);
+	if (a->plan_sha256[0])
+		cJSON_AddStringToObject(s, "plan_source_hash", a->plan_sha256);
+	else
+		cJSON_AddNullToObject(s, "plan_source_hash");
+	cJSON_AddStringToObject(s, "outcome", a->error_code ? a->error_code : "OK");
+	if (a->needs)
+		cJSON_AddStringToObject(s, "needs", a->needs);
+	else
+		cJSON_AddNullToObject(s, "needs");
+	return s;
+}
+
+/*
+ * The planner: COMMAND with RTK_BLOCKER and RTK_PLAN in its environment, which must write a new plan.
+ * Its output is not kept (it may quote the blocker); its exit status is reported when non-zero.
+ */
+/* "NAME=PATH" with PATH made absolute: the planner runs in the project, not in rtk's folder. */
+static char *absolute_env(const char *name, const char *dir, const char *rel)
+{
+	char cwd[4096], *out = NULL;
+	const char *base = dir ? dir : rel;
+	bool relative = base[0] != '/';
+	if (relative && !getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&out, "%s=%s%s%s%s%s", name, relative ? cwd : "", relative ? "/" : "", base, dir ? "/" : "",
+		     dir ? rel : "") < 0)
+		return NULL;
+	return out;
+}
+
+static bool replan(const struct runplan_opts *o, struct runplan_attempt *a)
+{
+	char *blocker = absolute_env("RTK_BLOCKER", o->state_dir, "thinking/blocker.latest.yaml");
+	char *plan_env = absolute_env("RTK_PLAN", NULL, o->plan);
+	struct proc_result pr;
+	bool ok = false;
+	if (blocker && plan_env) {
+		const char *env[] = { blocker, plan_env, NULL };
+		struct proc_spec spec = { .command = o->replan, .cwd = o->project, .env_set = env,
+					  .timeout_ms = a->rules->step_timeout_ms, .cancel = o->cancel };
+		ok = proc_run(&spec, &pr) == 0 && proc_result_shell_status(&pr) == 0;
+		if (!ok)
+			rtk_warn("the re-plan command failed (%s)", pr.timed_out ? "timed out" : "non-zero exit");
+	}
+	free(blocker);
+	free(plan_env);
+	return ok;
+}
+
+static bool hash_seen(const cJSON *attempts, const char *hash)
+{
+	const cJSON *at;
+	cJSON_ArrayForEach(at, attempts) {
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(at, "plan_source_hash");
+		if (cJSON_IsString(h) && !strcmp(h->valuestring, hash))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a failed attempt may be re-planned; past --max-retries the attempt becomes MAX_RETRIES. */
+static bool may_replan(const struct runplan_opts *o, struct runplan_attempt *a, long retries)
+{
+	if (!o->replan || !a->error_code || strcmp(a->error_code, "STEP_FAILED") || (o->cancel && *o->cancel))
+		return false;
+	if (retries < o->max_retries)
+		return true;
+	a->error_code = NULL; /* replaced: the loop, not the step, is what stopped */
+	runplan_set_error(a, "MAX_RETRIES", RTK_EXIT_FAILURE,
+			  "the plan still failed after %ld re-plan%s; the latch stays for a person", retries, retries == 1 ? "" : "s");
+	return false;
+}
+
+/* After the blocker is written: re-plan, and go again unless the planner failed or repeated a plan. */
+static bool replanned(const struct runplan_opts *o, struct runplan_attempt *a, const cJSON *attempts)
+{
+	char hash[65], *text;
+	size_t len;
+	if (!replan(o, a) || rtk_fs_read_file(o->plan, &text, &len))
+		return false;
+	rtk_sha256_hex(text, len, hash);
+	free(text);
+	if (hash_seen(attempts, hash)) {
+		rtk_warn("the planner wrote a plan already tried (%.12s): stopping", hash);
+		return false;
+	}
+	/* the latch this run wrote goes: the next attempt is the planner's answer to it */
+	return unlink(o->latch) == 0 || errno == ENOENT;
+}
+
+static cJSON *result_of(const struct runplan_attempt *last, cJSON *attempts, const struct runplan_rules *rules)
+{
+	cJSON *r = runplan_attempt_json(last);
+	cJSON_AddItemToObject(r, "attempts", attempts);
+	cJSON_AddItemToObject(r, "artifacts_written", cJSON_Duplicate(last->written, 1));
+	cJSON_AddStringToObject(r, "rules_sha256", rules->sha256);
+	cJSON_AddStringToObject(r, "secrets_sha256", rules->secrets_sha256);
+	return r;
+}
+
+int runplan_run(const struct runplan_opts *o, cJSON **result)
+{
+	struct runplan_rules rules;
+	struct runplan_attempt a;
+	cJSON *attempts = cJSON_CreateArray();
+	int rc;
+	*result = NULL;
+	if ((rc = runplan_rules_load(o, &rules))) {
+		cJSON_Delete(attempts);
+		return rc;
+	}
+	for (long retries = 0;; retries++) {
+		memset(&a, 0, sizeof(a));
+		a.o = o, a.rules = &rules, a.written = cJSON_CreateArray(), a.read = cJSON_CreateArray();
+		attempt_run(&a);
+		bool again = may_replan(o, &a, retries);
+		attempt_finish(&a);
+		cJSON_AddItemToArray(attempts, attempt_summary(&a));
+		if (!again || !replanned(o, &a, attempts))
+			break;
+		attempt_free(&a);
+	}
+	if (runplan_write_state(o, &a, attempts) && !a.error_code)
+		runplan_set_error(&a, "STEP_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
+	rc = a.error_code ? (a.exit ? a.exit : RTK_EXIT_FAILURE) : 0;
+	*result = result_of(&a, attempts, &rules);
+	attempt_free(&a);
+	runplan_rules_free(&rules);
+	return rc;
+}
