@@ -25,6 +25,14 @@ testing "a cluster including one not in its row fails" \
 	"copy_tree && sed -i '2i #include \"githistory/githistory.h\"' tree/src/board/board.c && $check_layering tree; echo \$?" \
 	"src/board/board.c:2: src/board/ may not include src/githistory/githistory.h (HACKING.md allows: git lib)\n1\n"
 
+testing "an engine including another engine fails" \
+	"copy_tree && sed -i '2i #include \"loop/loop.h\"' tree/src/iterate/iterate_check.c && $check_layering tree; echo \$?" \
+	"src/iterate/iterate_check.c:2: src/iterate/ may not include src/loop/loop.h (HACKING.md allows: agent exec git lib rules schema)\n1\n"
+
+testing "the process layer reaching up to the agent layer fails" \
+	"copy_tree && sed -i '2i #include \"agent/ratelimit.h\"' tree/src/exec/proc.c && $check_layering tree; echo \$?" \
+	"src/exec/proc.c:2: src/exec/ may not include src/agent/ratelimit.h (HACKING.md allows: git lib)\n1\n"
+
 testing "src/ including an applet fails" \
 	"copy_tree && sed -i '2i #include \"../../applets/calibrate.c\"' tree/src/lib/out.c && $check_layering tree; echo \$?" \
 	"src/lib/out.c:2: includes the applet file applets/calibrate.c; only src/ may be included\n1\n"
