@@ -276,7 +276,10 @@ static int parse_node(struct loader *l, yaml_event_t *ev, cJSON **out)
 	*out = NULL;
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
-		if (!(*out = scalar_value(ev)))
+		/* C strings end at the first NUL: "echo visible\0; rm -rf ~" would run as "echo visible". */
+		if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
+			rc = fail_at(l, ev->start_mark, "a string holds a NUL character (\\0), which would cut it short");
+		else if (!(*out = scalar_value(ev)))
 			rc = rtk_oom();
 		else
 			rc = remember_anchor(l, ev->data.scalar.anchor, *out);

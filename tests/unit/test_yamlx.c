@@ -64,6 +64,10 @@ static void errors_have_positions(void **state)
 	assert_yaml("x: *nope\n", "t.yaml:1:4: an alias names no anchor");
 	assert_yaml("? [1]\n: v\n", "t.yaml:1:3: a mapping key must be a plain string");
 	assert_yaml("a: &x [*x]\n", "t.yaml:1:8: an alias refers to the node that contains it");
+	/* A NUL escape would end the C string early: "echo visible\0; rm" must not run as "echo visible". */
+	assert_yaml("run: \"echo visible\\0; rm -rf x\"\n", "t.yaml:1:6: a string holds a NUL character (\\0), which would cut it short");
+	assert_yaml("- ok\n- \"a\\x00b\"\n", "t.yaml:2:3: a string holds a NUL character (\\0), which would cut it short");
+	assert_yaml("\"k\\0\": v\n", "t.yaml:1:1: a string holds a NUL character (\\0), which would cut it short");
 }
 
 static void alias_bombs_stop(void **state)
