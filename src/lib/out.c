@@ -39,6 +39,23 @@ cJSON *rtk_out_result_new(const char *applet)
 	return r;
 }
 
+char *rtk_out_md_flat(const char *s)
+{
+	size_t n = strlen(s), j = 0;
+	char *flat = malloc(n + 1);
+	if (!flat)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f)
+			flat[j++] = ' ', i++; /* a C1 control in UTF-8: U+009B is CSI on many terminals */
+		else
+			flat[j++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	flat[j] = '\0';
+	return flat;
+}
+
 struct rtk_out_md {
 	struct rtk_strbuf text;
 };

@@ -56,6 +56,14 @@ struct rtk_out_cells rtk_out_md_cells(struct rtk_out_md_table *t);
 /* The next cell, formatted as printf does. */
 void rtk_out_cell(const struct rtk_out_cells *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * s made safe to stand inside one line of markdown or of a terminal: every control character
+ * (newline, carriage return, ESC, DEL, the C1 controls U+0080..U+009F) becomes a space, so a string
+ * from outside (a task id, an agent's lesson, a commit subject) can neither start a line of its own
+ * (a forged heading) nor send an escape sequence to the terminal. malloc'd; NULL when out of memory.
+ */
+char *rtk_out_md_flat(const char *s);
+
 /* Formats a double for people: "n/a" for NaN, else printf("%.*f"). Uses a small ring of buffers. */
 const char *rtk_out_md_num(double v, int decimals);
 /* A p-value for people: "< 0.0001" rather than a row of zeros, "n/a" for NaN. */

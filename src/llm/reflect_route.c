@@ -94,20 +94,22 @@ static void reflect_route_append_json(struct reflect_route_state *st, const char
 static void reflect_route_error(struct reflect_route_state *st, const struct reflect_route_lesson *l)
 {
 	const cJSON *v = l->verdict;
-	const char *lesson = rtk_out_json_str(v, "lesson"), *cause = rtk_out_json_str(v, "root_cause");
-	const char *reuse = rtk_out_json_str(v, "reusable_experience");
+	/* Every string here came from a trace or a model: one line each, or a newline forges a heading. */
+	char *lesson = rtk_out_md_flat(rtk_out_json_str(v, "lesson")), *cause = rtk_out_md_flat(rtk_out_json_str(v, "root_cause"));
+	char *reuse = rtk_out_md_flat(rtk_out_json_str(v, "reusable_experience")), *task = rtk_out_md_flat(l->task_id);
+	char *model = rtk_out_md_flat(l->model_id), *outcome = rtk_out_md_flat(rtk_out_json_str(v, "outcome"));
 	char *entry = NULL, *key = NULL;
 	cJSON *rec;
 
 	/* The heading is the lesson, so "the same lesson" is found by its heading line. */
-	if (asprintf(&key, "## %s\n", lesson) < 0)
+	if (!lesson || !cause || !reuse || !task || !model || !outcome || asprintf(&key, "## %s\n", lesson) < 0)
 		key = NULL;
 	else if (asprintf(&entry, "## %s\n\n- task: `%s` (%s, reflected by %s)\n- outcome: %s\n- root cause: %s\n%s%s%s\n",
-			  lesson, l->task_id, l->when, l->model_id, rtk_out_json_str(v, "outcome"), *cause ? cause : "unknown",
+			  lesson, task, l->when, model, outcome, *cause ? cause : "unknown",
 			  *reuse ? "- reusable experience: " : "", reuse, *reuse ? "\n" : "") < 0)
 		entry = NULL;
 	reflect_route_append(st, REFLECT_ROUTE_ERROR_PATTERNS, entry, key);
-	free(entry), free(key);
+	free(entry), free(key), free(lesson), free(cause), free(reuse), free(task), free(model), free(outcome);
 	rec = reflect_route_record(l);
 	for (const cJSON *m = v->child; m; m = m->next)
 		cJSON_AddItemToObject(rec, m->string, cJSON_Duplicate(m, true));
@@ -116,15 +118,15 @@ static void reflect_route_error(struct reflect_route_state *st, const struct ref
 
 static void reflect_route_preference(struct reflect_route_state *st, const struct reflect_route_lesson *l)
 {
-	const char *lesson = rtk_out_json_str(l->verdict, "lesson");
+	char *lesson = rtk_out_md_flat(rtk_out_json_str(l->verdict, "lesson")), *task = rtk_out_md_flat(l->task_id);
 	char *entry = NULL, *key = NULL;
 
-	if (asprintf(&key, "- %s (", lesson) < 0)
+	if (!lesson || !task || asprintf(&key, "- %s (", lesson) < 0)
 		key = NULL;
-	else if (asprintf(&entry, "- %s (task `%s`, %s)\n", lesson, l->task_id, l->when) < 0)
+	else if (asprintf(&entry, "- %s (task `%s`, %s)\n", lesson, task, l->when) < 0)
 		entry = NULL;
 	reflect_route_append(st, REFLECT_ROUTE_PREFERENCES, entry, key);
-	free(entry), free(key);
+	free(entry), free(key), free(lesson), free(task);
 }
 
 int reflect_route_write(const char *workspace, const struct reflect_route_lesson *l, cJSON *routed_to)

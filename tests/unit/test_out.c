@@ -170,7 +170,31 @@ static void emit_after_keeps_the_run_code_and_reason(void **state)
 	cJSON_Delete(r);
 }
 
+static void flat_text_keeps_one_line_and_no_escapes(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "plain text, `code` and [a](b)", "plain text, `code` and [a](b)" },
+		{ "t1\n## ERROR: forged\r\n", "t1 ## ERROR: forged  " },
+		{ "clip\x1b]52;c;ZWNobyBoaQ==\x07 ok", "clip ]52;c;ZWNobyBoaQ==  ok" },
+		{ "clear\x1b[2J\x1b[H", "clear [2J [H" },
+		{ "c1 \xc2\x9b""31m csi", "c1  31m csi" },
+		{ "tab\tdel\x7f", "tab del " },
+		{ "caf\xc3\xa9 \xc2\xa0nbsp", "caf\xc3\xa9 \xc2\xa0nbsp" }, /* U+00A0 is no control */
+		{ "", "" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = rtk_out_md_flat(cases[i].in);
+		assert_non_null(got);
+		assert_string_equal(got, cases[i].want);
+		free(got);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(flat_text_keeps_one_line_and_no_escapes),
 	cmocka_unit_test(undefined_statistics_are_null),
 	cmocka_unit_test(envelope_has_schema_version_and_time),
 	cmocka_unit_test(markdown_tables_align_and_escape),
