@@ -46,6 +46,18 @@ static void loopcli_note(void *user, const char *text)
 	fprintf(stderr, "rtk loop: %s\n", text);
 }
 
+/* A list of items that keep a finished checklist from counting as done, when there are any. */
+static void loopcli_render_unverified(struct rtk_out_md *md, const cJSON *result, const char *name, const char *title)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(result, name), *item;
+	if (!cJSON_GetArraySize(items))
+		return;
+	rtk_out_md_heading(md, 2, "%s: %d", title, cJSON_GetArraySize(items));
+	cJSON_ArrayForEach(item, items)
+		rtk_out_md_bullet(md, "%s", cJSON_IsString(item) ? item->valuestring : "");
+	rtk_out_md_end_list(md);
+}
+
 static void loopcli_render_md(const cJSON *result, struct rtk_out_md *md)
 {
 	const cJSON *round, *cl = cJSON_GetObjectItemCaseSensitive(result, "checklist"), *item;
@@ -74,6 +86,8 @@ static void loopcli_render_md(const cJSON *result, struct rtk_out_md *md)
 				  rtk_out_json_str(item, "text"));
 	}
 	rtk_out_md_end_list(md);
+	loopcli_render_unverified(md, result, "unbacked_ticks", "Ticked by rounds that changed no code");
+	loopcli_render_unverified(md, result, "vanished_items", "Open at the start, gone from the checklist");
 	rtk_out_md_para(md, "Logs: %s", rtk_out_json_str(result, "log_dir"));
 }
 

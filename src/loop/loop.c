@@ -83,20 +83,19 @@ static int resolve_plan(struct loop_state *st)
 /* The plan must have "## Checklist" with an open item before anything runs. */
 static int check_plan(struct loop_state *st)
 {
-	struct checklist cl;
+	struct checklist *cl = &st->start;
 	char *text;
 	size_t len;
 	int rc = rtk_fs_read_file(st->plan, &text, &len);
 	if (rc)
 		return rtk_fail(RTK_EXIT_USAGE, "%s", rtk_error_message());
-	rc = checklist_parse(text, len, &cl);
+	rc = checklist_parse(text, len, cl);
 	free(text);
 	if (rc == RTK_EXIT_USAGE)
 		rc = rtk_fail(rc, "%s: %s", st->plan, rtk_error_message());
-	else if (!rc && !cl.open)
+	else if (!rc && !cl->open)
 		rc = rtk_fail(RTK_EXIT_USAGE, "%s: no open item (\"- [ ] ...\") under ## Checklist: %zu done, %zu skipped, nothing to do",
-			      st->plan, cl.done, cl.skipped);
-	checklist_free(&cl);
+			      st->plan, cl->done, cl->skipped);
 	return rc;
 }
 
@@ -245,6 +244,81 @@ static bool stash_if_dirty(struct loop_state *st, struct loop_round *r, git_repo
 	return rc == 0;
 }
 
+/* The index of text in the string array a, or -1. */
+static int text_index(const cJSON *a, const char *text)
+{
+	int i = 0;
+	for (const cJSON *e = a ? a->child : NULL; e; e = e->next, i++)
+		if (!strcmp(e->valuestring, text))
+			return i;
+	return -1;
+}
+
+/*
+ * A tick is backed only by a round that showed progress (a change besides the plan, HEAD kept). An
+ * item ticked by any other round stays unbacked until it is reopened, or ticked again by a round
+ * that does show progress.
+ */
+static void track_ticks(struct loop_state *st, const struct loop_round *r)
+{
+	for (size_t i = 0; i < r->diff.n; i++) {
+		const struct checklist_change *c = &r->diff.changes[i];
+		int at;
+		if (!c->after)
+			continue;
+		at = text_index(st->unbacked, c->after->text);
+		if (c->after->state == CHECKLIST_DONE && (!c->before || c->before->state != CHECKLIST_DONE)) {
+			if (r->verdict != LOOP_PROGRESS && at < 0)
+				cJSON_AddItemToArray(st->unbacked, cJSON_CreateString(c->after->text));
+			else if (r->verdict == LOOP_PROGRESS && at >= 0)
+				cJSON_DeleteItemFromArray(st->unbacked, at);
+		} else if (c->after->state == CHECKLIST_OPEN && at >= 0) {
+			cJSON_DeleteItemFromArray(st->unbacked, at);
+		}
+	}
+}
+
+/* Joins a string array for a message: "a", "b" (at most 3, then "and N more"). malloc'd, NULL when out of memory. */
+static char *quoted_list(const cJSON *a)
+{
+	struct rtk_strbuf b = { 0 };
+	int n = cJSON_GetArraySize(a), i = 0;
+	for (const cJSON *e = a->child; e && i < 3; e = e->next, i++)
+		rtk_strbuf_printf(&b, "%s\"%s\"", i ? ", " : "", e->valuestring);
+	if (n > 3)
+		rtk_strbuf_printf(&b, " and %d more", n - 3);
+	return rtk_strbuf_take(&b);
+}
+
+/*
+ * The checklist has no open item: done, unless a tick is unbacked or an item open at the start has
+ * gone (deleted, fenced away, or hidden behind another "## Checklist" put above it). Then the loop
+ * stops with exit 4 naming them; rtk does not reopen ticks in the plan, a person decides.
+ */
+static void finish(struct loop_state *st, const struct checklist *final, long rounds)
+{
+	struct checklist_diff d = { 0 };
+	char *ticked = NULL, *gone = NULL;
+	if (checklist_diff(&st->start, final, &d)) {
+		checklist_diff_free(&d);
+		return stop(st, "error", RTK_EXIT_FAILURE, "out of memory");
+	}
+	for (size_t i = 0; i < d.n; i++)
+		if (!d.changes[i].after && d.changes[i].before->state == CHECKLIST_OPEN)
+			cJSON_AddItemToArray(st->vanished, cJSON_CreateString(d.changes[i].before->text));
+	checklist_diff_free(&d);
+	if (!cJSON_GetArraySize(st->unbacked) && !cJSON_GetArraySize(st->vanished))
+		return stop(st, "done", 0, "every item of the checklist is done or skipped after %ld round%s", rounds,
+			    rounds == 1 ? "" : "s");
+	ticked = quoted_list(st->unbacked), gone = quoted_list(st->vanished);
+	stop(st, "unverified", RTK_EXIT_NO_PROGRESS, "the checklist reads as done, but not by work: %d item%s ticked by rounds "
+	     "that changed no code%s%s; %d item%s open at the start gone from the checklist%s%s",
+	     cJSON_GetArraySize(st->unbacked), cJSON_GetArraySize(st->unbacked) == 1 ? "" : "s", ticked && *ticked ? ": " : "", ticked ? ticked : "",
+	     cJSON_GetArraySize(st->vanished), cJSON_GetArraySize(st->vanished) == 1 ? "" : "s", gone && *gone ? ": " : "", gone ? gone : "");
+	free(ticked);
+	free(gone);
+}
+
 static bool round_start(struct loop_state *st, struct loop_round *r)
 {
 	git_repository *repo;
@@ -254,7 +328,7 @@ static bool round_start(struct loop_state *st, struct loop_round *r)
 	if (!read_plan(st, r, &r->before, "before"))
 		return false;
 	if (!(first = checklist_first_open(&r->before))) {
-		stop(st, "done", 0, "every item of the checklist is done or skipped");
+		finish(st, &r->before, r->n - 1);
 		return false;
 	}
 	if (!(r->item = strdup(first->text)))
@@ -317,15 +391,23 @@ static bool round_judge(struct loop_state *st, struct loop_round *r)
 	bool plan_ok = read_plan(st, r, &r->after, "after");
 	if (plan_ok && checklist_diff(&r->before, &r->after, &r->diff))
 		return stop(st, "error", RTK_EXIT_FAILURE, "out of memory"), false;
+	bool kept = true;
 	if ((rc = gitx_open(&repo, NULL)) == 0) {
-		if (!(rc = loop_repo_commits_since(repo, &r->mark.head, &r->commits)))
-			rc = loop_repo_changed(repo, r->mark.head_hex, st->plan_rel, &r->files_changed);
+		if (!(rc = loop_repo_commits_since(repo, &r->mark.head, &r->commits)) &&
+		    !(rc = loop_repo_changed(repo, r->mark.head_hex, st->plan_rel, &r->files_changed)))
+			rc = loop_repo_head_kept(repo, &r->mark.head, &kept);
 		git_repository_free(repo);
 	}
 	if (rc)
 		return stop(st, "error", rc, "round %ld: %s", r->n, rtk_error_message()), false;
-	f.ticked = r->diff.ticked, f.skipped = r->diff.skipped, f.code_changed = r->files_changed > 0;
+	/* A reset to an older commit changes files too, but undoing history is no work done. */
+	if ((r->head_moved = !kept))
+		note(st, "round %ld: HEAD no longer descends from %.12s, where the round began (a reset or a rewritten "
+		     "commit): its changes back no tick", r->n, r->mark.head_hex);
+	f.ticked = r->diff.ticked, f.skipped = r->diff.skipped, f.code_changed = r->files_changed > 0 && kept;
 	r->verdict = plan_ok ? loop_judge(&f) : (f.interrupted ? LOOP_INTERRUPTED : LOOP_NO_PROGRESS);
+	if (plan_ok)
+		track_ticks(st, r);
 	st->commits += r->commits.n, st->ticked += r->diff.ticked, st->skipped += r->diff.skipped;
 	return plan_ok;
 }
@@ -378,12 +460,12 @@ static void round_decide(struct loop_state *st, struct loop_round *r)
 	else if (r->verdict == LOOP_PROGRESS)
 		st->streak = 0;
 	if (!r->after.open && r->after.n)
-		stop(st, "done", 0, "every item of the checklist is done or skipped after %ld round%s", r->n, r->n == 1 ? "" : "s");
-	if (st->streak >= st->o->no_progress_limit) {
-		const struct checklist_item *stuck = checklist_first_open(&r->after);
-		st->stuck = stuck ? strdup(stuck->text) : NULL;
+		finish(st, &r->after, r->n);
+	if (st->streak >= st->o->no_progress_limit && !st->stop) {
+		/* the item this round was asked to do, not whatever is open first once the round has changed the plan */
+		st->stuck = r->item ? strdup(r->item) : NULL;
 		stop(st, "no_progress", RTK_EXIT_NO_PROGRESS, "%ld rounds in a row made no progress; stuck on: %s", st->streak,
-		     stuck ? stuck->text : "?");
+		     st->stuck ? st->stuck : "?");
 	}
 	if (r->verdict == LOOP_RATE_LIMITED || (r->io.hit.kind != RATELIMIT_NONE && r->verdict == LOOP_PROGRESS))
 		if (!st->stop)
@@ -427,16 +509,21 @@ static void state_free(struct loop_state *st)
 	secrets_free(st->secrets);
 	shipped_schema_free(st->trace_schema);
 	cJSON_Delete(st->rounds);
+	cJSON_Delete(st->unbacked);
+	cJSON_Delete(st->vanished);
+	checklist_free(&st->start);
 	checklist_free(&st->final);
 }
 
 int loop_run(const struct loop_opts *o, cJSON **result)
 {
-	struct loop_state st = { .o = o, .rounds = cJSON_CreateArray() };
+	struct loop_state st = { .o = o, .rounds = cJSON_CreateArray(), .unbacked = cJSON_CreateArray(), .vanished = cJSON_CreateArray() };
 	int rc;
 	*result = NULL;
-	if (!st.rounds)
+	if (!st.rounds || !st.unbacked || !st.vanished) {
+		state_free(&st);
 		return rtk_oom();
+	}
 	if ((rc = setup(&st))) {
 		state_free(&st);
 		return rc;

@@ -82,8 +82,14 @@ struct loop_repo_mark {
 /* HEAD's commit now. 0, or RTK_EXIT_USAGE / RTK_EXIT_FAILURE with the reason. */
 int loop_repo_mark(git_repository *repo, struct loop_repo_mark *m);
 
-/* The files the work tree, index and commits change against rev, less skip (a repository path, or NULL). */
+/*
+ * The files the work tree, index and commits change against rev, less skip (a repository path, or
+ * NULL) and less rtk's own folder .rtk/ (its logs; an agent that deletes .rtk/.gitignore makes no change).
+ */
 int loop_repo_changed(git_repository *repo, const char *rev, const char *skip, size_t *n);
+
+/* *kept: HEAD is from or a descendant of it; false after a reset to an older commit or a rewritten one. */
+int loop_repo_head_kept(git_repository *repo, const git_oid *from, bool *kept);
 
 /* The commits on HEAD since from (first-parent or not), newest first, as hex into *list (malloc'd). */
 int loop_repo_commits_since(git_repository *repo, const git_oid *from, struct gitx_paths *list);
@@ -114,7 +120,10 @@ struct loop_state {
 	const char *stop;             /* why it stopped, once it has */
 	int exit;
 	char *reason, *stuck;
+	struct checklist start;       /* the checklist before the first round: what "done" is checked against */
 	struct checklist final;
+	cJSON *unbacked;              /* items ticked by rounds that showed no progress, until reopened or ticked again with a change */
+	cJSON *vanished;              /* items open at the start that are gone from the final checklist */
 };
 
 /* One round as it runs and as it is reported. */
@@ -132,6 +141,7 @@ struct loop_round {
 	struct checklist_diff diff;
 	struct gitx_paths commits;
 	size_t files_changed;
+	bool head_moved;                   /* HEAD no longer descends from the round's start: its changes back no tick */
 	struct agentrun_usage usage;
 	int64_t wait_seconds;
 	enum loop_verdict verdict;

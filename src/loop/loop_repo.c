@@ -28,8 +28,22 @@ int loop_repo_changed(git_repository *repo, const char *rev, const char *skip, s
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < p.n; i++)
-		*n += !skip || strcmp(p.v[i], skip) != 0;
+		*n += (!skip || strcmp(p.v[i], skip) != 0) && strncmp(p.v[i], ".rtk/", 5) != 0;
 	gitx_paths_free(&p);
+	return 0;
+}
+
+int loop_repo_head_kept(git_repository *repo, const git_oid *from, bool *kept)
+{
+	git_oid head;
+	int got;
+	if (git_reference_name_to_id(&head, repo, "HEAD") < 0)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read HEAD: %s", git2api_error());
+	if (!memcmp(&head, from, sizeof(head)))
+		return *kept = true, 0;
+	if ((got = git_graph_descendant_of(repo, &head, from)) < 0)
+		got = 0; /* the start commit is gone from the object store: HEAD cannot descend from it */
+	*kept = got == 1;
 	return 0;
 }
 

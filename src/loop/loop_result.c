@@ -80,6 +80,7 @@ cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r
 	for (size_t i = 0; i < r->commits.n; i++)
 		cJSON_AddItemToArray(commits, cJSON_CreateString(r->commits.v[i]));
 	cJSON_AddNumberToObject(j, "files_changed", (double)r->files_changed);
+	cJSON_AddBoolToObject(j, "head_moved", r->head_moved);
 	cJSON_AddItemToObject(j, "stash", stash_json(st, r));
 	cJSON_AddItemToObject(j, "rate_limit", rate_limit_json(st, r));
 	add_number_or_null(j, "tokens_used", r->usage.tokens);
@@ -116,6 +117,8 @@ cJSON *loop_result(struct loop_state *st)
 	cJSON_AddNumberToObject(r, "exit_code", st->exit);
 	cJSON_AddStringToObject(r, "reason", st->reason ? st->reason : "");
 	cJSON_AddItemToObject(r, "stuck_item", st->stuck ? cJSON_CreateString(st->stuck) : cJSON_CreateNull());
+	cJSON_AddItemToObject(r, "unbacked_ticks", cJSON_Duplicate(st->unbacked, true));
+	cJSON_AddItemToObject(r, "vanished_items", cJSON_Duplicate(st->vanished, true));
 	t = cJSON_AddObjectToObject(r, "totals");
 	cJSON_AddNumberToObject(t, "rounds", cJSON_GetArraySize(st->rounds));
 	cJSON_AddNumberToObject(t, "commits", (double)st->commits);

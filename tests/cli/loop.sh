@@ -67,14 +67,38 @@ testing "--prompt: a template of one's own, its variables filled" \
 scratch
 (cd "$SCRATCH" && project five && lp "tick")
 check "ticks without a code change: suspicious, breaker after 3 (exit 4)" test "$(cd "$SCRATCH/p" && summary)" = "4 no_progress suspicious,suspicious,suspicious"
-check "the breaker names the stuck item" test "$(jq -r .stuck_item "$SCRATCH/out.json")" = "Item 4 of the plan"
-check "the breaker's message names it too" grep -q 'rtk loop: 3 rounds in a row made no progress; stuck on: Item 4 of the plan' "$SCRATCH/err.txt"
+# Round 3 was asked to do Item 3 (and ticked it): that is what the rounds were stuck on, not Item 4, which none touched.
+check "the breaker names the item its last round worked on" test "$(jq -r .stuck_item "$SCRATCH/out.json")" = "Item 3 of the plan"
+check "the breaker's message names it too" grep -q 'rtk loop: 3 rounds in a row made no progress; stuck on: Item 3 of the plan' "$SCRATCH/err.txt"
 conforms "a breaker's JSON conforms" "$SCRATCH/out.json" loop
 testing "a tick with an uncommitted code change is progress" \
 	"project one && lp 'tick code' && summary" "0 done progress\n"
 testing "a tick committed with no code change is suspicious" \
 	"project five && lp 'tick commit' --no-progress-limit 1 && summary; jq -c '.rounds[0] | [(.commits | length), .files_changed]' ../out.json" \
 	"4 no_progress suspicious\n[1,0]\n"
+
+# --- an agent that lies: a checklist that reads as done without the work is no exit 0 (issues 26 and 27) ---
+testing "every item ticked by a round that changed no code: exit 4 unverified, naming them" \
+	"project simple && lp tickall && summary && jq -c '[.unbacked_ticks, .vanished_items]' ../out.json && tail -n 1 ../err.txt" \
+	"4 unverified suspicious\n[[\"Item 1 of the plan\",\"Item 2 of the plan\",\"Item 3 of the plan\"],[]]\nrtk loop: the checklist reads as done, but not by work: 3 items ticked by rounds that changed no code: \"Item 1 of the plan\", \"Item 2 of the plan\", \"Item 3 of the plan\"; 0 items open at the start gone from the checklist\n"
+testing "open items deleted: exit 4 unverified, naming what vanished" \
+	"project simple && lp 'dropopen tick code' && summary && jq -c '[.unbacked_ticks, .vanished_items]' ../out.json" \
+	"4 unverified progress\n[[],[\"Item 2 of the plan\",\"Item 3 of the plan\"]]\n"
+testing "a ticked ## Checklist put above the real one: exit 4, every real item vanished" \
+	"project simple && lp 'prepend code' && summary && jq -c '[(.vanished_items | length), .checklist.items[0].text]' ../out.json" \
+	"4 unverified progress\n[3,\"Everything is done\"]\n"
+testing "open items fenced away: exit 4, naming them" \
+	"project simple && lp 'fence tick code' && summary && jq -c .vanished_items ../out.json" \
+	"4 unverified progress\n[\"Item 2 of the plan\",\"Item 3 of the plan\"]\n"
+testing "a HEAD reset to an older commit backs no tick, and the round says so" \
+	"project simple && lp 'tick code commit' --max-rounds 1 >/dev/null; lp 'rewind tick' --no-progress-limit 1 && summary && jq -c '.rounds[0] | [.head_moved, .files_changed > 0]' ../out.json && grep -c 'no longer descends from' ../err.txt" \
+	"4 no_progress suspicious\n[true,true]\n1\n"
+testing "rtk's own .rtk/ is never a change, even when the agent deletes its .gitignore" \
+	"project simple && lp 'unignore tick' --no-progress-limit 1 && summary && jq -c '.rounds[0].files_changed' ../out.json" \
+	"4 no_progress suspicious\n0\n"
+scratch
+(cd "$SCRATCH" && project simple && lp tickall)
+conforms "an unverified run's JSON conforms" "$SCRATCH/out.json" loop
 
 # --- an agent that does nothing ------------------------------------------------------------------------
 testing "does nothing: exit 4 after 3 rounds" "project simple && lp say && summary" "4 no_progress no_progress,no_progress,no_progress\n"
