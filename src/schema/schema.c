@@ -123,42 +123,43 @@ int schema_registry_add_bundled(struct schema_registry *reg)
 /* ----- compiled form ----- */
 
 enum {
-	T_NULL = 1, T_BOOLEAN = 2, T_OBJECT = 4, T_ARRAY = 8, T_NUMBER = 16, T_STRING = 32, T_INTEGER = 64,
+	SCHEMA_TYPE_NULL = 1, SCHEMA_TYPE_BOOLEAN = 2, SCHEMA_TYPE_OBJECT = 4, SCHEMA_TYPE_ARRAY = 8, SCHEMA_TYPE_NUMBER = 16,
+	SCHEMA_TYPE_STRING = 32, SCHEMA_TYPE_INTEGER = 64,
 };
 
 /* Vocabularies a metaschema may switch off with $vocabulary. */
 enum {
-	VOC_APPLICATOR = 1, VOC_UNEVALUATED = 2, VOC_VALIDATION = 4, VOC_FORMAT_ASSERTION = 8,
-	VOC_ALL = VOC_APPLICATOR | VOC_UNEVALUATED | VOC_VALIDATION,
+	SCHEMA_VOC_APPLICATOR = 1, SCHEMA_VOC_UNEVALUATED = 2, SCHEMA_VOC_VALIDATION = 4, SCHEMA_VOC_FORMAT_ASSERTION = 8,
+	SCHEMA_VOC_ALL = SCHEMA_VOC_APPLICATOR | SCHEMA_VOC_UNEVALUATED | SCHEMA_VOC_VALIDATION,
 };
 
-struct resource {
+struct schema_resource {
 	char *uri;
-	struct rtk_strmap *dynamic_anchors; /* name -> struct node * */
+	struct rtk_strmap *dynamic_anchors; /* name -> struct schema_node * */
 };
 
-struct node;
+struct schema_node;
 
-struct named_node {
+struct schema_named_node {
 	const char *name;
 	size_t len;
-	struct node *node;
+	struct schema_node *node;
 };
 
-struct pattern_node {
+struct schema_pattern_node {
 	struct rtk_re *re;
 	const char *source;
-	struct node *node;
+	struct schema_node *node;
 };
 
-struct node_list {
-	struct node **v;
+struct schema_node_list {
+	struct schema_node **v;
 	size_t n;
 };
 
-struct node {
+struct schema_node {
 	const struct rtk_jsonv *src;
-	struct resource *res;
+	struct schema_resource *res;
 	char *location;      /* absolute: resource URI # pointer */
 	int draft;
 	unsigned vocab;
@@ -176,55 +177,55 @@ struct node {
 	bool assert_format;
 	const char *content_encoding, *content_media_type; /* draft-07 asserts them; 2020-12 only annotates */
 
-	struct node_list prefix_items;
-	struct node *items, *contains, *unevaluated_items;
+	struct schema_node_list prefix_items;
+	struct schema_node *items, *contains, *unevaluated_items;
 	const char *items_keyword; /* "items" or (draft-07 after an array) "additionalItems" */
 	long min_items, max_items, min_contains, max_contains;
 	bool unique_items;
 
-	struct named_node *properties, *dependent_schemas;
-	struct rtk_strmap *property_index; /* name -> index + 1 in properties, past LINEAR_NAMES of them */
+	struct schema_named_node *properties, *dependent_schemas;
+	struct rtk_strmap *property_index; /* name -> index + 1 in properties, past SCHEMA_LINEAR_NAMES of them */
 	int *required_property; /* per "required" name: its index in properties, or -1 */
 	size_t nproperties, ndependent_schemas;
-	struct pattern_node *pattern_properties;
+	struct schema_pattern_node *pattern_properties;
 	size_t npattern_properties;
-	struct node *additional_properties, *property_names, *unevaluated_properties;
+	struct schema_node *additional_properties, *property_names, *unevaluated_properties;
 	const struct rtk_jsonv *required;
 	struct { const char *name; size_t len; const struct rtk_jsonv *names; } *dependent_required;
 	size_t ndependent_required;
 	long min_properties, max_properties;
 	const char *dependencies_keyword; /* "dependentRequired"/"dependentSchemas" or draft-07's "dependencies" */
 
-	struct node_list all_of, any_of, one_of;
-	struct node *not_schema, *if_schema, *then_schema, *else_schema;
+	struct schema_node_list all_of, any_of, one_of;
+	struct schema_node *not_schema, *if_schema, *then_schema, *else_schema;
 
-	struct node *ref;
-	struct node *dynamic_ref;
+	struct schema_node *ref;
+	struct schema_node *dynamic_ref;
 	const char *dynamic_ref_anchor; /* set when $dynamicRef's static target has the matching $dynamicAnchor */
 };
 
 /* Past this many names, lookups go through a hash map. */
-#define LINEAR_NAMES 16
+#define SCHEMA_LINEAR_NAMES 16
 
 struct schema {
 	struct schema_registry *reg;
 	unsigned flags;
 	struct rtk_strmap *node_of_value; /* (const struct rtk_jsonv *) bytes -> node */
 	struct rtk_strmap *by_uri;        /* "uri#fragment" -> node */
-	struct rtk_strmap *resources;     /* uri -> struct resource *, also roots in root_of */
+	struct rtk_strmap *resources;     /* uri -> struct schema_resource *, also roots in root_of */
 	struct rtk_strmap *root_of;       /* uri -> const struct rtk_jsonv * of the resource's root */
-	struct node **nodes;
+	struct schema_node **nodes;
 	size_t nnodes, cap;
-	struct resource **res;
+	struct schema_resource **res;
 	size_t nres, res_cap;
-	struct node *root;
+	struct schema_node *root;
 	bool oom;
 };
 
 /* ----- small helpers ----- */
 
 /* Appends "/" and a JSON Pointer token (~ and / escaped; NUL bytes kept as \u0000-free "%00"). */
-static void sb_pointer_token(struct rtk_strbuf *b, const char *s, size_t n)
+static void schema_put_pointer_token(struct rtk_strbuf *b, const char *s, size_t n)
 {
 	size_t plain = 0;
 	rtk_strbuf_put(b, "/", 1);
@@ -239,8 +240,8 @@ static void sb_pointer_token(struct rtk_strbuf *b, const char *s, size_t n)
 	rtk_strbuf_put(b, s + plain, n - plain);
 }
 
-static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *str_printf(const char *fmt, ...)
+static char *schema_str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *schema_str_printf(const char *fmt, ...)
 {
 	char *s;
 	va_list ap;
@@ -250,12 +251,12 @@ static char *str_printf(const char *fmt, ...)
 	return n < 0 ? NULL : s;
 }
 
-static struct node *node_of(const struct schema *s, const struct rtk_jsonv *v)
+static struct schema_node *schema_node_of(const struct schema *s, const struct rtk_jsonv *v)
 {
 	return rtk_strmap_get(s->node_of_value, (const char *)&v, sizeof(v));
 }
 
-static void put_uri(struct schema *s, const char *uri, struct node *n)
+static void put_uri(struct schema *s, const char *uri, struct schema_node *n)
 {
 	/* The first definition of a URI wins: an embedded resource cannot be redefined by a later one. */
 	if (!rtk_strmap_get(s->by_uri, uri, strlen(uri)) && rtk_strmap_put(s->by_uri, uri, strlen(uri), n))
@@ -273,9 +274,9 @@ static int draft_of(const char *schema_uri, int fallback)
 	return fallback;
 }
 
-static struct resource *resource_new(struct schema *s, const char *uri, const struct rtk_jsonv *root)
+static struct schema_resource *schema_resource_new(struct schema *s, const char *uri, const struct rtk_jsonv *root)
 {
-	struct resource *r = rtk_strmap_get(s->resources, uri, strlen(uri));
+	struct schema_resource *r = rtk_strmap_get(s->resources, uri, strlen(uri));
 	if (r)
 		return r;
 	if (RTK_ALLOC_GROW(s->res, s->nres + 1, s->res_cap))
@@ -300,19 +301,19 @@ oom:
 
 static unsigned vocab_of(struct schema *s, const char *metaschema);
 
-static void walk(struct schema *s, const struct rtk_jsonv *v, struct resource *res, struct rtk_strbuf *ptr, int draft,
-		 unsigned vocab);
+static void schema_walk(struct schema *s, const struct rtk_jsonv *v, struct schema_resource *res, struct rtk_strbuf *ptr,
+			int draft, unsigned vocab);
 
-static void walk_child(struct schema *s, const struct rtk_jsonv *v, struct resource *res, struct rtk_strbuf *ptr,
+static void walk_child(struct schema *s, const struct rtk_jsonv *v, struct schema_resource *res, struct rtk_strbuf *ptr,
 		       int draft, unsigned vocab, const char *kw, const char *name, size_t name_len, long index)
 {
 	size_t mark = ptr->len;
-	sb_pointer_token(ptr, kw, strlen(kw));
+	schema_put_pointer_token(ptr, kw, strlen(kw));
 	if (name)
-		sb_pointer_token(ptr, name, name_len);
+		schema_put_pointer_token(ptr, name, name_len);
 	else if (index >= 0)
 		rtk_strbuf_printf(ptr, "/%ld", index);
-	walk(s, v, res, ptr, draft, vocab);
+	schema_walk(s, v, res, ptr, draft, vocab);
 	rtk_strbuf_truncate(ptr, mark);
 }
 
@@ -337,10 +338,10 @@ static bool keyword_in_draft(const char *kw, int draft)
 	return true;
 }
 
-static struct node *node_new(struct schema *s, const struct rtk_jsonv *v, struct resource *res, const char *ptr,
-			     int draft, unsigned vocab)
+static struct schema_node *node_new(struct schema *s, const struct rtk_jsonv *v, struct schema_resource *res,
+				    const char *ptr, int draft, unsigned vocab)
 {
-	struct node *n = calloc(1, sizeof(*n));
+	struct schema_node *n = calloc(1, sizeof(*n));
 	if (!n || RTK_ALLOC_GROW_FROM(s->nodes, s->nnodes + 1, s->cap, 64)) {
 		free(n);
 		s->oom = true;
@@ -352,17 +353,17 @@ static struct node *node_new(struct schema *s, const struct rtk_jsonv *v, struct
 	n->draft = draft;
 	n->vocab = vocab;
 	n->boolean = v->kind == RTK_JSONSCAN_TRUE ? 1 : v->kind == RTK_JSONSCAN_FALSE ? 0 : -1;
-	n->location = str_printf("%s#%s", res->uri, ptr);
+	n->location = schema_str_printf("%s#%s", res->uri, ptr);
 	if (!n->location || rtk_strmap_put(s->node_of_value, (const char *)&v, sizeof(v), n))
 		s->oom = true;
 	return n;
 }
 
-static void walk(struct schema *s, const struct rtk_jsonv *v, struct resource *res, struct rtk_strbuf *ptr, int draft,
-		 unsigned vocab)
+static void schema_walk(struct schema *s, const struct rtk_jsonv *v, struct schema_resource *res, struct rtk_strbuf *ptr,
+			int draft, unsigned vocab)
 {
-	if ((v->kind != RTK_JSONSCAN_OBJECT && v->kind != RTK_JSONSCAN_TRUE && v->kind != RTK_JSONSCAN_FALSE) || node_of(s, v) ||
-	    s->oom || !res)
+	if ((v->kind != RTK_JSONSCAN_OBJECT && v->kind != RTK_JSONSCAN_TRUE && v->kind != RTK_JSONSCAN_FALSE) ||
+	    schema_node_of(s, v) || s->oom || !res)
 		return;
 	struct rtk_strbuf own = { 0 };
 	if (v->kind == RTK_JSONSCAN_OBJECT) {
@@ -379,7 +380,7 @@ static void walk(struct schema *s, const struct rtk_jsonv *v, struct resource *r
 		if (id) {
 			char *abs = uri_resolve(res->uri, id), *bare = abs ? uri_strip_fragment(abs) : NULL;
 			if (bare)
-				res = resource_new(s, bare, v);
+				res = schema_resource_new(s, bare, v);
 			else
 				s->oom = true;
 			free(abs);
@@ -392,7 +393,7 @@ static void walk(struct schema *s, const struct rtk_jsonv *v, struct resource *r
 	}
 	if (ptr->failed)
 		s->oom = true;
-	struct node *n = node_new(s, v, res, ptr->s ? ptr->s : "", draft, vocab);
+	struct schema_node *n = node_new(s, v, res, ptr->s ? ptr->s : "", draft, vocab);
 	if (!n)
 		goto out;
 	put_uri(s, n->location, n);
@@ -402,7 +403,7 @@ static void walk(struct schema *s, const struct rtk_jsonv *v, struct resource *r
 		goto out;
 	const char *id = rtk_jsonv_get_string(v, "$id");
 	if (id && draft == SCHEMA_DRAFT_7 && id[0] == '#' && !rtk_jsonv_get(v, "$ref")) {
-		char *anchor = str_printf("%s%s", res->uri, id);
+		char *anchor = schema_str_printf("%s%s", res->uri, id);
 		if (anchor && rtk_strmap_put(s->by_uri, anchor, strlen(anchor), n))
 			s->oom = true;
 		free(anchor);
@@ -411,7 +412,7 @@ static void walk(struct schema *s, const struct rtk_jsonv *v, struct resource *r
 	const char *dyn = draft == SCHEMA_DRAFT_2020_12 ? rtk_jsonv_get_string(v, "$dynamicAnchor") : NULL;
 	for (int i = 0; i < 2; i++) {
 		const char *a = i ? dyn : anchor;
-		char *uri = a ? str_printf("%s#%s", res->uri, a) : NULL;
+		char *uri = a ? schema_str_printf("%s#%s", res->uri, a) : NULL;
 		if (uri)
 			put_uri(s, uri, n);
 		free(uri);
@@ -459,10 +460,10 @@ static bool load_document(struct schema *s, const char *uri, int draft)
 	const struct rtk_jsonv *root = rtk_strmap_get(s->reg->docs, uri, strlen(uri));
 	if (!root)
 		return false;
-	struct resource *res = resource_new(s, uri, root);
+	struct schema_resource *res = schema_resource_new(s, uri, root);
 	struct rtk_strbuf ptr = { 0 };
 	rtk_strbuf_put(&ptr, "", 0);
-	walk(s, root, res, &ptr, draft, VOC_ALL);
+	schema_walk(s, root, res, &ptr, draft, SCHEMA_VOC_ALL);
 	rtk_strbuf_free(&ptr);
 	return true;
 }
@@ -475,18 +476,18 @@ static unsigned vocab_of(struct schema *s, const char *metaschema)
 	free(bare);
 	const struct rtk_jsonv *voc = rtk_jsonv_get(root, "$vocabulary");
 	if (!voc || voc->kind != RTK_JSONSCAN_OBJECT)
-		return VOC_ALL;
+		return SCHEMA_VOC_ALL;
 	unsigned mask = 0;
 	for (size_t i = 0; i < voc->len; i++) {
 		const char *k = voc->u.members[i].key;
 		if (strstr(k, "/vocab/applicator"))
-			mask |= VOC_APPLICATOR;
+			mask |= SCHEMA_VOC_APPLICATOR;
 		else if (strstr(k, "/vocab/unevaluated"))
-			mask |= VOC_UNEVALUATED;
+			mask |= SCHEMA_VOC_UNEVALUATED;
 		else if (strstr(k, "/vocab/validation"))
-			mask |= VOC_VALIDATION;
+			mask |= SCHEMA_VOC_VALIDATION;
 		else if (strstr(k, "/vocab/format-assertion"))
-			mask |= VOC_FORMAT_ASSERTION;
+			mask |= SCHEMA_VOC_FORMAT_ASSERTION;
 	}
 	return mask;
 }
@@ -537,9 +538,9 @@ static const struct rtk_jsonv *follow_pointer(const struct rtk_jsonv *v, const c
 	return *p ? NULL : v;
 }
 
-static struct node *resolve(struct schema *s, const char *uri, int draft)
+static struct schema_node *schema_resolve_uri(struct schema *s, const char *uri, int draft)
 {
-	struct node *n = rtk_strmap_get(s->by_uri, uri, strlen(uri));
+	struct schema_node *n = rtk_strmap_get(s->by_uri, uri, strlen(uri));
 	if (n)
 		return n;
 	char *bare = uri_strip_fragment(uri);
@@ -551,17 +552,17 @@ static struct node *resolve(struct schema *s, const char *uri, int draft)
 		load_document(s, bare, draft);
 	n = rtk_strmap_get(s->by_uri, uri, strlen(uri));
 	if (!n && (*frag == '/' || !*frag)) {
-		struct resource *res = rtk_strmap_get(s->resources, bare, strlen(bare));
+		struct schema_resource *res = rtk_strmap_get(s->resources, bare, strlen(bare));
 		const struct rtk_jsonv *root = rtk_strmap_get(s->root_of, bare, strlen(bare));
 		const struct rtk_jsonv *target = root ? follow_pointer(root, frag) : NULL;
-		if (target && !(n = node_of(s, target))) {
+		if (target && !(n = schema_node_of(s, target))) {
 			/* A pointer into a place no keyword walks (an unknown keyword): a schema all the same. */
 			struct rtk_strbuf ptr = { 0 };
 			rtk_strbuf_put(&ptr, frag, strlen(frag));
-			struct node *owner = node_of(s, root);
-			walk(s, target, res, &ptr, owner ? owner->draft : draft, owner ? owner->vocab : VOC_ALL);
+			struct schema_node *owner = schema_node_of(s, root);
+			schema_walk(s, target, res, &ptr, owner ? owner->draft : draft, owner ? owner->vocab : SCHEMA_VOC_ALL);
 			rtk_strbuf_free(&ptr);
-			n = node_of(s, target);
+			n = schema_node_of(s, target);
 		}
 	}
 	free(bare);
@@ -570,7 +571,7 @@ static struct node *resolve(struct schema *s, const char *uri, int draft)
 
 /* ----- pass 2: fill each node's keywords ----- */
 
-static int bad_keyword(const struct node *n, const char *kw, const char *what)
+static int bad_keyword(const struct schema_node *n, const char *kw, const char *what)
 {
 	return rtk_fail(RTK_EXIT_USAGE, "schema %s: \"%s\" must be %s", n->location, kw, what);
 }
@@ -579,22 +580,22 @@ static int bad_keyword(const struct node *n, const char *kw, const char *what)
  * The recorded reason (why) prefixed with where in the schema it arose. why may be the recorded message
  * itself: rtk_fail formats before it records, so no copy is needed.
  */
-static int schema_error_at(const struct node *n, const char *why)
+static int schema_error_at(const struct schema_node *n, const char *why)
 {
 	return rtk_fail(RTK_EXIT_USAGE, "schema %s: %s", n->location, why);
 }
 
-static int fill_child(struct schema *s, struct node *n, const char *kw, struct node **out)
+static int fill_child(struct schema *s, struct schema_node *n, const char *kw, struct schema_node **out)
 {
 	const struct rtk_jsonv *v = rtk_jsonv_get(n->src, kw);
 	if (!v)
 		return 0;
-	if (!(*out = node_of(s, v)))
+	if (!(*out = schema_node_of(s, v)))
 		return bad_keyword(n, kw, "a schema (an object or a boolean)");
 	return 0;
 }
 
-static int fill_list(struct schema *s, struct node *n, const char *kw, struct node_list *out)
+static int fill_list(struct schema *s, struct schema_node *n, const char *kw, struct schema_node_list *out)
 {
 	const struct rtk_jsonv *v = rtk_jsonv_get(n->src, kw);
 	if (!v)
@@ -605,13 +606,13 @@ static int fill_list(struct schema *s, struct node *n, const char *kw, struct no
 		return rtk_oom();
 	out->n = v->len;
 	for (size_t i = 0; i < v->len; i++)
-		if (!(out->v[i] = node_of(s, &v->u.items[i])))
+		if (!(out->v[i] = schema_node_of(s, &v->u.items[i])))
 			return bad_keyword(n, kw, "an array of schemas");
 	return 0;
 }
 
-static int fill_map(struct schema *s, struct node *n, const struct rtk_jsonv *v, const char *kw, struct named_node **out,
-		    size_t *count)
+static int fill_map(struct schema *s, struct schema_node *n, const struct rtk_jsonv *v, const char *kw,
+		    struct schema_named_node **out, size_t *count)
 {
 	if (v->kind != RTK_JSONSCAN_OBJECT)
 		return bad_keyword(n, kw, "an object of schemas");
@@ -619,7 +620,7 @@ static int fill_map(struct schema *s, struct node *n, const struct rtk_jsonv *v,
 		return rtk_oom();
 	for (size_t i = 0; i < v->len; i++) {
 		const struct rtk_jsonv_member *m = &v->u.members[i];
-		struct node *c = node_of(s, &m->value);
+		struct schema_node *c = schema_node_of(s, &m->value);
 		if (!c)
 			continue; /* draft-07 dependencies: an array member is handled by the caller */
 		(*out)[*count].name = m->key;
@@ -657,14 +658,14 @@ static unsigned type_bit(const struct rtk_jsonv *t)
 	return 0;
 }
 
-static int fill_refs(struct schema *s, struct node *n)
+static int fill_refs(struct schema *s, struct schema_node *n)
 {
 	const char *ref = rtk_jsonv_get_string(n->src, "$ref");
 	if (ref) {
 		char *abs = uri_resolve(n->res->uri, ref);
 		if (!abs)
 			return rtk_oom();
-		n->ref = resolve(s, abs, n->draft);
+		n->ref = schema_resolve_uri(s, abs, n->draft);
 		if (!n->ref) {
 			int rc = rtk_fail(RTK_EXIT_USAGE, "schema %s: cannot resolve $ref \"%s\" (%s): not in the schema or the registry (rtk never fetches over the network; add the file with --ref-dir)",
 					  n->location, ref, abs);
@@ -678,7 +679,7 @@ static int fill_refs(struct schema *s, struct node *n)
 		char *abs = uri_resolve(n->res->uri, dref);
 		if (!abs)
 			return rtk_oom();
-		n->dynamic_ref = resolve(s, abs, n->draft);
+		n->dynamic_ref = schema_resolve_uri(s, abs, n->draft);
 		free(abs);
 		if (!n->dynamic_ref)
 			return rtk_fail(RTK_EXIT_USAGE, "schema %s: cannot resolve $dynamicRef \"%s\"", n->location, dref);
@@ -693,7 +694,7 @@ static int fill_refs(struct schema *s, struct node *n)
 }
 
 /* The validation vocabulary: type, const, enum, bounds, lengths, pattern, counts, required. */
-static int fill_validation(struct node *n)
+static int fill_validation(struct schema_node *n)
 {
 	const struct rtk_jsonv *v = n->src, *k;
 	int rc;
@@ -768,7 +769,7 @@ static int fill_validation(struct node *n)
 }
 
 /* The applicator vocabulary: every keyword that applies subschemas, linked to their nodes. */
-static int fill_applicators(struct schema *s, struct node *n)
+static int fill_applicators(struct schema *s, struct schema_node *n)
 {
 	const struct rtk_jsonv *v = n->src, *k;
 	int rc;
@@ -779,7 +780,7 @@ static int fill_applicators(struct schema *s, struct node *n)
 	    (rc = fill_child(s, n, "else", &n->else_schema)) || (rc = fill_list(s, n, "allOf", &n->all_of)) ||
 	    (rc = fill_list(s, n, "anyOf", &n->any_of)) || (rc = fill_list(s, n, "oneOf", &n->one_of)))
 		return rc;
-	if (n->draft == SCHEMA_DRAFT_2020_12 && (n->vocab & VOC_UNEVALUATED) &&
+	if (n->draft == SCHEMA_DRAFT_2020_12 && (n->vocab & SCHEMA_VOC_UNEVALUATED) &&
 	    ((rc = fill_child(s, n, "unevaluatedProperties", &n->unevaluated_properties)) ||
 	     (rc = fill_child(s, n, "unevaluatedItems", &n->unevaluated_items))))
 		return rc;
@@ -800,7 +801,7 @@ static int fill_applicators(struct schema *s, struct node *n)
 	}
 	if ((k = rtk_jsonv_get(v, "properties")) && (rc = fill_map(s, n, k, "properties", &n->properties, &n->nproperties)))
 		return rc;
-	if (n->nproperties > LINEAR_NAMES) { /* each instance member is looked up: a scan would be quadratic */
+	if (n->nproperties > SCHEMA_LINEAR_NAMES) { /* each instance member is looked up: a scan would be quadratic */
 		if (!(n->property_index = rtk_strmap_new()))
 			return rtk_oom();
 		for (size_t i = 0; i < n->nproperties; i++)
@@ -820,7 +821,7 @@ static int fill_applicators(struct schema *s, struct node *n)
 			return rtk_oom();
 		for (size_t i = 0; i < k->len; i++) {
 			const struct rtk_jsonv_member *m = &k->u.members[i];
-			struct pattern_node *p = &n->pattern_properties[n->npattern_properties++];
+			struct schema_pattern_node *p = &n->pattern_properties[n->npattern_properties++];
 			char *pcre = ecmare_to_pcre(m->key, m->key_len);
 			if (!pcre)
 				return rtk_oom();
@@ -829,7 +830,7 @@ static int fill_applicators(struct schema *s, struct node *n)
 			if (rc)
 				return schema_error_at(n, rtk_error_message());
 			p->source = m->key;
-			if (!(p->node = node_of(s, &m->value)))
+			if (!(p->node = schema_node_of(s, &m->value)))
 				return bad_keyword(n, "patternProperties", "an object of schemas");
 		}
 	}
@@ -840,7 +841,7 @@ static int fill_applicators(struct schema *s, struct node *n)
  * A required name that is also in "properties" is checked against the members the properties loop
  * has already matched, instead of searching the instance again for each name.
  */
-static int link_required(struct node *n)
+static int link_required(struct schema_node *n)
 {
 	if (!n->required || !n->nproperties || n->nproperties > 64)
 		return 0;
@@ -856,7 +857,7 @@ static int link_required(struct node *n)
 	return 0;
 }
 
-static int fill_node(struct schema *s, struct node *n)
+static int fill_node(struct schema *s, struct schema_node *n)
 {
 	const struct rtk_jsonv *v = n->src;
 	int rc;
@@ -869,7 +870,7 @@ static int fill_node(struct schema *s, struct node *n)
 		return rc;
 	if (n->draft == SCHEMA_DRAFT_7 && n->ref)
 		return 0;
-	bool validation = n->vocab & VOC_VALIDATION, applicator = n->vocab & VOC_APPLICATOR;
+	bool validation = n->vocab & SCHEMA_VOC_VALIDATION, applicator = n->vocab & SCHEMA_VOC_APPLICATOR;
 
 	if (validation && (rc = fill_validation(n)))
 		return rc;
@@ -878,7 +879,7 @@ static int fill_node(struct schema *s, struct node *n)
 		n->content_encoding = rtk_jsonv_get_string(v, "contentEncoding");
 		n->content_media_type = rtk_jsonv_get_string(v, "contentMediaType");
 	}
-	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & VOC_FORMAT_ASSERTION);
+	n->assert_format = (s->flags & SCHEMA_ASSERT_FORMAT) || (n->vocab & SCHEMA_VOC_FORMAT_ASSERTION);
 	if (applicator && (rc = fill_applicators(s, n)))
 		return rc;
 	return link_required(n);
@@ -891,7 +892,7 @@ static int fill_node(struct schema *s, struct node *n)
 static int find_reference_loop(const struct schema *s)
 {
 	for (size_t i = 0; i < s->nnodes; i++) {
-		const struct node *slow = s->nodes[i], *fast = s->nodes[i];
+		const struct schema_node *slow = s->nodes[i], *fast = s->nodes[i];
 		for (;;) {
 			fast = fast->ref ? fast->ref : NULL;
 			fast = fast && fast->ref ? fast->ref : NULL;
@@ -931,8 +932,8 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 	int d = draft != SCHEMA_DRAFT_AUTO ? (int)draft : draft_of(rtk_jsonv_get_string(root, "$schema"), SCHEMA_DRAFT_2020_12);
 	struct rtk_strbuf ptr = { 0 };
 	rtk_strbuf_put(&ptr, "", 0);
-	struct resource *res = resource_new(s, uri ? uri : "", root);
-	unsigned vocab = VOC_ALL;
+	struct schema_resource *res = schema_resource_new(s, uri ? uri : "", root);
+	unsigned vocab = SCHEMA_VOC_ALL;
 	const char *meta = rtk_jsonv_get_string(root, "$schema");
 	if (meta && draft == SCHEMA_DRAFT_AUTO)
 		vocab = vocab_of(s, meta);
@@ -949,8 +950,8 @@ int schema_compile(struct schema **out, struct schema_registry *reg, const struc
 	}
 	if (!rc) {
 		/* The walk keeps the given draft for nested $schema only when it was not forced. */
-		walk(s, root, res, &ptr, d, vocab);
-		s->root = node_of(s, root);
+		schema_walk(s, root, res, &ptr, d, vocab);
+		s->root = schema_node_of(s, root);
 		for (size_t i = 0; !rc && i < s->nnodes; i++)
 			if (!s->nodes[i]->filled)
 				rc = fill_node(s, s->nodes[i]);
@@ -973,7 +974,7 @@ void schema_free(struct schema *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nnodes; i++) {
-		struct node *n = s->nodes[i];
+		struct schema_node *n = s->nodes[i];
 		free(n->location);
 		rtk_re_free(n->pattern);
 		free(n->prefix_items.v);
@@ -1120,16 +1121,17 @@ struct vctx {
 	} *ipath, *kpath;
 	size_t nipath, nkpath, ipath_cap, kpath_cap;
 	unsigned idepth;
-	const struct resource *scope[MAX_SCOPE]; /* the dynamic scope, outermost first */
+	const struct schema_resource *scope[MAX_SCOPE]; /* the dynamic scope, outermost first */
 	size_t nscope;
 	struct {
-		const struct node *n;
+		const struct schema_node *n;
 		const struct rtk_jsonv *inst;
 	} refs[MAX_REFS]; /* references being followed, for loop detection */
 	size_t nrefs;
 };
 
-static void add_error(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, const char *kw, const char *fmt, ...)
+static void add_error(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, const char *kw,
+		      const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 /* "/" and a decimal index, without printf (error paths are rendered for every error). */
 static void put_index(struct rtk_strbuf *b, long index)
@@ -1148,18 +1150,19 @@ static char *render_path(const struct path_segment *seg, size_t n, const char *l
 	struct rtk_strbuf b = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		if (seg[i].keyword)
-			sb_pointer_token(&b, seg[i].keyword, strlen(seg[i].keyword));
+			schema_put_pointer_token(&b, seg[i].keyword, strlen(seg[i].keyword));
 		if (seg[i].name)
-			sb_pointer_token(&b, seg[i].name, seg[i].len);
+			schema_put_pointer_token(&b, seg[i].name, seg[i].len);
 		else if (seg[i].index >= 0)
 			put_index(&b, seg[i].index);
 	}
 	if (last_keyword && *last_keyword)
-		sb_pointer_token(&b, last_keyword, strlen(last_keyword));
+		schema_put_pointer_token(&b, last_keyword, strlen(last_keyword));
 	return rtk_strbuf_take(&b); /* NULL only when out of memory: the location is then left out */
 }
 
-static void add_error(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, const char *kw, const char *fmt, ...)
+static void add_error(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, const char *kw,
+		      const char *fmt, ...)
 {
 	if (!c->collect)
 		return;
@@ -1174,7 +1177,7 @@ static void add_error(struct vctx *c, const struct node *n, const struct rtk_jso
 	va_end(ap);
 	e->instance_location = render_path(c->ipath, c->nipath, NULL);
 	e->keyword_location = render_path(c->kpath, c->nkpath, kw);
-	e->absolute_keyword_location = str_printf("%s%s%s", n->location, *kw ? "/" : "", kw);
+	e->absolute_keyword_location = schema_str_printf("%s%s%s", n->location, *kw ? "/" : "", kw);
 	e->instance = inst;
 	e->depth = c->idepth;
 }
@@ -1218,11 +1221,11 @@ static void ipop(struct vctx *c, size_t mark)
 		c->nipath = mark;
 }
 
-static bool v_node(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev);
+static bool v_node(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, uint8_t *ev);
 
 /* A subschema applied to a member or item of inst. */
-static bool v_child(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, const char *kw, const char *kname,
-		    size_t klen, long kindex, const char *iname, size_t ilen, long iindex)
+static bool v_child(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, const char *kw,
+		    const char *kname, size_t klen, long kindex, const char *iname, size_t ilen, long iindex)
 {
 	size_t km = kpush(c, kw, kname, klen, kindex), im = ipush(c, iname, ilen, iindex);
 	bool ok = v_node(c, n, inst, NULL);
@@ -1232,7 +1235,7 @@ static bool v_child(struct vctx *c, const struct node *n, const struct rtk_jsonv
 }
 
 /* Like v_node with no error text, whatever the mode: for not, if and contains. */
-static bool v_quiet(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
+static bool v_quiet(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool collect = c->collect;
 	c->collect = false;
@@ -1241,8 +1244,8 @@ static bool v_quiet(struct vctx *c, const struct node *n, const struct rtk_jsonv
 	return ok;
 }
 
-static bool v_ref(struct vctx *c, const struct node *from, const struct node *target, const struct rtk_jsonv *inst,
-		  uint8_t *ev, const char *kw)
+static bool v_ref(struct vctx *c, const struct schema_node *from, const struct schema_node *target,
+		  const struct rtk_jsonv *inst, uint8_t *ev, const char *kw)
 {
 	for (size_t i = 0; i < c->nrefs; i++)
 		if (c->refs[i].n == target && c->refs[i].inst == inst) {
@@ -1272,12 +1275,13 @@ static const char *kind_name(enum rtk_jsonscan_kind k)
 static bool type_matches(unsigned types, const struct rtk_jsonv *inst)
 {
 	switch (inst->kind) {
-	case RTK_JSONSCAN_NULL: return types & T_NULL;
-	case RTK_JSONSCAN_TRUE: case RTK_JSONSCAN_FALSE: return types & T_BOOLEAN;
-	case RTK_JSONSCAN_OBJECT: return types & T_OBJECT;
-	case RTK_JSONSCAN_ARRAY: return types & T_ARRAY;
-	case RTK_JSONSCAN_STRING: return types & T_STRING;
-	case RTK_JSONSCAN_NUMBER: return (types & T_NUMBER) || ((types & T_INTEGER) && rtk_jsonv_is_integer(inst));
+	case RTK_JSONSCAN_NULL: return types & SCHEMA_TYPE_NULL;
+	case RTK_JSONSCAN_TRUE: case RTK_JSONSCAN_FALSE: return types & SCHEMA_TYPE_BOOLEAN;
+	case RTK_JSONSCAN_OBJECT: return types & SCHEMA_TYPE_OBJECT;
+	case RTK_JSONSCAN_ARRAY: return types & SCHEMA_TYPE_ARRAY;
+	case RTK_JSONSCAN_STRING: return types & SCHEMA_TYPE_STRING;
+	case RTK_JSONSCAN_NUMBER:
+		return (types & SCHEMA_TYPE_NUMBER) || ((types & SCHEMA_TYPE_INTEGER) && rtk_jsonv_is_integer(inst));
 	default: return false;
 	}
 }
@@ -1332,8 +1336,8 @@ static void errors_move(struct schema_errors *to, struct schema_errors *from)
 }
 
 /* anyOf (exactly_one false) or oneOf. */
-static bool v_branches(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev,
-		       const struct node_list *list, const char *kw, bool exactly_one)
+static bool v_branches(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, uint8_t *ev,
+		       const struct schema_node_list *list, const char *kw, bool exactly_one)
 {
 	size_t valid = 0, len = inst->kind == RTK_JSONSCAN_OBJECT || inst->kind == RTK_JSONSCAN_ARRAY ? inst->len : 0;
 	long first = -1, second = -1;
@@ -1426,7 +1430,7 @@ static long base64_decode(const char *in, size_t n, char *out)
 }
 
 /* draft-07's contentEncoding (base64) and contentMediaType (application/json). */
-static bool content_ok(const struct node *n, const struct rtk_jsonv *inst)
+static bool content_ok(const struct schema_node *n, const struct rtk_jsonv *inst)
 {
 	const char *text = inst->u.str;
 	size_t len = inst->len;
@@ -1449,7 +1453,7 @@ static bool content_ok(const struct node *n, const struct rtk_jsonv *inst)
 	return ok;
 }
 
-static bool v_numbers(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst)
+static bool v_numbers(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst)
 {
 	bool ok = true;
 	double v = inst->u.num;
@@ -1476,7 +1480,7 @@ static bool v_numbers(struct vctx *c, const struct node *n, const struct rtk_jso
 	return ok;
 }
 
-static bool v_string(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst)
+static bool v_string(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst)
 {
 	bool ok = true;
 	if (n->min_length >= 0 || n->max_length >= 0) {
@@ -1510,7 +1514,7 @@ static bool v_string(struct vctx *c, const struct node *n, const struct rtk_json
 	return ok;
 }
 
-static bool v_array(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
+static bool v_array(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool ok = true;
 	size_t len = inst->len;
@@ -1580,7 +1584,7 @@ static bool v_array(struct vctx *c, const struct node *n, const struct rtk_jsonv
 	return ok;
 }
 
-static bool v_object(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
+static bool v_object(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool ok = true;
 	size_t len = inst->len;
@@ -1650,7 +1654,8 @@ static bool v_object(struct vctx *c, const struct node *n, const struct rtk_json
 	}
 	/* Many required names or dependencies over a big instance: its keys in a map, not scanned for each. */
 	struct rtk_strmap *keys = NULL;
-	if (len > LINEAR_NAMES && ((n->required && n->required->len > LINEAR_NAMES) || n->ndependent_schemas > LINEAR_NAMES) &&
+	if (len > SCHEMA_LINEAR_NAMES &&
+	    ((n->required && n->required->len > SCHEMA_LINEAR_NAMES) || n->ndependent_schemas > SCHEMA_LINEAR_NAMES) &&
 	    (keys = rtk_strmap_new()))
 		for (size_t i = 0; keys && i < len; i++)
 			if (rtk_strmap_put(keys, inst->u.members[i].key, inst->u.members[i].key_len, (void *)&inst->u.members[i])) {
@@ -1705,10 +1710,10 @@ static bool v_object(struct vctx *c, const struct node *n, const struct rtk_json
 	return ok;
 }
 
-static bool v_unevaluated(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
+static bool v_unevaluated(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool ok = true;
-	const struct node *u = inst->kind == RTK_JSONSCAN_OBJECT ? n->unevaluated_properties : n->unevaluated_items;
+	const struct schema_node *u = inst->kind == RTK_JSONSCAN_OBJECT ? n->unevaluated_properties : n->unevaluated_items;
 	const char *kw = inst->kind == RTK_JSONSCAN_OBJECT ? "unevaluatedProperties" : "unevaluatedItems";
 	for (size_t i = 0; i < inst->len; i++) {
 		if (ev[i])
@@ -1731,7 +1736,7 @@ static bool v_unevaluated(struct vctx *c, const struct node *n, const struct rtk
 	return ok;
 }
 
-static bool v_keywords(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
+static bool v_keywords(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	bool ok = true;
 	char a[64], b[64];
@@ -1741,10 +1746,10 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct rtk_js
 			return ok;
 	}
 	if (n->dynamic_ref) {
-		const struct node *target = n->dynamic_ref;
+		const struct schema_node *target = n->dynamic_ref;
 		if (n->dynamic_ref_anchor)
 			for (size_t i = 0; i < c->nscope; i++) {
-				struct node *d = rtk_strmap_get(c->scope[i]->dynamic_anchors, n->dynamic_ref_anchor,
+				struct schema_node *d = rtk_strmap_get(c->scope[i]->dynamic_anchors, n->dynamic_ref_anchor,
 								strlen(n->dynamic_ref_anchor));
 				if (d) {
 					target = d;
@@ -1810,7 +1815,7 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct rtk_js
 		for (size_t j = 0; cond && tmp && j < len; j++)
 			ev[j] |= tmp[j];
 		free(tmp);
-		const struct node *branch = cond ? n->then_schema : n->else_schema;
+		const struct schema_node *branch = cond ? n->then_schema : n->else_schema;
 		if (branch) {
 			size_t km = kpush(c, cond ? "then" : "else", NULL, 0, -1);
 			bool good = v_node(c, branch, inst, ev);
@@ -1821,7 +1826,7 @@ static bool v_keywords(struct vctx *c, const struct node *n, const struct rtk_js
 	return ok;
 }
 
-static bool v_node(struct vctx *c, const struct node *n, const struct rtk_jsonv *inst, uint8_t *ev)
+static bool v_node(struct vctx *c, const struct schema_node *n, const struct rtk_jsonv *inst, uint8_t *ev)
 {
 	if (n->boolean >= 0) {
 		if (!n->boolean)
