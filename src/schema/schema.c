@@ -1,6 +1,6 @@
 /* src/schema/schema.c — the JSON Schema engine: resolves a schema's references into a node graph, then walks instances. */
 #include "config.h"
-#include "schema.h"
+#include "schema_internal.h"
 #include "lib/alloc.h"
 #include "lib/datadir.h"
 #include "ecmare.h"
@@ -23,12 +23,6 @@
 #include <sys/stat.h>
 
 /* ----- the registry of documents references may name ----- */
-
-struct schema_registry {
-	struct rtk_strmap *docs; /* uri -> const struct rtk_jsonv * (root) */
-	struct rtk_jsonv_doc **owned;
-	size_t n, cap;
-};
 
 struct schema_registry *schema_registry_new(void)
 {
@@ -120,112 +114,9 @@ int schema_registry_add_bundled(struct schema_registry *reg)
 	return rc;
 }
 
-/* ----- compiled form ----- */
-
-enum {
-	SCHEMA_TYPE_NULL = 1, SCHEMA_TYPE_BOOLEAN = 2, SCHEMA_TYPE_OBJECT = 4, SCHEMA_TYPE_ARRAY = 8, SCHEMA_TYPE_NUMBER = 16,
-	SCHEMA_TYPE_STRING = 32, SCHEMA_TYPE_INTEGER = 64,
-};
-
-/* Vocabularies a metaschema may switch off with $vocabulary. */
-enum {
-	SCHEMA_VOC_APPLICATOR = 1, SCHEMA_VOC_UNEVALUATED = 2, SCHEMA_VOC_VALIDATION = 4, SCHEMA_VOC_FORMAT_ASSERTION = 8,
-	SCHEMA_VOC_ALL = SCHEMA_VOC_APPLICATOR | SCHEMA_VOC_UNEVALUATED | SCHEMA_VOC_VALIDATION,
-};
-
-struct schema_resource {
-	char *uri;
-	struct rtk_strmap *dynamic_anchors; /* name -> struct schema_node * */
-};
-
-struct schema_node;
-
-struct schema_named_node {
-	const char *name;
-	size_t len;
-	struct schema_node *node;
-};
-
-struct schema_pattern_node {
-	struct rtk_re *re;
-	const char *source;
-	struct schema_node *node;
-};
-
-struct schema_node_list {
-	struct schema_node **v;
-	size_t n;
-};
-
-struct schema_node {
-	const struct rtk_jsonv *src;
-	struct schema_resource *res;
-	char *location;      /* absolute: resource URI # pointer */
-	int draft;
-	unsigned vocab;
-	signed char boolean; /* -1 for an object schema, else the boolean schema's value */
-	bool filled;
-
-	unsigned types;
-	const struct rtk_jsonv *const_value, *enum_values;
-	bool has_min, has_max, has_xmin, has_xmax, has_multiple;
-	double min, max, xmin, xmax, multiple;
-	long min_length, max_length;
-	struct rtk_re *pattern;
-	const char *pattern_source;
-	const char *format;
-	bool assert_format;
-	const char *content_encoding, *content_media_type; /* draft-07 asserts them; 2020-12 only annotates */
-
-	struct schema_node_list prefix_items;
-	struct schema_node *items, *contains, *unevaluated_items;
-	const char *items_keyword; /* "items" or (draft-07 after an array) "additionalItems" */
-	long min_items, max_items, min_contains, max_contains;
-	bool unique_items;
-
-	struct schema_named_node *properties, *dependent_schemas;
-	struct rtk_strmap *property_index; /* name -> index + 1 in properties, past SCHEMA_LINEAR_NAMES of them */
-	int *required_property; /* per "required" name: its index in properties, or -1 */
-	size_t nproperties, ndependent_schemas;
-	struct schema_pattern_node *pattern_properties;
-	size_t npattern_properties;
-	struct schema_node *additional_properties, *property_names, *unevaluated_properties;
-	const struct rtk_jsonv *required;
-	struct { const char *name; size_t len; const struct rtk_jsonv *names; } *dependent_required;
-	size_t ndependent_required;
-	long min_properties, max_properties;
-	const char *dependencies_keyword; /* "dependentRequired"/"dependentSchemas" or draft-07's "dependencies" */
-
-	struct schema_node_list all_of, any_of, one_of;
-	struct schema_node *not_schema, *if_schema, *then_schema, *else_schema;
-
-	struct schema_node *ref;
-	struct schema_node *dynamic_ref;
-	const char *dynamic_ref_anchor; /* set when $dynamicRef's static target has the matching $dynamicAnchor */
-};
-
-/* Past this many names, lookups go through a hash map. */
-#define SCHEMA_LINEAR_NAMES 16
-
-struct schema {
-	struct schema_registry *reg;
-	unsigned flags;
-	struct rtk_strmap *node_of_value; /* (const struct rtk_jsonv *) bytes -> node */
-	struct rtk_strmap *by_uri;        /* "uri#fragment" -> node */
-	struct rtk_strmap *resources;     /* uri -> struct schema_resource *, also roots in root_of */
-	struct rtk_strmap *root_of;       /* uri -> const struct rtk_jsonv * of the resource's root */
-	struct schema_node **nodes;
-	size_t nnodes, cap;
-	struct schema_resource **res;
-	size_t nres, res_cap;
-	struct schema_node *root;
-	bool oom;
-};
-
 /* ----- small helpers ----- */
 
-/* Appends "/" and a JSON Pointer token (~ and / escaped; NUL bytes kept as \u0000-free "%00"). */
-static void schema_put_pointer_token(struct rtk_strbuf *b, const char *s, size_t n)
+void schema_put_pointer_token(struct rtk_strbuf *b, const char *s, size_t n)
 {
 	size_t plain = 0;
 	rtk_strbuf_put(b, "/", 1);
@@ -240,8 +131,7 @@ static void schema_put_pointer_token(struct rtk_strbuf *b, const char *s, size_t
 	rtk_strbuf_put(b, s + plain, n - plain);
 }
 
-static char *schema_str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *schema_str_printf(const char *fmt, ...)
+char *schema_str_printf(const char *fmt, ...)
 {
 	char *s;
 	va_list ap;
@@ -251,7 +141,7 @@ static char *schema_str_printf(const char *fmt, ...)
 	return n < 0 ? NULL : s;
 }
 
-static struct schema_node *schema_node_of(const struct schema *s, const struct rtk_jsonv *v)
+struct schema_node *schema_node_of(const struct schema *s, const struct rtk_jsonv *v)
 {
 	return rtk_strmap_get(s->node_of_value, (const char *)&v, sizeof(v));
 }
@@ -274,7 +164,7 @@ static int draft_of(const char *schema_uri, int fallback)
 	return fallback;
 }
 
-static struct schema_resource *schema_resource_new(struct schema *s, const char *uri, const struct rtk_jsonv *root)
+struct schema_resource *schema_resource_new(struct schema *s, const char *uri, const struct rtk_jsonv *root)
 {
 	struct schema_resource *r = rtk_strmap_get(s->resources, uri, strlen(uri));
 	if (r)
@@ -300,9 +190,6 @@ oom:
 /* ----- pass 1: walk a document, creating a node per subschema and registering URIs and anchors ----- */
 
 static unsigned vocab_of(struct schema *s, const char *metaschema);
-
-static void schema_walk(struct schema *s, const struct rtk_jsonv *v, struct schema_resource *res, struct rtk_strbuf *ptr,
-			int draft, unsigned vocab);
 
 static void walk_child(struct schema *s, const struct rtk_jsonv *v, struct schema_resource *res, struct rtk_strbuf *ptr,
 		       int draft, unsigned vocab, const char *kw, const char *name, size_t name_len, long index)
@@ -359,8 +246,8 @@ static struct schema_node *node_new(struct schema *s, const struct rtk_jsonv *v,
 	return n;
 }
 
-static void schema_walk(struct schema *s, const struct rtk_jsonv *v, struct schema_resource *res, struct rtk_strbuf *ptr,
-			int draft, unsigned vocab)
+void schema_walk(struct schema *s, const struct rtk_jsonv *v, struct schema_resource *res, struct rtk_strbuf *ptr,
+		 int draft, unsigned vocab)
 {
 	if ((v->kind != RTK_JSONSCAN_OBJECT && v->kind != RTK_JSONSCAN_TRUE && v->kind != RTK_JSONSCAN_FALSE) ||
 	    schema_node_of(s, v) || s->oom || !res)
@@ -538,7 +425,7 @@ static const struct rtk_jsonv *follow_pointer(const struct rtk_jsonv *v, const c
 	return *p ? NULL : v;
 }
 
-static struct schema_node *schema_resolve_uri(struct schema *s, const char *uri, int draft)
+struct schema_node *schema_resolve_uri(struct schema *s, const char *uri, int draft)
 {
 	struct schema_node *n = rtk_strmap_get(s->by_uri, uri, strlen(uri));
 	if (n)
