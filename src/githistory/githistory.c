@@ -374,7 +374,7 @@ int githistory_run_open(struct githistory_run *h, const struct githistory_opts *
 	snprintf(both, sizeof(both), "%s%s", h->rules.sha256, riskfloor_sha256(h->risk));
 	rtk_sha256_hex(both, strlen(both), h->rules_sha);
 	if (!(rc = githistory_walk_ignore_revs(h, git_commit_tree_id(tip))) && !(rc = githistory_walk_run(h, &h->tip)))
-		githistory_classify_fix_set(h);
+		githistory_message_fix_set(h);
 out:
 	if (tip) /* libgit2 is loaded only once a repository was opened */
 		git_commit_free(tip);

@@ -48,7 +48,7 @@ struct githistory_rules {
 	bool surface_skips_tests;           /* classification.surface_skips_tests */
 	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */
 	bool formatting_char[256];  /* blame.formatting_chars */
-	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_classify_fix_set) */
+	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_message_fix_set) */
 	bool fix_set_by_config;
 	double conventional_min_share, strong_min_share, link_min_share, surface_max_share;
 	const cJSON *revert_types, *fix_types, *known_types, *dependency_scopes;
@@ -115,7 +115,7 @@ struct githistory_run {
 	struct rtk_strmap *by_oid; /* 20-byte id -> struct githistory_commit * */
 	struct rtk_strmap *ignore_revs; /* 20-byte ids from .git-blame-ignore-revs */
 	int64_t since, until;
-	size_t window_nonmerges, window_conventional; /* for the fix rule set (githistory_classify_fix_set) */
+	size_t window_nonmerges, window_conventional; /* for the fix rule set (githistory_message_fix_set) */
 	/* Risk-floor patterns that do not discriminate (githistory_classify_discrimination). */
 	size_t tracked_files, *pattern_hits, npatterns;
 	size_t changed_commits, *changed_hits; /* the window's non-merges, and those changing a path each pattern matches */
@@ -153,6 +153,18 @@ static inline bool githistory_blob_at(struct githistory_run *h, const struct git
 {
 	return c && gitodb_blob_at(h->odb, &c->tree, path, out) == 0;
 }
+
+/* ----- message.c: what the rules read from a commit's message ----- */
+
+/* Reads what the rules ask of a commit's message: its kind and fix markers (a fix only once the rule set is known). */
+void githistory_message_read(const struct githistory_rules *r, struct githistory_commit *c);
+/*
+ * Decides the fix rule set (auto: conventional when at least fix.conventional_min_share of the window's
+ * non-merge subjects are Conventional Commits headers) and marks the fixes of every record read so far.
+ */
+void githistory_message_fix_set(struct githistory_run *h);
+/* The rule set's name in the result: "conventional" or "free-form". */
+const char *githistory_message_fix_set_name(enum githistory_fix_set s);
 
 /* ----- walk.c: the commit walk and the commit records ----- */
 
@@ -295,15 +307,6 @@ struct githistory_failures {
 	} acc[3]; /* Fixes: trailers, revert messages, commits a fix's message names */
 };
 
-/* Reads what the rules ask of a commit's message: its kind and fix markers (a fix only once the rule set is known). */
-void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c);
-/*
- * Decides the fix rule set (auto: conventional when at least fix.conventional_min_share of the window's
- * non-merge subjects are Conventional Commits headers) and marks the fixes of every record read so far.
- */
-void githistory_classify_fix_set(struct githistory_run *h);
-/* The rule set's name in the result: "conventional" or "free-form". */
-const char *githistory_classify_fix_set_name(enum githistory_fix_set s);
 /*
  * c's author class by the agent and bot markers, read once (kept in c->author_class): only the
  * commits a report shows pay for the message patterns, not every commit of the walk.

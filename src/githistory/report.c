@@ -94,7 +94,7 @@ static cJSON *verdict_json(const struct githistory_run *h, const struct githisto
 		if (!detection_applies(fs))
 			snprintf(reason, sizeof(reason), "fix detection did not apply: no commit matched the %s fix rules, "
 				 "though %zu subjects say fix; %zu classified failures, %ld needed",
-				 githistory_classify_fix_set_name(r->fix_set), fs->fix_word_subjects, n, r->min_n);
+				 githistory_message_fix_set_name(r->fix_set), fs->fix_word_subjects, n, r->min_n);
 		else
 			snprintf(reason, sizeof(reason), "%zu classified failures, %ld needed", n, r->min_n);
 	} else if (hi < r->kill_upper) {
@@ -156,7 +156,7 @@ static cJSON *coverage_json(const struct githistory_run *h, const struct githist
 		cJSON_AddNumberToObject(j, "conventional_share", (double)h->window_conventional / (double)h->window_nonmerges);
 	else
 		cJSON_AddNullToObject(j, "conventional_share");
-	cJSON_AddStringToObject(j, "fix_rule_set", githistory_classify_fix_set_name(r->fix_set));
+	cJSON_AddStringToObject(j, "fix_rule_set", githistory_message_fix_set_name(r->fix_set));
 	cJSON_AddStringToObject(j, "chosen_by", r->fix_set_by_config ? "config" : "auto");
 	cJSON_AddNumberToObject(j, "matched_failure_rule", (double)(fs->fixes_matched + fs->reverts_matched));
 	cJSON_AddNumberToObject(j, "fixes_matched", (double)fs->fixes_matched);
@@ -167,7 +167,7 @@ static cJSON *coverage_json(const struct githistory_run *h, const struct githist
 		cJSON_AddStringToObject(j, "note", "the window holds no commit to look at");
 	else if (!detection_applies(fs)) {
 		snprintf(note, sizeof(note), "fix detection did not apply: no commit matched the %s fix rules, though %zu subjects say fix",
-			 githistory_classify_fix_set_name(r->fix_set), fs->fix_word_subjects);
+			 githistory_message_fix_set_name(r->fix_set), fs->fix_word_subjects);
 		cJSON_AddStringToObject(j, "note", note);
 	} else
 		cJSON_AddNullToObject(j, "note");

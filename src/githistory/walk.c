@@ -88,7 +88,7 @@ static struct githistory_commit *record_new(struct githistory_run *h, const git_
 		return NULL;
 	}
 	c->ignored = h->ignore_revs && rtk_strmap_get(h->ignore_revs, (const char *)c->oid.id, 20);
-	githistory_classify_message(&h->rules, c);
+	githistory_message_read(&h->rules, c);
 	return c;
 }
 
