@@ -8,6 +8,7 @@
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/progress.h"
+#include "lib/timeutil.h"
 #include "rules/riskfloor.h"
 
 #include <ctype.h>
@@ -38,6 +39,25 @@ enum githistory_author_class githistory_classify_author(const struct githistory_
 const char *githistory_classify_author_name(enum githistory_author_class k)
 {
 	return k == GITHISTORY_AUTHOR_AGENT ? "agent" : k == GITHISTORY_AUTHOR_BOT ? "bot" : "human";
+}
+
+cJSON *githistory_classify_commit_json(const struct githistory_rules *r, struct githistory_commit *c)
+{
+	enum githistory_author_class k = githistory_classify_author(r, c);
+	char hex[41], t[RTK_TIME_BUFSZ];
+	cJSON *j = cJSON_CreateObject();
+	if (!j)
+		return NULL;
+	cJSON_AddStringToObject(j, "sha", gitx_oid_hex(&c->oid, hex));
+	cJSON_AddStringToObject(j, "subject", c->subject);
+	cJSON_AddStringToObject(j, "author", c->author);
+	rtk_time_format(c->author_time, t);
+	cJSON_AddStringToObject(j, "authored_at", t);
+	rtk_time_format(c->commit_time, t);
+	cJSON_AddStringToObject(j, "committed_at", t);
+	cJSON_AddBoolToObject(j, "agent", k == GITHISTORY_AUTHOR_AGENT);
+	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(k));
+	return j;
 }
 
 static bool scope_in(const struct convcommit *c, const cJSON *scopes)
@@ -126,7 +146,7 @@ static int unlinked(struct githistory_run *h, struct githistory_failures *fs, st
 	fs->unlinked_commits[fs->n_unlinked++] = remedy;
 	cJSON_AddStringToObject(u, "kind", kind);
 	cJSON_AddStringToObject(u, "reason_code", code);
-	cJSON_AddItemToObject(u, "remedy", githistory_report_commit(&h->rules, remedy));
+	cJSON_AddItemToObject(u, "remedy", githistory_classify_commit_json(&h->rules, remedy));
 	cJSON_AddItemToObject(u, "rules", rules);
 	cJSON_AddStringToObject(u, "reason", why);
 	cJSON_AddItemToArray(fs->unlinked, u);

@@ -314,6 +314,8 @@ struct githistory_failures {
 enum githistory_author_class githistory_classify_author(const struct githistory_rules *r, struct githistory_commit *c);
 /* The class's name in the result: "agent", "bot" or "human". */
 const char *githistory_classify_author_name(enum githistory_author_class k);
+/* A commit as the result shows it (its author class read now if not yet), or NULL. */
+cJSON *githistory_classify_commit_json(const struct githistory_rules *r, struct githistory_commit *c);
 /* Whether c is a dependency update by the rules: a bot's commit, a dependency scope, or such a subject. */
 bool githistory_classify_dependency_update(const struct githistory_rules *r, struct githistory_commit *c);
 /* Every revert and fix of the window into fs (fs->unlinked an array already), oldest first. */
@@ -331,7 +333,5 @@ void githistory_classify_free(struct githistory_failures *fs);
 
 /* The whole rtk.git-history.v1 result (the caller deletes it; it takes fs->unlinked), or NULL. */
 cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failures *fs);
-/* A commit as the result shows it (its author class read now if not yet), or NULL. */
-cJSON *githistory_report_commit(const struct githistory_rules *r, struct githistory_commit *c);
 
 #endif

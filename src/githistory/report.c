@@ -11,25 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-cJSON *githistory_report_commit(const struct githistory_rules *r, struct githistory_commit *c)
-{
-	enum githistory_author_class k = githistory_classify_author(r, c);
-	char hex[41], t[RTK_TIME_BUFSZ];
-	cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return NULL;
-	cJSON_AddStringToObject(j, "sha", gitx_oid_hex(&c->oid, hex));
-	cJSON_AddStringToObject(j, "subject", c->subject);
-	cJSON_AddStringToObject(j, "author", c->author);
-	rtk_time_format(c->author_time, t);
-	cJSON_AddStringToObject(j, "authored_at", t);
-	rtk_time_format(c->commit_time, t);
-	cJSON_AddStringToObject(j, "committed_at", t);
-	cJSON_AddBoolToObject(j, "agent", k == GITHISTORY_AUTHOR_AGENT);
-	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(k));
-	return j;
-}
-
 static cJSON *share_json(size_t k, size_t n, double level)
 {
 	double lo, hi;
@@ -231,11 +212,11 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_f
 	if (!j)
 		return NULL;
 	cJSON_AddStringToObject(j, "kind", f->kind);
-	cJSON_AddItemToObject(j, "culprit", githistory_report_commit(r, c));
-	cJSON_AddItemToObject(j, "remedy", githistory_report_commit(r, f->remedy));
+	cJSON_AddItemToObject(j, "culprit", githistory_classify_commit_json(r, c));
+	cJSON_AddItemToObject(j, "remedy", githistory_classify_commit_json(r, f->remedy));
 	others = cJSON_AddArrayToObject(j, "other_culprits");
 	for (size_t i = 1; others && i < f->nculprits; i++)
-		cJSON_AddItemToArray(others, githistory_report_commit(r, f->culprit[i]));
+		cJSON_AddItemToArray(others, githistory_classify_commit_json(r, f->culprit[i]));
 	cJSON_AddNumberToObject(j, "time_to_fix_seconds", (double)(f->remedy->commit_time - c->commit_time));
 	cJSON_AddItemToObject(j, "rules", f->rules);
 	cJSON_AddStringToObject(f->evidence, "link", f->link ? f->link : "named");
