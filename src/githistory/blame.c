@@ -342,7 +342,7 @@ struct githistory_blame_changes {
 	struct rtk_strmap *renames; /* old part -> struct rename_part */
 };
 
-void githistory_blame_changes_free(struct githistory_blame_changes *x)
+static void changes_free(struct githistory_blame_changes *x)
 {
 	if (!x)
 		return;
@@ -356,6 +356,15 @@ void githistory_blame_changes_free(struct githistory_blame_changes *x)
 	free(x->rm);
 	free(x->pool);
 	free(x);
+}
+
+void githistory_blame_changes_free_all(struct githistory_run *h)
+{
+	for (size_t i = 0; h->by_oid && i < rtk_strmap_count(h->by_oid); i++) {
+		struct githistory_commit *c = rtk_strmap_value_at(h->by_oid, i);
+		changes_free(c->changes);
+		c->changes = NULL;
+	}
 }
 
 static bool is_space(int ch)
@@ -540,7 +549,7 @@ static int changes_read(struct githistory_run *h, struct githistory_commit *c, s
 	struct rtk_strbuf sq = { 0 };
 	int rc = 0;
 	if (!x || !(x->first = rtk_strmap_new()) || !(x->renames = rtk_strmap_new())) {
-		githistory_blame_changes_free(x);
+		changes_free(x);
 		return rtk_oom();
 	}
 	c->changes = x;

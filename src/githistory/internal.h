@@ -96,7 +96,7 @@ struct githistory_commit {
 	int64_t *ink; /* per file, the change in non-whitespace bytes (a cheap test before patch ids) */
 	git_oid pid, inverse_pid;
 	long failure; /* index into the failures, or -1 */
-	struct githistory_blame_changes *changes; /* what blame read of its diffs: moved lines, renames (blame.c) */
+	struct githistory_blame_changes *changes; /* what blame read of its diffs: moved lines, renames (blame.c frees them) */
 };
 
 #define GITHISTORY_MAX_ND 16 /* non-discriminating patterns told apart (more are reported, not tracked) */
@@ -124,7 +124,7 @@ struct githistory_run {
 };
 
 /*
- * githistory.c: everything up to the failures: loads the rules and the risk-floor table, opens o->repo,
+ * run.c: everything up to the failures: loads the rules and the risk-floor table, opens o->repo,
  * resolves o->rev, sets the window and walks it (files of every walked non-merge loaded). h must be
  * zeroed and o outlive it; githistory_run_close frees it whatever this returns. 0, RTK_EXIT_USAGE or
  * RTK_EXIT_FAILURE.
@@ -170,7 +170,10 @@ const char *githistory_message_fix_set_name(enum githistory_fix_set s);
 
 /* Readies h (h->repo and h->rules set) for walking: the object reader and the map of commits. */
 int githistory_walk_open(struct githistory_run *h);
-/* Frees the commit records, the object reader and the walk's lists (not the repository, rules or risk table). */
+/*
+ * Frees the commit records, the object reader and the walk's lists (not the repository, rules or risk table,
+ * nor what a layer above hung on the records: githistory_run_close frees that first).
+ */
 void githistory_walk_free(struct githistory_run *h);
 /* Reads the revisions blame looks through (blame.ignore_revs_file in the tree, if there). */
 int githistory_walk_ignore_revs(struct githistory_run *h, const git_oid *tree);
@@ -257,8 +260,8 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 /* Who last touched lines (numbered as in start's version of path), by commits authored at or after cutoff? */
 int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *start, const char *path,
 			   const struct linetrack_set *lines, int64_t cutoff, struct githistory_blame_result *out);
-/* Frees what blame read of a commit's diffs (c->changes); NULL is fine. */
-void githistory_blame_changes_free(struct githistory_blame_changes *x);
+/* Frees what blame read of the diffs of every commit of the run (each record's changes). */
+void githistory_blame_changes_free_all(struct githistory_run *h);
 /* Why a blame found no culprit, in words for the report. */
 const char *githistory_blame_why_none(const struct githistory_blame_result *b);
 void githistory_blame_result_free(struct githistory_blame_result *b);

@@ -23,7 +23,6 @@ static void commit_free(struct githistory_commit *c)
 	free(c->more_parents);
 	free(c->ink);
 	gitx_paths_free(&c->files);
-	githistory_blame_changes_free(c->changes);
 	free(c);
 }
 
@@ -44,8 +43,6 @@ void githistory_walk_free(struct githistory_run *h)
 		commit_free(rtk_strmap_value_at(h->by_oid, i));
 	rtk_strmap_free(h->by_oid);
 	rtk_strmap_free(h->ignore_revs);
-	free(h->pattern_hits);
-	free(h->changed_hits);
 	free(h->v);
 	free(h->parent_buf);
 	gitodb_free(h->odb);
