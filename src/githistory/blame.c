@@ -44,7 +44,7 @@ static int add_pending(struct pending **v, size_t *n, size_t *cap, struct githis
 static int credit(struct githistory_blame_result *b, struct githistory_commit *c, const char *path,
 		  const struct linetrack_set *lines)
 {
-	struct githistory_blamed *e = NULL;
+	struct githistory_blame_culprit *e = NULL;
 	char buf[64];
 	for (size_t i = 0; i < b->n; i++)
 		if (b->v[i].c == c)
@@ -53,7 +53,7 @@ static int credit(struct githistory_blame_result *b, struct githistory_commit *c
 		if (RTK_ALLOC_GROW_FROM(b->v, b->n + 1, b->cap, 4))
 			return RTK_EXIT_FAILURE;
 		e = &b->v[b->n++];
-		*e = (struct githistory_blamed){ c, cJSON_CreateArray(), 0 };
+		*e = (struct githistory_blame_culprit){ c, cJSON_CreateArray(), 0 };
 		if (!e->ranges)
 			return rtk_oom();
 	}

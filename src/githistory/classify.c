@@ -100,10 +100,10 @@ static struct githistory_commit *commit_named_by(struct githistory_run *h, const
 	return githistory_walk_lookup_hex(h, text + k, b - k);
 }
 
-static struct githistory_failure *failure_new(struct githistory_failures *fs, const char *kind,
+static struct githistory_classify_failure *failure_new(struct githistory_classify_failures *fs, const char *kind,
 					      struct githistory_commit *remedy)
 {
-	struct githistory_failure *f;
+	struct githistory_classify_failure *f;
 	if (RTK_ALLOC_GROW_FROM(fs->v, fs->n + 1, fs->cap, 32))
 		return NULL;
 	f = &fs->v[fs->n];
@@ -120,7 +120,7 @@ static struct githistory_failure *failure_new(struct githistory_failures *fs, co
 	return f;
 }
 
-static void fired(struct githistory_failure *f, const char *rule)
+static void fired(struct githistory_classify_failure *f, const char *rule)
 {
 	cJSON_AddItemToArray(f->rules, cJSON_CreateString(rule));
 }
@@ -134,7 +134,7 @@ static const char *why_none_code(const struct githistory_blame_result *b)
 									       : "nothing-older";
 }
 
-static int unlinked(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *remedy,
+static int unlinked(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *remedy,
 		    const char *kind, const char *code, const char *why, cJSON *rules)
 {
 	cJSON *u = cJSON_CreateObject();
@@ -158,12 +158,12 @@ static int unlinked(struct githistory_run *h, struct githistory_failures *fs, st
  * "revert-lines", else NULL; weak: the link rests on line shares alone); a revert of a revert is a
  * reapply: the original failure flaps.
  */
-static int link_revert(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *r,
+static int link_revert(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *r,
 		       struct githistory_commit *x, bool by_message, bool by_patch_id, const git_oid *pid, const char *route,
 		       bool weak)
 {
 	char hex[41];
-	struct githistory_failure *f;
+	struct githistory_classify_failure *f;
 	double share = NAN;
 	int rc;
 
@@ -227,8 +227,8 @@ static bool same_change(struct githistory_run *h, struct githistory_commit *a, s
 	return !githistory_patchid_of(h, a, false, &x) && !githistory_patchid_of(h, b, false, &y) && !memcmp(x.id, y.id, 20);
 }
 
-static int detect_revert(struct githistory_run *h, struct githistory_failures *fs, struct githistory_pathset_index *ix,
-			 struct githistory_commit *r, bool *handled)
+static int detect_revert(struct githistory_run *h, struct githistory_classify_failures *fs,
+			 struct githistory_patchid_index *ix, struct githistory_commit *r, bool *handled)
 {
 	struct githistory_commit *named = NULL, *by_pid = NULL, *by_subject = NULL, *by_lines = NULL, *predicted;
 	git_oid pid = { { 0 } };
@@ -256,7 +256,7 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 		 * against itself rather than the linking the issue asks about ("by blame/patch id alone").
 		 */
 		struct githistory_commit *by_content = by_pid ? by_pid : by_lines;
-		struct githistory_accuracy *a = &fs->acc[1];
+		struct githistory_classify_accuracy *a = &fs->acc[1];
 		a->remedies++, a->truth++;
 		a->predicted += by_content != NULL;
 		a->agreeing += by_content == named ||
@@ -312,7 +312,7 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 /* The Fixes: trailers of a message, as commits (ground truth for the accuracy check). */
 struct trailer_truth {
 	struct githistory_run *h;
-	struct githistory_commit *v[GITHISTORY_MAX_CULPRITS];
+	struct githistory_commit *v[GITHISTORY_CLASSIFY_MAX_CULPRITS];
 	size_t n;
 };
 
@@ -325,7 +325,7 @@ static int fixes_trailer(const char *k, size_t kl, const char *v, size_t vl, voi
 		return 0;
 	while (n < vl && isxdigit((unsigned char)v[n]))
 		n++;
-	if ((c = githistory_walk_lookup_hex(t->h, v, n)) && t->n < GITHISTORY_MAX_CULPRITS)
+	if ((c = githistory_walk_lookup_hex(t->h, v, n)) && t->n < GITHISTORY_CLASSIFY_MAX_CULPRITS)
 		t->v[t->n++] = c;
 	return 0;
 }
@@ -358,7 +358,7 @@ static void named_in_message(struct githistory_run *h, const struct githistory_c
 {
 	const char *text = fx->message;
 	size_t len = strlen(text), at = 0, a, b, k;
-	while (h->rules.names_culprit && t->n < GITHISTORY_MAX_CULPRITS &&
+	while (h->rules.names_culprit && t->n < GITHISTORY_CLASSIFY_MAX_CULPRITS &&
 	       rtk_re_search(h->rules.names_culprit, text, len, at, &a, &b) == 1 && b > at) {
 		at = b;
 		while (b > a && !isxdigit((unsigned char)text[b - 1]))
@@ -378,7 +378,7 @@ static void named_in_message(struct githistory_run *h, const struct githistory_c
 
 static int by_lines_desc(const void *a, const void *b)
 {
-	const struct githistory_blamed *x = a, *y = b;
+	const struct githistory_blame_culprit *x = a, *y = b;
 	if (x->lines != y->lines)
 		return x->lines < y->lines ? 1 : -1;
 	return (x->c->commit_time < y->c->commit_time) - (x->c->commit_time > y->c->commit_time);
@@ -392,11 +392,11 @@ static const char *fix_rule(const struct githistory_run *h, const struct githist
 	return fx->fix_type ? "fix-type" : "fix-subject";
 }
 
-static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *fx)
+static int detect_fix(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *fx)
 {
 	struct githistory_blame_result b = { 0 };
 	struct trailer_truth truth = { h, { 0 }, 0 };
-	struct githistory_failure *f;
+	struct githistory_classify_failure *f;
 	bool weak;
 	int rc;
 
@@ -414,7 +414,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		named_in_message(h, fx, &truth);
 	const char *naming = by_trailer ? "its Fixes: trailer names" : "its message names";
 	if (truth.n) {
-		struct githistory_accuracy *a = &fs->acc[by_trailer ? 0 : 2];
+		struct githistory_classify_accuracy *a = &fs->acc[by_trailer ? 0 : 2];
 		a->remedies++, a->truth += truth.n, a->predicted += b.n;
 		for (size_t i = 0; i < b.n; i++)
 			for (size_t j = 0; j < truth.n; j++)
@@ -492,7 +492,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		f->link = "named";
 	} else {
 		fired(f, weak ? "blame-context" : "blame");
-		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_MAX_CULPRITS; i++)
+		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_CLASSIFY_MAX_CULPRITS; i++)
 			f->culprit[f->nculprits++] = b.v[i].c;
 		f->link = "blame";
 		if (weak)
@@ -543,7 +543,7 @@ static bool is_test_file(const struct githistory_rules *r, const char *path)
 	return r->surface_skips_tests && (matches(r->test_paths, path) || matches(r->test_trees, path));
 }
 
-int githistory_classify_failure(struct githistory_run *h, struct githistory_failure *f)
+int githistory_classify_bucket(struct githistory_run *h, struct githistory_classify_failure *f)
 {
 	const struct githistory_rules *r = &h->rules;
 	double best = 0;
@@ -712,15 +712,16 @@ int githistory_classify_discrimination(struct githistory_run *h)
  * Moves the failures fn picks (writing why) to the unlinked list with reason code and rule, counting them in
  * *count; the rest keep their order. fn sees each failure by its index before any is moved.
  */
-typedef bool (*set_aside_fn)(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg);
+typedef bool (*set_aside_fn)(const struct githistory_classify_failures *fs, size_t i, char *why, size_t size,
+			     const void *arg);
 
-static int set_aside(struct githistory_run *h, struct githistory_failures *fs, const char *kind, const char *code,
-		     const char *rule, size_t *count, set_aside_fn fn, const void *arg)
+static int set_aside(struct githistory_run *h, struct githistory_classify_failures *fs, const char *kind,
+		     const char *code, const char *rule, size_t *count, set_aside_fn fn, const void *arg)
 {
 	size_t kept = 0;
 	int rc = 0;
 	for (size_t i = 0; i < fs->n; i++) {
-		struct githistory_failure *f = &fs->v[i];
+		struct githistory_classify_failure *f = &fs->v[i];
 		char why[256];
 		if (rc || !fn(fs, i, why, sizeof(why), arg)) {
 			f->remedy->failure = (long)kept;
@@ -737,7 +738,8 @@ static int set_aside(struct githistory_run *h, struct githistory_failures *fs, c
 	return rc;
 }
 
-static bool is_reverted_fix(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg)
+static bool is_reverted_fix(const struct githistory_classify_failures *fs, size_t i, char *why, size_t size,
+			    const void *arg)
 {
 	char hex[41];
 	(void)arg;
@@ -780,7 +782,8 @@ static bool is_enhancement(const struct githistory_rules *r, const struct githis
  * feature, restored when the feature goes): one failure, the other revert's. It leaves the failures for the
  * unlinked list, reason companion.
  */
-static bool is_companion(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg)
+static bool is_companion(const struct githistory_classify_failures *fs, size_t i, char *why, size_t size,
+			 const void *arg)
 {
 	const struct githistory_commit *const *primary = arg; /* the other revert, by failure index */
 	char hex[41], hex2[41];
@@ -792,7 +795,7 @@ static bool is_companion(const struct githistory_failures *fs, size_t i, char *w
 	return true;
 }
 
-static int set_aside_companion_reverts(struct githistory_run *h, struct githistory_failures *fs)
+static int set_aside_companion_reverts(struct githistory_run *h, struct githistory_classify_failures *fs)
 {
 	int rc;
 	const struct githistory_commit **primary; /* the remedy of the revert failure i went back with, or NULL */
@@ -802,13 +805,13 @@ static int set_aside_companion_reverts(struct githistory_run *h, struct githisto
 	if (!(primary = calloc(fs->n, sizeof(*primary))))
 		return rtk_oom();
 	for (size_t i = 0; i < fs->n; i++) {
-		const struct githistory_failure *f = &fs->v[i];
+		const struct githistory_classify_failure *f = &fs->v[i];
 		const struct githistory_commit *x = f->culprit[0];
 		char hex[41];
 		if (strcmp(f->kind, "revert") || f->nculprits != 1 || f->flap || !x->message)
 			continue;
 		for (size_t j = 0; j < fs->n && !primary[i]; j++) {
-			const struct githistory_failure *g = &fs->v[j];
+			const struct githistory_classify_failure *g = &fs->v[j];
 			int64_t apart = f->remedy->commit_time - g->remedy->commit_time;
 			if (j == i || strcmp(g->kind, "revert") || primary[j] || g->culprit[0] == x ||
 			    (apart < 0 ? -apart : apart) > h->rules.companion_within ||
@@ -828,9 +831,9 @@ static bool fix_in_window(const struct githistory_commit *c)
 	return c->in_window && c->nparents <= 1 && c->kind == GITHISTORY_KIND_FIX;
 }
 
-int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs)
+int githistory_classify_detect(struct githistory_run *h, struct githistory_classify_failures *fs)
 {
-	struct githistory_pathset_index ix = { 0 };
+	struct githistory_patchid_index ix = { 0 };
 	int rc = githistory_patchid_index_build(h, &ix);
 	uint64_t fixes = 0, seen = 0;
 	struct rtk_progress *blamed = NULL;
@@ -875,7 +878,7 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 	return rc;
 }
 
-void githistory_classify_free(struct githistory_failures *fs)
+void githistory_classify_free(struct githistory_classify_failures *fs)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		cJSON_Delete(fs->v[i].rules);

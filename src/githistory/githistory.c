@@ -329,7 +329,7 @@ void githistory_render_html(const cJSON *r, struct rtk_html *h, int level)
 int githistory_report(const struct githistory_opts *o, cJSON **out)
 {
 	struct githistory_run h = { 0 };
-	struct githistory_failures fs = { 0 };
+	struct githistory_classify_failures fs = { 0 };
 	int rc;
 
 	*out = NULL;
@@ -342,7 +342,7 @@ int githistory_report(const struct githistory_opts *o, cJSON **out)
 	if ((rc = githistory_classify_discrimination(&h)) || (rc = githistory_classify_detect(&h, &fs)))
 		goto out;
 	for (size_t i = 0; i < fs.n && !rc; i++)
-		rc = githistory_classify_failure(&h, &fs.v[i]);
+		rc = githistory_classify_bucket(&h, &fs.v[i]);
 	if (!rc) /* a tree blame or classification could not read fails the report rather than thin it */
 		rc = gitodb_error(h.odb);
 	if (!rc && !(*out = githistory_report_json(&h, &fs)))

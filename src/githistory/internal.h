@@ -196,14 +196,14 @@ int githistory_walk_in_history(struct githistory_run *h, struct githistory_commi
 /* ----- patchid.c: patch ids, and linking a revert to the commit it takes back ----- */
 
 /* Commits by path set, for patch-id candidates; and by time, for the looser routes. */
-struct githistory_pathset_index {
+struct githistory_patchid_index {
 	struct rtk_strmap *map; /* 8-byte path-set hash -> the commits with that path set, newest first */
 	struct githistory_commit **by_time; /* the walked non-merges, oldest first by committer date */
 	size_t n_by_time;
 };
 
-int githistory_patchid_index_build(struct githistory_run *h, struct githistory_pathset_index *ix);
-void githistory_patchid_index_free(struct githistory_pathset_index *ix);
+int githistory_patchid_index_build(struct githistory_run *h, struct githistory_patchid_index *ix);
+void githistory_patchid_index_free(struct githistory_patchid_index *ix);
 /* c's patch id against its first parent (inverse: of the diff the other way round), computed once. */
 int githistory_patchid_of(struct githistory_run *h, struct githistory_commit *c, bool inverse, git_oid *out);
 /*
@@ -218,11 +218,11 @@ int githistory_patchid_may_invert(struct githistory_run *h, struct githistory_co
  * id r's inverse diff equals), by the subject r quotes (`Revert "..."`), or by the largest share of its
  * added lines r deletes (at least revert.partial_min_share). Each must be in r's history.
  */
-int githistory_patchid_find(struct githistory_run *h, struct githistory_pathset_index *ix, struct githistory_commit *r,
+int githistory_patchid_find(struct githistory_run *h, struct githistory_patchid_index *ix, struct githistory_commit *r,
 			    struct githistory_commit **out);
-int githistory_patchid_find_by_subject(struct githistory_run *h, struct githistory_pathset_index *ix,
+int githistory_patchid_find_by_subject(struct githistory_run *h, struct githistory_patchid_index *ix,
 				       struct githistory_commit *r, struct githistory_commit **out);
-int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory_pathset_index *ix,
+int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory_patchid_index *ix,
 				     struct githistory_commit *r, struct githistory_commit **out);
 /* Share of x's added lines that r deletes (a multiset match on path and text); NaN when x adds none. */
 int githistory_patchid_revert_share(struct githistory_run *h, struct githistory_commit *r, struct githistory_commit *x,
@@ -230,14 +230,14 @@ int githistory_patchid_revert_share(struct githistory_run *h, struct githistory_
 
 /* ----- blame.c: a fix's lines followed back through the commits of its fix window ----- */
 
-struct githistory_blamed { /* one culprit of a fix, with the lines (in its own version) it last touched */
+struct githistory_blame_culprit { /* one culprit of a fix, with the lines (in its own version) it last touched */
 	struct githistory_commit *c;
 	cJSON *ranges; /* ["path:12-14", ...] */
 	uint32_t lines;
 };
 
 struct githistory_blame_result {
-	struct githistory_blamed *v; /* in the order first credited */
+	struct githistory_blame_culprit *v; /* in the order first credited */
 	size_t n, cap;
 	uint32_t older_lines, skipped_lines; /* lines whose last change is before the window, or by a fix/revert */
 	uint32_t blamed_lines;        /* the fix's substantive lines followed back (changed, or the context) */
@@ -268,12 +268,13 @@ void githistory_blame_result_free(struct githistory_blame_result *b);
 
 /* ----- classify.c: failures found, linked to their culprits and classified ----- */
 
-#define GITHISTORY_MAX_CULPRITS 8
+#define GITHISTORY_CLASSIFY_MAX_CULPRITS 8
 
-struct githistory_failure {
+struct githistory_classify_failure {
 	const char *kind; /* "revert" or "fix" */
 	struct githistory_commit *remedy;
-	struct githistory_commit *culprit[GITHISTORY_MAX_CULPRITS]; /* [0] is the primary: the one with most blamed lines */
+	/* [0] is the primary: the one with most blamed lines */
+	struct githistory_commit *culprit[GITHISTORY_CLASSIFY_MAX_CULPRITS];
 	size_t nculprits;
 	cJSON *rules, *evidence;
 	const char *link; /* how the culprit was found: named, patch-id, subject, lines, blame */
@@ -288,8 +289,8 @@ struct githistory_failure {
 	int bucket;
 };
 
-struct githistory_failures {
-	struct githistory_failure *v;
+struct githistory_classify_failures {
+	struct githistory_classify_failure *v;
 	size_t n, cap;
 	cJSON *unlinked;
 	struct githistory_commit **unlinked_commits; /* the remedy of each entry of unlinked */
@@ -305,7 +306,7 @@ struct githistory_failures {
 	/* coverage: the window's non-merges, and those matching a failure rule */
 	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;
 	/* ground truth agreement: [0] fixes with Fixes: trailers, [1] reverts naming their commit */
-	struct githistory_accuracy {
+	struct githistory_classify_accuracy {
 		size_t remedies, truth, predicted, agreeing;
 	} acc[3]; /* Fixes: trailers, revert messages, commits a fix's message names */
 };
@@ -322,19 +323,19 @@ cJSON *githistory_classify_commit_json(const struct githistory_rules *r, struct 
 /* Whether c is a dependency update by the rules: a bot's commit, a dependency scope, or such a subject. */
 bool githistory_classify_dependency_update(const struct githistory_rules *r, struct githistory_commit *c);
 /* Every revert and fix of the window into fs (fs->unlinked an array already), oldest first. */
-int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs);
+int githistory_classify_detect(struct githistory_run *h, struct githistory_classify_failures *fs);
 /*
  * Counts the files tracked at the tip that each risk-floor pattern matches; the patterns matching more
  * than non_discriminating.surface_max_share of them go into h->nd.
  */
 int githistory_classify_discrimination(struct githistory_run *h);
 /* T, S, agent and the bucket of f, by the pre-registered rules. */
-int githistory_classify_failure(struct githistory_run *h, struct githistory_failure *f);
-void githistory_classify_free(struct githistory_failures *fs);
+int githistory_classify_bucket(struct githistory_run *h, struct githistory_classify_failure *f);
+void githistory_classify_free(struct githistory_classify_failures *fs);
 
 /* ----- report.c: the result as data ----- */
 
 /* The whole rtk.git-history.v1 result (the caller deletes it; it takes fs->unlinked), or NULL. */
-cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failures *fs);
+cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classify_failures *fs);
 
 #endif

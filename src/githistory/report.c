@@ -53,12 +53,13 @@ static void condition_text(const struct githistory_rules *r, char *buf, size_t s
 }
 
 /* Whether fix detection applied: not when no commit matched a fix rule though subjects say "fix". */
-static bool detection_applies(const struct githistory_failures *fs)
+static bool detection_applies(const struct githistory_classify_failures *fs)
 {
 	return !(fs->looked_at && !fs->fixes_matched && fs->fix_word_subjects);
 }
 
-static cJSON *verdict_json(const struct githistory_run *h, const struct githistory_failures *fs, const size_t b[4])
+static cJSON *verdict_json(const struct githistory_run *h, const struct githistory_classify_failures *fs,
+			  const size_t b[4])
 {
 	const struct githistory_rules *r = &h->rules;
 	char condition[1024], reason[512];
@@ -124,7 +125,7 @@ static cJSON *verdict_json(const struct githistory_run *h, const struct githisto
 }
 
 /* How far fix detection reached: commits looked at, those matching a failure rule, the rule set. */
-static cJSON *coverage_json(const struct githistory_run *h, const struct githistory_failures *fs)
+static cJSON *coverage_json(const struct githistory_run *h, const struct githistory_classify_failures *fs)
 {
 	const struct githistory_rules *r = &h->rules;
 	cJSON *j = cJSON_CreateObject();
@@ -156,7 +157,7 @@ static cJSON *coverage_json(const struct githistory_run *h, const struct githist
 }
 
 /* The risk-floor patterns that match most tracked files, and the CI-message rule firing on scopes alone. */
-static cJSON *non_discriminating_json(const struct githistory_run *h, const struct githistory_failures *fs)
+static cJSON *non_discriminating_json(const struct githistory_run *h, const struct githistory_classify_failures *fs)
 {
 	cJSON *j = cJSON_CreateObject(), *list;
 	if (!j)
@@ -185,7 +186,7 @@ static cJSON *non_discriminating_json(const struct githistory_run *h, const stru
 	return j;
 }
 
-static cJSON *accuracy_json(const struct githistory_accuracy *a)
+static cJSON *accuracy_json(const struct githistory_classify_accuracy *a)
 {
 	cJSON *j = cJSON_CreateObject();
 	if (!j)
@@ -205,7 +206,7 @@ static cJSON *accuracy_json(const struct githistory_accuracy *a)
 	return j;
 }
 
-static cJSON *failure_json(const struct githistory_rules *r, struct githistory_failure *f)
+static cJSON *failure_json(const struct githistory_rules *r, struct githistory_classify_failure *f)
 {
 	cJSON *j = cJSON_CreateObject(), *others;
 	struct githistory_commit *c = f->culprit[0];
@@ -246,7 +247,7 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_f
  * Says how an unlinked fix relates to the failures it is the culprit of (a fix that itself failed),
  * then counts the unlinked by reason, most first.
  */
-static cJSON *unlinked_summary(struct githistory_failures *fs)
+static cJSON *unlinked_summary(struct githistory_classify_failures *fs)
 {
 	cJSON *sum = cJSON_CreateArray(), *u;
 	size_t k = 0;
@@ -331,7 +332,7 @@ static void parameters_json(cJSON *p, const struct githistory_run *h)
 	cJSON_AddBoolToObject(p, "all", o->all);
 }
 
-cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failures *fs)
+cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classify_failures *fs)
 {
 	size_t all[4] = { 0 }, by_class[GITHISTORY_AUTHOR_HUMAN + 1][4] = { { 0 } }, t2[2][2] = { { 0 } };
 	const struct githistory_rules *r = &h->rules;
@@ -340,7 +341,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	if (!result)
 		return NULL;
 	for (size_t i = 0; i < fs->n; i++) {
-		const struct githistory_failure *f = &fs->v[i];
+		const struct githistory_classify_failure *f = &fs->v[i];
 		all[f->bucket]++;
 		by_class[f->author_class][f->bucket]++;
 		t2[f->T][f->S]++;
