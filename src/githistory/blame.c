@@ -1,7 +1,7 @@
 /* src/githistory/blame.c — blame through diffs for git-history: a fix's changed lines followed back only
  * through the commits of its fix window, across renames, to the commits that last touched them. */
 #include "config.h"
-#include "internal.h"
+#include "blame.h"
 #include "similarity.h"
 #include "lib/alloc.h"
 #include "lib/err.h"

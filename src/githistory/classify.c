@@ -1,7 +1,7 @@
 /* src/githistory/classify.c — the failures of git-history: each revert or fix of the window linked to its
  * culprit (by message, patch id, subject, line share, blame or Fixes: trailer), then bucketed by T and S. */
 #include "config.h"
-#include "internal.h"
+#include "classify.h"
 #include "convcommit.h"
 #include "msgref.h"
 #include "trailers.h"

@@ -3,7 +3,9 @@
  * points: a run from options to result (run.c with message.c and walk.c, classify.c with patchid.c and blame.c,
  * report.c), its markdown and HTML. */
 #include "config.h"
-#include "internal.h"
+#include "githistory.h"
+#include "report.h"
+#include "run.h"
 #include "lib/chart.h"
 #include "lib/err.h"
 #include "lib/out.h"

@@ -1,7 +1,7 @@
 /* src/githistory/message.c — what the rules of git-history read from a commit's message as the walk makes its
  * record: its kind (revert, reapply), its fix markers, and once the window is walked the fix rule set and its fixes. */
 #include "config.h"
-#include "internal.h"
+#include "message.h"
 #include "convcommit.h"
 
 #include <string.h>

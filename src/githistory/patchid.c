@@ -1,7 +1,7 @@
 /* src/githistory/patchid.c — which commit a revert takes back: by patch id (after a cheap test on the bytes
  * each file gains), by the subject it quotes, or by the share of the commit's added lines it deletes. */
 #include "config.h"
-#include "internal.h"
+#include "patchid.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
 

@@ -1,7 +1,7 @@
 /* src/githistory/report.c — the rtk.git-history.v1 result as data: parameters, buckets with Wilson
  * intervals, the T × S table, the accuracy against ground truth, every failure, and the verdict. */
 #include "config.h"
-#include "internal.h"
+#include "report.h"
 #include "lib/out.h"
 #include "lib/stats.h"
 #include "lib/timeutil.h"

@@ -1,7 +1,7 @@
 /* src/githistory/run.c — a git-history run opened and closed: the rules and the risk-floor table loaded, the
  * repository opened, the window set and walked, the fix rule set decided; and everything of it freed again. */
 #include "config.h"
-#include "internal.h"
+#include "run.h"
 #include "lib/err.h"
 #include "lib/sha256.h"
 #include "lib/timeutil.h"

@@ -1,7 +1,7 @@
 /* src/githistory/walk.c — the commit walk of git-history: every commit of the window and its look-back,
  * newest first, as records read once through gitodb; then the files each changes, on up to four threads. */
 #include "config.h"
-#include "internal.h"
+#include "walk.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/progress.h"

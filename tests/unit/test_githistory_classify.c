@@ -1,7 +1,7 @@
 /* tests/unit/test_githistory_classify.c — git-history's author classes and dependency updates, by the shipped
  * rules, on commit records made by hand: one per marker of data/rules/git-history.yaml. */
 #include "unit.h"
-#include "githistory/internal.h"
+#include "githistory/classify.h"
 
 #include <stdio.h>
 #include <string.h>
