@@ -2,7 +2,7 @@
  * the run and its commit records. Not for use outside src/githistory/ and its unit tests.
  *
  * The engine's layers, each a header that includes only the one(s) below it, so that no file sees (nor can
- * call) a layer above its own:
+ * call) a layer above its own; tests/tools/check_layering.py holds the headers to that (no include circle):
  *
  *   internal.h (rules.c) <- message.h <- walk.h <- patchid.h, blame.h <- classify.h <- report.h
  *                                                   blame.h <- run.h
