@@ -1,7 +1,7 @@
 /* src/githistory/blame.c — blame through diffs for git-history: a fix's changed lines followed back only
  * through the commits of its fix window, across renames, to the commits that last touched them. */
 #include "config.h"
-#include "internal.h"
+#include "blame.h"
 #include "similarity.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
@@ -44,7 +44,7 @@ static int add_pending(struct pending **v, size_t *n, size_t *cap, struct githis
 static int credit(struct githistory_blame_result *b, struct githistory_commit *c, const char *path,
 		  const struct linetrack_set *lines)
 {
-	struct githistory_blamed *e = NULL;
+	struct githistory_blame_culprit *e = NULL;
 	char buf[64];
 	for (size_t i = 0; i < b->n; i++)
 		if (b->v[i].c == c)
@@ -53,7 +53,7 @@ static int credit(struct githistory_blame_result *b, struct githistory_commit *c
 		if (RTK_ALLOC_GROW_FROM(b->v, b->n + 1, b->cap, 4))
 			return RTK_EXIT_FAILURE;
 		e = &b->v[b->n++];
-		*e = (struct githistory_blamed){ c, cJSON_CreateArray(), 0 };
+		*e = (struct githistory_blame_culprit){ c, cJSON_CreateArray(), 0 };
 		if (!e->ranges)
 			return rtk_oom();
 	}
@@ -342,7 +342,7 @@ struct githistory_blame_changes {
 	struct rtk_strmap *renames; /* old part -> struct rename_part */
 };
 
-void githistory_blame_changes_free(struct githistory_blame_changes *x)
+static void changes_free(struct githistory_blame_changes *x)
 {
 	if (!x)
 		return;
@@ -356,6 +356,15 @@ void githistory_blame_changes_free(struct githistory_blame_changes *x)
 	free(x->rm);
 	free(x->pool);
 	free(x);
+}
+
+void githistory_blame_changes_free_all(struct githistory_run *h)
+{
+	for (size_t i = 0; h->by_oid && i < rtk_strmap_count(h->by_oid); i++) {
+		struct githistory_commit *c = rtk_strmap_value_at(h->by_oid, i);
+		changes_free(c->changes);
+		c->changes = NULL;
+	}
 }
 
 static bool is_space(int ch)
@@ -540,7 +549,7 @@ static int changes_read(struct githistory_run *h, struct githistory_commit *c, s
 	struct rtk_strbuf sq = { 0 };
 	int rc = 0;
 	if (!x || !(x->first = rtk_strmap_new()) || !(x->renames = rtk_strmap_new())) {
-		githistory_blame_changes_free(x);
+		changes_free(x);
 		return rtk_oom();
 	}
 	c->changes = x;

@@ -1,13 +1,14 @@
 /* src/githistory/classify.c — the failures of git-history: each revert or fix of the window linked to its
  * culprit (by message, patch id, subject, line share, blame or Fixes: trailer), then bucketed by T and S. */
 #include "config.h"
-#include "internal.h"
+#include "classify.h"
 #include "convcommit.h"
 #include "msgref.h"
 #include "trailers.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/progress.h"
+#include "lib/timeutil.h"
 #include "rules/riskfloor.h"
 
 #include <ctype.h>
@@ -16,69 +17,9 @@
 #include <string.h>
 #include <strings.h>
 
-static bool type_in(const struct convcommit *c, const cJSON *types)
-{
-	const cJSON *t;
-	cJSON_ArrayForEach(t, types)
-		if (cJSON_IsString(t) && convcommit_type_is(c, t->valuestring))
-			return true;
-	return false;
-}
-
 static bool matches(const struct rtk_re *re, const char *s)
 {
 	return s && rtk_re_matches(re, s, strlen(s));
-}
-
-/* A fix by the rule set in force: conventional types, or the free-form patterns; fix.subject in both. */
-static void classify_fix(const struct githistory_rules *r, struct githistory_commit *c)
-{
-	if (c->kind != GITHISTORY_KIND_OTHER)
-		return;
-	if (r->fix_set == GITHISTORY_FIX_FREE_FORM)
-		c->fix_free = matches(r->free_subject, c->subject) || matches(r->free_message, c->message);
-	if (c->fix_word || (r->fix_set == GITHISTORY_FIX_CONVENTIONAL ? c->fix_type : c->fix_free))
-		c->kind = GITHISTORY_KIND_FIX;
-}
-
-void githistory_classify_message(const struct githistory_rules *r, struct githistory_commit *c)
-{
-	struct convcommit cc;
-	bool conventional = convcommit_parse(c->subject, strlen(c->subject), &cc);
-	c->conventional = conventional && type_in(&cc, r->known_types);
-	c->fix_type = conventional && type_in(&cc, r->fix_types);
-	c->fix_word = matches(r->fix_subject, c->subject);
-	c->formatting = matches(r->formatting_subject, c->subject) || matches(r->formatting_author, c->author);
-	if (matches(r->reapply_subject, c->subject))
-		c->kind = GITHISTORY_KIND_REAPPLY;
-	else if ((conventional && type_in(&cc, r->revert_types)) || matches(r->revert_subject, c->subject) ||
-		 matches(r->reverts_commit, c->message))
-		c->kind = GITHISTORY_KIND_REVERT;
-	else if (r->fix_set != GITHISTORY_FIX_AUTO)
-		classify_fix(r, c);
-}
-
-void githistory_classify_fix_set(struct githistory_run *h)
-{
-	struct githistory_rules *r = &h->rules;
-	h->window_nonmerges = h->window_conventional = 0;
-	for (size_t i = 0; i < h->n; i++)
-		if (h->v[i]->in_window && h->v[i]->nparents <= 1) {
-			h->window_nonmerges++;
-			h->window_conventional += h->v[i]->conventional;
-		}
-	if (r->fix_set == GITHISTORY_FIX_AUTO) {
-		/* An empty window has no subjects to go by: the conventional rules, as before the choice existed. */
-		double share = h->window_nonmerges ? (double)h->window_conventional / (double)h->window_nonmerges : 1;
-		r->fix_set = share >= r->conventional_min_share ? GITHISTORY_FIX_CONVENTIONAL : GITHISTORY_FIX_FREE_FORM;
-	}
-	for (size_t i = 0; i < rtk_strmap_count(h->by_oid); i++)
-		classify_fix(r, rtk_strmap_value_at(h->by_oid, i));
-}
-
-const char *githistory_classify_fix_set_name(enum githistory_fix_set s)
-{
-	return s == GITHISTORY_FIX_FREE_FORM ? "free-form" : "conventional";
 }
 
 enum githistory_author_class githistory_classify_author(const struct githistory_rules *r, struct githistory_commit *c)
@@ -98,6 +39,25 @@ enum githistory_author_class githistory_classify_author(const struct githistory_
 const char *githistory_classify_author_name(enum githistory_author_class k)
 {
 	return k == GITHISTORY_AUTHOR_AGENT ? "agent" : k == GITHISTORY_AUTHOR_BOT ? "bot" : "human";
+}
+
+cJSON *githistory_classify_commit_json(const struct githistory_rules *r, struct githistory_commit *c)
+{
+	enum githistory_author_class k = githistory_classify_author(r, c);
+	char hex[41], t[RTK_TIME_BUFSZ];
+	cJSON *j = cJSON_CreateObject();
+	if (!j)
+		return NULL;
+	cJSON_AddStringToObject(j, "sha", gitx_oid_hex(&c->oid, hex));
+	cJSON_AddStringToObject(j, "subject", c->subject);
+	cJSON_AddStringToObject(j, "author", c->author);
+	rtk_time_format(c->author_time, t);
+	cJSON_AddStringToObject(j, "authored_at", t);
+	rtk_time_format(c->commit_time, t);
+	cJSON_AddStringToObject(j, "committed_at", t);
+	cJSON_AddBoolToObject(j, "agent", k == GITHISTORY_AUTHOR_AGENT);
+	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(k));
+	return j;
 }
 
 static bool scope_in(const struct convcommit *c, const cJSON *scopes)
@@ -140,10 +100,10 @@ static struct githistory_commit *commit_named_by(struct githistory_run *h, const
 	return githistory_walk_lookup_hex(h, text + k, b - k);
 }
 
-static struct githistory_failure *failure_new(struct githistory_failures *fs, const char *kind,
+static struct githistory_classify_failure *failure_new(struct githistory_classify_failures *fs, const char *kind,
 					      struct githistory_commit *remedy)
 {
-	struct githistory_failure *f;
+	struct githistory_classify_failure *f;
 	if (RTK_ALLOC_GROW_FROM(fs->v, fs->n + 1, fs->cap, 32))
 		return NULL;
 	f = &fs->v[fs->n];
@@ -160,7 +120,7 @@ static struct githistory_failure *failure_new(struct githistory_failures *fs, co
 	return f;
 }
 
-static void fired(struct githistory_failure *f, const char *rule)
+static void fired(struct githistory_classify_failure *f, const char *rule)
 {
 	cJSON_AddItemToArray(f->rules, cJSON_CreateString(rule));
 }
@@ -174,7 +134,7 @@ static const char *why_none_code(const struct githistory_blame_result *b)
 									       : "nothing-older";
 }
 
-static int unlinked(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *remedy,
+static int unlinked(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *remedy,
 		    const char *kind, const char *code, const char *why, cJSON *rules)
 {
 	cJSON *u = cJSON_CreateObject();
@@ -186,7 +146,7 @@ static int unlinked(struct githistory_run *h, struct githistory_failures *fs, st
 	fs->unlinked_commits[fs->n_unlinked++] = remedy;
 	cJSON_AddStringToObject(u, "kind", kind);
 	cJSON_AddStringToObject(u, "reason_code", code);
-	cJSON_AddItemToObject(u, "remedy", githistory_report_commit(&h->rules, remedy));
+	cJSON_AddItemToObject(u, "remedy", githistory_classify_commit_json(&h->rules, remedy));
 	cJSON_AddItemToObject(u, "rules", rules);
 	cJSON_AddStringToObject(u, "reason", why);
 	cJSON_AddItemToArray(fs->unlinked, u);
@@ -198,12 +158,12 @@ static int unlinked(struct githistory_run *h, struct githistory_failures *fs, st
  * "revert-lines", else NULL; weak: the link rests on line shares alone); a revert of a revert is a
  * reapply: the original failure flaps.
  */
-static int link_revert(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *r,
+static int link_revert(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *r,
 		       struct githistory_commit *x, bool by_message, bool by_patch_id, const git_oid *pid, const char *route,
 		       bool weak)
 {
 	char hex[41];
-	struct githistory_failure *f;
+	struct githistory_classify_failure *f;
 	double share = NAN;
 	int rc;
 
@@ -267,8 +227,8 @@ static bool same_change(struct githistory_run *h, struct githistory_commit *a, s
 	return !githistory_patchid_of(h, a, false, &x) && !githistory_patchid_of(h, b, false, &y) && !memcmp(x.id, y.id, 20);
 }
 
-static int detect_revert(struct githistory_run *h, struct githistory_failures *fs, struct githistory_pathset_index *ix,
-			 struct githistory_commit *r, bool *handled)
+static int detect_revert(struct githistory_run *h, struct githistory_classify_failures *fs,
+			 struct githistory_patchid_index *ix, struct githistory_commit *r, bool *handled)
 {
 	struct githistory_commit *named = NULL, *by_pid = NULL, *by_subject = NULL, *by_lines = NULL, *predicted;
 	git_oid pid = { { 0 } };
@@ -296,7 +256,7 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 		 * against itself rather than the linking the issue asks about ("by blame/patch id alone").
 		 */
 		struct githistory_commit *by_content = by_pid ? by_pid : by_lines;
-		struct githistory_accuracy *a = &fs->acc[1];
+		struct githistory_classify_accuracy *a = &fs->acc[1];
 		a->remedies++, a->truth++;
 		a->predicted += by_content != NULL;
 		a->agreeing += by_content == named ||
@@ -352,7 +312,7 @@ static int detect_revert(struct githistory_run *h, struct githistory_failures *f
 /* The Fixes: trailers of a message, as commits (ground truth for the accuracy check). */
 struct trailer_truth {
 	struct githistory_run *h;
-	struct githistory_commit *v[GITHISTORY_MAX_CULPRITS];
+	struct githistory_commit *v[GITHISTORY_CLASSIFY_MAX_CULPRITS];
 	size_t n;
 };
 
@@ -365,7 +325,7 @@ static int fixes_trailer(const char *k, size_t kl, const char *v, size_t vl, voi
 		return 0;
 	while (n < vl && isxdigit((unsigned char)v[n]))
 		n++;
-	if ((c = githistory_walk_lookup_hex(t->h, v, n)) && t->n < GITHISTORY_MAX_CULPRITS)
+	if ((c = githistory_walk_lookup_hex(t->h, v, n)) && t->n < GITHISTORY_CLASSIFY_MAX_CULPRITS)
 		t->v[t->n++] = c;
 	return 0;
 }
@@ -398,7 +358,7 @@ static void named_in_message(struct githistory_run *h, const struct githistory_c
 {
 	const char *text = fx->message;
 	size_t len = strlen(text), at = 0, a, b, k;
-	while (h->rules.names_culprit && t->n < GITHISTORY_MAX_CULPRITS &&
+	while (h->rules.names_culprit && t->n < GITHISTORY_CLASSIFY_MAX_CULPRITS &&
 	       rtk_re_search(h->rules.names_culprit, text, len, at, &a, &b) == 1 && b > at) {
 		at = b;
 		while (b > a && !isxdigit((unsigned char)text[b - 1]))
@@ -418,7 +378,7 @@ static void named_in_message(struct githistory_run *h, const struct githistory_c
 
 static int by_lines_desc(const void *a, const void *b)
 {
-	const struct githistory_blamed *x = a, *y = b;
+	const struct githistory_blame_culprit *x = a, *y = b;
 	if (x->lines != y->lines)
 		return x->lines < y->lines ? 1 : -1;
 	return (x->c->commit_time < y->c->commit_time) - (x->c->commit_time > y->c->commit_time);
@@ -432,11 +392,11 @@ static const char *fix_rule(const struct githistory_run *h, const struct githist
 	return fx->fix_type ? "fix-type" : "fix-subject";
 }
 
-static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, struct githistory_commit *fx)
+static int detect_fix(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *fx)
 {
 	struct githistory_blame_result b = { 0 };
 	struct trailer_truth truth = { h, { 0 }, 0 };
-	struct githistory_failure *f;
+	struct githistory_classify_failure *f;
 	bool weak;
 	int rc;
 
@@ -454,7 +414,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		named_in_message(h, fx, &truth);
 	const char *naming = by_trailer ? "its Fixes: trailer names" : "its message names";
 	if (truth.n) {
-		struct githistory_accuracy *a = &fs->acc[by_trailer ? 0 : 2];
+		struct githistory_classify_accuracy *a = &fs->acc[by_trailer ? 0 : 2];
 		a->remedies++, a->truth += truth.n, a->predicted += b.n;
 		for (size_t i = 0; i < b.n; i++)
 			for (size_t j = 0; j < truth.n; j++)
@@ -532,7 +492,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_failures *fs, 
 		f->link = "named";
 	} else {
 		fired(f, weak ? "blame-context" : "blame");
-		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_MAX_CULPRITS; i++)
+		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_CLASSIFY_MAX_CULPRITS; i++)
 			f->culprit[f->nculprits++] = b.v[i].c;
 		f->link = "blame";
 		if (weak)
@@ -583,7 +543,7 @@ static bool is_test_file(const struct githistory_rules *r, const char *path)
 	return r->surface_skips_tests && (matches(r->test_paths, path) || matches(r->test_trees, path));
 }
 
-int githistory_classify_failure(struct githistory_run *h, struct githistory_failure *f)
+int githistory_classify_bucket(struct githistory_run *h, struct githistory_classify_failure *f)
 {
 	const struct githistory_rules *r = &h->rules;
 	double best = 0;
@@ -752,15 +712,16 @@ int githistory_classify_discrimination(struct githistory_run *h)
  * Moves the failures fn picks (writing why) to the unlinked list with reason code and rule, counting them in
  * *count; the rest keep their order. fn sees each failure by its index before any is moved.
  */
-typedef bool (*set_aside_fn)(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg);
+typedef bool (*set_aside_fn)(const struct githistory_classify_failures *fs, size_t i, char *why, size_t size,
+			     const void *arg);
 
-static int set_aside(struct githistory_run *h, struct githistory_failures *fs, const char *kind, const char *code,
-		     const char *rule, size_t *count, set_aside_fn fn, const void *arg)
+static int set_aside(struct githistory_run *h, struct githistory_classify_failures *fs, const char *kind,
+		     const char *code, const char *rule, size_t *count, set_aside_fn fn, const void *arg)
 {
 	size_t kept = 0;
 	int rc = 0;
 	for (size_t i = 0; i < fs->n; i++) {
-		struct githistory_failure *f = &fs->v[i];
+		struct githistory_classify_failure *f = &fs->v[i];
 		char why[256];
 		if (rc || !fn(fs, i, why, sizeof(why), arg)) {
 			f->remedy->failure = (long)kept;
@@ -777,7 +738,8 @@ static int set_aside(struct githistory_run *h, struct githistory_failures *fs, c
 	return rc;
 }
 
-static bool is_reverted_fix(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg)
+static bool is_reverted_fix(const struct githistory_classify_failures *fs, size_t i, char *why, size_t size,
+			    const void *arg)
 {
 	char hex[41];
 	(void)arg;
@@ -820,7 +782,8 @@ static bool is_enhancement(const struct githistory_rules *r, const struct githis
  * feature, restored when the feature goes): one failure, the other revert's. It leaves the failures for the
  * unlinked list, reason companion.
  */
-static bool is_companion(const struct githistory_failures *fs, size_t i, char *why, size_t size, const void *arg)
+static bool is_companion(const struct githistory_classify_failures *fs, size_t i, char *why, size_t size,
+			 const void *arg)
 {
 	const struct githistory_commit *const *primary = arg; /* the other revert, by failure index */
 	char hex[41], hex2[41];
@@ -832,7 +795,7 @@ static bool is_companion(const struct githistory_failures *fs, size_t i, char *w
 	return true;
 }
 
-static int set_aside_companion_reverts(struct githistory_run *h, struct githistory_failures *fs)
+static int set_aside_companion_reverts(struct githistory_run *h, struct githistory_classify_failures *fs)
 {
 	int rc;
 	const struct githistory_commit **primary; /* the remedy of the revert failure i went back with, or NULL */
@@ -842,13 +805,13 @@ static int set_aside_companion_reverts(struct githistory_run *h, struct githisto
 	if (!(primary = calloc(fs->n, sizeof(*primary))))
 		return rtk_oom();
 	for (size_t i = 0; i < fs->n; i++) {
-		const struct githistory_failure *f = &fs->v[i];
+		const struct githistory_classify_failure *f = &fs->v[i];
 		const struct githistory_commit *x = f->culprit[0];
 		char hex[41];
 		if (strcmp(f->kind, "revert") || f->nculprits != 1 || f->flap || !x->message)
 			continue;
 		for (size_t j = 0; j < fs->n && !primary[i]; j++) {
-			const struct githistory_failure *g = &fs->v[j];
+			const struct githistory_classify_failure *g = &fs->v[j];
 			int64_t apart = f->remedy->commit_time - g->remedy->commit_time;
 			if (j == i || strcmp(g->kind, "revert") || primary[j] || g->culprit[0] == x ||
 			    (apart < 0 ? -apart : apart) > h->rules.companion_within ||
@@ -868,9 +831,9 @@ static bool fix_in_window(const struct githistory_commit *c)
 	return c->in_window && c->nparents <= 1 && c->kind == GITHISTORY_KIND_FIX;
 }
 
-int githistory_classify_detect(struct githistory_run *h, struct githistory_failures *fs)
+int githistory_classify_detect(struct githistory_run *h, struct githistory_classify_failures *fs)
 {
-	struct githistory_pathset_index ix = { 0 };
+	struct githistory_patchid_index ix = { 0 };
 	int rc = githistory_patchid_index_build(h, &ix);
 	uint64_t fixes = 0, seen = 0;
 	struct rtk_progress *blamed = NULL;
@@ -915,7 +878,7 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_failu
 	return rc;
 }
 
-void githistory_classify_free(struct githistory_failures *fs)
+void githistory_classify_free(struct githistory_classify_failures *fs)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		cJSON_Delete(fs->v[i].rules);

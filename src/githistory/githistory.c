@@ -1,14 +1,14 @@
 /* src/githistory/githistory.c — the engine of P2 (rtk git-history, rtk phase0): of a repository's recent failures,
  * which would CI, a human reviewer, or only the authoring agent's own self-reflection have caught? The entry
- * points: a run from options to result (walk.c, classify.c with patchid.c and blame.c, report.c), its markdown and HTML. */
+ * points: a run from options to result (run.c with message.c and walk.c, classify.c with patchid.c and blame.c,
+ * report.c), its markdown and HTML. */
 #include "config.h"
-#include "internal.h"
+#include "githistory.h"
+#include "report.h"
+#include "run.h"
 #include "lib/chart.h"
 #include "lib/err.h"
 #include "lib/out.h"
-#include "lib/sha256.h"
-#include "lib/timeutil.h"
-#include "rules/riskfloor.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -326,74 +326,12 @@ void githistory_render_html(const cJSON *r, struct rtk_html *h, int level)
 	rtk_html_raw(h, "</section>\n");
 }
 
-/* ----- the run ----- */
-
-static int parse_window(const struct githistory_opts *o, int64_t rev_time, int64_t *since, int64_t *until)
-{
-	int64_t span;
-	char why[256];
-	if (o->window && o->since)
-		return rtk_fail(RTK_EXIT_USAGE, "give --window or --since, not both");
-	*until = rev_time;
-	if (o->until && rtk_time_parse(o->until, until, NULL)) {
-		snprintf(why, sizeof(why), "%s", rtk_error_message());
-		return rtk_fail(RTK_EXIT_USAGE, "--until: %s", why);
-	}
-	if (o->since) {
-		if (rtk_time_parse(o->since, since, NULL)) {
-			snprintf(why, sizeof(why), "%s", rtk_error_message());
-			return rtk_fail(RTK_EXIT_USAGE, "--since: %s", why);
-		}
-	} else {
-		if (rtk_time_duration_parse(o->window ? o->window : "90d", &span)) {
-			snprintf(why, sizeof(why), "%s", rtk_error_message());
-			return rtk_fail(RTK_EXIT_USAGE, "--window: %s", why);
-		}
-		*since = *until - span;
-	}
-	if (*since > *until)
-		return rtk_fail(RTK_EXIT_USAGE, "the window starts after it ends");
-	return 0;
-}
-
-int githistory_run_open(struct githistory_run *h, const struct githistory_opts *o)
-{
-	git_commit *tip = NULL;
-	char both[130];
-	int rc;
-
-	h->rules.opts = o;
-	if ((rc = githistory_rules_load(&h->rules)) || (rc = riskfloor_load(&h->risk, NULL)) ||
-	    (rc = gitx_open(&h->repo, o->repo)) || (rc = gitx_refuse_shallow(h->repo)) ||
-	    (rc = gitx_resolve_commit(h->repo, o->rev, &tip)) || (rc = githistory_walk_open(h)))
-		goto out;
-	h->tip = *git_commit_id(tip);
-	if ((rc = parse_window(o, git_commit_time(tip), &h->since, &h->until)))
-		goto out;
-	/* The combined digest: this applet's rules and the risk-floor table that decides S. */
-	snprintf(both, sizeof(both), "%s%s", h->rules.sha256, riskfloor_sha256(h->risk));
-	rtk_sha256_hex(both, strlen(both), h->rules_sha);
-	if (!(rc = githistory_walk_ignore_revs(h, git_commit_tree_id(tip))) && !(rc = githistory_walk_run(h, &h->tip)))
-		githistory_classify_fix_set(h);
-out:
-	if (tip) /* libgit2 is loaded only once a repository was opened */
-		git_commit_free(tip);
-	return rc;
-}
-
-void githistory_run_close(struct githistory_run *h)
-{
-	githistory_walk_free(h);
-	if (h->repo)
-		git_repository_free(h->repo);
-	riskfloor_free(h->risk);
-	githistory_rules_free(&h->rules);
-}
+/* ----- the engine: a run (run.c) from options to result ----- */
 
 int githistory_report(const struct githistory_opts *o, cJSON **out)
 {
 	struct githistory_run h = { 0 };
-	struct githistory_failures fs = { 0 };
+	struct githistory_classify_failures fs = { 0 };
 	int rc;
 
 	*out = NULL;
@@ -406,7 +344,7 @@ int githistory_report(const struct githistory_opts *o, cJSON **out)
 	if ((rc = githistory_classify_discrimination(&h)) || (rc = githistory_classify_detect(&h, &fs)))
 		goto out;
 	for (size_t i = 0; i < fs.n && !rc; i++)
-		rc = githistory_classify_failure(&h, &fs.v[i]);
+		rc = githistory_classify_bucket(&h, &fs.v[i]);
 	if (!rc) /* a tree blame or classification could not read fails the report rather than thin it */
 		rc = gitodb_error(h.odb);
 	if (!rc && !(*out = githistory_report_json(&h, &fs)))

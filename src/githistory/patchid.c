@@ -1,7 +1,7 @@
 /* src/githistory/patchid.c — which commit a revert takes back: by patch id (after a cheap test on the bytes
  * each file gains), by the subject it quotes, or by the share of the commit's added lines it deletes. */
 #include "config.h"
-#include "internal.h"
+#include "patchid.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
 
@@ -45,7 +45,7 @@ int githistory_patchid_of(struct githistory_run *h, struct githistory_commit *c,
 	return rc;
 }
 
-/* The commits of one path set in a struct githistory_pathset_index, newest first. */
+/* The commits of one path set in a struct githistory_patchid_index, newest first. */
 struct commit_list {
 	struct githistory_commit **v;
 	size_t n, cap;
@@ -57,7 +57,7 @@ static int by_commit_time(const void *a, const void *b)
 	return (x->commit_time > y->commit_time) - (x->commit_time < y->commit_time);
 }
 
-int githistory_patchid_index_build(struct githistory_run *h, struct githistory_pathset_index *ix)
+int githistory_patchid_index_build(struct githistory_run *h, struct githistory_patchid_index *ix)
 {
 	int rc;
 	if (!(ix->map = rtk_strmap_new()) || !(ix->by_time = malloc((h->n ? h->n : 1) * sizeof(*ix->by_time))))
@@ -87,7 +87,7 @@ int githistory_patchid_index_build(struct githistory_run *h, struct githistory_p
 	return 0;
 }
 
-void githistory_patchid_index_free(struct githistory_pathset_index *ix)
+void githistory_patchid_index_free(struct githistory_patchid_index *ix)
 {
 	for (size_t i = 0; ix->map && i < rtk_strmap_count(ix->map); i++) {
 		struct commit_list *l = rtk_strmap_value_at(ix->map, i);
@@ -230,7 +230,7 @@ int githistory_patchid_may_invert(struct githistory_run *h, struct githistory_co
 }
 
 /* The newest commit within the revert lookback before r whose patch id r's inverse diff equals, or NULL. */
-int githistory_patchid_find(struct githistory_run *h, struct githistory_pathset_index *ix, struct githistory_commit *r,
+int githistory_patchid_find(struct githistory_run *h, struct githistory_patchid_index *ix, struct githistory_commit *r,
 			    struct githistory_commit **out)
 {
 	struct commit_list *l;
@@ -385,7 +385,7 @@ out:
  * the revert look-back up to r's own committer date, as ix->by_time[*lo .. *hi) (iterate it backwards
  * for newest first).
  */
-static void revert_candidates(const struct githistory_run *h, const struct githistory_pathset_index *ix,
+static void revert_candidates(const struct githistory_run *h, const struct githistory_patchid_index *ix,
 			      const struct githistory_commit *r, size_t *lo, size_t *hi)
 {
 	int64_t from = r->commit_time - h->rules.revert_lookback;
@@ -413,7 +413,7 @@ static void revert_candidates(const struct githistory_run *h, const struct githi
  * `Revert "feat: add the parser"` (the text after a revert.quoted_subject prefix, up to the last '"'),
  * or NULL. git revert writes that subject even when the body's "This reverts commit" line is dropped.
  */
-int githistory_patchid_find_by_subject(struct githistory_run *h, struct githistory_pathset_index *ix,
+int githistory_patchid_find_by_subject(struct githistory_run *h, struct githistory_patchid_index *ix,
 				       struct githistory_commit *r, struct githistory_commit **out)
 {
 	const char *s = r->subject, *end;
@@ -447,7 +447,7 @@ static bool shares_path(const struct rtk_strmap *paths, const struct githistory_
  * one on a tie), when that share is at least revert.partial_min_share; else NULL. For reverts that
  * name nothing, quote nothing and take back only part of a change, so no patch id can match.
  */
-int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory_pathset_index *ix,
+int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory_patchid_index *ix,
 				     struct githistory_commit *r, struct githistory_commit **out)
 {
 	struct line_bag removed = { 0 };

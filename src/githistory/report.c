@@ -1,7 +1,7 @@
 /* src/githistory/report.c — the rtk.git-history.v1 result as data: parameters, buckets with Wilson
  * intervals, the T × S table, the accuracy against ground truth, every failure, and the verdict. */
 #include "config.h"
-#include "internal.h"
+#include "report.h"
 #include "lib/out.h"
 #include "lib/stats.h"
 #include "lib/timeutil.h"
@@ -10,25 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-cJSON *githistory_report_commit(const struct githistory_rules *r, struct githistory_commit *c)
-{
-	enum githistory_author_class k = githistory_classify_author(r, c);
-	char hex[41], t[RTK_TIME_BUFSZ];
-	cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return NULL;
-	cJSON_AddStringToObject(j, "sha", gitx_oid_hex(&c->oid, hex));
-	cJSON_AddStringToObject(j, "subject", c->subject);
-	cJSON_AddStringToObject(j, "author", c->author);
-	rtk_time_format(c->author_time, t);
-	cJSON_AddStringToObject(j, "authored_at", t);
-	rtk_time_format(c->commit_time, t);
-	cJSON_AddStringToObject(j, "committed_at", t);
-	cJSON_AddBoolToObject(j, "agent", k == GITHISTORY_AUTHOR_AGENT);
-	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(k));
-	return j;
-}
 
 static cJSON *share_json(size_t k, size_t n, double level)
 {
@@ -72,12 +53,13 @@ static void condition_text(const struct githistory_rules *r, char *buf, size_t s
 }
 
 /* Whether fix detection applied: not when no commit matched a fix rule though subjects say "fix". */
-static bool detection_applies(const struct githistory_failures *fs)
+static bool detection_applies(const struct githistory_classify_failures *fs)
 {
 	return !(fs->looked_at && !fs->fixes_matched && fs->fix_word_subjects);
 }
 
-static cJSON *verdict_json(const struct githistory_run *h, const struct githistory_failures *fs, const size_t b[4])
+static cJSON *verdict_json(const struct githistory_run *h, const struct githistory_classify_failures *fs,
+			  const size_t b[4])
 {
 	const struct githistory_rules *r = &h->rules;
 	char condition[1024], reason[512];
@@ -94,7 +76,7 @@ static cJSON *verdict_json(const struct githistory_run *h, const struct githisto
 		if (!detection_applies(fs))
 			snprintf(reason, sizeof(reason), "fix detection did not apply: no commit matched the %s fix rules, "
 				 "though %zu subjects say fix; %zu classified failures, %ld needed",
-				 githistory_classify_fix_set_name(r->fix_set), fs->fix_word_subjects, n, r->min_n);
+				 githistory_message_fix_set_name(r->fix_set), fs->fix_word_subjects, n, r->min_n);
 		else
 			snprintf(reason, sizeof(reason), "%zu classified failures, %ld needed", n, r->min_n);
 	} else if (hi < r->kill_upper) {
@@ -143,7 +125,7 @@ static cJSON *verdict_json(const struct githistory_run *h, const struct githisto
 }
 
 /* How far fix detection reached: commits looked at, those matching a failure rule, the rule set. */
-static cJSON *coverage_json(const struct githistory_run *h, const struct githistory_failures *fs)
+static cJSON *coverage_json(const struct githistory_run *h, const struct githistory_classify_failures *fs)
 {
 	const struct githistory_rules *r = &h->rules;
 	cJSON *j = cJSON_CreateObject();
@@ -156,7 +138,7 @@ static cJSON *coverage_json(const struct githistory_run *h, const struct githist
 		cJSON_AddNumberToObject(j, "conventional_share", (double)h->window_conventional / (double)h->window_nonmerges);
 	else
 		cJSON_AddNullToObject(j, "conventional_share");
-	cJSON_AddStringToObject(j, "fix_rule_set", githistory_classify_fix_set_name(r->fix_set));
+	cJSON_AddStringToObject(j, "fix_rule_set", githistory_message_fix_set_name(r->fix_set));
 	cJSON_AddStringToObject(j, "chosen_by", r->fix_set_by_config ? "config" : "auto");
 	cJSON_AddNumberToObject(j, "matched_failure_rule", (double)(fs->fixes_matched + fs->reverts_matched));
 	cJSON_AddNumberToObject(j, "fixes_matched", (double)fs->fixes_matched);
@@ -167,7 +149,7 @@ static cJSON *coverage_json(const struct githistory_run *h, const struct githist
 		cJSON_AddStringToObject(j, "note", "the window holds no commit to look at");
 	else if (!detection_applies(fs)) {
 		snprintf(note, sizeof(note), "fix detection did not apply: no commit matched the %s fix rules, though %zu subjects say fix",
-			 githistory_classify_fix_set_name(r->fix_set), fs->fix_word_subjects);
+			 githistory_message_fix_set_name(r->fix_set), fs->fix_word_subjects);
 		cJSON_AddStringToObject(j, "note", note);
 	} else
 		cJSON_AddNullToObject(j, "note");
@@ -175,7 +157,7 @@ static cJSON *coverage_json(const struct githistory_run *h, const struct githist
 }
 
 /* The risk-floor patterns that match most tracked files, and the CI-message rule firing on scopes alone. */
-static cJSON *non_discriminating_json(const struct githistory_run *h, const struct githistory_failures *fs)
+static cJSON *non_discriminating_json(const struct githistory_run *h, const struct githistory_classify_failures *fs)
 {
 	cJSON *j = cJSON_CreateObject(), *list;
 	if (!j)
@@ -204,7 +186,7 @@ static cJSON *non_discriminating_json(const struct githistory_run *h, const stru
 	return j;
 }
 
-static cJSON *accuracy_json(const struct githistory_accuracy *a)
+static cJSON *accuracy_json(const struct githistory_classify_accuracy *a)
 {
 	cJSON *j = cJSON_CreateObject();
 	if (!j)
@@ -224,18 +206,18 @@ static cJSON *accuracy_json(const struct githistory_accuracy *a)
 	return j;
 }
 
-static cJSON *failure_json(const struct githistory_rules *r, struct githistory_failure *f)
+static cJSON *failure_json(const struct githistory_rules *r, struct githistory_classify_failure *f)
 {
 	cJSON *j = cJSON_CreateObject(), *others;
 	struct githistory_commit *c = f->culprit[0];
 	if (!j)
 		return NULL;
 	cJSON_AddStringToObject(j, "kind", f->kind);
-	cJSON_AddItemToObject(j, "culprit", githistory_report_commit(r, c));
-	cJSON_AddItemToObject(j, "remedy", githistory_report_commit(r, f->remedy));
+	cJSON_AddItemToObject(j, "culprit", githistory_classify_commit_json(r, c));
+	cJSON_AddItemToObject(j, "remedy", githistory_classify_commit_json(r, f->remedy));
 	others = cJSON_AddArrayToObject(j, "other_culprits");
 	for (size_t i = 1; others && i < f->nculprits; i++)
-		cJSON_AddItemToArray(others, githistory_report_commit(r, f->culprit[i]));
+		cJSON_AddItemToArray(others, githistory_classify_commit_json(r, f->culprit[i]));
 	cJSON_AddNumberToObject(j, "time_to_fix_seconds", (double)(f->remedy->commit_time - c->commit_time));
 	cJSON_AddItemToObject(j, "rules", f->rules);
 	cJSON_AddStringToObject(f->evidence, "link", f->link ? f->link : "named");
@@ -265,7 +247,7 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_f
  * Says how an unlinked fix relates to the failures it is the culprit of (a fix that itself failed),
  * then counts the unlinked by reason, most first.
  */
-static cJSON *unlinked_summary(struct githistory_failures *fs)
+static cJSON *unlinked_summary(struct githistory_classify_failures *fs)
 {
 	cJSON *sum = cJSON_CreateArray(), *u;
 	size_t k = 0;
@@ -350,7 +332,7 @@ static void parameters_json(cJSON *p, const struct githistory_run *h)
 	cJSON_AddBoolToObject(p, "all", o->all);
 }
 
-cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failures *fs)
+cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classify_failures *fs)
 {
 	size_t all[4] = { 0 }, by_class[GITHISTORY_AUTHOR_HUMAN + 1][4] = { { 0 } }, t2[2][2] = { { 0 } };
 	const struct githistory_rules *r = &h->rules;
@@ -359,7 +341,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_failur
 	if (!result)
 		return NULL;
 	for (size_t i = 0; i < fs->n; i++) {
-		const struct githistory_failure *f = &fs->v[i];
+		const struct githistory_classify_failure *f = &fs->v[i];
 		all[f->bucket]++;
 		by_class[f->author_class][f->bucket]++;
 		t2[f->T][f->S]++;

@@ -1,7 +1,7 @@
 /* src/githistory/walk.c — the commit walk of git-history: every commit of the window and its look-back,
  * newest first, as records read once through gitodb; then the files each changes, on up to four threads. */
 #include "config.h"
-#include "internal.h"
+#include "walk.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/progress.h"
@@ -23,7 +23,6 @@ static void commit_free(struct githistory_commit *c)
 	free(c->more_parents);
 	free(c->ink);
 	gitx_paths_free(&c->files);
-	githistory_blame_changes_free(c->changes);
 	free(c);
 }
 
@@ -44,8 +43,6 @@ void githistory_walk_free(struct githistory_run *h)
 		commit_free(rtk_strmap_value_at(h->by_oid, i));
 	rtk_strmap_free(h->by_oid);
 	rtk_strmap_free(h->ignore_revs);
-	free(h->pattern_hits);
-	free(h->changed_hits);
 	free(h->v);
 	free(h->parent_buf);
 	gitodb_free(h->odb);
@@ -88,7 +85,7 @@ static struct githistory_commit *record_new(struct githistory_run *h, const git_
 		return NULL;
 	}
 	c->ignored = h->ignore_revs && rtk_strmap_get(h->ignore_revs, (const char *)c->oid.id, 20);
-	githistory_classify_message(&h->rules, c);
+	githistory_message_read(&h->rules, c);
 	return c;
 }
 

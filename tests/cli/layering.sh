@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/layering.sh — the include check of HACKING.md's table: the tree passes, and each kind of
 # offence (lib reaching up, src including an applet, an applet including another, a folder with no
-# row, a cross-folder include by bare name) fails with the file and line.
+# row, a cross-folder include by bare name, a folder's headers including one another in a circle) fails
+# with the file and line.
 . "$(dirname "$0")/lib.sh"
 check_layering="python3 $RTK_SRCDIR/tests/tools/check_layering.py"
 
@@ -52,5 +53,10 @@ testing "an allowed folder named without its path fails" \
 testing "an include that names no file fails" \
 	"copy_tree && sed -i '2i #include \"nothere.h\"' tree/src/lib/err.c && $check_layering tree; echo \$?" \
 	"src/lib/err.c:2: \"nothere.h\" is not a file of the tree\n1\n"
+
+# githistory's layers: the walk including classify, which stands on blame, which stands on the walk.
+testing "a folder's headers including one another in a circle fail" \
+	"copy_tree && sed -i '/#include \"message.h\"/a #include \"classify.h\"' tree/src/githistory/walk.h && $check_layering tree; echo \$?" \
+	"src/githistory/walk.h:6: include circle walk.h -> classify.h -> blame.h -> walk.h\n1\n"
 
 finish

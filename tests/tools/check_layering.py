@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tests/tools/check_layering.py TREE — checks every #include "..." in TREE/src and TREE/applets against
-the "What may include what" table of TREE/HACKING.md; prints one line per offence and exits 1 if any."""
+the "What may include what" table of TREE/HACKING.md, and that the headers of each folder include one another
+in layers, never in a circle; prints one line per offence and exits 1 if any."""
 import os
 import re
 import sys
@@ -30,7 +31,9 @@ def target_of(tree, including, name):
     return None
 
 
-def check_file(tree, path, allowed, offences):
+def check_file(tree, path, allowed, offences, edges):
+    """Checks path's includes against the table; a header's includes of headers of its own folder go into
+    edges (header -> [(header it includes, line)]), for include_circles."""
     here = folder_of(tree, path)
     rule = allowed.get(here)
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -48,6 +51,8 @@ def check_file(tree, path, allowed, offences):
                 offences.append(f"{where}: \"{name}\" is not a file of the tree")
                 continue
             tfolder = os.path.dirname(target)
+            if path.endswith(".h") and target.endswith(".h") and tfolder == here:
+                edges.setdefault(os.path.relpath(path, tree), []).append((target, lineno))
             if target.startswith("applets/"):
                 if here == "src" and target == "applets/applets.def" and "applets.def" in rule:
                     continue
@@ -65,17 +70,44 @@ def check_file(tree, path, allowed, offences):
                 offences.append(f"{where}: include {target} by its path, as \"{short}/{os.path.basename(target)}\"")
 
 
+def include_circles(edges, offences):
+    """A folder's headers form layers: a header that includes another (directly or through others) is never
+    included back by it. A depth-first search from the top headers (those no header includes) down meets a
+    circle at the include that closes it, most often the one going up: one offence each, at that include's line."""
+    state = {}  # header -> "open" while on the search's path, then "done"
+
+    def visit(h, path):
+        state[h] = "open"
+        path.append(h)
+        for t, line in edges.get(h, []):
+            if state.get(t) == "open":
+                names = " -> ".join(os.path.basename(x) for x in [h] + path[path.index(t):])
+                offences.append(f"{h}:{line}: include circle {names}")
+            elif t not in state:
+                visit(t, path)
+        path.pop()
+        state[h] = "done"
+
+    included = {t for ts in edges.values() for t, _ in ts}
+    tops = sorted(h for h in edges if h not in included)
+    for h in tops + sorted(edges):  # then what only a circle includes
+        if h not in state:
+            visit(h, [])
+
+
 def main():
     tree = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
     allowed = read_table(os.path.join(tree, "HACKING.md"))
     offences = []
+    edges = {}
     files = 0
     for top in ("src", "applets"):
         for dirpath, _, names in os.walk(os.path.join(tree, top)):
             for n in sorted(names):
                 if n.endswith((".c", ".h")):
                     files += 1
-                    check_file(tree, os.path.join(dirpath, n), allowed, offences)
+                    check_file(tree, os.path.join(dirpath, n), allowed, offences, edges)
+    include_circles(edges, offences)
     for o in offences:
         print(o)
     if offences:

@@ -1,6 +1,7 @@
 /* tests/unit/test_githistory_blame.c — git-history's window-bounded blame, on histories built by
  * tests/fixtures/githistory-unit-repo.sh and git-history-repo.sh: who last touched a fix's lines. */
 #include "unit.h"
+#include "githistory/blame.h"
 #include "../fixtures/githistory-run.h"
 
 #include <stdio.h>

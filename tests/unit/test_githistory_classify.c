@@ -1,7 +1,7 @@
 /* tests/unit/test_githistory_classify.c — git-history's author classes and dependency updates, by the shipped
  * rules, on commit records made by hand: one per marker of data/rules/git-history.yaml. */
 #include "unit.h"
-#include "githistory/internal.h"
+#include "githistory/classify.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -106,7 +106,7 @@ static enum githistory_kind kind_under(enum githistory_fix_set set, const char *
 	struct githistory_commit c = { .author = (char *)author, .email = "", .message = (char *)message, .subject = subject };
 	enum githistory_fix_set was = rules.fix_set;
 	rules.fix_set = set;
-	githistory_classify_message(&rules, &c);
+	githistory_message_read(&rules, &c);
 	rules.fix_set = was;
 	return c.kind;
 }
@@ -145,12 +145,12 @@ static void conventional_means_a_known_type(void **state)
 	static const char *const no[] = { "t7528: fix x", "http: x", "Merge branch 'x'", "Fix x" };
 	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
 		struct githistory_commit c = { .author = "Dev", .email = "", .message = (char *)yes[i], .subject = (char *)yes[i] };
-		githistory_classify_message(&rules, &c);
+		githistory_message_read(&rules, &c);
 		assert_true(c.conventional);
 	}
 	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++) {
 		struct githistory_commit c = { .author = "Dev", .email = "", .message = (char *)no[i], .subject = (char *)no[i] };
-		githistory_classify_message(&rules, &c);
+		githistory_message_read(&rules, &c);
 		assert_false(c.conventional);
 	}
 }
@@ -167,14 +167,14 @@ static void formatting_commits_by_subject_and_author(void **state)
 	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
 		struct githistory_commit c = { .author = (char *)yes[i][0], .email = "", .message = (char *)yes[i][1],
 					       .subject = (char *)yes[i][1] };
-		githistory_classify_message(&rules, &c);
+		githistory_message_read(&rules, &c);
 		if (!c.formatting)
 			fail_msg("\"%s\" by %s is a formatting commit", yes[i][1], yes[i][0]);
 	}
 	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++) {
 		struct githistory_commit c = { .author = (char *)no[i][0], .email = "", .message = (char *)no[i][1],
 					       .subject = (char *)no[i][1] };
-		githistory_classify_message(&rules, &c);
+		githistory_message_read(&rules, &c);
 		assert_false(c.formatting);
 	}
 }

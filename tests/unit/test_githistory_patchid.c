@@ -1,6 +1,7 @@
 /* tests/unit/test_githistory_patchid.c — git-history's patch ids and revert linking, on histories built by
  * tests/fixtures/githistory-unit-repo.sh and git-history-repo.sh, checked against git patch-id itself. */
 #include "unit.h"
+#include "githistory/patchid.h"
 #include "../fixtures/githistory-run.h"
 
 #include <stdio.h>
