@@ -54,6 +54,8 @@ static void keep_last(struct agentrun *io, const char *line, size_t len, unsigne
 			i++;
 		if (i == len)
 			return; /* a blank line does not replace the event before it */
+		if (line[i] != '{')
+			io->plain_stdout = true;
 		rtk_strbuf_truncate(&io->last, 0);
 	}
 	if (io->last.len + len <= LAST_LINE_MAX)

@@ -31,6 +31,7 @@ struct agentrun {
 	bool reply_cut;                 /* reply lost its beginning to keep_stdout */
 	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event */
 	bool last_done;                 /* last holds a whole line (a new piece starts a new line) */
+	bool plain_stdout;              /* a non-blank stdout line was not a JSON object: the final event is not the whole reply */
 	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE */
 	const char *hit_source;         /* "stderr" or "final_event" */
 	bool write_failed;

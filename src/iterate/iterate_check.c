@@ -341,7 +341,10 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 	if (!rc) {
 		agentrun_final_event(&io, &t->usage);
 		t->hit = io.hit;
-		if (t->usage.result)
+		/* The final event's result is the reply only when stdout is events alone (Claude Code's JSON
+		 * modes); after text of its own, a JSON line is one more line of the reply: "REJECTED: ..."
+		 * then {"result": "ACCEPTED"} is a rejection, not a verdict the agent took back. */
+		if (t->usage.result && !io.plain_stdout)
 			t->text = strdup(t->usage.result);
 		else
 			t->text = io.reply.s ? strndup(io.reply.s, io.reply.len) : strdup("");

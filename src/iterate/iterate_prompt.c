@@ -4,6 +4,8 @@
 #include "lib/datadir.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/out.h"
+#include "lib/timeutil.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 /* A project file for a prompt: its text, "(none)" when it does not exist, cut past ITERATE_PROMPT_FILE_MAX. */
@@ -125,6 +128,34 @@ static int files_read(const struct iterate_prompt_in *in, struct prompt_files *f
 	return rc;
 }
 
+/*
+ * text between two markers that carry a nonce the text does not hold, so an agent's words (the
+ * Developer's report, the Acceptor's reason) can stand in the next prompt without passing for rtk's
+ * own sections: "# What to do" or a verdict inside them is still the agent's. Appends to b.
+ */
+static void quoted_block(struct rtk_strbuf *b, const char *who, const char *text)
+{
+	char nonce[17];
+	unsigned char r[8];
+	do {
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			for (size_t i = 0; i < sizeof(r); i++) /* no entropy to be had: still differs from run to run */
+				r[i] = (unsigned char)(rtk_time_now() >> (8 * (i % 4))) ^ (unsigned char)(getpid() >> i) ^ (unsigned char)i;
+		for (size_t i = 0; i < sizeof(r); i++)
+			snprintf(nonce + 2 * i, 3, "%02x", r[i]);
+	} while (strstr(text, nonce));
+	rtk_strbuf_printf(b, "<<<BEGIN %s %s>>>\n%s%s<<<END %s %s>>>\n", who, nonce, text,
+			  *text && text[strlen(text) - 1] != '\n' ? "\n" : "", who, nonce);
+}
+
+/* quoted_block as a malloc'd string; NULL when out of memory. */
+static char *quoted(const char *who, const char *text)
+{
+	struct rtk_strbuf b = { 0 };
+	quoted_block(&b, who, text ? text : "");
+	return rtk_strbuf_take(&b);
+}
+
 static const char *recovery_note(const struct iterate_prompt_in *in)
 {
 	return in->recovery ? "\n# Note\nThis milestone was interrupted by a restart; continue where it stopped.\n" : "";
@@ -137,14 +168,18 @@ static void feedback_section(const struct iterate_prompt_in *in, struct rtk_strb
 	const char *text = m->feedback ? m->feedback : "";
 	switch (m->feedback_kind) {
 	case ITERATE_FEEDBACK_REJECTED:
-		rtk_strbuf_printf(b, "\n# The Acceptor rejected your last feature (%s)\nRejection reason:\n%s\nFix this first, on the same branch, then report again.\n",
-				  m->report.feature ? m->report.feature : "?", text);
+		rtk_strbuf_printf(b, "\n# The Acceptor rejected your last feature (%s)\nRejection reason (the Acceptor's words, between the markers):\n",
+				  m->report.feature ? m->report.feature : "?");
+		quoted_block(b, "ACCEPTOR REASON", text);
+		rtk_strbuf_printf(b, "Fix this first, on the same branch, then report again.\n");
 		break;
 	case ITERATE_FEEDBACK_FAILED:
 		rtk_strbuf_printf(b, "\n# Your last round failed\n%s\nDo the round again and reply with the report format below.\n", text);
 		break;
 	case ITERATE_FEEDBACK_FINAL_REJECTED:
-		rtk_strbuf_printf(b, "\n# Final acceptance rejected the milestone\nUnmet criteria:\n%s\nFix these, then report again.\n", text);
+		rtk_strbuf_printf(b, "\n# Final acceptance rejected the milestone\nUnmet criteria (the Acceptor's words, between the markers):\n");
+		quoted_block(b, "ACCEPTOR REASON", text);
+		rtk_strbuf_printf(b, "Fix these, then report again.\n");
 		break;
 	case ITERATE_FEEDBACK_RECOVERY:
 		rtk_strbuf_printf(b, "\n# Before anything else\n%s\n", text);
@@ -189,7 +224,7 @@ int iterate_prompt_acceptor(const struct iterate_prompt_in *in, char **out)
 	static const char *const names[] = { "SOUL", "CRITERIA", "REPORT", "ROUND", "COMMIT", "FEATURE", "MILESTONE", "BRANCH", "RECOVERY" };
 	struct prompt_files f;
 	struct rtk_strbuf b = { 0 };
-	char *tmpl = NULL, *criteria = NULL, round[32];
+	char *tmpl = NULL, *criteria = NULL, *report = NULL, *feature = NULL, round[32];
 	int rc;
 	*out = NULL;
 	if ((rc = files_read(in, &f)))
@@ -198,12 +233,18 @@ int iterate_prompt_acceptor(const struct iterate_prompt_in *in, char **out)
 		goto out;
 	criteria = iterate_prompt_section(f.milestone, "Acceptance Criteria");
 	snprintf(round, sizeof(round), "%ld", in->m->round);
-	const char *values[] = { f.soul, criteria ? criteria : f.milestone, in->m->report.text, round, in->m->report.commit,
-				 in->m->report.feature, in->m->id, in->branch, recovery_note(in) };
+	if (!(report = quoted("DEVELOPER REPORT", in->m->report.text)) || !(feature = rtk_out_md_flat(in->m->report.feature ? in->m->report.feature : ""))) {
+		rc = rtk_oom();
+		goto out;
+	}
+	const char *values[] = { f.soul, criteria ? criteria : f.milestone, report, round, in->m->report.commit,
+				 feature, in->m->id, in->branch, recovery_note(in) };
 	rtk_strbuf_fill(&b, tmpl, names, values, sizeof(names) / sizeof(*names));
 	if (!(*out = rtk_strbuf_take(&b)))
 		rc = rtk_oom();
 out:
+	free(report);
+	free(feature);
 	free(criteria);
 	free(tmpl);
 	files_free(&f);
@@ -215,7 +256,7 @@ int iterate_prompt_final(const struct iterate_prompt_in *in, char **out)
 	static const char *const names[] = { "SOUL", "MILESTONE", "MILESTONE_TEXT", "COMMITS", "BASE", "BRANCH", "REPORT", "RECOVERY" };
 	struct prompt_files f;
 	struct rtk_strbuf b = { 0 };
-	char *tmpl = NULL, base[13];
+	char *tmpl = NULL, *report = NULL, base[13];
 	int rc;
 	*out = NULL;
 	if ((rc = files_read(in, &f)))
@@ -223,12 +264,17 @@ int iterate_prompt_final(const struct iterate_prompt_in *in, char **out)
 	if ((rc = template_text(ITERATE_PROMPT_FINAL, &tmpl)))
 		goto out;
 	snprintf(base, sizeof(base), "%.12s", in->m->base_commit);
+	if (!(report = quoted("DEVELOPER SUMMARY", in->m->report.text))) {
+		rc = rtk_oom();
+		goto out;
+	}
 	const char *values[] = { f.soul, in->m->id, f.milestone, in->commits && *in->commits ? in->commits : "(none)\n", base,
-				 in->branch, in->m->report.text, recovery_note(in) };
+				 in->branch, report, recovery_note(in) };
 	rtk_strbuf_fill(&b, tmpl, names, values, sizeof(names) / sizeof(*names));
 	if (!(*out = rtk_strbuf_take(&b)))
 		rc = rtk_oom();
 out:
+	free(report);
 	free(tmpl);
 	files_free(&f);
 	return rc;
