@@ -15,8 +15,18 @@ trap '[ -n "${SAME_KEEP:-}" ] || rm -rf "$work"' EXIT
 cat > "$work/wrap" <<'WRAP'
 #!/usr/bin/env bash
 out=$(mktemp "$SAME_WORK/out.XXXXXX")
-"$SAME_REAL" "$@" > "$out"
-rc=$?
+# A test that signals rtk (SIGTERM to a scheduler) signals this wrapper: pass it on, or the real rtk
+# is orphaned and keeps running (iterate run holds an inotify instance until the machine runs out).
+"$SAME_REAL" "$@" > "$out" <&0 &
+child=$!
+trap 'kill -TERM $child 2>/dev/null' TERM
+trap 'kill -INT $child 2>/dev/null' INT
+trap 'kill -HUP $child 2>/dev/null' HUP
+while :; do
+	wait $child
+	rc=$?
+	kill -0 $child 2>/dev/null || break
+done
 # Concurrent calls (reflect --jobs, pipelines) append whole records under a lock, never interleaved.
 { printf '=== rtk'; printf ' %q' "$@"; printf '\n'; cat "$out"; printf '\n--- exit %d\n' "$rc"; } > "$out.rec"
 flock "$SAME_LOG.lock" sh -c 'cat "$1" >> "$2"' sh "$out.rec" "$SAME_LOG"
