@@ -12,12 +12,15 @@
 # and answers anything else 404 with Anthropic's error shape (logged, so an unexpected call shows up).
 # Steps: "text", "tool_use" ({"name", "input"} or a list; Claude Code's tools are Bash, Edit, Write, Read, ...),
 # "status" + "error" {"type", "message"} + "headers", "stream_error" {"type", "message"} (an SSE "error" event
-# after message_start, as the API sends for overloaded_error mid-stream), "stop_reason", "usage" (below).
+# after message_start, as the API sends for overloaded_error mid-stream; a request that does not stream gets
+# the matching HTTP error instead), "stop_reason", "usage" (below).
 import json
 import re
+import sys
 from itertools import count
 
-import scriptlib
+sys.dont_write_bytecode = True  # no __pycache__ beside the servers in the source tree
+import scriptlib  # noqa: E402
 
 # Reported in message_start (input and cache fields) and message_delta (output_tokens) unless a step says otherwise.
 DEFAULT_USAGE = {"input_tokens": 120, "cache_creation_input_tokens": 400, "cache_read_input_tokens": 5000,
@@ -76,7 +79,7 @@ def send_message(h, body, step, kind):
     start = dict(msg, content=[], stop_reason=None, usage=dict(usage, output_tokens=1))
     h.sse({"type": "message_start", "message": start}, "message_start")
     if "stream_error" in step:
-        error = dict(step["stream_error"])
+        error = dict(step["stream_error"] or {})
         error.setdefault("type", "overloaded_error")
         error.setdefault("message", "Overloaded")
         h.sse({"type": "error", "error": error}, "error")
@@ -106,7 +109,15 @@ def send_message(h, body, step, kind):
     h.end_sse()
 
 
+# The HTTP status of a stream_error step met by a request that does not stream (Claude Code falls back to one).
+STREAM_ERROR_STATUS = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}
+
+
 def answer_step(h, body, i, step, kind, exhausted):
+    if "stream_error" in step and not body.get("stream"):
+        error = dict(step["stream_error"] or {})
+        error.setdefault("type", "overloaded_error")
+        step = {"status": STREAM_ERROR_STATUS.get(error["type"], 500), "error": error}
     if step.get("status") and step["status"] != 200:
         h.log(kind, i, "status %d" % step["status"])
         send_error(h, step["status"], step.get("error"), step.get("headers"))

@@ -17,12 +17,15 @@
 # Steps: "text"; "tool_use" ({"name", "input"} or a list, sent as functionCall parts: Gemini CLI's tools are
 # run_shell_command, write_file, replace, read_file, ...); "status" + "error" {"message", "status",
 # "details"} + "headers" ("retry_delay": "2s" adds a google.rpc.RetryInfo detail, as quota errors carry);
-# "stream_error" (HTTP 200, then an error object as an SSE event); "usage" (usageMetadata fields, below).
+# "stream_error" (HTTP 200, then a bare error object in the stream; without ?alt=sse, the matching HTTP
+# error); "usage" (usageMetadata fields, below).
 import json
 import re
+import sys
 from itertools import count
 
-import scriptlib
+sys.dont_write_bytecode = True  # no __pycache__ beside the servers in the source tree
+import scriptlib  # noqa: E402
 
 DEFAULT_USAGE = {"promptTokenCount": 5120, "cachedContentTokenCount": 5000, "candidatesTokenCount": 30,
                  "thoughtsTokenCount": 10, "totalTokenCount": 5160}
@@ -111,8 +114,10 @@ def send(h, model, method, step, sse):
         return
     h.start_sse()
     if "stream_error" in step:
-        # The error object in place of the first chunk.
-        h.sse(error_object(int(step["stream_error"].get("code", 503)), step["stream_error"]))
+        # In place of the first chunk, the error object bare (not an SSE event), as the API sends one met
+        # mid-stream; @google/genai raises an ApiError only for a network chunk that is such a JSON object.
+        error = step["stream_error"] or {}
+        h.chunk(json.dumps(error_object(int(error.get("code", 503)), error)))
     else:
         for c in chunks:
             h.sse(c)
@@ -137,6 +142,9 @@ def route(h, method, path, body):
                 step = {"text": json.dumps(fill(schema)), "usage": SIDE_USAGE}
             else:
                 step = {"text": "Scripted side answer", "usage": SIDE_USAGE}
+        if "stream_error" in step and not sse:  # the matching HTTP error instead
+            error = dict(step["stream_error"] or {})
+            step = {"status": int(error.get("code", 503)), "error": error}
         if step.get("status") and step["status"] != 200:
             h.log(kind, i, "status %d" % step["status"])
             h.send_json(step["status"], error_object(step["status"], step.get("error")), step.get("headers"))

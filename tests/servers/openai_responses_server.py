@@ -12,12 +12,15 @@
 # Steps: "text"; "tool_use" ({"name", "input"} or a list: an object input becomes a function_call whose
 # "arguments" is its JSON, a string input a custom_tool_call, as Codex's freeform apply_patch is called);
 # "status" + "error" {"message", "type", "code"} + "headers"; "stream_error" {"code", "message"} (HTTP 200,
-# then response.failed, as the API reports a rate limit or overload met mid-stream); "usage" (below).
+# then response.failed, as the API reports a rate limit or overload met mid-stream; a request that does not
+# stream gets the matching HTTP error instead); "usage" (below).
 import json
+import sys
 import time
 from itertools import count
 
-import scriptlib
+sys.dont_write_bytecode = True  # no __pycache__ beside the servers in the source tree
+import scriptlib  # noqa: E402
 
 # Responses' usage object. input_tokens includes the cached ones read (input_tokens_details.cached_tokens) and
 # written (cache_write_tokens, which Codex reads too): 120 uncached + 300 written + 5000 read.
@@ -100,7 +103,7 @@ def send_response(h, body, step):
     ev("response.created", response=resp)
     ev("response.in_progress", response=resp)
     if "stream_error" in step:
-        error = dict(step["stream_error"])
+        error = dict(step["stream_error"] or {})
         error.setdefault("code", "rate_limit_exceeded")
         error.setdefault("message", ERRORS[429][2])
         ev("response.failed", response=dict(resp, status="failed", error=error))
@@ -133,6 +136,10 @@ def send_response(h, body, step):
 
 
 def answer_step(h, body, i, step, kind, exhausted):
+    if "stream_error" in step and not body.get("stream"):  # the matching HTTP error instead
+        error = dict(step["stream_error"] or {})
+        error.setdefault("code", "rate_limit_exceeded")
+        step = {"status": 429 if error["code"] == "rate_limit_exceeded" else 500, "error": error}
     if step.get("status") and step["status"] != 200:
         h.log(kind, i, "status %d" % step["status"])
         send_error(h, step["status"], step.get("error"), step.get("headers"))

@@ -153,8 +153,12 @@ class Handler(BaseHTTPRequestHandler):
     def sse(self, data, event=None):
         """One server-sent event: "event: NAME" (when given) and "data: JSON"."""
         text = ("event: %s\n" % event if event else "") + "data: %s\n\n" % json.dumps(data, ensure_ascii=False)
-        chunk = text.encode()
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        self.chunk(text)
+
+    def chunk(self, text):
+        """Bytes of a chunked answer, as they are (an SSE event, or what a server sends outside SSE)."""
+        data = text.encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
 
     def end_sse(self):
