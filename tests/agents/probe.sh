@@ -41,6 +41,7 @@
 #   env           the model runs `env | sort > ../tool.env` with the client's shell tool: the variables a
 #                 client adds to the environment of the commands it runs (what a nested agent would see)
 #   usage-limit   (codex) HTTP 429 with ChatGPT's usage_limit_reached body (resets_at, resets_in_seconds)
+# shellcheck disable=SC2034 # the CLIENT_modes and CLIENT_server variables are read through ${!name}
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -387,8 +388,9 @@ run() { # CLIENT CASE MODE
 	local server=${client}_server
 	$PY "$top/tests/servers/${!server}" --port-file "$d/port" --log "$d/requests.jsonl" \
 		--script "$d/script.json" &
-	local spid=$! i
-	for i in $(seq 100); do [ -s "$d/port" ] && break; sleep 0.1; done
+	local spid=$!
+	for _ in $(seq 100); do [ -s "$d/port" ] && break; sleep 0.1; done
+	[ -s "$d/port" ] || { echo "probe.sh: $client/$case/$mode: the server did not start" >&2; kill "$spid"; return 1; }
 	port=$(cat "$d/port")
 	"${client}_setup" "$d" "$port" "$limited"
 	[ "$case" = hook ] && claude_hook "$d" "$d/proj"
