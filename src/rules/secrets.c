@@ -137,70 +137,189 @@ static bool line_allowed(const struct secrets *s, const char *text, size_t len, 
 	return rtk_re_matches(s->allowlist, text + start, end - start);
 }
 
-char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
-{
-	struct rtk_strbuf b = { 0 };
-	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
-	size_t *starts = calloc(s->n + 1, sizeof(size_t)), *ends = calloc(s->n + 1, sizeof(size_t));
-	unsigned redactions = 0;
-	size_t pos = 0;
+/* One match chosen for redaction: text[start..end) is replaced; its attempt began at from (<= start: a \K prefix). */
+struct secret_hit {
+	size_t from, start, end;
+	size_t pattern;
+	bool kept; /* on a line with the allowlist pragma: written as it is */
+};
 
-	if (!starts || !ends) {
-		free(starts), free(ends);
-		return NULL;
+struct secret_hits {
+	struct secret_hit *v;
+	size_t n, cap;
+};
+
+static bool hits_add(struct secret_hits *h, struct secret_hit hit)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 8;
+		struct secret_hit *v = realloc(h->v, cap * sizeof(*v));
+		if (!v)
+			return false;
+		h->v = v, h->cap = cap;
 	}
+	h->v[h->n++] = hit;
+	return true;
+}
+
+/* Pattern i's next match in text[0..len) whose attempt starts at or after at; start is SIZE_MAX for none. */
+static void pattern_next(const struct secrets *s, size_t i, const char *text, size_t len, size_t at, struct secret_hit *out)
+{
+	out->pattern = i;
+	if (at > len || rtk_re_search_attempt(s->patterns[i].re, text, len, at, &out->from, &out->start, &out->end) != 1)
+		out->start = SIZE_MAX;
+}
+
+/*
+ * The matches over text[0..len), left to right: at each place the pattern listed first wins, and the
+ * next match is looked for after the end of the last. false only when out of memory.
+ */
+static bool find_hits(const struct secrets *s, const char *text, size_t len, struct secret_hits *h)
+{
+	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
+	struct secret_hit *next = calloc(s->n + 1, sizeof(*next));
+	size_t pos = 0;
+	bool ok = true;
+
+	if (!next)
+		return false;
 	for (size_t i = 0; i < s->n; i++)
-		if (rtk_re_search(s->patterns[i].re, text, len, 0, &starts[i], &ends[i]) != 1)
-			starts[i] = SIZE_MAX;
-	for (;;) {
+		pattern_next(s, i, text, len, 0, &next[i]);
+	while (ok) {
 		size_t best = SIZE_MAX;
 		for (size_t i = 0; i < s->n; i++) {
-			if (starts[i] != SIZE_MAX && starts[i] < pos &&
-			    rtk_re_search(s->patterns[i].re, text, len, pos, &starts[i], &ends[i]) != 1)
-				starts[i] = SIZE_MAX;
-			if (starts[i] != SIZE_MAX && (best == SIZE_MAX || starts[i] < starts[best]))
+			if (next[i].start != SIZE_MAX && next[i].start < pos)
+				pattern_next(s, i, text, len, pos, &next[i]);
+			if (next[i].start != SIZE_MAX && (best == SIZE_MAX || next[i].start < next[best].start))
 				best = i;
 		}
 		/* An empty match (a pattern that can match nothing) would never advance: treat it as none. */
-		if (best == SIZE_MAX || ends[best] == starts[best])
+		if (best == SIZE_MAX || next[best].end == next[best].start)
 			break;
-		if (line_allowed(s, text, len, starts[best])) {
-			rtk_strbuf_put(&b, text + pos, ends[best] - pos);
-		} else {
-			rtk_strbuf_put(&b, text + pos, starts[best] - pos);
-			add_replacement(&b, s->replacement, s->patterns[best].name);
+		next[best].kept = line_allowed(s, text, len, next[best].start);
+		ok = hits_add(h, next[best]);
+		pos = next[best].end;
+	}
+	free(next);
+	return ok;
+}
+
+/* Appends text[from..to) to b with the hits inside it replaced (the hits from *k on, which start at or after from). */
+static unsigned put_redacted(struct rtk_strbuf *b, const struct secrets *s, const char *text, size_t from, size_t to,
+			     const struct secret_hits *h, size_t *k)
+{
+	unsigned redactions = 0;
+	for (; *k < h->n && h->v[*k].end <= to; ++*k) {
+		const struct secret_hit *hit = &h->v[*k];
+		rtk_strbuf_put(b, text + from, hit->start - from);
+		if (hit->kept)
+			rtk_strbuf_put(b, text + hit->start, hit->end - hit->start);
+		else {
+			add_replacement(b, s->replacement, s->patterns[hit->pattern].name);
 			redactions++;
 		}
-		pos = ends[best];
+		from = hit->end;
 	}
-	rtk_strbuf_put(&b, text + pos, len - pos);
-	free(starts);
-	free(ends);
+	rtk_strbuf_put(b, text + from, to - from);
+	return redactions;
+}
+
+/* b's text (its length in *out_len) and the count, or NULL when memory ran out. */
+static char *take(struct rtk_strbuf *b, size_t *out_len, unsigned *count, unsigned redactions)
+{
 	if (out_len)
-		*out_len = b.len;
+		*out_len = b->len;
 	if (count)
 		*count = redactions;
-	return rtk_strbuf_take(&b);
+	return rtk_strbuf_take(b);
+}
+
+char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
+{
+	struct rtk_strbuf b = { 0 };
+	struct secret_hits h = { 0 };
+	size_t k = 0;
+	unsigned redactions;
+	if (!find_hits(s, text, len, &h)) {
+		free(h.v);
+		return NULL;
+	}
+	redactions = put_redacted(&b, s, text, 0, len, &h, &k);
+	free(h.v);
+	return take(&b, out_len, count, redactions);
+}
+
+/*
+ * Where a stream's text may be let out up to: the last SECRETS_STREAM_CARRY bytes of a cut piece wait
+ * for the next one, and so does every match that reaches into them, from where its attempt began (a
+ * key that starts before them, or a prefix such as "Bearer " that it needs, must be seen whole again).
+ */
+static size_t stream_safe_end(const struct secret_hits *h, size_t n, bool cut)
+{
+	size_t end = cut ? (n < SECRETS_STREAM_CARRY ? 0 : n - SECRETS_STREAM_CARRY) : n;
+	bool moved = cut;
+	/* a hit's attempt may begin inside an earlier hit (its prefix overlaps it): go again until none crosses */
+	while (moved) {
+		moved = false;
+		for (size_t i = h->n; i-- > 0;)
+			if (h->v[i].from < end && h->v[i].end > end) {
+				end = h->v[i].from;
+				moved = true;
+			}
+	}
+	return end;
+}
+
+/* Replaces the rest of a line whose match outgrew SECRETS_STREAM_HOLD_MAX: piece[0..len), and on to the line's end. */
+static unsigned stream_swallow(struct secrets_stream *st, struct rtk_strbuf *b, size_t len, bool cut)
+{
+	const char *name = st->s->patterns[st->swallow - 1].name;
+	if (!cut)
+		st->swallow = 0;
+	if (!len)
+		return 0;
+	add_replacement(b, st->s->replacement, name);
+	return 1;
 }
 
 char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t len, bool cut, size_t *out_len,
 			    unsigned *count)
 {
+	struct rtk_strbuf b = { 0 }, held = { 0 };
+	struct secret_hits h = { 0 };
 	const char *text = piece;
-	size_t n = len, keep;
-	char held[SECRETS_STREAM_CARRY], *clean;
+	size_t n = len, end, k = 0;
+	unsigned redactions = 0;
+	if (st->swallow) /* a whole piece: nothing in it is let out until the line ends */
+		return redactions = stream_swallow(st, &b, len, cut), take(&b, out_len, count, redactions);
 	if (st->carry.len) {
 		rtk_strbuf_put(&st->carry, piece, len);
 		if (st->carry.failed)
 			return NULL;
 		text = st->carry.s, n = st->carry.len;
 	}
-	keep = cut ? (n < SECRETS_STREAM_CARRY ? n : SECRETS_STREAM_CARRY) : 0;
-	memcpy(held, text + n - keep, keep);
-	clean = secrets_redact(st->s, text, n - keep, out_len, count);
-	rtk_strbuf_truncate(&st->carry, 0);
-	rtk_strbuf_put(&st->carry, held, keep);
-	return st->carry.failed ? (free(clean), NULL) : clean;
+	if (!find_hits(st->s, text, n, &h)) {
+		free(h.v);
+		return NULL;
+	}
+	end = stream_safe_end(&h, n, cut);
+	if (n - end > SECRETS_STREAM_HOLD_MAX) {
+		/* a match longer than any key: out redacted as far as it goes, and the rest of its line after it */
+		for (size_t i = 0; i < h.n; i++)
+			if (h.v[i].end > end)
+				st->swallow = h.v[i].pattern + 1;
+		end = n;
+	}
+	redactions = put_redacted(&b, st->s, text, 0, end, &h, &k);
+	free(h.v);
+	rtk_strbuf_put(&held, text + end, n - end); /* text may be the carry itself: copied before it goes */
+	rtk_strbuf_free(&st->carry);
+	st->carry = held;
+	if (st->carry.failed) {
+		rtk_strbuf_free(&b);
+		return NULL;
+	}
+	return take(&b, out_len, count, redactions);
 }
 
 void secrets_stream_free(struct secrets_stream *st)

@@ -39,19 +39,23 @@ char *secrets_redact(const struct secrets *s, const char *text, size_t len, size
 
 /*
  * Redacting a stream that comes in pieces (proc's lines, cut at its cap): the end of a cut piece
- * waits for the next one, so a secret that straddles the cut is still found whole. Start from
+ * waits for the next one, so a secret that straddles the cut is still found whole. What waits is the
+ * last SECRETS_STREAM_CARRY bytes and every match that reaches into them, from where its attempt began
+ * (a key may start before them; a prefix such as "Bearer " must be seen again with it). Start from
  * { .s = secrets }; the stream owns nothing of s.
  */
 struct secrets_stream {
 	const struct secrets *s;
 	struct rtk_strbuf carry; /* the held-back end of the last cut piece */
+	size_t swallow;          /* 1 + the pattern whose over-long match ends the current line redacted; 0: none */
 };
-#define SECRETS_STREAM_CARRY 512 /* longer than any key a pattern matches */
+#define SECRETS_STREAM_CARRY 512              /* longer than any key a pattern matches */
+#define SECRETS_STREAM_HOLD_MAX (256 * 1024) /* a match still growing past this is let out redacted, with the rest of its line */
 
 /*
  * The redacted text to write now for piece[0..len) (malloc'd, *out_len bytes; NULL only when out of
- * memory): what was held back, then the piece, less its last SECRETS_STREAM_CARRY bytes when cut is
- * true. *count (when not NULL) gets the redactions in what is returned.
+ * memory): what was held back, then the piece, less what must wait when cut is true. *count (when
+ * not NULL) gets the redactions in what is returned.
  */
 char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t len, bool cut, size_t *out_len,
 			    unsigned *count);

@@ -4,9 +4,9 @@
 # prompts, rejections and their feedback, the pause after 3, the final acceptance gate, failed rounds,
 # timeouts, max iterations, completion and the next milestone, human review, rate limits, restart
 # recovery, outcomes for rtk calibrate, token and cost accounting, status, bad files, a busy project,
-# signals, and the scheduler (two projects, interval and times modes on the test clock, wake). Every
-# .anima file is validated against its schema after each transition seen, including those each agent
-# found when it started. The kill -9 test is tests/cli/iterate_kill9.sh.
+# signals, secrets in what agents print, and the scheduler (two projects, interval and times modes on the
+# test clock, wake). Every .anima file is validated against its schema after each transition seen,
+# including those each agent found when it started. The kill -9 test is tests/cli/iterate_kill9.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/iterate_lib.sh"
 
@@ -316,6 +316,18 @@ t_ratelimit() {
 	plan developer "ratelimit Claude AI usage limit reached"
 	ck
 	is "a rate limit without a time waits 60 minutes" "rate_limited $(iso $((T0 + 3600)))" "$(st .status) $(st .rate_limit_reset_at)"
+}
+
+# --- secrets in what agents print ----------------------------------------------------------------------
+t_secrets() {
+	# a key across proc's 64 KiB cut of a long line: it starts just before the last 512 bytes of the first piece
+	new_case --draft M2
+	plan developer "say $(head -c 65014 /dev/zero | tr '\0' x)sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX,$(head -c 9000 /dev/zero | tr '\0' y)"
+	ck
+	has "a key across the 64 KiB cut of a long line is redacted in the agent's log" "$P/.anima/logs/M1/round-1-developer.log" \
+		'x[REDACTED:openai_key],y'
+	is "... and no piece of it reaches any file of the project or the output" "" \
+		"$(grep -rl 'ABCDEF\|MNOPQR' "$P" "$SCRATCH/out" "$SCRATCH/err")"
 }
 
 # --- restart recovery of an in_progress milestone --------------------------------------------------------
@@ -647,7 +659,7 @@ t_progress() {
 }
 
 # RTK_TEST_ITERATE="whole pause ..." runs only those (default: all, in this order).
-for t in ${RTK_TEST_ITERATE:-whole order feedback pause failed final max review outcomes tokens ratelimit recovery bad busy interval times manual two sched_ratelimit usage progress}; do
+for t in ${RTK_TEST_ITERATE:-whole order feedback pause failed final max review outcomes tokens ratelimit secrets recovery bad busy interval times manual two sched_ratelimit usage progress}; do
 	echo "--- $t"
 	t_start=$(now_ms)
 	"t_$t"

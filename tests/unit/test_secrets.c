@@ -192,7 +192,89 @@ static void a_stream_finds_a_secret_cut_in_two(void **state)
 	secrets_free(s);
 }
 
+
+/*
+ * A key anywhere near the cut: the stream holds back the last SECRETS_STREAM_CARRY bytes, and the
+ * key may start before them (an ordinary long line, minified JSON, cut at proc's 64 KiB). Whatever
+ * the cut, no piece of the key comes out.
+ */
+static void a_stream_cut_anywhere_in_a_key_lets_none_of_it_out(void **state)
+{
+	(void)state;
+	struct secrets *s = shipped();
+	const char *key = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123"; /* pragma: allowlist-secret why=TEST_VECTOR */
+	size_t klen = strlen(key);
+	char line[4096];
+	memset(line, 'x', sizeof(line));
+	for (size_t i = 0; i < sizeof(line); i += 50)
+		line[i] = ','; /* minified JSON: short runs, no newline */
+	size_t at = 2000;
+	memcpy(line + at, key, klen);
+	line[sizeof(line) - 1] = '\0';
+	for (size_t cut = at - SECRETS_STREAM_CARRY - 8; cut <= at + klen + 8; cut++) {
+		struct secrets_stream st = { .s = s };
+		struct rtk_strbuf all = { 0 };
+		size_t n1, n2;
+		unsigned c1 = 0, c2 = 0;
+		/* the cut falls SECRETS_STREAM_CARRY bytes after the split point of the first piece and on */
+		size_t first = cut + SECRETS_STREAM_CARRY;
+		char *p1 = secrets_stream_redact(&st, line, first, true, &n1, &c1);
+		char *p2 = secrets_stream_redact(&st, line + first, strlen(line) - first, false, &n2, &c2);
+		assert_non_null(p1);
+		assert_non_null(p2);
+		rtk_strbuf_put(&all, p1, n1);
+		rtk_strbuf_put(&all, p2, n2);
+		assert_int_equal(c1 + c2, 1);
+		assert_null(strstr(all.s, "ABCDEFGH"));
+		assert_null(strstr(all.s, "abcdef0123"));
+		assert_non_null(strstr(all.s, "[REDACTED:openai_key]"));
+		free(p1);
+		free(p2);
+		rtk_strbuf_free(&all);
+		secrets_stream_free(&st);
+	}
+	secrets_free(s);
+}
+
+/* A match that outgrows SECRETS_STREAM_HOLD_MAX is not held forever: it and the rest of its line go out redacted. */
+static void a_stream_match_longer_than_the_hold_ends_its_line_redacted(void **state)
+{
+	(void)state;
+	struct secrets *s = shipped();
+	struct secrets_stream st = { .s = s };
+	size_t piece = 64 * 1024, out = 0, len;
+	char *buf = malloc(piece + 1);
+	unsigned count, total = 0;
+	memset(buf, 'A', piece);
+	buf[piece] = '\0';
+	memcpy(buf, "Authorization: Bearer ", 22);
+	for (size_t i = 0; i < 6; i++) {
+		char *clean = secrets_stream_redact(&st, buf, piece, true, &len, &count);
+		assert_non_null(clean);
+		assert_null(memmem(clean, len, "AAAA", 4));
+		out += len, total += count;
+		free(clean);
+		memset(buf, 'A', 22);
+	}
+	assert_true(out > 0); /* let out before the line ends: the hold is bounded */
+	assert_true(st.carry.len <= SECRETS_STREAM_HOLD_MAX);
+	char *clean = secrets_stream_redact(&st, "AAAA end", 8, false, &len, &count);
+	assert_non_null(clean);
+	assert_string_equal(clean, "[REDACTED:bearer_token]");
+	free(clean);
+	clean = secrets_stream_redact(&st, "next line", 9, false, &len, &count);
+	assert_string_equal(clean, "next line"); /* the next line starts clean */
+	assert_int_equal(count, 0);
+	free(clean);
+	assert_true(total >= 2);
+	free(buf);
+	secrets_stream_free(&st);
+	secrets_free(s);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(a_stream_match_longer_than_the_hold_ends_its_line_redacted),
+	cmocka_unit_test(a_stream_cut_anywhere_in_a_key_lets_none_of_it_out),
 	cmocka_unit_test(a_stream_finds_a_secret_cut_in_two),
 	cmocka_unit_test(run_plan_patterns_catch_literals_not_placeholders),
 	cmocka_unit_test(the_allowlist_pragma_exempts_its_line_only),
