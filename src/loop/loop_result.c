@@ -47,7 +47,7 @@ static cJSON *rate_limit_json(const struct loop_state *st, const struct loop_rou
 	cJSON_AddStringToObject(o, "kind", ratelimit_kind_name(r->io.hit.kind));
 	cJSON_AddStringToObject(o, "resume_at", when);
 	cJSON_AddNumberToObject(o, "wait_seconds", (double)r->wait_seconds);
-	excerpt = secrets_redact(st->secrets, r->io.hit.excerpt, strlen(r->io.hit.excerpt), NULL, NULL);
+	excerpt = secrets_redact(st->secrets, r->io.hit.excerpt, strlen(r->io.hit.excerpt), 0, NULL, NULL);
 	char *valid = excerpt ? rtk_utf8_repair(excerpt, strlen(excerpt)) : NULL;
 	cJSON_AddStringToObject(o, "excerpt", valid ? valid : "");
 	free(valid);

@@ -174,7 +174,7 @@ static void pattern_next(const struct secrets *s, size_t i, const char *text, si
  * The matches over text[0..len), left to right: at each place the pattern listed first wins, and the
  * next match is looked for after the end of the last. false only when out of memory.
  */
-static bool find_hits(const struct secrets *s, const char *text, size_t len, struct secret_hits *h)
+static bool find_hits(const struct secrets *s, const char *text, size_t len, unsigned flags, struct secret_hits *h)
 {
 	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
 	struct secret_hit *next = calloc(s->n + 1, sizeof(*next));
@@ -196,7 +196,7 @@ static bool find_hits(const struct secrets *s, const char *text, size_t len, str
 		/* An empty match (a pattern that can match nothing) would never advance: treat it as none. */
 		if (best == SIZE_MAX || next[best].end == next[best].start)
 			break;
-		next[best].kept = line_allowed(s, text, len, next[best].start);
+		next[best].kept = (flags & SECRETS_TRUSTED) && line_allowed(s, text, len, next[best].start);
 		ok = hits_add(h, next[best]);
 		pos = next[best].end;
 	}
@@ -234,13 +234,13 @@ static char *take(struct rtk_strbuf *b, size_t *out_len, unsigned *count, unsign
 	return rtk_strbuf_take(b);
 }
 
-char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
+char *secrets_redact(const struct secrets *s, const char *text, size_t len, unsigned flags, size_t *out_len, unsigned *count)
 {
 	struct rtk_strbuf b = { 0 };
 	struct secret_hits h = { 0 };
 	size_t k = 0;
 	unsigned redactions;
-	if (!find_hits(s, text, len, &h)) {
+	if (!find_hits(s, text, len, flags, &h)) {
 		free(h.v);
 		return NULL;
 	}
@@ -298,7 +298,7 @@ char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t
 			return NULL;
 		text = st->carry.s, n = st->carry.len;
 	}
-	if (!find_hits(st->s, text, n, &h)) {
+	if (!find_hits(st->s, text, n, 0, &h)) { /* process output: untrusted */
 		free(h.v);
 		return NULL;
 	}

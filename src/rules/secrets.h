@@ -29,20 +29,32 @@ int secrets_compile(const cJSON *rules, const char *source, struct secrets **out
 
 void secrets_free(struct secrets *s);
 
+/* Flags of secrets_redact. 0 is the safe value: text is untrusted unless said otherwise. */
+enum {
+	/*
+	 * A person wrote the text (run-plan's plan): a match on a line holding the rules' allowlist_pragma
+	 * is kept as it is. Without it the text is untrusted (what a step or an agent printed, a file
+	 * either could have written, anything going to a model) and the pragma is no exemption: whoever
+	 * makes the text can write the pragma too.
+	 */
+	SECRETS_TRUSTED = 1 << 0,
+};
+
 /*
  * A malloc'd, NUL-terminated copy of text[0..len) with every match replaced by the replacement
  * ("{name}" becomes the pattern's name). Matches are taken left to right; at one place the pattern
- * listed first wins. A match on a line that holds the rules' allowlist_pragma is kept as it is.
- * *count (when not NULL) gets the number of redactions. NULL only when out of memory.
+ * listed first wins. *count (when not NULL) gets the number of redactions. NULL only when out of memory.
  */
-char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count);
+char *secrets_redact(const struct secrets *s, const char *text, size_t len, unsigned flags, size_t *out_len,
+		     unsigned *count);
 
 /*
  * Redacting a stream that comes in pieces (proc's lines, cut at its cap): the end of a cut piece
  * waits for the next one, so a secret that straddles the cut is still found whole. What waits is the
  * last SECRETS_STREAM_CARRY bytes and every match that reaches into them, from where its attempt began
- * (a key may start before them; a prefix such as "Bearer " must be seen again with it). Start from
- * { .s = secrets }; the stream owns nothing of s.
+ * (a key may start before them; a prefix such as "Bearer " must be seen again with it). A stream is
+ * process output, so it is untrusted: the allowlist pragma never applies. Start from { .s = secrets };
+ * the stream owns nothing of s.
  */
 struct secrets_stream {
 	const struct secrets *s;

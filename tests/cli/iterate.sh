@@ -328,6 +328,14 @@ t_secrets() {
 		'x[REDACTED:openai_key],y'
 	is "... and no piece of it reaches any file of the project or the output" "" \
 		"$(grep -rl 'ABCDEF\|MNOPQR' "$P" "$SCRATCH/out" "$SCRATCH/err")"
+
+	# the allowlist pragma is for files a person wrote, not for what an agent prints
+	new_case --draft M2
+	plan developer "say sk-abcdefghijklmnop1234 # pragma: allowlist-secret why=FIXTURE"
+	ck
+	has "an agent's pragma is no exemption: its key is redacted in the log" "$P/.anima/logs/M1/round-1-developer.log" \
+		'[REDACTED:openai_key] # pragma: allowlist-secret why=FIXTURE'
+	is "... and reaches no file of the project" "" "$(grep -rl 'sk-abcdefghijklmnop1234' "$P" "$SCRATCH/out" "$SCRATCH/err")"
 }
 
 # --- restart recovery of an in_progress milestone --------------------------------------------------------

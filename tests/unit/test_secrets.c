@@ -17,16 +17,22 @@ static struct secrets *shipped(void)
 	return s;
 }
 
-static void expect(struct secrets *s, const char *in, const char *want, unsigned want_count)
+static void expect_as(struct secrets *s, unsigned flags, const char *in, const char *want, unsigned want_count)
 {
 	unsigned count;
 	size_t len;
-	char *out = secrets_redact(s, in, strlen(in), &len, &count);
+	char *out = secrets_redact(s, in, strlen(in), flags, &len, &count);
 	assert_non_null(out);
 	assert_string_equal(out, want);
 	assert_int_equal(len, strlen(want));
 	assert_int_equal(count, want_count);
 	free(out);
+}
+
+/* Untrusted text, as nearly every caller has. */
+static void expect(struct secrets *s, const char *in, const char *want, unsigned want_count)
+{
+	expect_as(s, 0, in, want, want_count);
 }
 
 static void shipped_patterns_catch_each_kind(void **state)
@@ -56,7 +62,7 @@ static void ordinary_text_is_left_alone(void **state)
 	/* NUL bytes and invalid UTF-8 do not stop the scan. */
 	unsigned count;
 	size_t len;
-	char *out = secrets_redact(s, "\xff\0 sk-abcdefghijklmnop1234", 26, &len, &count);
+	char *out = secrets_redact(s, "\xff\0 sk-abcdefghijklmnop1234", 26, 0, &len, &count);
 	assert_int_equal(count, 1);
 	assert_int_equal(len, 3 + strlen("[REDACTED:openai_key]"));
 	free(out);
@@ -127,21 +133,35 @@ static void run_plan_patterns_catch_literals_not_placeholders(void **state)
 	secrets_free(s);
 }
 
+/* In text a person wrote (SECRETS_TRUSTED), the pragma exempts its own line, with one of the whys listed. */
 static void the_allowlist_pragma_exempts_its_line_only(void **state)
 {
 	(void)state;
 	struct secrets *s = shipped();
-	expect(s, "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR",
-	       "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR", 0);
-	expect(s, "DOCS: TAVILY_API_KEY=tvly-abcdefghijklmnop pragma: allowlist-secret why=DOCS_EXAMPLE",
-	       "DOCS: TAVILY_API_KEY=tvly-abcdefghijklmnop pragma: allowlist-secret why=DOCS_EXAMPLE", 0);
+	const unsigned T = SECRETS_TRUSTED;
+	expect_as(s, T, "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR",
+		  "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR", 0);
+	expect_as(s, T, "DOCS: TAVILY_API_KEY=tvly-abcdefghijklmnop pragma: allowlist-secret why=DOCS_EXAMPLE",
+		  "DOCS: TAVILY_API_KEY=tvly-abcdefghijklmnop pragma: allowlist-secret why=DOCS_EXAMPLE", 0);
 	/* any other why is not an exemption, nor is a pragma on another line */
-	expect(s, "sk-abcdefghijklmnop1234 # pragma: allowlist-secret why=BECAUSE",
-	       "[REDACTED:openai_key] # pragma: allowlist-secret why=BECAUSE", 1);
-	expect(s, "# pragma: allowlist-secret why=FIXTURE\nsk-abcdefghijklmnop1234\n",
-	       "# pragma: allowlist-secret why=FIXTURE\n[REDACTED:openai_key]\n", 1);
-	expect(s, "sk-abcdefghijklmnop1234 why=FIXTUREX pragma: allowlist-secret why=FIXTURES",
-	       "[REDACTED:openai_key] why=FIXTUREX pragma: allowlist-secret why=FIXTURES", 1);
+	expect_as(s, T, "sk-abcdefghijklmnop1234 # pragma: allowlist-secret why=BECAUSE",
+		  "[REDACTED:openai_key] # pragma: allowlist-secret why=BECAUSE", 1);
+	expect_as(s, T, "# pragma: allowlist-secret why=FIXTURE\nsk-abcdefghijklmnop1234\n",
+		  "# pragma: allowlist-secret why=FIXTURE\n[REDACTED:openai_key]\n", 1);
+	expect_as(s, T, "sk-abcdefghijklmnop1234 why=FIXTUREX pragma: allowlist-secret why=FIXTURES",
+		  "[REDACTED:openai_key] why=FIXTUREX pragma: allowlist-secret why=FIXTURES", 1);
+	secrets_free(s);
+}
+
+/* Untrusted text (what a process printed; the default): whoever made it could write the pragma too. */
+static void untrusted_text_gets_no_exemption_from_the_pragma(void **state)
+{
+	(void)state;
+	struct secrets *s = shipped();
+	expect(s, "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR",
+	       "k = '[REDACTED:openai_key]'  # pragma: allowlist-secret why=TEST_VECTOR", 1);
+	expect(s, "DOCS: TAVILY_API_KEY=tvly-abcdefghijklmnop pragma: allowlist-secret why=DOCS_EXAMPLE",
+	       "DOCS: TAVILY_API_KEY=[REDACTED:tavily_key] pragma: allowlist-secret why=DOCS_EXAMPLE", 1);
 	secrets_free(s);
 }
 
@@ -272,12 +292,31 @@ static void a_stream_match_longer_than_the_hold_ends_its_line_redacted(void **st
 	secrets_free(s);
 }
 
+/* A stream is process output, which an agent or a step may make say anything: the pragma is no exemption there. */
+static void a_stream_ignores_the_allowlist_pragma(void **state)
+{
+	(void)state;
+	struct secrets *s = shipped();
+	struct secrets_stream st = { .s = s };
+	const char *line = "k = 'sk-abcdefghijklmnop1234'  # pragma: allowlist-secret why=TEST_VECTOR";
+	unsigned count;
+	size_t len;
+	char *clean = secrets_stream_redact(&st, line, strlen(line), false, &len, &count);
+	assert_string_equal(clean, "k = '[REDACTED:openai_key]'  # pragma: allowlist-secret why=TEST_VECTOR");
+	assert_int_equal(count, 1);
+	free(clean);
+	secrets_stream_free(&st);
+	secrets_free(s);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(a_stream_ignores_the_allowlist_pragma),
 	cmocka_unit_test(a_stream_match_longer_than_the_hold_ends_its_line_redacted),
 	cmocka_unit_test(a_stream_cut_anywhere_in_a_key_lets_none_of_it_out),
 	cmocka_unit_test(a_stream_finds_a_secret_cut_in_two),
 	cmocka_unit_test(run_plan_patterns_catch_literals_not_placeholders),
 	cmocka_unit_test(the_allowlist_pragma_exempts_its_line_only),
+	cmocka_unit_test(untrusted_text_gets_no_exemption_from_the_pragma),
 	cmocka_unit_test(shipped_patterns_catch_each_kind),
 	cmocka_unit_test(ordinary_text_is_left_alone),
 	cmocka_unit_test(first_listed_pattern_wins_at_one_place),
