@@ -61,14 +61,25 @@ static void keep_last(struct agentrun *io, const char *line, size_t len, unsigne
 	io->last_done = !(flags & PROC_LINE_CUT);
 }
 
-/* Only the agent's own error output can say it is rate-limited: its stdout may quote any file it read. */
+/*
+ * Only the agent's own error output can say it is rate-limited: its stdout may quote any file it read.
+ * The line is read redacted, so the excerpt the hit keeps (a round's reason) holds no secret, nor the
+ * start of one cut off at the excerpt's end.
+ */
 static void read_stderr(struct agentrun *io, const char *line, size_t len)
 {
 	struct ratelimit_hit hit;
-	if (io->hit.kind != RATELIMIT_NONE || ratelimit_parse(io->rl, line, len, rtk_time_now(), &hit) || hit.kind == RATELIMIT_NONE)
+	size_t clean_len;
+	char *clean;
+	if (io->hit.kind != RATELIMIT_NONE)
 		return;
-	io->hit = hit;
-	io->hit_source = "stderr";
+	if (!(clean = secrets_redact(io->redact.s, line, len, 0, &clean_len, NULL))) {
+		io->write_failed = true; /* no memory to redact with: no excerpt rather than a raw one */
+		return;
+	}
+	if (!ratelimit_parse(io->rl, clean, clean_len, rtk_time_now(), &hit) && hit.kind != RATELIMIT_NONE)
+		io->hit = hit, io->hit_source = "stderr";
+	free(clean);
 }
 
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
@@ -133,19 +144,60 @@ static double tokens_of(const cJSON *event)
 	return isfinite(t) ? t : -1; /* two counts near DBL_MAX overflow: no count rather than infinity */
 }
 
+/*
+ * Every string of v, and every member name, redacted as decoded text (a key written "\u0073k-..."
+ * in JSON is found too). Untrusted: the agent wrote them. false: out of memory.
+ */
+static bool redact_json(const struct secrets *s, cJSON *v)
+{
+	for (; v; v = v->next) {
+		char *clean;
+		if (v->string) {
+			if (!(clean = secrets_redact(s, v->string, strlen(v->string), 0, NULL, NULL)))
+				return false;
+			free(v->string); /* cJSON's default allocator, which rtk never replaces */
+			v->string = clean;
+		}
+		if (cJSON_IsString(v)) {
+			if (!(clean = secrets_redact(s, v->valuestring, strlen(v->valuestring), 0, NULL, NULL)))
+				return false;
+			bool set = cJSON_SetValuestring(v, clean) != NULL;
+			free(clean);
+			if (!set)
+				return false;
+		}
+		if (v->child && !redact_json(s, v->child))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The final event is read once, redacted, and everything taken from it comes from that: the result
+ * (iterate's reply, which goes into the next prompt), the model, and a rate limit's excerpt (a round's
+ * reason). Loop and iterate both read it here.
+ */
 void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u)
 {
 	struct ratelimit_hit hit;
 	cJSON *event;
 	const cJSON *m, *result;
+	char *clean;
 	double cost;
 	*u = (struct agentrun_usage){ .tokens = -1, .duration_ms = -1, .cost_usd = -1 };
 	if (!io->last.len || io->last.failed || !(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
 		return;
+	if (!redact_json(io->redact.s, event)) {
+		io->write_failed = true; /* no memory to redact with: nothing of the event is kept */
+		cJSON_Delete(event);
+		return;
+	}
 	if (cJSON_IsObject(event)) {
-		if (io->hit.kind == RATELIMIT_NONE && !ratelimit_parse(io->rl, io->last.s, io->last.len, rtk_time_now(), &hit) &&
-		    hit.kind != RATELIMIT_NONE)
-			io->hit = hit, io->hit_source = "final_event";
+		if (io->hit.kind == RATELIMIT_NONE && (clean = cJSON_PrintUnformatted(event))) {
+			if (!ratelimit_parse(io->rl, clean, strlen(clean), rtk_time_now(), &hit) && hit.kind != RATELIMIT_NONE)
+				io->hit = hit, io->hit_source = "final_event";
+			free(clean);
+		}
 		u->tokens = tokens_of(event);
 		u->duration_ms = number_of(event, "duration_ms");
 		cost = number_of(event, "total_cost_usd");

@@ -29,9 +29,9 @@ struct agentrun {
 	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */
 	struct rtk_strbuf reply;        /* the end of stdout, redacted (when keep_stdout) */
 	bool reply_cut;                 /* reply lost its beginning to keep_stdout */
-	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event */
+	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event (read it with agentrun_final_event) */
 	bool last_done;                 /* last holds a whole line (a new piece starts a new line) */
-	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE */
+	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE; its excerpt is redacted */
 	const char *hit_source;         /* "stderr" or "final_event" */
 	bool write_failed;
 };
@@ -48,7 +48,10 @@ struct agentrun_usage {
 	char *result;       /* the event's "result" text (Claude Code's answer), malloc'd, NULL when absent */
 };
 
-/* Reads the final event into *u, and a rate limit it reports into io->hit. Free u with agentrun_usage_free. */
+/*
+ * Reads the final event into *u, and a rate limit it reports into io->hit, all of it redacted with
+ * io->redact.s (the event's strings as decoded, untrusted). Free u with agentrun_usage_free.
+ */
 void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u);
 void agentrun_usage_free(struct agentrun_usage *u);
 

@@ -336,6 +336,26 @@ t_secrets() {
 	has "an agent's pragma is no exemption: its key is redacted in the log" "$P/.anima/logs/M1/round-1-developer.log" \
 		'[REDACTED:openai_key] # pragma: allowlist-secret why=FIXTURE'
 	is "... and reaches no file of the project" "" "$(grep -rl 'sk-abcdefghijklmnop1234' "$P" "$SCRATCH/out" "$SCRATCH/err")"
+
+	# a key in the final JSON event's result: the rejection that goes back to the Developer's next prompt
+	new_case --draft M2
+	plan developer "feature alpha" "fix"
+	plan acceptor "json reject the config still holds sk-abcdefghijklmnop1234 in plain text"
+	ck --format json
+	has "a rejection quoting a key reaches the Developer redacted" "$F/prompts/003-developer.txt" \
+		"the config still holds [REDACTED:openai_key] in plain text"
+	is "... the key itself reaches no prompt, no file of the project, no output" "" \
+		"$(grep -rl 'sk-abcdefghijklmnop1234' "$F/prompts" "$P" "$SCRATCH/out" "$SCRATCH/err")"
+
+	# a rate-limit message quoting a key: the round's reason
+	new_case --draft M2
+	plan developer "ratelimit Error: rate limit exceeded for sk-abcdefghijklmnop1234, try again in 5 minutes"
+	ck --format json
+	is "a rate limit quoting a key: rate limited, the round's reason redacted" \
+		"rate_limited Error: rate limit exceeded for [REDACTED:openai_key], try again in 5 minutes" \
+		"$(st .status) $(jq -r '.projects[0].pass.rounds[0].reason' "$SCRATCH/out")"
+	is "... the key reaches no file of the project, no output" "" \
+		"$(grep -rl 'sk-abcdefghijklmnop1234' "$P" "$SCRATCH/out" "$SCRATCH/err")"
 }
 
 # --- restart recovery of an in_progress milestone --------------------------------------------------------
