@@ -145,34 +145,6 @@ static double tokens_of(const cJSON *event)
 }
 
 /*
- * Every string of v, and every member name, redacted as decoded text (a key written "\u0073k-..."
- * in JSON is found too). Untrusted: the agent wrote them. false: out of memory.
- */
-static bool redact_json(const struct secrets *s, cJSON *v)
-{
-	for (; v; v = v->next) {
-		char *clean;
-		if (v->string) {
-			if (!(clean = secrets_redact(s, v->string, strlen(v->string), 0, NULL, NULL)))
-				return false;
-			free(v->string); /* cJSON's default allocator, which rtk never replaces */
-			v->string = clean;
-		}
-		if (cJSON_IsString(v)) {
-			if (!(clean = secrets_redact(s, v->valuestring, strlen(v->valuestring), 0, NULL, NULL)))
-				return false;
-			bool set = cJSON_SetValuestring(v, clean) != NULL;
-			free(clean);
-			if (!set)
-				return false;
-		}
-		if (v->child && !redact_json(s, v->child))
-			return false;
-	}
-	return true;
-}
-
-/*
  * The final event is read once, redacted, and everything taken from it comes from that: the result
  * (iterate's reply, which goes into the next prompt), the model, and a rate limit's excerpt (a round's
  * reason). Loop and iterate both read it here.
@@ -187,7 +159,7 @@ void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u)
 	*u = (struct agentrun_usage){ .tokens = -1, .duration_ms = -1, .cost_usd = -1 };
 	if (!io->last.len || io->last.failed || !(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
 		return;
-	if (!redact_json(io->redact.s, event)) {
+	if (secrets_redact_json(io->redact.s, event, 0, NULL)) { /* untrusted: the agent wrote it */
 		io->write_failed = true; /* no memory to redact with: nothing of the event is kept */
 		cJSON_Delete(event);
 		return;

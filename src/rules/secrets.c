@@ -249,6 +249,38 @@ char *secrets_redact(const struct secrets *s, const char *text, size_t len, unsi
 	return take(&b, out_len, count, redactions);
 }
 
+int secrets_redact_json(const struct secrets *s, cJSON *v, unsigned flags, unsigned *count)
+{
+	for (; v; v = v->next) {
+		unsigned n = 0;
+		char *clean;
+		if (v->string) {
+			if (!(clean = secrets_redact(s, v->string, strlen(v->string), flags, NULL, &n)))
+				return rtk_oom();
+			free(v->string); /* cJSON's default allocator, which rtk never replaces */
+			v->string = clean;
+			if (count)
+				*count += n;
+		}
+		if (cJSON_IsString(v) && v->valuestring) {
+			if (!(clean = secrets_redact(s, v->valuestring, strlen(v->valuestring), flags, NULL, &n)))
+				return rtk_oom();
+			bool set = !n || cJSON_SetValuestring(v, clean) != NULL;
+			free(clean);
+			if (!set)
+				return rtk_oom();
+			if (count)
+				*count += n;
+		}
+		if (v->child) {
+			int rc = secrets_redact_json(s, v->child, flags, count);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /*
  * Where a stream's text may be let out up to: the last SECRETS_STREAM_CARRY bytes of a cut piece wait
  * for the next one, and so does every match that reaches into them, from where its attempt began (a

@@ -49,6 +49,14 @@ char *secrets_redact(const struct secrets *s, const char *text, size_t len, unsi
 		     unsigned *count);
 
 /*
+ * Redacts, in place, every string of v and of the values after it (v->next) and inside them, member
+ * names too: text taken from JSON or YAML is matched as decoded, so "\u0073k-..." is found as "sk-...".
+ * *count (when not NULL) is increased by the redactions. 0, or RTK_EXIT_FAILURE when out of memory
+ * (some strings may be redacted and others not: do not use v then).
+ */
+int secrets_redact_json(const struct secrets *s, cJSON *v, unsigned flags, unsigned *count);
+
+/*
  * Redacting a stream that comes in pieces (proc's lines, cut at its cap): the end of a cut piece
  * waits for the next one, so a secret that straddles the cut is still found whole. What waits is the
  * last SECRETS_STREAM_CARRY bytes and every match that reaches into them, from where its attempt began

@@ -21,30 +21,44 @@ const char *runplan_step_status_name(enum runplan_step_status s)
 	return names[s];
 }
 
+/*
+ * The reason is redacted here, once for everything that shows it (the latch, the state file, summary,
+ * blocker, stdout, stderr): a reason may quote a string of the plan (an unknown dependency, the steps
+ * of a cycle) or of a step's failure, decoded.
+ */
 void runplan_set_error(struct runplan_attempt *a, const char *code, int exit, const char *fmt, ...)
 {
 	va_list ap;
-	char *why = NULL;
+	char *why = NULL, *clean;
 	if (a->error_code)
 		return; /* the first failure is the one that counts */
 	va_start(ap, fmt);
 	if (vasprintf(&why, fmt, ap) < 0)
 		why = NULL;
 	va_end(ap);
+	if (why && a->rules && a->rules->secrets) {
+		clean = secrets_redact(a->rules->secrets, why, strlen(why), 0, NULL, NULL);
+		free(why);
+		why = clean ? clean : strdup("(the reason could not be redacted: out of memory)");
+	}
 	a->error_code = code;
 	a->exit = exit;
 	free(a->error);
 	a->error = why;
 }
 
-/* Checks value against the shipped schema, then writes it (YAML or JSON) atomically to path. */
-static int write_checked(const char *path, const char *schema_rel, const cJSON *value, bool yaml)
+/*
+ * Checks value against the shipped schema, then writes it (YAML or JSON) atomically to path. Every
+ * string of it is redacted first (a's rules): the reason and the plan's strings were already, and
+ * this is the last door before a file, should anything else ever quote a step or a plan.
+ */
+static int write_checked(const struct runplan_attempt *a, const char *path, const char *schema_rel, cJSON *value, bool yaml)
 {
 	struct shipped_schema *schema;
 	char *why, *text = NULL;
 	size_t len = 0;
 	int rc;
-	if ((rc = shipped_schema_open(schema_rel, &schema)))
+	if ((rc = secrets_redact_json(a->rules->secrets, value, 0, NULL)) || (rc = shipped_schema_open(schema_rel, &schema)))
 		return rc;
 	why = shipped_schema_check(schema, value);
 	shipped_schema_free(schema);
@@ -119,7 +133,7 @@ int runplan_latch_write(const char *path, const struct runplan_attempt *a)
 	cJSON_AddStringToObject(latch, "run_id", a->run_id);
 	rc = make_parent(path);
 	if (!rc)
-		rc = write_checked(path, "schemas/latch.v1.schema.json", latch, false);
+		rc = write_checked(a, path, "schemas/latch.v1.schema.json", latch, false);
 	cJSON_Delete(latch);
 	return rc;
 }
@@ -213,7 +227,12 @@ static char *summary_text(const struct runplan_attempt *a)
 	}
 	rtk_strbuf_printf(&b, "\nResult: %s%s%s\n", a->error_code ? a->error_code : "OK", a->error ? ": " : "", a->error ? a->error : "");
 	rtk_strbuf_printf(&b, "\nNext: %s\n", a->error_code ? "see the blocker card" : "review changes.patch, then apply it with git apply");
-	return rtk_strbuf_take(&b);
+	if (b.failed)
+		return rtk_strbuf_take(&b);
+	/* redacted whole, as write_checked does for the YAML and JSON files */
+	char *clean = secrets_redact(a->rules->secrets, b.s, b.len, 0, NULL, NULL);
+	rtk_strbuf_free(&b);
+	return clean;
 }
 
 static int write_in_run_dir(struct runplan_attempt *a, const char *name, const char *data, size_t len)
@@ -266,7 +285,7 @@ static int write_blocker(struct runplan_attempt *a)
 	add_string_or_null(card, "next", next);
 	rc = !path ? rtk_oom() : make_parent(path);
 	if (!rc)
-		rc = write_checked(path, "schemas/blocker.v1.schema.json", card, true);
+		rc = write_checked(a, path, "schemas/blocker.v1.schema.json", card, true);
 	cJSON_Delete(card);
 	free(path);
 	free(next);
@@ -309,7 +328,7 @@ int runplan_write_state(const struct runplan_opts *o, const struct runplan_attem
 	cJSON_AddItemToObject(state, "attempts", cJSON_Duplicate(attempts, 1));
 	rc = !path ? rtk_oom() : make_parent(path);
 	if (!rc)
-		rc = write_checked(path, "schemas/reflectloop.v1.schema.json", state, true);
+		rc = write_checked(last, path, "schemas/reflectloop.v1.schema.json", state, true);
 	cJSON_Delete(state);
 	cJSON_Delete(body);
 	free(path);

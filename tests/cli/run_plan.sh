@@ -216,6 +216,37 @@ testing "a secret in a command: 99, nothing run" \
 testing "a secret elsewhere in the plan file: 99" \
 	"setup_case clean && plan 'use sk-abcdefghijklmnopqrstuvwx for the call' && step a true && rp >/dev/null 2>&1; echo \$?" \
 	"99\n"
+# A secret among the plan's strings, written plainly or through a YAML escape ("\x73k-" decodes to
+# "sk-"), in a plan rtk cannot use or refuses: nothing it writes or prints about it may quote the key
+# (the latch, the state file, summary, blocker, stdout as JSON and markdown, stderr).
+# plan_case: the exit code and error_code, then every file but plan.yaml holding the decoded key.
+plan_case() {
+	rp --json > o.json 2> e.txt; echo "$? $(jq -r .error_code o.json)"
+	rm -f latch && rp > o.md 2>> e.txt
+	grep -rl 'abcdefghijklmnopqrstuvwx' . --exclude=plan.yaml --exclude-dir=project | sort
+}
+export -f plan_case
+testing "an unknown dependency that is a key: 99, quoted nowhere" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [sk-abcdefghijklmnopqrstuvwx]\n' >> plan.yaml && plan_case" \
+	"99 SECRET_LEAK\n"
+testing "... written through a YAML escape" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [\"\\\\x73k-abcdefghijklmnopqrstuvwx\"]\n' >> plan.yaml && plan_case" \
+	"99 SECRET_LEAK\n"
+testing "a step id in a cycle that is a key: 99, quoted nowhere" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [sk-abcdefghijklmnopqrstuvwx]\n' >> plan.yaml && step sk-abcdefghijklmnopqrstuvwx true && printf '      depends_on: [a]\n' >> plan.yaml && plan_case" \
+	"99 SECRET_LEAK\n"
+testing "... written through a YAML escape" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [\"\\\\x73k-abcdefghijklmnopqrstuvwx\"]\n' >> plan.yaml && step '\"\\x73k-abcdefghijklmnopqrstuvwx\"' true && printf '      depends_on: [a]\n' >> plan.yaml && plan_case" \
+	"99 SECRET_LEAK\n"
+testing "a run_id that is a key: 99, quoted nowhere, nothing run" \
+	"setup_case clean && printf 'new_plan:\n  run_id: sk-abcdefghijklmnopqrstuvwx\n  steps:\n' > plan.yaml && step a 'touch ran' && plan_case; find sb -name ran 2>/dev/null | wc -l" \
+	"99 SECRET_LEAK\n0\n"
+testing "... written through a YAML escape" \
+	"setup_case clean && printf 'new_plan:\n  run_id: \"\\\\x73k-abcdefghijklmnopqrstuvwx\"\n  steps:\n' > plan.yaml && step a 'touch ran' && plan_case; find sb -name ran 2>/dev/null | wc -l" \
+	"99 SECRET_LEAK\n0\n"
+testing "a goal and a step id through YAML escapes: 99, quoted nowhere" \
+	"setup_case clean && plan '\\x73k-abcdefghijklmnopqrstuvwx' && step '\"\\x74vly-abcdefghijklmnopqrstuvwx\"' true && plan_case" \
+	"99 SECRET_LEAK\n"
 scratch
 (cd "$SCRATCH" && setup_case clean && plan &&
 	step leak "echo before; printf 'token=sk-abcdefgh'; sleep 0.3; printf 'ijklmnopqrstuvwx\\\\n'; echo after; sleep 30" "touch never" &&
