@@ -292,17 +292,104 @@ static int write_blocker(struct runplan_attempt *a)
 	return rc;
 }
 
+/* --- the patch -------------------------------------------------------------------------------------- */
+
+static const char patch_note[] =
+	"# rtk run-plan: this patch held secrets, redacted here (binary changes left out): for reading, not for git apply\n";
+
+/* Whether line [p, end) starts with word. */
+static bool line_is(const char *p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	return (size_t)(end - p) >= n && !memcmp(p, word, n);
+}
+
+/*
+ * The patch redacted (untrusted: the steps wrote it) into b, hunk by hunk: the body of a binary hunk
+ * (after "GIT binary patch", up to the next file) is base85 of compressed bytes, which hides any key
+ * and would match a pattern now and then by chance, so it is not scanned but kept as it is, or left
+ * out when keep_binary is false. The redactions are added to *found.
+ */
+static void redact_patch(const struct runplan_attempt *a, const char *patch, size_t len, bool keep_binary,
+			 struct rtk_strbuf *b, unsigned *found)
+{
+	const char *end = patch + len, *text = patch, *p = patch;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *next = eol ? eol + 1 : end;
+		if (line_is(p, end, "GIT binary patch\n")) {
+			const char *q = next;
+			unsigned n = 0;
+			char *clean = secrets_redact(a->rules->secrets, text, (size_t)(p - text), 0, NULL, &n);
+			rtk_strbuf_puts(b, clean ? clean : "");
+			b->failed |= !clean;
+			free(clean);
+			*found += n;
+			while (q < end && !line_is(q, end, "diff --git ")) {
+				const char *nl = memchr(q, '\n', (size_t)(end - q));
+				q = nl ? nl + 1 : end;
+			}
+			if (keep_binary)
+				rtk_strbuf_put(b, p, (size_t)(q - p));
+			else
+				rtk_strbuf_puts(b, "# (a binary change, left out)\n");
+			text = p = q;
+			continue;
+		}
+		p = next;
+	}
+	if (text < end) {
+		unsigned n = 0;
+		char *clean = secrets_redact(a->rules->secrets, text, (size_t)(end - text), 0, NULL, &n);
+		rtk_strbuf_puts(b, clean ? clean : "");
+		b->failed |= !clean;
+		free(clean);
+		*found += n;
+	}
+}
+
+/*
+ * changes.patch. What the steps changed is their output too: a key they wrote into a file, an
+ * environment dump, a file named like a token. A secret in it (in its text, or in the bytes of a
+ * binary file) makes the run a SECRET_LEAK, latched like a step that printed one; the patch is then
+ * written redacted, without its binary hunks, under a note that says so.
+ */
+static int write_patch(struct runplan_attempt *a)
+{
+	struct rtk_strbuf binary = { 0 }, out = { 0 };
+	char *patch = NULL;
+	size_t len = 0;
+	unsigned in_text = 0, in_binary = 0;
+	int rc = sandbox_patch(a->sb, &patch, &len, &binary);
+	if (!rc) {
+		free(secrets_redact(a->rules->secrets, binary.s ? binary.s : "", binary.len, 0, NULL, &in_binary));
+		redact_patch(a, patch, len, true, &out, &in_text);
+		if (in_text || in_binary) {
+			rtk_strbuf_truncate(&out, 0);
+			rtk_strbuf_puts(&out, patch_note);
+			redact_patch(a, patch, len, false, &out, &in_text);
+			runplan_set_error(a, "SECRET_LEAK", RTK_EXIT_SECRET_LEAK,
+					  "the steps' changes hold a secret (%s): changes.patch is written redacted, for reading only",
+					  !in_binary ? "in a file or a file's name" : in_text ? "in a file or a file's name, and in a binary file" : "in a binary file");
+		}
+		rc = out.failed ? rtk_oom() : write_in_run_dir(a, "changes.patch", out.s ? out.s : "", out.len);
+	}
+	free(patch);
+	rtk_strbuf_free(&binary);
+	rtk_strbuf_free(&out);
+	return rc;
+}
+
 int runplan_write_evidence(struct runplan_attempt *a)
 {
-	char *summary = summary_text(a), *patch = NULL;
-	size_t len = 0;
-	int rc = summary ? write_in_run_dir(a, "summary.md", summary, strlen(summary)) : rtk_oom();
+	char *summary;
+	int rc = 0;
+	/* the patch first: a secret in it changes the outcome the summary and the blocker report */
+	if (!a->error_code && a->sb)
+		rc = write_patch(a);
+	summary = summary_text(a);
+	if (!rc)
+		rc = summary ? write_in_run_dir(a, "summary.md", summary, strlen(summary)) : rtk_oom();
 	free(summary);
-	if (!rc && !a->error_code && a->sb) {
-		if (!(rc = sandbox_patch(a->sb, &patch, &len)))
-			rc = write_in_run_dir(a, "changes.patch", patch, len);
-		free(patch);
-	}
 	if (!rc && a->error_code && strcmp(a->error_code, "LATCHED"))
 		rc = write_blocker(a);
 	return rc;

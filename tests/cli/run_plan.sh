@@ -216,6 +216,36 @@ testing "a secret in a command: 99, nothing run" \
 testing "a secret elsewhere in the plan file: 99" \
 	"setup_case clean && plan 'use sk-abcdefghijklmnopqrstuvwx for the call' && step a true && rp >/dev/null 2>&1; echo \$?" \
 	"99\n"
+# What the steps changed (changes.patch) is scanned as their output is: a key written into a tracked
+# file, an environment dump, a file named like a token; in worktree and copy mode. The run is a
+# SECRET_LEAK (99, latched) and the patch is written redacted, saying so, for reading only.
+# patch_case MODE COMMAND: the exit code, error_code and whether the patch says it is redacted, then
+# every file holding the key (nothing but the sandbox, which --keep-sandbox keeps as it is).
+patch_case() {
+	setup_case clean && plan && step a "$2" &&
+		OPENAI_API_KEY=sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX rp --mode "$1" --json > o.json 2> e.txt
+	echo "$? $(jq -r .error_code o.json) $(head -1 state/reflectloop/runs/*/changes.patch | cut -d, -f1)"
+	grep -rl 'ABCDEFGHIJKLMNOP\|abcdefghijklmnopqrstuvwx' . --exclude-dir=project --exclude-dir=sb | sort
+}
+export -f patch_case
+for mode in worktree copy; do
+	testing "$mode mode: a key written into a tracked file: 99, the patch redacted" \
+		"patch_case $mode 'echo \"key = \$OPENAI_API_KEY\" >> README.md'; grep -c '^+key = \[REDACTED:openai_key\]\$' state/reflectloop/runs/*/changes.patch" \
+		"99 SECRET_LEAK # rtk run-plan: this patch held secrets\n1\n"
+	testing "$mode mode: env > file: 99, the patch redacted" \
+		"patch_case $mode 'env > env.txt'; grep -c '^+OPENAI_API_KEY=\[REDACTED:openai_key\]\$' state/reflectloop/runs/*/changes.patch" \
+		"99 SECRET_LEAK # rtk run-plan: this patch held secrets\n1\n"
+	testing "$mode mode: a file named like a token: 99, the name redacted" \
+		"patch_case $mode \"touch sk-abcdefgh''ijklmnopqrstuvwx\"; grep -c '^diff --git a/\[REDACTED:openai_key\] b/\[REDACTED:openai_key\]\$' state/reflectloop/runs/*/changes.patch" \
+		"99 SECRET_LEAK # rtk run-plan: this patch held secrets\n1\n"
+	testing "$mode mode: a key in a binary file: 99, its binary hunk left out" \
+		"patch_case $mode 'printf \"\\\\000key=%s\\\\n\" \"\$OPENAI_API_KEY\" > blob.bin'; grep -c 'GIT binary patch' state/reflectloop/runs/*/changes.patch" \
+		"99 SECRET_LEAK # rtk run-plan: this patch held secrets\n0\n"
+done
+testing "a binary file without a key keeps its hunk, and the patch applies" \
+	"patch_case worktree 'printf \"\\\\000\\\\001bin\" > blob.bin'; cd project && git apply --check ../state/reflectloop/runs/*/changes.patch && echo applies" \
+	"0 null diff --git a/blob.bin b/blob.bin\napplies\n"
+
 # A secret among the plan's strings, written plainly or through a YAML escape ("\x73k-" decodes to
 # "sk-"), in a plan rtk cannot use or refuses: nothing it writes or prints about it may quote the key
 # (the latch, the state file, summary, blocker, stdout as JSON and markdown, stderr).
