@@ -67,10 +67,14 @@ int secrets_redact_json(const struct secrets *s, cJSON *v, unsigned flags, unsig
 struct secrets_stream {
 	const struct secrets *s;
 	struct rtk_strbuf carry; /* the held-back end of the last cut piece */
-	size_t swallow;          /* 1 + the pattern whose over-long match ends the current line redacted; 0: none */
+	/* a match that goes on in the coming pieces, which are redacted while it lasts: */
+	size_t swallow;          /* 1 + its pattern; 0: none */
+	bool swallow_to_eol;     /* it ends with its line (a match held too long), else at the pattern's continues_until */
+	size_t swallow_left;     /* how many more bytes it may take */
 };
 #define SECRETS_STREAM_CARRY 512              /* longer than any key a pattern matches */
 #define SECRETS_STREAM_HOLD_MAX (256 * 1024) /* a match still growing past this is let out redacted, with the rest of its line */
+#define SECRETS_STREAM_UNTIL_MAX (16 * 1024) /* a block printed line by line (a private key) is redacted at most this far */
 
 /*
  * The redacted text to write now for piece[0..len) (malloc'd, *out_len bytes; NULL only when out of
