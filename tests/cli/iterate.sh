@@ -322,10 +322,10 @@ t_ratelimit() {
 t_secrets() {
 	# a key across proc's 64 KiB cut of a long line: it starts just before the last 512 bytes of the first piece
 	new_case --draft M2
-	plan developer "say $(head -c 65014 /dev/zero | tr '\0' x)sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX,$(head -c 9000 /dev/zero | tr '\0' y)"
+	plan developer "say $(head -c 65013 /dev/zero | tr '\0' x),sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX,$(head -c 9000 /dev/zero | tr '\0' y)"
 	ck
 	has "a key across the 64 KiB cut of a long line is redacted in the agent's log" "$P/.anima/logs/M1/round-1-developer.log" \
-		'x[REDACTED:openai_key],y'
+		'x,[REDACTED:openai_key],y'
 	is "... and no piece of it reaches any file of the project or the output" "" \
 		"$(grep -rl 'ABCDEF\|MNOPQR' "$P" "$SCRATCH/out" "$SCRATCH/err")"
 

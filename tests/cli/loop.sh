@@ -124,10 +124,10 @@ testing "a final event's rate limit quoting a key, JSON-escaped: its excerpt is 
 # The key starts just before the last 512 bytes of the first piece, which wait for the next one.
 scratch
 printf '%s\n' '#!/bin/sh' 'cat >/dev/null' \
-	"head -c 65014 /dev/zero | tr '\\0' x; printf sk-proj-ABCDEFGH; printf 'IJKLMNOPQRSTUVWX,'; head -c 9000 /dev/zero | tr '\\0' y; echo" > "$SCRATCH/agent"
+	"head -c 65013 /dev/zero | tr '\\0' x; printf ,sk-proj-ABCDEFGH; printf 'IJKLMNOPQRSTUVWX,'; head -c 9000 /dev/zero | tr '\\0' y; echo" > "$SCRATCH/agent"
 (cd "$SCRATCH" && project one && "$RTK" loop --agent 'sh ../agent' --max-rounds 1 --json > ../out.json 2> ../err.txt)
 check "a key across the 64 KiB cut of a long line is redacted in the round log" \
-	grep -q 'x\[REDACTED:openai_key\],y' "$SCRATCH/p/$(jq -r '.rounds[0].log' "$SCRATCH/out.json")"
+	grep -q 'x,\[REDACTED:openai_key\],y' "$SCRATCH/p/$(jq -r '.rounds[0].log' "$SCRATCH/out.json")"
 check "... and no piece of it reaches any file rtk wrote" bash -c "! grep -rq 'ABCDEF\|MNOPQR' '$SCRATCH/p' '$SCRATCH/out.json' '$SCRATCH/err.txt'"
 
 # --- plans with fences, dates and links ---------------------------------------------------------------------

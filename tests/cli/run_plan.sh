@@ -290,11 +290,11 @@ check "the step is stopped at the secret (no sleep 30, no next command)" bash -c
 # first piece, which wait for the next one, so neither piece alone holds it whole.
 scratch
 (cd "$SCRATCH" && setup_case clean && plan &&
-	step long "head -c 65014 /dev/zero | tr '\\0' x; printf sk-proj-ABCDEFGH; printf 'IJKLMNOPQRSTUVWX,'; head -c 9000 /dev/zero | tr '\\0' y; echo" &&
+	step long "head -c 65013 /dev/zero | tr '\\0' x; printf ,sk-proj-ABCDEFGH; printf 'IJKLMNOPQRSTUVWX,'; head -c 9000 /dev/zero | tr '\\0' y; echo" &&
 	rp --json > out.json; echo $? > rc)
 check "a key across the 64 KiB cut of a long line: 99" test "$(cat "$SCRATCH/rc") $(jq -r .error_code "$SCRATCH/out.json")" = "99 SECRET_LEAK"
 check "... and no piece of it in the log (but its command) or any file" bash -c "! grep -rh 'ABCDEF\|MNOPQR' '$SCRATCH/state' '$SCRATCH/latch' | grep -qv '\\$ head'"
-check "... the log has the line, the key redacted" grep -q 'x\[REDACTED:openai_key\],y' "$SCRATCH/state/reflectloop/runs/"*/logs/long.log
+check "... the log has the line, the key redacted" grep -q 'x,\[REDACTED:openai_key\],y' "$SCRATCH/state/reflectloop/runs/"*/logs/long.log
 testing "a \${VAR} in a command is not a secret" \
 	"setup_case clean && plan && step a 'echo TAVILY_API_KEY=\${TAVILY_API_KEY}' && rp --json > o.json; echo \$? \$(jq -r .status o.json)" \
 	"0 OK\n"
