@@ -115,11 +115,27 @@ static void on_started(void *user, pid_t pgid)
 
 int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result *pr)
 {
+	const void *prompt = spec->stdin_data;
+	size_t prompt_len = spec->stdin_len, clean_len;
+	char *clean = NULL;
+	int rc;
+	/*
+	 * The prompt goes to a model, and quotes files and replies agents wrote (a project's memory, a
+	 * rejection): it is redacted as their output is.
+	 */
+	if (prompt) {
+		if (!(clean = secrets_redact(io->redact.s, prompt, prompt_len, 0, &clean_len, NULL)))
+			return rtk_oom();
+		spec->stdin_data = clean, spec->stdin_len = clean_len;
+	}
 	spec->on_start = io->on_start ? on_started : NULL;
 	io->last_done = true;
 	spec->on_line = on_output;
 	spec->user = io;
-	return proc_run(spec, pr);
+	rc = proc_run(spec, pr);
+	spec->stdin_data = prompt, spec->stdin_len = prompt_len;
+	free(clean);
+	return rc;
 }
 
 static double number_of(const cJSON *obj, const char *name)

@@ -36,7 +36,10 @@ struct agentrun {
 	bool write_failed;
 };
 
-/* Runs spec (its on_line and user are set here) with io; 0 or proc_run's error. Frees nothing of io. */
+/*
+ * Runs spec (its on_line and user are set here) with io, its stdin (the prompt) redacted with
+ * io->redact.s first; 0 or proc_run's error. Frees nothing of io.
+ */
 int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result *pr);
 
 /* What the agent's final structured event (stdout's last line, when it is a JSON object) reports. */

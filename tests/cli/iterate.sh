@@ -347,6 +347,15 @@ t_secrets() {
 	is "... the key itself reaches no prompt, no file of the project, no output" "" \
 		"$(grep -rl 'sk-abcdefghijklmnop1234' "$F/prompts" "$P" "$SCRATCH/out" "$SCRATCH/err")"
 
+	# a key in a file the prompt quotes (an agent may write the project's memory): the prompt is redacted
+	new_case --draft M2
+	printf 'the deploy token is sk-abcdefghijklmnop1234\n' >> "$P/.anima/memory/project.md"
+	plan developer "feature alpha"
+	ck
+	has "a key in the project's memory reaches the Developer's prompt redacted" "$F/prompts/001-developer.txt" \
+		"the deploy token is [REDACTED:openai_key]"
+	is "... and no prompt holds it" "" "$(grep -rl 'sk-abcdefghijklmnop1234' "$F/prompts")"
+
 	# a rate-limit message quoting a key: the round's reason
 	new_case --draft M2
 	plan developer "ratelimit Error: rate limit exceeded for sk-abcdefghijklmnop1234, try again in 5 minutes"
