@@ -281,8 +281,8 @@ static double entropy_of(const char *s, size_t n)
 }
 
 /*
- * Pattern i's next match in the view whose attempt starts at or after at, and that clears the
- * pattern's entropy floor; start is SIZE_MAX for none. When PCRE2 gives up on the text (its match
+ * Pattern i's next match in the view whose attempt starts at or after at, that is not empty and
+ * clears the pattern's entropy floor; start is SIZE_MAX for none. When PCRE2 gives up on the text (its match
  * limit), the rest of it counts as a match: nothing unscanned is let out.
  */
 static void pattern_next(const struct secrets *s, size_t i, const struct secret_view *v, size_t at, struct secret_hit *out)
@@ -299,9 +299,10 @@ static void pattern_next(const struct secrets *s, size_t i, const struct secret_
 			out->start = SIZE_MAX;
 			return;
 		}
-		if (!p->entropy || out->end == out->start || entropy_of(v->text + out->start, out->end - out->start) >= p->entropy)
+		if (out->end > out->start && (!p->entropy || entropy_of(v->text + out->start, out->end - out->start) >= p->entropy))
 			return;
-		at = out->start + 1; /* too uniform to be a key: look again just after where it began */
+		/* empty (an override's pattern that can match nothing), or too uniform to be a key: look again just after */
+		at = out->start + 1;
 	}
 }
 
@@ -328,8 +329,7 @@ static bool find_hits(const struct secrets *s, const char *text, size_t len, uns
 			if (next[i].start != SIZE_MAX && (best == SIZE_MAX || next[i].start < next[best].start))
 				best = i;
 		}
-		/* An empty match (a pattern that can match nothing) would never advance: treat it as none. */
-		if (best == SIZE_MAX || next[best].end == next[best].start)
+		if (best == SIZE_MAX)
 			break;
 		struct secret_hit hit = next[best];
 		hit.kept = (flags & SECRETS_TRUSTED) && line_allowed(s, v.text, v.len, hit.start);

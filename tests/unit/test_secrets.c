@@ -83,6 +83,20 @@ static void first_listed_pattern_wins_at_one_place(void **state)
 	secrets_free(s);
 }
 
+/* A pattern that can match nothing (an override's mistake) is passed over where it does, and stops no other. */
+static void an_empty_match_stops_nothing(void **state)
+{
+	(void)state;
+	cJSON *rules;
+	struct secrets *s;
+	const char *y = "patterns:\n  - {name: empty, regex: 'z*'}\n  - {name: key, regex: 'k[0-9]+'}\n";
+	assert_int_equal(rtk_yaml_load(y, strlen(y), "t", &rules), 0);
+	assert_int_equal(secrets_compile(rules, "t", &s), 0);
+	expect(s, "a k1 b zz k22", "a [REDACTED:key] b [REDACTED:empty] [REDACTED:key]", 3);
+	cJSON_Delete(rules);
+	secrets_free(s);
+}
+
 static void extra_patterns_add_to_the_list(void **state)
 {
 	(void)state;
@@ -508,6 +522,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(ordinary_text_is_left_alone),
 	cmocka_unit_test(first_listed_pattern_wins_at_one_place),
 	cmocka_unit_test(extra_patterns_add_to_the_list),
+	cmocka_unit_test(an_empty_match_stops_nothing),
 	cmocka_unit_test(bad_rules_are_named),
 };
 
