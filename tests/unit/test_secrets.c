@@ -1,5 +1,6 @@
 /* tests/unit/test_secrets.c — the shipped secret patterns against real-looking keys, and the scanner's rules. */
 #include "unit.h"
+#include "lib/datadir.h"
 #include "lib/err.h"
 #include "rules/secrets.h"
 #include "lib/strbuf.h"
@@ -81,6 +82,27 @@ static void first_listed_pattern_wins_at_one_place(void **state)
 	expect(s, "xx abccc ab", "<later> <long> <short>", 3);
 	cJSON_Delete(rules);
 	secrets_free(s);
+}
+
+/* The sha256 reported with the rules (run-plan's and reflect's secrets_sha256) covers every field of a rule. */
+static void the_rules_sha256_covers_entropy_and_continues_until(void **state)
+{
+	(void)state;
+	cJSON *rules, *p;
+	char shipped_sha[65], sha[65];
+	assert_int_equal(rtk_data_rules_load(SECRETS_RULES, NULL, &rules, shipped_sha), 0);
+	assert_int_equal(rtk_data_json_sha256(rules, sha), 0);
+	assert_string_equal(sha, shipped_sha);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(rules, "patterns")) {
+		cJSON *e = cJSON_GetObjectItemCaseSensitive(p, "entropy"), *u = cJSON_GetObjectItemCaseSensitive(p, "continues_until");
+		if (e)
+			cJSON_SetNumberValue(e, e->valuedouble + 0.5);
+		if (u)
+			cJSON_SetValuestring(u, "-----END-----");
+	}
+	assert_int_equal(rtk_data_json_sha256(rules, sha), 0);
+	assert_string_not_equal(sha, shipped_sha);
+	cJSON_Delete(rules);
 }
 
 /* A pattern that can match nothing (an override's mistake) is passed over where it does, and stops no other. */
@@ -523,6 +545,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(first_listed_pattern_wins_at_one_place),
 	cmocka_unit_test(extra_patterns_add_to_the_list),
 	cmocka_unit_test(an_empty_match_stops_nothing),
+	cmocka_unit_test(the_rules_sha256_covers_entropy_and_continues_until),
 	cmocka_unit_test(bad_rules_are_named),
 };
 
