@@ -410,6 +410,25 @@ static const struct rule_case rule_cases[] = {
 	  "sk-1111111111 and sk-learning-notes" },
 };
 
+/* Every rule of the shipped file has a row: a new rule comes with its examples. */
+static void each_shipped_rule_has_a_row(void **state)
+{
+	(void)state;
+	cJSON *rules;
+	const cJSON *p;
+	char sha[65];
+	assert_int_equal(rtk_data_rules_load(SECRETS_RULES, NULL, &rules, sha), 0);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(rules, "patterns")) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(p, "name")->valuestring;
+		bool found = false;
+		for (size_t i = 0; !found && i < sizeof(rule_cases) / sizeof(*rule_cases); i++)
+			found = !strcmp(rule_cases[i].rule, name);
+		print_message("rule %s\n", name);
+		assert_true(found);
+	}
+	cJSON_Delete(rules);
+}
+
 static void each_rule_has_a_true_and_a_false_example(void **state)
 {
 	(void)state;
@@ -528,6 +547,7 @@ static void an_entropy_floor_passes_over_placeholders(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(each_rule_has_a_true_and_a_false_example),
+	cmocka_unit_test(each_shipped_rule_has_a_row),
 	cmocka_unit_test(ids_hashes_and_encodings_are_left_alone),
 	cmocka_unit_test(ansi_escapes_and_carriage_returns_do_not_hide_a_key),
 	cmocka_unit_test(a_private_key_block_goes_whole),
