@@ -304,11 +304,25 @@ static bool line_is(const char *p, const char *end, const char *word)
 	return (size_t)(end - p) >= n && !memcmp(p, word, n);
 }
 
+/* Appends text[0..len) redacted (untrusted: the steps wrote it) to b, adding its redactions to *found. */
+static void put_patch_text(const struct runplan_attempt *a, const char *text, size_t len, struct rtk_strbuf *b, unsigned *found)
+{
+	size_t clean_len;
+	unsigned n = 0;
+	char *clean = secrets_redact(a->rules->secrets, text, len, 0, &clean_len, &n);
+	if (clean)
+		rtk_strbuf_put(b, clean, clean_len);
+	else
+		b->failed = true;
+	free(clean);
+	*found += n;
+}
+
 /*
- * The patch redacted (untrusted: the steps wrote it) into b, hunk by hunk: the body of a binary hunk
- * (after "GIT binary patch", up to the next file) is base85 of compressed bytes, which hides any key
- * and would match a pattern now and then by chance, so it is not scanned but kept as it is, or left
- * out when keep_binary is false. The redactions are added to *found.
+ * The patch redacted into b, hunk by hunk: the body of a binary hunk (after "GIT binary patch", up
+ * to the next file) is base85 of compressed bytes, which hides any key and would match a pattern now
+ * and then by chance, so it is not scanned but kept as it is, or left out when keep_binary is false.
+ * The redactions are added to *found.
  */
 static void redact_patch(const struct runplan_attempt *a, const char *patch, size_t len, bool keep_binary,
 			 struct rtk_strbuf *b, unsigned *found)
@@ -316,35 +330,23 @@ static void redact_patch(const struct runplan_attempt *a, const char *patch, siz
 	const char *end = patch + len, *text = patch, *p = patch;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *next = eol ? eol + 1 : end;
-		if (line_is(p, end, "GIT binary patch\n")) {
-			const char *q = next;
-			unsigned n = 0;
-			char *clean = secrets_redact(a->rules->secrets, text, (size_t)(p - text), 0, NULL, &n);
-			rtk_strbuf_puts(b, clean ? clean : "");
-			b->failed |= !clean;
-			free(clean);
-			*found += n;
-			while (q < end && !line_is(q, end, "diff --git ")) {
-				const char *nl = memchr(q, '\n', (size_t)(end - q));
-				q = nl ? nl + 1 : end;
-			}
-			if (keep_binary)
-				rtk_strbuf_put(b, p, (size_t)(q - p));
-			else
-				rtk_strbuf_puts(b, "# (a binary change, left out)\n");
-			text = p = q;
+		if (!line_is(p, end, "GIT binary patch\n")) {
+			p = next;
 			continue;
 		}
-		p = next;
+		put_patch_text(a, text, (size_t)(p - text), b, found);
+		const char *q = next;
+		while (q < end && !line_is(q, end, "diff --git ")) {
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+			q = nl ? nl + 1 : end;
+		}
+		if (keep_binary)
+			rtk_strbuf_put(b, p, (size_t)(q - p));
+		else
+			rtk_strbuf_puts(b, "# (a binary change, left out)\n");
+		text = p = q;
 	}
-	if (text < end) {
-		unsigned n = 0;
-		char *clean = secrets_redact(a->rules->secrets, text, (size_t)(end - text), 0, NULL, &n);
-		rtk_strbuf_puts(b, clean ? clean : "");
-		b->failed |= !clean;
-		free(clean);
-		*found += n;
-	}
+	put_patch_text(a, text, (size_t)(end - text), b, found);
 }
 
 /*
@@ -361,7 +363,10 @@ static int write_patch(struct runplan_attempt *a)
 	unsigned in_text = 0, in_binary = 0;
 	int rc = sandbox_patch(a->sb, &patch, &len, &binary);
 	if (!rc) {
-		free(secrets_redact(a->rules->secrets, binary.s ? binary.s : "", binary.len, 0, NULL, &in_binary));
+		char *scanned = secrets_redact(a->rules->secrets, binary.s ? binary.s : "", binary.len, 0, NULL, &in_binary);
+		if (!scanned)
+			in_binary = 1; /* no memory to scan the binary files with: as if they held a secret */
+		free(scanned);
 		redact_patch(a, patch, len, true, &out, &in_text);
 		if (in_text || in_binary) {
 			rtk_strbuf_truncate(&out, 0);
