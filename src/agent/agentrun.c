@@ -63,14 +63,25 @@ static void keep_last(struct agentrun *io, const char *line, size_t len, unsigne
 	io->last_done = !(flags & PROC_LINE_CUT);
 }
 
-/* Only the agent's own error output can say it is rate-limited: its stdout may quote any file it read. */
+/*
+ * Only the agent's own error output can say it is rate-limited: its stdout may quote any file it read.
+ * The line is read redacted, so the excerpt the hit keeps (a round's reason) holds no secret, nor the
+ * start of one cut off at the excerpt's end.
+ */
 static void read_stderr(struct agentrun *io, const char *line, size_t len)
 {
 	struct ratelimit_hit hit;
-	if (io->hit.kind != RATELIMIT_NONE || ratelimit_parse(io->rl, line, len, rtk_time_now(), &hit) || hit.kind == RATELIMIT_NONE)
+	size_t clean_len;
+	char *clean;
+	if (io->hit.kind != RATELIMIT_NONE)
 		return;
-	io->hit = hit;
-	io->hit_source = "stderr";
+	if (!(clean = secrets_redact(io->redact.s, line, len, 0, &clean_len, NULL))) {
+		io->write_failed = true; /* no memory to redact with: no excerpt rather than a raw one */
+		return;
+	}
+	if (!ratelimit_parse(io->rl, clean, clean_len, rtk_time_now(), &hit) && hit.kind != RATELIMIT_NONE)
+		io->hit = hit, io->hit_source = "stderr";
+	free(clean);
 }
 
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
@@ -106,11 +117,27 @@ static void on_started(void *user, pid_t pgid)
 
 int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result *pr)
 {
+	const void *prompt = spec->stdin_data;
+	size_t prompt_len = spec->stdin_len, clean_len;
+	char *clean = NULL;
+	int rc;
+	/*
+	 * The prompt goes to a model, and quotes files and replies agents wrote (a project's memory, a
+	 * rejection): it is redacted as their output is.
+	 */
+	if (prompt) {
+		if (!(clean = secrets_redact(io->redact.s, prompt, prompt_len, 0, &clean_len, NULL)))
+			return rtk_oom();
+		spec->stdin_data = clean, spec->stdin_len = clean_len;
+	}
 	spec->on_start = io->on_start ? on_started : NULL;
 	io->last_done = true;
 	spec->on_line = on_output;
 	spec->user = io;
-	return proc_run(spec, pr);
+	rc = proc_run(spec, pr);
+	spec->stdin_data = prompt, spec->stdin_len = prompt_len;
+	free(clean);
+	return rc;
 }
 
 static double number_of(const cJSON *obj, const char *name)
@@ -135,19 +162,32 @@ static double tokens_of(const cJSON *event)
 	return isfinite(t) ? t : -1; /* two counts near DBL_MAX overflow: no count rather than infinity */
 }
 
+/*
+ * The final event is read once, redacted, and everything taken from it comes from that: the result
+ * (iterate's reply, which goes into the next prompt), the model, and a rate limit's excerpt (a round's
+ * reason). Loop and iterate both read it here.
+ */
 void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u)
 {
 	struct ratelimit_hit hit;
 	cJSON *event;
 	const cJSON *m, *result;
+	char *clean;
 	double cost;
 	*u = (struct agentrun_usage){ .tokens = -1, .duration_ms = -1, .cost_usd = -1 };
 	if (!io->last.len || io->last.failed || !(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
 		return;
+	if (secrets_redact_json(io->redact.s, event, 0, NULL)) { /* untrusted: the agent wrote it */
+		io->write_failed = true; /* no memory to redact with: nothing of the event is kept */
+		cJSON_Delete(event);
+		return;
+	}
 	if (cJSON_IsObject(event)) {
-		if (io->hit.kind == RATELIMIT_NONE && !ratelimit_parse(io->rl, io->last.s, io->last.len, rtk_time_now(), &hit) &&
-		    hit.kind != RATELIMIT_NONE)
-			io->hit = hit, io->hit_source = "final_event";
+		if (io->hit.kind == RATELIMIT_NONE && (clean = cJSON_PrintUnformatted(event))) {
+			if (!ratelimit_parse(io->rl, clean, strlen(clean), rtk_time_now(), &hit) && hit.kind != RATELIMIT_NONE)
+				io->hit = hit, io->hit_source = "final_event";
+			free(clean);
+		}
 		u->tokens = tokens_of(event);
 		u->duration_ms = number_of(event, "duration_ms");
 		cost = number_of(event, "total_cost_usd");

@@ -29,15 +29,18 @@ struct agentrun {
 	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */
 	struct rtk_strbuf reply;        /* the end of stdout, redacted (when keep_stdout) */
 	bool reply_cut;                 /* reply lost its beginning to keep_stdout */
-	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event */
+	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event (read it with agentrun_final_event) */
 	bool last_done;                 /* last holds a whole line (a new piece starts a new line) */
 	bool plain_stdout;              /* a non-blank stdout line was not a JSON object: the final event is not the whole reply */
-	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE */
+	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE; its excerpt is redacted */
 	const char *hit_source;         /* "stderr" or "final_event" */
 	bool write_failed;
 };
 
-/* Runs spec (its on_line and user are set here) with io; 0 or proc_run's error. Frees nothing of io. */
+/*
+ * Runs spec (its on_line and user are set here) with io, its stdin (the prompt) redacted with
+ * io->redact.s first; 0 or proc_run's error. Frees nothing of io.
+ */
 int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result *pr);
 
 /* What the agent's final structured event (stdout's last line, when it is a JSON object) reports. */
@@ -49,7 +52,10 @@ struct agentrun_usage {
 	char *result;       /* the event's "result" text (Claude Code's answer), malloc'd, NULL when absent */
 };
 
-/* Reads the final event into *u, and a rate limit it reports into io->hit. Free u with agentrun_usage_free. */
+/*
+ * Reads the final event into *u, and a rate limit it reports into io->hit, all of it redacted with
+ * io->redact.s (the event's strings as decoded, untrusted). Free u with agentrun_usage_free.
+ */
 void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u);
 void agentrun_usage_free(struct agentrun_usage *u);
 

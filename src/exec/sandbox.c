@@ -749,7 +749,35 @@ int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exi
 	return 0;
 }
 
-int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len)
+/* Appends the sandbox's copy of each file diff shows as binary (regular files only: a link is text in the patch). */
+static int add_binaries(const struct sandbox *sb, git_diff *diff, struct rtk_strbuf *binary)
+{
+	for (size_t i = 0, n = git_diff_num_deltas(diff); i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		char *path = NULL, *text;
+		size_t len;
+		struct stat st;
+		int rc;
+		if (!(d->flags & GIT_DIFF_FLAG_BINARY) || d->status == GIT_DELTA_DELETED || !d->new_file.path)
+			continue;
+		if (asprintf(&path, "%s/%s", sb->dir, d->new_file.path) < 0)
+			return rtk_oom();
+		if (lstat(path, &st) || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		rc = rtk_fs_read_file(path, &text, &len);
+		free(path);
+		if (rc)
+			return rc;
+		rtk_strbuf_put(binary, text, len);
+		rtk_strbuf_put(binary, "\n", 1); /* no match runs from one file into the next */
+		free(text);
+	}
+	return binary->failed ? rtk_oom() : 0;
+}
+
+int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len, struct rtk_strbuf *binary)
 {
 	git_repository *repo = NULL;
 	git_commit *base = NULL;
@@ -784,6 +812,12 @@ int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len)
 	memcpy(*patch, buf.ptr ? buf.ptr : "", buf.size);
 	(*patch)[buf.size] = '\0';
 	*len = buf.size;
+	/* after git_diff_to_buf: the deltas know which files are binary once their content was loaded */
+	if (binary && (rc = add_binaries(sb, diff, binary))) {
+		free(*patch);
+		*patch = NULL;
+		*len = 0;
+	}
 out:
 	git_buf_dispose(&buf);
 	git_diff_free(diff);

@@ -3,6 +3,7 @@
 #define RTK_SANDBOX_H
 
 #include "git/wtindex.h"
+#include "lib/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,8 +52,10 @@ int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exi
  * against its baseline, such that `git apply` accepts it on the project. malloc'd into *patch.
  * When the work tree is provably still what its index says (wtindex_unchanged: the stat data of
  * every file, racily clean ones by content, no new name), the patch is empty without libgit2's diff.
+ * binary (NULL: not wanted) gets the new content of each file the patch shows as binary, one after
+ * another: the patch holds those only compressed and base85-encoded, so a scan of it cannot see them.
  */
-int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len);
+int sandbox_patch(const struct sandbox *sb, char **patch, size_t *len, struct rtk_strbuf *binary);
 
 /* Removes the sandbox's folder and, for a worktree, its registration in the project. */
 int sandbox_remove(struct sandbox *sb);

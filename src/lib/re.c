@@ -101,6 +101,12 @@ void rtk_re_free(struct rtk_re *re)
 int rtk_re_search(const struct rtk_re *re, const char *subject, size_t len, size_t start,
 		  size_t *match_start, size_t *match_end)
 {
+	return rtk_re_search_attempt(re, subject, len, start, NULL, match_start, match_end);
+}
+
+int rtk_re_search_attempt(const struct rtk_re *re, const char *subject, size_t len, size_t start,
+			  size_t *attempt_start, size_t *match_start, size_t *match_end)
+{
 	PCRE2_UCHAR why[160];
 	pcre2_match_data *md = thread_match_data();
 	if (!md) {
@@ -121,6 +127,8 @@ int rtk_re_search(const struct rtk_re *re, const char *subject, size_t len, size
 		*match_start = ovector[0];
 	if (match_end)
 		*match_end = ovector[1];
+	if (attempt_start)
+		*attempt_start = pcre2_get_startchar(md);
 	return 1;
 }
 

@@ -30,6 +30,13 @@ void rtk_re_free(struct rtk_re *re);
 int rtk_re_search(const struct rtk_re *re, const char *subject, size_t len, size_t start,
 		  size_t *match_start, size_t *match_end);
 
+/*
+ * rtk_re_search, also giving where the matching attempt began: before *match_start when the pattern
+ * used \K to start the reported match later (a prefix it needs but does not report, "Bearer \K...").
+ */
+int rtk_re_search_attempt(const struct rtk_re *re, const char *subject, size_t len, size_t start,
+			  size_t *attempt_start, size_t *match_start, size_t *match_end);
+
 /* rtk_re_search(...) == 1, for the common yes/no question. */
 bool rtk_re_matches(const struct rtk_re *re, const char *subject, size_t len);
 

@@ -71,7 +71,7 @@ static void reflect_on_answer(size_t index, struct http_response *resp, void *us
 	if (!(out->verdict = reflect_answer_interpret(resp, why, sizeof(why)))) {
 		out->verdict = reflect_answer_failed_verdict();
 		reflect_settings_mask_key(r->s, why);
-		char *redacted = secrets_redact(r->s->secrets, why, strlen(why), NULL, NULL);
+		char *redacted = secrets_redact(r->s->secrets, why, strlen(why), 0, NULL, NULL);
 		out->error = redacted ? redacted : strdup("reflection failed");
 	}
 	rtk_time_format(rtk_time_now(), when);
@@ -202,7 +202,7 @@ static void reflect_parameters(const struct reflect_run *r, cJSON *p)
 	cJSON_AddStringToObject(p, "model", s->model_alias);
 	cJSON_AddStringToObject(p, "model_id", s->model_id);
 	/* A base URL may carry a credential (?key=...): it is shown redacted, like anything else. */
-	char *shown_url = secrets_redact(s->secrets, s->base_url, strlen(s->base_url), NULL, NULL);
+	char *shown_url = secrets_redact(s->secrets, s->base_url, strlen(s->base_url), 0, NULL, NULL);
 	cJSON_AddStringToObject(p, "base_url", shown_url ? shown_url : "");
 	free(shown_url);
 	cJSON_AddStringToObject(p, "lang", s->lang);

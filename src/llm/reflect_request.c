@@ -68,8 +68,8 @@ char *reflect_request_body(const struct reflect_settings *s, const cJSON *trace)
 
 	if (!plain)
 		return NULL;
-	/* Secrets are redacted from everything taken from the trace. */
-	redacted = secrets_redact(s->secrets, plain, strlen(plain), NULL, NULL);
+	/* Secrets are redacted from everything taken from the trace, untrusted: agents and tools wrote it, and it goes to a model. */
+	redacted = secrets_redact(s->secrets, plain, strlen(plain), 0, NULL, NULL);
 	free(plain);
 	if (!redacted || !(req = cJSON_CreateObject())) {
 		free(redacted);
@@ -92,7 +92,7 @@ cJSON *reflect_request_shown(const struct reflect_settings *s, const char *body)
 {
 	cJSON *req = cJSON_CreateObject(), *headers;
 	cJSON_AddStringToObject(req, "method", "POST");
-	char *shown_url = secrets_redact(s->secrets, s->url, strlen(s->url), NULL, NULL);
+	char *shown_url = secrets_redact(s->secrets, s->url, strlen(s->url), 0, NULL, NULL);
 	cJSON_AddStringToObject(req, "url", shown_url ? shown_url : "");
 	free(shown_url);
 	headers = cJSON_AddObjectToObject(req, "headers");

@@ -34,9 +34,9 @@ static cJSON *stash_json(const struct loop_state *st, const struct loop_round *r
 	return s;
 }
 
-static cJSON *rate_limit_json(const struct loop_state *st, const struct loop_round *r)
+static cJSON *rate_limit_json(const struct loop_round *r)
 {
-	char when[RTK_TIME_BUFSZ], *excerpt;
+	char when[RTK_TIME_BUFSZ];
 	cJSON *o;
 	if (r->io.hit.kind == RATELIMIT_NONE)
 		return cJSON_CreateNull();
@@ -47,11 +47,10 @@ static cJSON *rate_limit_json(const struct loop_state *st, const struct loop_rou
 	cJSON_AddStringToObject(o, "kind", ratelimit_kind_name(r->io.hit.kind));
 	cJSON_AddStringToObject(o, "resume_at", when);
 	cJSON_AddNumberToObject(o, "wait_seconds", (double)r->wait_seconds);
-	excerpt = secrets_redact(st->secrets, r->io.hit.excerpt, strlen(r->io.hit.excerpt), NULL, NULL);
-	char *valid = excerpt ? rtk_utf8_repair(excerpt, strlen(excerpt)) : NULL;
+	/* agentrun redacted it already: it read the agent's output redacted */
+	char *valid = rtk_utf8_repair(r->io.hit.excerpt, strlen(r->io.hit.excerpt));
 	cJSON_AddStringToObject(o, "excerpt", valid ? valid : "");
 	free(valid);
-	free(excerpt);
 	return o;
 }
 
@@ -82,7 +81,7 @@ cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r
 	cJSON_AddNumberToObject(j, "files_changed", (double)r->files_changed);
 	cJSON_AddBoolToObject(j, "head_moved", r->head_moved);
 	cJSON_AddItemToObject(j, "stash", stash_json(st, r));
-	cJSON_AddItemToObject(j, "rate_limit", rate_limit_json(st, r));
+	cJSON_AddItemToObject(j, "rate_limit", rate_limit_json(r));
 	add_number_or_null(j, "tokens_used", r->usage.tokens);
 	add_number_or_null(j, "agent_duration_ms", r->usage.duration_ms);
 	cJSON_AddStringToObject(j, "log", r->log ? r->log : "");

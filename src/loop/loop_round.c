@@ -51,12 +51,15 @@ const char *loop_tail_chars(const char *s, size_t len, size_t max_chars)
 	return s + rtk_utf8_prefix(s, len, total - max_chars, &chars);
 }
 
-/* text redacted, added to obj as name (repaired to valid UTF-8 first: cJSON would print bad bytes as they are). */
+/*
+ * text redacted, added to obj as name (repaired to valid UTF-8 first: cJSON would print bad bytes as they are).
+ * Untrusted: the agent printed the output and may edit the plan the item comes from.
+ */
 static bool add_redacted(cJSON *obj, const char *name, const char *text, size_t len, const struct secrets *s, unsigned *count)
 {
 	unsigned found = 0;
 	size_t out_len;
-	char *clean = secrets_redact(s, text, len, &out_len, &found), *valid = clean ? rtk_utf8_repair(clean, out_len) : NULL;
+	char *clean = secrets_redact(s, text, len, 0, &out_len, &found), *valid = clean ? rtk_utf8_repair(clean, out_len) : NULL;
 	bool ok = valid && cJSON_AddStringToObject(obj, name, valid);
 	*count += found;
 	free(clean);

@@ -7,6 +7,7 @@
 #include "lib/re.h"
 #include "lib/strbuf.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 struct secret_pattern {
 	char *name;
 	struct rtk_re *re;
+	double entropy;      /* the least Shannon entropy (bits a byte) a match must have; 0: none asked */
+	struct rtk_re *until; /* in a stream, a match that runs to its line's end goes on up to this (NULL: it does not) */
 };
 
 struct secrets {
@@ -30,6 +33,7 @@ void secrets_free(struct secrets *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->patterns[i].name);
 		rtk_re_free(s->patterns[i].re);
+		rtk_re_free(s->patterns[i].until);
 	}
 	free(s->patterns);
 	free(s->replacement);
@@ -37,7 +41,22 @@ void secrets_free(struct secrets *s)
 	free(s);
 }
 
-/* Compiles each {"name", "regex"} of list onto the end of s->patterns (sized by the caller). */
+/* A pattern's optional fields: "entropy" (a number of bits a byte, 0 to 8) and "continues_until" (a regex). */
+static int compile_options(struct secret_pattern *sp, const cJSON *p, const char *what)
+{
+	const cJSON *entropy = cJSON_GetObjectItemCaseSensitive(p, "entropy");
+	const cJSON *until = cJSON_GetObjectItemCaseSensitive(p, "continues_until");
+	char until_what[200];
+	if (entropy && (!cJSON_IsNumber(entropy) || !(entropy->valuedouble >= 0 && entropy->valuedouble <= 8)))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: \"entropy\" must be a number of bits a character, 0 to 8", what);
+	sp->entropy = entropy ? entropy->valuedouble : 0;
+	if (until && !cJSON_IsString(until))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: \"continues_until\" must be a pattern", what);
+	snprintf(until_what, sizeof(until_what), "%s: continues_until", what);
+	return until ? rtk_re_compile(&sp->until, until->valuestring, 0, until_what) : 0;
+}
+
+/* Compiles each {"name", "regex"[, "entropy", "continues_until"]} of list onto the end of s->patterns (sized by the caller). */
 static int compile_list(struct secrets *s, const cJSON *list, const char *source)
 {
 	const cJSON *p;
@@ -50,13 +69,14 @@ static int compile_list(struct secrets *s, const cJSON *list, const char *source
 		if (!*name || !*regex)
 			return rtk_fail(RTK_EXIT_USAGE, "%s: pattern %zu needs a \"name\" and a \"regex\"", source, s->n + 1);
 		snprintf(what, sizeof(what), "%s: secret pattern %s", source, name);
+		/* counted at once, so secrets_free frees what is compiled if a later step fails */
 		if ((rc = rtk_re_compile(&sp->re, regex, 0, what)))
 			return rc;
-		if (!(sp->name = strdup(name))) {
-			rtk_re_free(sp->re);
-			return rtk_oom();
-		}
 		s->n++;
+		if (!(sp->name = strdup(name)))
+			return rtk_oom();
+		if ((rc = compile_options(sp, p, what)))
+			return rc;
 	}
 	return 0;
 }
@@ -137,70 +157,377 @@ static bool line_allowed(const struct secrets *s, const char *text, size_t len, 
 	return rtk_re_matches(s->allowlist, text + start, end - start);
 }
 
-char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
-{
-	struct rtk_strbuf b = { 0 };
-	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
-	size_t *starts = calloc(s->n + 1, sizeof(size_t)), *ends = calloc(s->n + 1, sizeof(size_t));
-	unsigned redactions = 0;
-	size_t pos = 0;
+/* One match chosen for redaction: text[start..end) is replaced; its attempt began at from (<= start: a \K prefix). */
+struct secret_hit {
+	size_t from, start, end;
+	size_t pattern;
+	bool kept; /* on a line with the allowlist pragma: written as it is */
+};
 
-	if (!starts || !ends) {
-		free(starts), free(ends);
-		return NULL;
+struct secret_hits {
+	struct secret_hit *v;
+	size_t n, cap;
+};
+
+static bool hits_add(struct secret_hits *h, struct secret_hit hit)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 8;
+		struct secret_hit *v = realloc(h->v, cap * sizeof(*v));
+		if (!v)
+			return false;
+		h->v = v, h->cap = cap;
 	}
-	for (size_t i = 0; i < s->n; i++)
-		if (rtk_re_search(s->patterns[i].re, text, len, 0, &starts[i], &ends[i]) != 1)
-			starts[i] = SIZE_MAX;
+	h->v[h->n++] = hit;
+	return true;
+}
+
+/*
+ * The text as a terminal shows it, which is what patterns match: a key cut in two by a colour change
+ * (ESC [ ... m) or a carriage return is one key on the screen, so the escape sequences and CRs are
+ * left out of the view, and each match maps back to the bytes it spans, those in it included. A text
+ * without ESC or CR is its own view (no copy).
+ */
+struct secret_view {
+	const char *text; /* the view: the text itself, or own */
+	size_t len;
+	char *own;
+	/* each place bytes were left out: view offset at, and all left out up to there (sorted by at) */
+	struct secret_gap {
+		size_t at, shift;
+	} *gaps;
+	size_t ngaps;
+};
+
+/* How many bytes the escape sequence at t[0..n) (t[0] is ESC) takes: CSI with its parameters, or ESC and one more. */
+static size_t escape_len(const unsigned char *t, size_t n)
+{
+	size_t i = 2;
+	if (n < 2 || t[1] == ']') /* OSC: only the ESC goes, its text (a link's URL) is scanned */
+		return 1;
+	if (t[1] != '[')
+		return t[1] >= 0x40 && t[1] <= 0x5f ? 2 : 1;
+	while (i < n && t[i] >= 0x20 && t[i] <= 0x3f) /* parameters and intermediates */
+		i++;
+	return i < n && t[i] >= 0x40 && t[i] <= 0x7e ? i + 1 : i;
+}
+
+static bool view_make(const char *text, size_t len, struct secret_view *v)
+{
+	size_t gaps_cap = 0;
+	*v = (struct secret_view){ .text = text, .len = len };
+	if (!memchr(text, '\x1b', len) && !memchr(text, '\r', len))
+		return true;
+	if (!(v->own = malloc(len + 1)))
+		return false;
+	v->len = 0;
+	for (size_t i = 0; i < len;) {
+		size_t skip = text[i] == '\r' ? 1 : text[i] == '\x1b' ? escape_len((const unsigned char *)text + i, len - i) : 0;
+		if (!skip) {
+			v->own[v->len++] = text[i++];
+			continue;
+		}
+		if (v->ngaps == gaps_cap) {
+			struct secret_gap *g = realloc(v->gaps, (gaps_cap = gaps_cap ? 2 * gaps_cap : 16) * sizeof(*g));
+			if (!g)
+				return false;
+			v->gaps = g;
+		}
+		size_t before = v->ngaps ? v->gaps[v->ngaps - 1].shift : 0;
+		if (v->ngaps && v->gaps[v->ngaps - 1].at == v->len)
+			v->gaps[v->ngaps - 1].shift += skip; /* one gap of several sequences in a row */
+		else
+			v->gaps[v->ngaps++] = (struct secret_gap){ v->len, before + skip };
+		i += skip;
+	}
+	v->own[v->len] = '\0';
+	v->text = v->own;
+	return true;
+}
+
+static void view_free(struct secret_view *v)
+{
+	free(v->own);
+	free(v->gaps);
+}
+
+/* The text offset of view offset at: past what was left out before it. */
+static size_t view_to_text(const struct secret_view *v, size_t at)
+{
+	size_t lo = 0, hi = v->ngaps;
+	while (lo < hi) { /* the last gap with gaps[k].at <= at */
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->gaps[mid].at <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return at + (lo ? v->gaps[lo - 1].shift : 0);
+}
+
+/* Shannon entropy of s[0..n) in bits a byte, as gitleaks measures a candidate (its tokens are ASCII: bytes are characters). */
+static double entropy_of(const char *s, size_t n)
+{
+	size_t counts[256] = { 0 };
+	double e = 0;
+	for (size_t i = 0; i < n; i++)
+		counts[(unsigned char)s[i]]++;
+	for (size_t c = 0; c < 256; c++)
+		if (counts[c]) {
+			double p = (double)counts[c] / (double)n;
+			e -= p * log2(p);
+		}
+	return e;
+}
+
+/*
+ * Pattern i's next match in the view whose attempt starts at or after at, that is not empty and
+ * clears the pattern's entropy floor; start is SIZE_MAX for none. When PCRE2 gives up on the text (its match
+ * limit), the rest of it counts as a match: nothing unscanned is let out.
+ */
+static void pattern_next(const struct secrets *s, size_t i, const struct secret_view *v, size_t at, struct secret_hit *out)
+{
+	const struct secret_pattern *p = &s->patterns[i];
+	out->pattern = i;
 	for (;;) {
+		int rc = at > v->len ? 0 : rtk_re_search_attempt(p->re, v->text, v->len, at, &out->from, &out->start, &out->end);
+		if (rc < 0 && at < v->len) {
+			out->from = out->start = at, out->end = v->len;
+			return;
+		}
+		if (rc != 1) {
+			out->start = SIZE_MAX;
+			return;
+		}
+		if (out->end > out->start && (!p->entropy || entropy_of(v->text + out->start, out->end - out->start) >= p->entropy))
+			return;
+		/* empty (an override's pattern that can match nothing), or too uniform to be a key: look again just after */
+		at = out->start + 1;
+	}
+}
+
+/*
+ * The matches over text[0..len) (offsets into text), left to right: at each place the pattern listed
+ * first wins, and the next match is looked for after the end of the last. Patterns match the view
+ * (view_make). false only when out of memory.
+ */
+static bool find_hits(const struct secrets *s, const char *text, size_t len, unsigned flags, struct secret_hits *h)
+{
+	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
+	struct secret_hit *next = calloc(s->n + 1, sizeof(*next));
+	struct secret_view v;
+	size_t pos = 0;
+	bool ok = view_make(text, len, &v) && next;
+
+	for (size_t i = 0; ok && i < s->n; i++)
+		pattern_next(s, i, &v, 0, &next[i]);
+	while (ok) {
 		size_t best = SIZE_MAX;
 		for (size_t i = 0; i < s->n; i++) {
-			if (starts[i] != SIZE_MAX && starts[i] < pos &&
-			    rtk_re_search(s->patterns[i].re, text, len, pos, &starts[i], &ends[i]) != 1)
-				starts[i] = SIZE_MAX;
-			if (starts[i] != SIZE_MAX && (best == SIZE_MAX || starts[i] < starts[best]))
+			if (next[i].start != SIZE_MAX && next[i].start < pos)
+				pattern_next(s, i, &v, pos, &next[i]);
+			if (next[i].start != SIZE_MAX && (best == SIZE_MAX || next[i].start < next[best].start))
 				best = i;
 		}
-		/* An empty match (a pattern that can match nothing) would never advance: treat it as none. */
-		if (best == SIZE_MAX || ends[best] == starts[best])
+		if (best == SIZE_MAX)
 			break;
-		if (line_allowed(s, text, len, starts[best])) {
-			rtk_strbuf_put(&b, text + pos, ends[best] - pos);
-		} else {
-			rtk_strbuf_put(&b, text + pos, starts[best] - pos);
-			add_replacement(&b, s->replacement, s->patterns[best].name);
+		struct secret_hit hit = next[best];
+		hit.kept = (flags & SECRETS_TRUSTED) && line_allowed(s, v.text, v.len, hit.start);
+		pos = hit.end;
+		/* back to the text: the match spans what the view left out inside it, not around it */
+		hit.from = view_to_text(&v, hit.from);
+		hit.start = view_to_text(&v, hit.start);
+		hit.end = view_to_text(&v, hit.end - 1) + 1;
+		ok = hits_add(h, hit);
+	}
+	free(next);
+	view_free(&v);
+	return ok;
+}
+
+/* Appends text[from..to) to b with the hits inside it replaced (the hits from *k on, which start at or after from). */
+static unsigned put_redacted(struct rtk_strbuf *b, const struct secrets *s, const char *text, size_t from, size_t to,
+			     const struct secret_hits *h, size_t *k)
+{
+	unsigned redactions = 0;
+	for (; *k < h->n && h->v[*k].end <= to; ++*k) {
+		const struct secret_hit *hit = &h->v[*k];
+		rtk_strbuf_put(b, text + from, hit->start - from);
+		if (hit->kept)
+			rtk_strbuf_put(b, text + hit->start, hit->end - hit->start);
+		else {
+			add_replacement(b, s->replacement, s->patterns[hit->pattern].name);
 			redactions++;
 		}
-		pos = ends[best];
+		from = hit->end;
 	}
-	rtk_strbuf_put(&b, text + pos, len - pos);
-	free(starts);
-	free(ends);
+	rtk_strbuf_put(b, text + from, to - from);
+	return redactions;
+}
+
+/* b's text (its length in *out_len) and the count, or NULL when memory ran out. */
+static char *take(struct rtk_strbuf *b, size_t *out_len, unsigned *count, unsigned redactions)
+{
 	if (out_len)
-		*out_len = b.len;
+		*out_len = b->len;
 	if (count)
 		*count = redactions;
-	return rtk_strbuf_take(&b);
+	return rtk_strbuf_take(b);
+}
+
+char *secrets_redact(const struct secrets *s, const char *text, size_t len, unsigned flags, size_t *out_len, unsigned *count)
+{
+	struct rtk_strbuf b = { 0 };
+	struct secret_hits h = { 0 };
+	size_t k = 0;
+	unsigned redactions;
+	if (!find_hits(s, text, len, flags, &h)) {
+		free(h.v);
+		return NULL;
+	}
+	redactions = put_redacted(&b, s, text, 0, len, &h, &k);
+	free(h.v);
+	return take(&b, out_len, count, redactions);
+}
+
+int secrets_redact_json(const struct secrets *s, cJSON *v, unsigned flags, unsigned *count)
+{
+	for (; v; v = v->next) {
+		unsigned n = 0;
+		char *clean;
+		if (v->string) {
+			if (!(clean = secrets_redact(s, v->string, strlen(v->string), flags, NULL, &n)))
+				return rtk_oom();
+			free(v->string); /* cJSON's default allocator, which rtk never replaces */
+			v->string = clean;
+			if (count)
+				*count += n;
+		}
+		if (cJSON_IsString(v) && v->valuestring) {
+			if (!(clean = secrets_redact(s, v->valuestring, strlen(v->valuestring), flags, NULL, &n)))
+				return rtk_oom();
+			bool set = !n || cJSON_SetValuestring(v, clean) != NULL;
+			free(clean);
+			if (!set)
+				return rtk_oom();
+			if (count)
+				*count += n;
+		}
+		if (v->child) {
+			int rc = secrets_redact_json(s, v->child, flags, count);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Where a stream's text may be let out up to: the last SECRETS_STREAM_CARRY bytes of a cut piece wait
+ * for the next one, and so does every match that reaches into them, from where its attempt began (a
+ * key that starts before them, or a prefix such as "Bearer " that it needs, must be seen whole again).
+ */
+static size_t stream_safe_end(const struct secret_hits *h, size_t n, bool cut)
+{
+	size_t end = cut ? (n < SECRETS_STREAM_CARRY ? 0 : n - SECRETS_STREAM_CARRY) : n;
+	bool moved = cut;
+	/* a hit's attempt may begin inside an earlier hit (its prefix overlaps it): go again until none crosses */
+	while (moved) {
+		moved = false;
+		for (size_t i = h->n; i-- > 0;)
+			if (h->v[i].from < end && h->v[i].end > end) {
+				end = h->v[i].from;
+				moved = true;
+			}
+	}
+	return end;
+}
+
+/*
+ * A match going on in the coming pieces: a block (a private key) printed line by line goes to its
+ * pattern's continues_until, at most SECRETS_STREAM_UNTIL_MAX bytes; a match held too long, to the end
+ * of its line. Redacts what of piece[0..len) it takes (*used bytes) as one replacement.
+ */
+static unsigned stream_swallow(struct secrets_stream *st, struct rtk_strbuf *b, const char *piece, size_t len, bool cut,
+			       size_t *used)
+{
+	const struct secret_pattern *p = &st->s->patterns[st->swallow - 1];
+	size_t stop = len, us, ue;
+	bool done = false;
+	if (st->swallow_to_eol)
+		done = !cut;
+	else if (rtk_re_search(p->until, piece, len, 0, &us, &ue) == 1)
+		stop = ue, done = true;
+	if (stop >= st->swallow_left)
+		stop = st->swallow_left, done = true;
+	st->swallow_left -= stop;
+	if (done)
+		st->swallow = 0;
+	*used = stop;
+	if (!stop)
+		return 0;
+	add_replacement(b, st->s->replacement, p->name);
+	return 1;
+}
+
+/* After a whole line was let out: whether its last match is a block that goes on over the next lines. */
+static void stream_block_starts(struct secrets_stream *st, const char *text, size_t n, const struct secret_hits *h)
+{
+	const struct secret_hit *last = h->n ? &h->v[h->n - 1] : NULL;
+	const struct secret_pattern *p = last ? &st->s->patterns[last->pattern] : NULL;
+	if (!p || !p->until || last->end != n || rtk_re_search(p->until, text + last->start, last->end - last->start, 0, NULL, NULL) == 1)
+		return;
+	st->swallow = last->pattern + 1;
+	st->swallow_to_eol = false;
+	st->swallow_left = SECRETS_STREAM_UNTIL_MAX;
 }
 
 char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t len, bool cut, size_t *out_len,
 			    unsigned *count)
 {
-	const char *text = piece;
-	size_t n = len, keep;
-	char held[SECRETS_STREAM_CARRY], *clean;
+	struct rtk_strbuf b = { 0 }, held = { 0 };
+	struct secret_hits h = { 0 };
+	const char *text;
+	size_t n, end, k = 0, used;
+	unsigned redactions = 0;
+	if (st->swallow) {
+		redactions = stream_swallow(st, &b, piece, len, cut, &used);
+		piece += used, len -= used;
+		if (st->swallow || !len)
+			return take(&b, out_len, count, redactions);
+	}
+	text = piece, n = len;
 	if (st->carry.len) {
 		rtk_strbuf_put(&st->carry, piece, len);
 		if (st->carry.failed)
-			return NULL;
+			return rtk_strbuf_free(&b), NULL;
 		text = st->carry.s, n = st->carry.len;
 	}
-	keep = cut ? (n < SECRETS_STREAM_CARRY ? n : SECRETS_STREAM_CARRY) : 0;
-	memcpy(held, text + n - keep, keep);
-	clean = secrets_redact(st->s, text, n - keep, out_len, count);
-	rtk_strbuf_truncate(&st->carry, 0);
-	rtk_strbuf_put(&st->carry, held, keep);
-	return st->carry.failed ? (free(clean), NULL) : clean;
+	if (!find_hits(st->s, text, n, 0, &h)) { /* process output: untrusted */
+		free(h.v);
+		return rtk_strbuf_free(&b), NULL;
+	}
+	end = stream_safe_end(&h, n, cut);
+	if (n - end > SECRETS_STREAM_HOLD_MAX) {
+		/* a match longer than any key: out redacted as far as it goes, and the rest of its line after it */
+		for (size_t i = 0; i < h.n; i++)
+			if (h.v[i].end > end)
+				st->swallow = h.v[i].pattern + 1;
+		st->swallow_to_eol = true;
+		st->swallow_left = SIZE_MAX;
+		end = n;
+	} else if (!cut)
+		stream_block_starts(st, text, n, &h);
+	redactions += put_redacted(&b, st->s, text, 0, end, &h, &k);
+	free(h.v);
+	rtk_strbuf_put(&held, text + end, n - end); /* text may be the carry itself: copied before it goes */
+	rtk_strbuf_free(&st->carry);
+	st->carry = held;
+	if (st->carry.failed) {
+		rtk_strbuf_free(&b);
+		return NULL;
+	}
+	return take(&b, out_len, count, redactions);
 }
 
 void secrets_stream_free(struct secrets_stream *st)

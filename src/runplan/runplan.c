@@ -14,34 +14,97 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A secret in the plan file or in a command: nothing may run. */
-static bool plan_holds_secret(struct runplan_attempt *a)
+/* Whether text holds a secret. Trusted: it comes from the plan, the one text a person wrote (see plan_holds_secret). */
+static bool plan_text_holds_secret(const struct runplan_attempt *a, const char *text, size_t len)
+{
+	size_t out_len;
+	unsigned found = 0;
+	free(secrets_redact(a->rules->secrets, text, len, SECRETS_TRUSTED, &out_len, &found));
+	return found > 0;
+}
+
+static bool plan_string_holds_secret(const struct runplan_attempt *a, const char *s)
+{
+	return s && plan_text_holds_secret(a, s, strlen(s));
+}
+
+static bool plan_strings_hold_secret(const struct runplan_attempt *a, char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (plan_string_holds_secret(a, list[i]))
+			return true;
+	return false;
+}
+
+/* The plan file as written; false when it cannot be read (it was just read: what was decoded is scanned too). */
+static bool plan_file_holds_secret(const struct runplan_attempt *a)
 {
 	char *text;
-	size_t len, out_len;
-	unsigned found = 0;
+	size_t len;
+	bool found;
 	if (rtk_fs_read_file(a->o->plan, &text, &len))
-		return false; /* it was just read: a failure now leaves the commands, scanned below */
-	free(secrets_redact(a->rules->secrets, text, len, &out_len, &found));
+		return false;
+	found = plan_text_holds_secret(a, text, len);
 	free(text);
-	for (size_t s = 0; !found && s < a->plan->nsteps; s++)
-		for (size_t c = 0; !found && c < a->plan->steps[s].ncommands; c++) {
-			const char *cmd = a->plan->steps[s].commands[c];
-			free(secrets_redact(a->rules->secrets, cmd, strlen(cmd), &out_len, &found));
-		}
-	return found > 0;
+	return found;
+}
+
+/*
+ * A secret in the plan: nothing may run, and none of its strings may be quoted anywhere. The file is
+ * scanned as written and every string as decoded, since a YAML escape ("\x73k-" is "sk-") hides a key
+ * from the first. The plan is the one text a person wrote, so the allowlist pragma holds in it (a
+ * fixture key on a line marked so may run; what its steps print is scanned without it).
+ */
+static bool plan_holds_secret(const struct runplan_attempt *a)
+{
+	const struct plan *p = a->plan;
+	if (plan_file_holds_secret(a) || plan_string_holds_secret(a, p->unified_goal) || plan_string_holds_secret(a, p->run_id))
+		return true;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *st = &p->steps[i];
+		if (plan_string_holds_secret(a, st->id) || plan_string_holds_secret(a, st->action) || plan_string_holds_secret(a, st->cwd) ||
+		    plan_strings_hold_secret(a, st->commands, st->ncommands) ||
+		    plan_strings_hold_secret(a, st->verification, st->nverification) ||
+		    plan_strings_hold_secret(a, st->depends_on, st->ndepends_on))
+			return true;
+	}
+	return false;
+}
+
+/* A plan that cannot be used: a secret in its file or in why it cannot (a string it quotes, decoded) is a leak. */
+static void plan_unusable(struct runplan_attempt *a, enum plan_problem problem)
+{
+	char *why = strdup(rtk_error_message()); /* a copy: reading the file again may record another error */
+	if (!why)
+		runplan_set_error(a, "INVALID_PLAN", RTK_EXIT_FAILURE, "out of memory");
+	else if (problem == PLAN_MISSING)
+		runplan_set_error(a, "MISSING_PLAN", RTK_EXIT_FAILURE, "%s", why);
+	else if (plan_text_holds_secret(a, why, strlen(why)) || plan_file_holds_secret(a))
+		/* the reason is redacted as every reason is (runplan_set_error) */
+		runplan_set_error(a, "SECRET_LEAK", RTK_EXIT_SECRET_LEAK, "%s holds a secret, and is no plan rtk can use (%s): nothing was run",
+				  a->o->plan, why);
+	else
+		runplan_set_error(a, "INVALID_PLAN", RTK_EXIT_FAILURE, "%s", why);
+	free(why);
 }
 
 static bool load_plan(struct runplan_attempt *a)
 {
 	enum plan_problem problem;
 	if (plan_load(a->o->plan, &a->plan, &problem)) {
-		runplan_set_error(a, problem == PLAN_MISSING ? "MISSING_PLAN" : "INVALID_PLAN", RTK_EXIT_FAILURE, "%s",
-				  rtk_error_message());
+		plan_unusable(a, problem);
 		return false;
 	}
 	memcpy(a->plan_sha256, a->plan->source_sha256, sizeof(a->plan_sha256));
 	cJSON_AddItemToArray(a->read, cJSON_CreateString(a->o->plan));
+	if (plan_holds_secret(a)) {
+		/* dropped before anything of it (its run_id, step ids, goal) is kept for the files and the output */
+		plan_free(a->plan);
+		a->plan = NULL;
+		runplan_set_error(a, "SECRET_LEAK", RTK_EXIT_SECRET_LEAK,
+				  "%s holds a secret (in the plan text or one of its strings): nothing was run", a->o->plan);
+		return false;
+	}
 	if (a->plan->run_id)
 		snprintf(a->run_id, sizeof(a->run_id), "%s", a->plan->run_id);
 	if (!(a->steps = calloc(a->plan->nsteps, sizeof(*a->steps)))) {
@@ -49,11 +112,6 @@ static bool load_plan(struct runplan_attempt *a)
 		return false;
 	}
 	a->env_status = runplan_env_status(a->plan);
-	if (plan_holds_secret(a)) {
-		runplan_set_error(a, "SECRET_LEAK", RTK_EXIT_SECRET_LEAK,
-				  "%s holds a secret (in the plan text or a command): nothing was run", a->o->plan);
-		return false;
-	}
 	return true;
 }
 
@@ -288,6 +346,12 @@ int runplan_run(const struct runplan_opts *o, cJSON **result)
 		runplan_set_error(&a, "STEP_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
 	rc = a.error_code ? (a.exit ? a.exit : RTK_EXIT_FAILURE) : 0;
 	*result = result_of(&a, attempts, &rules);
+	/* stdout, and stderr's reason, redacted as every file is (write_checked); half redacted is not shown */
+	if (secrets_redact_json(rules.secrets, *result, 0, NULL)) {
+		cJSON_Delete(*result);
+		*result = NULL;
+		rc = RTK_EXIT_FAILURE;
+	}
 	attempt_free(&a);
 	runplan_rules_free(&rules);
 	return rc;

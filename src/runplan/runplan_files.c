@@ -21,30 +21,44 @@ const char *runplan_step_status_name(enum runplan_step_status s)
 	return names[s];
 }
 
+/*
+ * The reason is redacted here, once for everything that shows it (the latch, the state file, summary,
+ * blocker, stdout, stderr): a reason may quote a string of the plan (an unknown dependency, the steps
+ * of a cycle) or of a step's failure, decoded.
+ */
 void runplan_set_error(struct runplan_attempt *a, const char *code, int exit, const char *fmt, ...)
 {
 	va_list ap;
-	char *why = NULL;
+	char *why = NULL, *clean;
 	if (a->error_code)
 		return; /* the first failure is the one that counts */
 	va_start(ap, fmt);
 	if (vasprintf(&why, fmt, ap) < 0)
 		why = NULL;
 	va_end(ap);
+	if (why && a->rules && a->rules->secrets) {
+		clean = secrets_redact(a->rules->secrets, why, strlen(why), 0, NULL, NULL);
+		free(why);
+		why = clean ? clean : strdup("(the reason could not be redacted: out of memory)");
+	}
 	a->error_code = code;
 	a->exit = exit;
 	free(a->error);
 	a->error = why;
 }
 
-/* Checks value against the shipped schema, then writes it (YAML or JSON) atomically to path. */
-static int write_checked(const char *path, const char *schema_rel, const cJSON *value, bool yaml)
+/*
+ * Checks value against the shipped schema, then writes it (YAML or JSON) atomically to path. Every
+ * string of it is redacted first (a's rules): the reason and the plan's strings were already, and
+ * this is the last door before a file, should anything else ever quote a step or a plan.
+ */
+static int write_checked(const struct runplan_attempt *a, const char *path, const char *schema_rel, cJSON *value, bool yaml)
 {
 	struct shipped_schema *schema;
 	char *why, *text = NULL;
 	size_t len = 0;
 	int rc;
-	if ((rc = shipped_schema_open(schema_rel, &schema)))
+	if ((rc = secrets_redact_json(a->rules->secrets, value, 0, NULL)) || (rc = shipped_schema_open(schema_rel, &schema)))
 		return rc;
 	why = shipped_schema_check(schema, value);
 	shipped_schema_free(schema);
@@ -119,7 +133,7 @@ int runplan_latch_write(const char *path, const struct runplan_attempt *a)
 	cJSON_AddStringToObject(latch, "run_id", a->run_id);
 	rc = make_parent(path);
 	if (!rc)
-		rc = write_checked(path, "schemas/latch.v1.schema.json", latch, false);
+		rc = write_checked(a, path, "schemas/latch.v1.schema.json", latch, false);
 	cJSON_Delete(latch);
 	return rc;
 }
@@ -213,7 +227,12 @@ static char *summary_text(const struct runplan_attempt *a)
 	}
 	rtk_strbuf_printf(&b, "\nResult: %s%s%s\n", a->error_code ? a->error_code : "OK", a->error ? ": " : "", a->error ? a->error : "");
 	rtk_strbuf_printf(&b, "\nNext: %s\n", a->error_code ? "see the blocker card" : "review changes.patch, then apply it with git apply");
-	return rtk_strbuf_take(&b);
+	if (b.failed)
+		return rtk_strbuf_take(&b);
+	/* redacted whole, as write_checked does for the YAML and JSON files */
+	char *clean = secrets_redact(a->rules->secrets, b.s, b.len, 0, NULL, NULL);
+	rtk_strbuf_free(&b);
+	return clean;
 }
 
 static int write_in_run_dir(struct runplan_attempt *a, const char *name, const char *data, size_t len)
@@ -266,24 +285,116 @@ static int write_blocker(struct runplan_attempt *a)
 	add_string_or_null(card, "next", next);
 	rc = !path ? rtk_oom() : make_parent(path);
 	if (!rc)
-		rc = write_checked(path, "schemas/blocker.v1.schema.json", card, true);
+		rc = write_checked(a, path, "schemas/blocker.v1.schema.json", card, true);
 	cJSON_Delete(card);
 	free(path);
 	free(next);
 	return rc;
 }
 
+/* --- the patch -------------------------------------------------------------------------------------- */
+
+static const char patch_note[] =
+	"# rtk run-plan: this patch held secrets, redacted here (binary changes left out): for reading, not for git apply\n";
+
+/* Whether line [p, end) starts with word. */
+static bool line_is(const char *p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	return (size_t)(end - p) >= n && !memcmp(p, word, n);
+}
+
+/* Appends text[0..len) redacted (untrusted: the steps wrote it) to b, adding its redactions to *found. */
+static void put_patch_text(const struct runplan_attempt *a, const char *text, size_t len, struct rtk_strbuf *b, unsigned *found)
+{
+	size_t clean_len;
+	unsigned n = 0;
+	char *clean = secrets_redact(a->rules->secrets, text, len, 0, &clean_len, &n);
+	if (clean)
+		rtk_strbuf_put(b, clean, clean_len);
+	else
+		b->failed = true;
+	free(clean);
+	*found += n;
+}
+
+/*
+ * The patch redacted into b, hunk by hunk: the body of a binary hunk (after "GIT binary patch", up
+ * to the next file) is base85 of compressed bytes, which hides any key and would match a pattern now
+ * and then by chance, so it is not scanned but kept as it is, or left out when keep_binary is false.
+ * The redactions are added to *found.
+ */
+static void redact_patch(const struct runplan_attempt *a, const char *patch, size_t len, bool keep_binary,
+			 struct rtk_strbuf *b, unsigned *found)
+{
+	const char *end = patch + len, *text = patch, *p = patch;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *next = eol ? eol + 1 : end;
+		if (!line_is(p, end, "GIT binary patch\n")) {
+			p = next;
+			continue;
+		}
+		put_patch_text(a, text, (size_t)(p - text), b, found);
+		const char *q = next;
+		while (q < end && !line_is(q, end, "diff --git ")) {
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+			q = nl ? nl + 1 : end;
+		}
+		if (keep_binary)
+			rtk_strbuf_put(b, p, (size_t)(q - p));
+		else
+			rtk_strbuf_puts(b, "# (a binary change, left out)\n");
+		text = p = q;
+	}
+	put_patch_text(a, text, (size_t)(end - text), b, found);
+}
+
+/*
+ * changes.patch. What the steps changed is their output too: a key they wrote into a file, an
+ * environment dump, a file named like a token. A secret in it (in its text, or in the bytes of a
+ * binary file) makes the run a SECRET_LEAK, latched like a step that printed one; the patch is then
+ * written redacted, without its binary hunks, under a note that says so.
+ */
+static int write_patch(struct runplan_attempt *a)
+{
+	struct rtk_strbuf binary = { 0 }, out = { 0 };
+	char *patch = NULL;
+	size_t len = 0;
+	unsigned in_text = 0, in_binary = 0;
+	int rc = sandbox_patch(a->sb, &patch, &len, &binary);
+	if (!rc) {
+		char *scanned = secrets_redact(a->rules->secrets, binary.s ? binary.s : "", binary.len, 0, NULL, &in_binary);
+		if (!scanned)
+			in_binary = 1; /* no memory to scan the binary files with: as if they held a secret */
+		free(scanned);
+		redact_patch(a, patch, len, true, &out, &in_text);
+		if (in_text || in_binary) {
+			rtk_strbuf_truncate(&out, 0);
+			rtk_strbuf_puts(&out, patch_note);
+			redact_patch(a, patch, len, false, &out, &in_text);
+			runplan_set_error(a, "SECRET_LEAK", RTK_EXIT_SECRET_LEAK,
+					  "the steps' changes hold a secret (%s): changes.patch is written redacted, for reading only",
+					  !in_binary ? "in a file or a file's name" : in_text ? "in a file or a file's name, and in a binary file" : "in a binary file");
+		}
+		rc = out.failed ? rtk_oom() : write_in_run_dir(a, "changes.patch", out.s ? out.s : "", out.len);
+	}
+	free(patch);
+	rtk_strbuf_free(&binary);
+	rtk_strbuf_free(&out);
+	return rc;
+}
+
 int runplan_write_evidence(struct runplan_attempt *a)
 {
-	char *summary = summary_text(a), *patch = NULL;
-	size_t len = 0;
-	int rc = summary ? write_in_run_dir(a, "summary.md", summary, strlen(summary)) : rtk_oom();
+	char *summary;
+	int rc = 0;
+	/* the patch first: a secret in it changes the outcome the summary and the blocker report */
+	if (!a->error_code && a->sb)
+		rc = write_patch(a);
+	summary = summary_text(a);
+	if (!rc)
+		rc = summary ? write_in_run_dir(a, "summary.md", summary, strlen(summary)) : rtk_oom();
 	free(summary);
-	if (!rc && !a->error_code && a->sb) {
-		if (!(rc = sandbox_patch(a->sb, &patch, &len)))
-			rc = write_in_run_dir(a, "changes.patch", patch, len);
-		free(patch);
-	}
 	if (!rc && a->error_code && strcmp(a->error_code, "LATCHED"))
 		rc = write_blocker(a);
 	return rc;
@@ -309,7 +420,7 @@ int runplan_write_state(const struct runplan_opts *o, const struct runplan_attem
 	cJSON_AddItemToObject(state, "attempts", cJSON_Duplicate(attempts, 1));
 	rc = !path ? rtk_oom() : make_parent(path);
 	if (!rc)
-		rc = write_checked(path, "schemas/reflectloop.v1.schema.json", state, true);
+		rc = write_checked(last, path, "schemas/reflectloop.v1.schema.json", state, true);
 	cJSON_Delete(state);
 	cJSON_Delete(body);
 	free(path);

@@ -89,12 +89,12 @@ static void log_clean(struct step_io *io, const char *clean, size_t len, bool ne
 		io->a->o->on_line(io->a->o->user, io->step_id, clean, len);
 }
 
-/* Redacts text, logs it and hands it on; true when it held a secret. */
-static bool log_redacted(struct step_io *io, const char *text, size_t len, bool newline)
+/* Redacts text (flags: secrets_redact's), logs it and hands it on; true when it held a secret. */
+static bool log_redacted(struct step_io *io, const char *text, size_t len, unsigned flags, bool newline)
 {
 	unsigned found = 0;
 	size_t out_len;
-	char *clean = secrets_redact(io->a->rules->secrets, text, len, &out_len, &found);
+	char *clean = secrets_redact(io->a->rules->secrets, text, len, flags, &out_len, &found);
 	if (!clean) {
 		/* no memory to redact with: log nothing of it, and stop as for a secret (fail closed) */
 		io->write_failed = true;
@@ -201,9 +201,9 @@ static bool run_command(struct step_io *io, const char *cwd, const char *command
 	int64_t started = now_ms();
 	bool go_on = false;
 	char *shown = NULL, title[96];
-	/* the commands were scanned before anything ran, so this line holds no secret */
+	/* the commands were scanned before anything ran, so this line holds no secret but a plan's fixture */
 	if (asprintf(&shown, "$ %s", command) >= 0) {
-		log_redacted(io, shown, strlen(shown), true);
+		log_redacted(io, shown, strlen(shown), SECRETS_TRUSTED, true);
 		free(shown);
 	}
 	if (spec.timeout_ms < 1)
@@ -269,7 +269,7 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	/* checked again now: an earlier step may have made the folder, or a link in its place */
 	if ((rc = sandbox_resolve_cwd(a->sb, st->cwd, true, &cwd))) {
 		res->status = rc == RTK_EXIT_SANDBOX_ESCAPE ? RUNPLAN_STEP_ESCAPED : RUNPLAN_STEP_FAILED;
-		log_redacted(&io, rtk_error_message(), strlen(rtk_error_message()), true);
+		log_redacted(&io, rtk_error_message(), strlen(rtk_error_message()), 0, true);
 		runplan_set_error(a, rc == RTK_EXIT_SANDBOX_ESCAPE ? "SANDBOX_ESCAPE" : "STEP_FAILED", rc, "step '%s': %s", st->id, rtk_error_message());
 		ok = false;
 	}

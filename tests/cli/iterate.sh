@@ -4,9 +4,9 @@
 # prompts, rejections and their feedback, the pause after 3, the final acceptance gate, failed rounds,
 # timeouts, max iterations, completion and the next milestone, human review, rate limits, restart
 # recovery, outcomes for rtk calibrate, token and cost accounting, status, bad files, a busy project,
-# signals, and the scheduler (two projects, interval and times modes on the test clock, wake). Every
-# .anima file is validated against its schema after each transition seen, including those each agent
-# found when it started. The kill -9 test is tests/cli/iterate_kill9.sh.
+# signals, secrets in what agents print, and the scheduler (two projects, interval and times modes on the
+# test clock, wake). Every .anima file is validated against its schema after each transition seen,
+# including those each agent found when it started. The kill -9 test is tests/cli/iterate_kill9.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/iterate_lib.sh"
 
@@ -341,6 +341,55 @@ t_ratelimit() {
 	is "a rate limit without a time waits 60 minutes" "rate_limited $(iso $((T0 + 3600)))" "$(st .status) $(st .rate_limit_reset_at)"
 }
 
+# --- secrets in what agents print ----------------------------------------------------------------------
+t_secrets() {
+	# a key across proc's 64 KiB cut of a long line: it starts just before the last 512 bytes of the first piece
+	new_case --draft M2
+	plan developer "say $(head -c 65013 /dev/zero | tr '\0' x),sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX,$(head -c 9000 /dev/zero | tr '\0' y)"
+	ck
+	has "a key across the 64 KiB cut of a long line is redacted in the agent's log" "$P/.anima/logs/M1/round-1-developer.log" \
+		'x,[REDACTED:openai_key],y'
+	is "... and no piece of it reaches any file of the project or the output" "" \
+		"$(grep -rl 'ABCDEF\|MNOPQR' "$P" "$SCRATCH/out" "$SCRATCH/err")"
+
+	# the allowlist pragma is for files a person wrote, not for what an agent prints
+	new_case --draft M2
+	plan developer "say sk-abcdefghijklmnop1234 # pragma: allowlist-secret why=FIXTURE"
+	ck
+	has "an agent's pragma is no exemption: its key is redacted in the log" "$P/.anima/logs/M1/round-1-developer.log" \
+		'[REDACTED:openai_key] # pragma: allowlist-secret why=FIXTURE'
+	is "... and reaches no file of the project" "" "$(grep -rl 'sk-abcdefghijklmnop1234' "$P" "$SCRATCH/out" "$SCRATCH/err")"
+
+	# a key in the final JSON event's result: the rejection that goes back to the Developer's next prompt
+	new_case --draft M2
+	plan developer "feature alpha" "fix"
+	plan acceptor "json reject the config still holds sk-abcdefghijklmnop1234 in plain text"
+	ck --format json
+	has "a rejection quoting a key reaches the Developer redacted" "$F/prompts/003-developer.txt" \
+		"the config still holds [REDACTED:openai_key] in plain text"
+	is "... the key itself reaches no prompt, no file of the project, no output" "" \
+		"$(grep -rl 'sk-abcdefghijklmnop1234' "$F/prompts" "$P" "$SCRATCH/out" "$SCRATCH/err")"
+
+	# a key in a file the prompt quotes (an agent may write the project's memory): the prompt is redacted
+	new_case --draft M2
+	printf 'the deploy token is sk-abcdefghijklmnop1234\n' >> "$P/.anima/memory/project.md"
+	plan developer "feature alpha"
+	ck
+	has "a key in the project's memory reaches the Developer's prompt redacted" "$F/prompts/001-developer.txt" \
+		"the deploy token is [REDACTED:openai_key]"
+	is "... and no prompt holds it" "" "$(grep -rl 'sk-abcdefghijklmnop1234' "$F/prompts")"
+
+	# a rate-limit message quoting a key: the round's reason
+	new_case --draft M2
+	plan developer "ratelimit Error: rate limit exceeded for sk-abcdefghijklmnop1234, try again in 5 minutes"
+	ck --format json
+	is "a rate limit quoting a key: rate limited, the round's reason redacted" \
+		"rate_limited Error: rate limit exceeded for [REDACTED:openai_key], try again in 5 minutes" \
+		"$(st .status) $(jq -r '.projects[0].pass.rounds[0].reason' "$SCRATCH/out")"
+	is "... the key reaches no file of the project, no output" "" \
+		"$(grep -rl 'sk-abcdefghijklmnop1234' "$P" "$SCRATCH/out" "$SCRATCH/err")"
+}
+
 # --- restart recovery of an in_progress milestone --------------------------------------------------------
 t_recovery() {
 	# (a) the check is killed while the Acceptor works; its agent is left running
@@ -673,7 +722,7 @@ t_progress() {
 }
 
 # RTK_TEST_ITERATE="whole pause ..." runs only those (default: all, in this order).
-for t in ${RTK_TEST_ITERATE:-whole order feedback lying pause failed final max review outcomes tokens ratelimit recovery bad busy interval times manual two sched_ratelimit usage progress}; do
+for t in ${RTK_TEST_ITERATE:-whole order feedback lying pause failed final max review outcomes tokens ratelimit secrets recovery bad busy interval times manual two sched_ratelimit usage progress}; do
 	echo "--- $t"
 	t_start=$(now_ms)
 	"t_$t"

@@ -140,6 +140,19 @@ testing "a final event that succeeded and quotes 'rate limit' is no rate limit; 
 testing "a final event that is an error with a rate limit is one" \
 	"project one && printf '%s\n' '{\"type\":\"result\",\"is_error\":true,\"result\":\"Claude AI usage limit reached|1700000030\"}' > ../event.json && printf '#!/bin/sh\ncat >/dev/null\necho working\ncat ../event.json\n' > ../agent && $RTK loop --agent 'sh ../agent' --max-rounds 1 --json > ../out.json 2>/dev/null; echo \$?; jq -c '.rounds[0] | [.verdict, .rate_limit.source, .rate_limit.resume_at]' ../out.json" \
 	"5\n[\"rate_limited\",\"final_event\",\"2023-11-14T22:13:50Z\"]\n"
+testing "a final event's rate limit quoting a key, JSON-escaped: its excerpt is redacted" \
+	"project one && printf '%s\n' '{\"type\":\"result\",\"is_error\":true,\"result\":\"usage limit reached for \\u0073k-abcdefghijklmnop1234|1700000030\"}' > ../event.json && printf '#!/bin/sh\ncat >/dev/null\ncat ../event.json\n' > ../agent && $RTK loop --agent 'sh ../agent' --max-rounds 1 --json > ../out.json 2>/dev/null; jq -r '.rounds[0].rate_limit.excerpt' ../out.json; grep -rc 'abcdefghijklmnop1234' ../out.json" \
+	"result: usage limit reached for [REDACTED:openai_key]|1700000030\n0\n"
+
+# --- a key across proc's 64 KiB cut of a long line ---------------------------------------------------------
+# The key starts just before the last 512 bytes of the first piece, which wait for the next one.
+scratch
+printf '%s\n' '#!/bin/sh' 'cat >/dev/null' \
+	"head -c 65013 /dev/zero | tr '\\0' x; printf ,sk-proj-ABCDEFGH; printf 'IJKLMNOPQRSTUVWX,'; head -c 9000 /dev/zero | tr '\\0' y; echo" > "$SCRATCH/agent"
+(cd "$SCRATCH" && project one && "$RTK" loop --agent 'sh ../agent' --max-rounds 1 --json > ../out.json 2> ../err.txt)
+check "a key across the 64 KiB cut of a long line is redacted in the round log" \
+	grep -q 'x,\[REDACTED:openai_key\],y' "$SCRATCH/p/$(jq -r '.rounds[0].log' "$SCRATCH/out.json")"
+check "... and no piece of it reaches any file rtk wrote" bash -c "! grep -rq 'ABCDEF\|MNOPQR' '$SCRATCH/p' '$SCRATCH/out.json' '$SCRATCH/err.txt'"
 
 # --- plans with fences, dates and links ---------------------------------------------------------------------
 scratch

@@ -216,6 +216,67 @@ testing "a secret in a command: 99, nothing run" \
 testing "a secret elsewhere in the plan file: 99" \
 	"setup_case clean && plan 'use sk-abcdefghijklmnopqrstuvwx for the call' && step a true && rp >/dev/null 2>&1; echo \$?" \
 	"99\n"
+# What the steps changed (changes.patch) is scanned as their output is: a key written into a tracked
+# file, an environment dump, a file named like a token; in worktree and copy mode. The run is a
+# SECRET_LEAK (99, latched) and the patch is written redacted, saying so, for reading only.
+# patch_case MODE COMMAND: the exit code, error_code and whether the patch says it is redacted, then
+# every file holding the key (nothing but the sandbox, which --keep-sandbox keeps as it is).
+patch_case() {
+	setup_case clean && plan && step a "$2" &&
+		OPENAI_API_KEY=sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX rp --mode "$1" --json > o.json 2> e.txt
+	echo "$? $(jq -r .error_code o.json) $(head -1 state/reflectloop/runs/*/changes.patch | cut -d, -f1)"
+	grep -rl 'ABCDEFGHIJKLMNOP\|abcdefghijklmnopqrstuvwx' . --exclude-dir=project --exclude-dir=sb | sort
+}
+export -f patch_case
+for mode in worktree copy; do
+	testing "$mode mode: a key written into a tracked file: 99, the patch redacted" \
+		"patch_case $mode 'echo \"key = \$OPENAI_API_KEY\" >> README.md'; grep -c '^+key = \[REDACTED:openai_key\]\$' state/reflectloop/runs/*/changes.patch" \
+		"99 SECRET_LEAK # rtk run-plan: this patch held secrets\n1\n"
+	testing "$mode mode: env > file: 99, the patch redacted" \
+		"patch_case $mode 'env > env.txt'; grep -c '^+OPENAI_API_KEY=\[REDACTED:openai_key\]\$' state/reflectloop/runs/*/changes.patch" \
+		"99 SECRET_LEAK # rtk run-plan: this patch held secrets\n1\n"
+	testing "$mode mode: a file named like a token: 99, the name redacted" \
+		"patch_case $mode \"touch sk-abcdefgh''ijklmnopqrstuvwx\"; grep -c '^diff --git a/\[REDACTED:openai_key\] b/\[REDACTED:openai_key\]\$' state/reflectloop/runs/*/changes.patch" \
+		"99 SECRET_LEAK # rtk run-plan: this patch held secrets\n1\n"
+	testing "$mode mode: a key in a binary file: 99, its binary hunk left out" \
+		"patch_case $mode 'printf \"\\\\000key=%s\\\\n\" \"\$OPENAI_API_KEY\" > blob.bin'; grep -c 'GIT binary patch' state/reflectloop/runs/*/changes.patch" \
+		"99 SECRET_LEAK # rtk run-plan: this patch held secrets\n0\n"
+done
+testing "a binary file without a key keeps its hunk, and the patch applies" \
+	"patch_case worktree 'printf \"\\\\000\\\\001bin\" > blob.bin'; cd project && git apply --check ../state/reflectloop/runs/*/changes.patch && echo applies" \
+	"0 null diff --git a/blob.bin b/blob.bin\napplies\n"
+
+# A secret among the plan's strings, written plainly or through a YAML escape ("\x73k-" decodes to
+# "sk-"), in a plan rtk cannot use or refuses: nothing it writes or prints about it may quote the key
+# (the latch, the state file, summary, blocker, stdout as JSON and markdown, stderr).
+# plan_case: the exit code and error_code, then every file but plan.yaml holding the decoded key.
+plan_case() {
+	rp --json > o.json 2> e.txt; echo "$? $(jq -r .error_code o.json)"
+	rm -f latch && rp > o.md 2>> e.txt
+	grep -rl 'abcdefghijklmnopqrstuvwx' . --exclude=plan.yaml --exclude-dir=project | sort
+}
+export -f plan_case
+testing "an unknown dependency that is a key: 99, quoted nowhere" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [sk-abcdefghijklmnopqrstuvwx]\n' >> plan.yaml && plan_case" \
+	"99 SECRET_LEAK\n"
+testing "... written through a YAML escape" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [\"\\\\x73k-abcdefghijklmnopqrstuvwx\"]\n' >> plan.yaml && plan_case" \
+	"99 SECRET_LEAK\n"
+testing "a step id in a cycle that is a key: 99, quoted nowhere" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [sk-abcdefghijklmnopqrstuvwx]\n' >> plan.yaml && step sk-abcdefghijklmnopqrstuvwx true && printf '      depends_on: [a]\n' >> plan.yaml && plan_case" \
+	"99 SECRET_LEAK\n"
+testing "... written through a YAML escape" \
+	"setup_case clean && plan && step a true && printf '      depends_on: [\"\\\\x73k-abcdefghijklmnopqrstuvwx\"]\n' >> plan.yaml && step '\"\\x73k-abcdefghijklmnopqrstuvwx\"' true && printf '      depends_on: [a]\n' >> plan.yaml && plan_case" \
+	"99 SECRET_LEAK\n"
+testing "a run_id that is a key: 99, quoted nowhere, nothing run" \
+	"setup_case clean && printf 'new_plan:\n  run_id: sk-abcdefghijklmnopqrstuvwx\n  steps:\n' > plan.yaml && step a 'touch ran' && plan_case; find sb -name ran 2>/dev/null | wc -l" \
+	"99 SECRET_LEAK\n0\n"
+testing "... written through a YAML escape" \
+	"setup_case clean && printf 'new_plan:\n  run_id: \"\\\\x73k-abcdefghijklmnopqrstuvwx\"\n  steps:\n' > plan.yaml && step a 'touch ran' && plan_case; find sb -name ran 2>/dev/null | wc -l" \
+	"99 SECRET_LEAK\n0\n"
+testing "a goal and a step id through YAML escapes: 99, quoted nowhere" \
+	"setup_case clean && plan '\\x73k-abcdefghijklmnopqrstuvwx' && step '\"\\x74vly-abcdefghijklmnopqrstuvwx\"' true && plan_case" \
+	"99 SECRET_LEAK\n"
 scratch
 (cd "$SCRATCH" && setup_case clean && plan &&
 	step leak "echo before; printf 'token=sk-abcdefgh'; sleep 0.3; printf 'ijklmnopqrstuvwx\\\\n'; echo after; sleep 30" "touch never" &&
@@ -225,12 +286,23 @@ check "a secret printed by a step ends the run with 99" test "$(cat "$SCRATCH/rc
 check "a secret split across two writes is redacted in the log" grep -q 'token=\[REDACTED:openai_key\]' "$log"
 check "the joined secret reaches no file" bash -c "! grep -rq 'abcdefghijklmnop' '$SCRATCH/state' '$SCRATCH/latch'"
 check "the step is stopped at the secret (no sleep 30, no next command)" bash -c "! grep -qx after '$log' && test \$(jq '.steps[0].duration_ms' '$SCRATCH/out.json') -lt 20000 && test \$(jq '.steps[0].commands_run' '$SCRATCH/out.json') = 1"
+# An ordinary long line cut at proc's 64 KiB: the key starts just before the last 512 bytes of the
+# first piece, which wait for the next one, so neither piece alone holds it whole.
+scratch
+(cd "$SCRATCH" && setup_case clean && plan &&
+	step long "head -c 65013 /dev/zero | tr '\\0' x; printf ,sk-proj-ABCDEFGH; printf 'IJKLMNOPQRSTUVWX,'; head -c 9000 /dev/zero | tr '\\0' y; echo" &&
+	rp --json > out.json; echo $? > rc)
+check "a key across the 64 KiB cut of a long line: 99" test "$(cat "$SCRATCH/rc") $(jq -r .error_code "$SCRATCH/out.json")" = "99 SECRET_LEAK"
+check "... and no piece of it in the log (but its command) or any file" bash -c "! grep -rh 'ABCDEF\|MNOPQR' '$SCRATCH/state' '$SCRATCH/latch' | grep -qv '\\$ head'"
+check "... the log has the line, the key redacted" grep -q 'x,\[REDACTED:openai_key\],y' "$SCRATCH/state/reflectloop/runs/"*/logs/long.log
 testing "a \${VAR} in a command is not a secret" \
 	"setup_case clean && plan && step a 'echo TAVILY_API_KEY=\${TAVILY_API_KEY}' && rp --json > o.json; echo \$? \$(jq -r .status o.json)" \
 	"0 OK\n"
-testing "the allowlist pragma lets a fixture key through" \
-	"setup_case clean && plan && step a 'echo \"sk-abcdefghijklmnopqrstuvwx # pragma: allowlist-secret why=FIXTURE\"' && rp --json > o.json; echo \$? \$(jq -r .status o.json); grep -c 'sk-abcdefghijklmnopqrstuvwx # pragma' state/reflectloop/runs/*/logs/a.log" \
-	"0 OK\n2\n"
+# The pragma is for files a person wrote: the plan may hold a fixture key, but what its step prints is
+# a step's output, which it does not exempt (a step could print any pragma it likes).
+testing "the allowlist pragma lets a plan's fixture key run, but not out of the step" \
+	"setup_case clean && plan && step a 'echo \"sk-abcdefghijklmnopqrstuvwx # pragma: allowlist-secret why=FIXTURE\"' && rp --json > o.json; echo \$? \$(jq -r '.error_code, .steps[0].status' o.json); grep -c 'sk-abcdefghijklmnopqrstuvwx # pragma' state/reflectloop/runs/*/logs/a.log; grep -c '^\[REDACTED:openai_key\] # pragma' state/reflectloop/runs/*/logs/a.log" \
+	"99 SECRET_LEAK secret_leak\n1\n1\n"
 testing "a pragma with another why is no exemption" \
 	"setup_case clean && plan && step a 'echo \"sk-abcdefghijklmnopqrstuvwx # pragma: allowlist-secret why=TRUST_ME\"' && rp --json > o.json; echo \$? \$(jq -r .error_code o.json)" \
 	"99 SECRET_LEAK\n"

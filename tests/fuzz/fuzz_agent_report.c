@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_agent_report.c — libFuzzer harness: an agent's final structured event (tokens, duration, cost, model, result text, rate limit) as loop and iterate read it. */
+/* tests/fuzz/fuzz_agent_report.c — libFuzzer harness: an agent's final structured event (tokens, duration, cost, model, result text, rate limit) as loop and iterate read it, redacted. */
 #include "config.h"
 #include "fuzz.h"
 #include "agent/agentrun.h"
@@ -17,10 +17,20 @@ static struct ratelimit *fuzz_rules(void)
 	return rl;
 }
 
+/* The event is read redacted, as loop and iterate read it. */
+static struct secrets *fuzz_secrets(void)
+{
+	static struct secrets *s;
+	char sha[65];
+	if (!s && secrets_load(NULL, &s, sha))
+		RTK_BUG("the shipped secret patterns do not load: %s", rtk_error_message());
+	return s;
+}
+
 /* What is read off the event is either absent (-1, NULL) or a finite count, a duration, a cost, a model name, a text. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct agentrun io = { .rl = fuzz_rules() };
+	struct agentrun io = { .rl = fuzz_rules(), .redact = { .s = fuzz_secrets() } };
 	struct agentrun_usage u;
 	rtk_strbuf_put(&io.last, data, size);
 	agentrun_final_event(&io, &u);

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_secrets.c — libFuzzer harness: the secret scanner with the shipped patterns, whole and as a stream cut anywhere. */
+/* tests/fuzz/fuzz_secrets.c — libFuzzer harness: the secret scanner with the shipped patterns, whole, trusted, and as streams cut anywhere and line by line. */
 #include "config.h"
 #include "fuzz.h"
 #include "lib/err.h"
@@ -7,19 +7,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Feeds data[0..size) to a fresh stream in pieces: at each newline (as proc hands lines over) and at most max bytes. */
+static void stream_pieces(const struct secrets *s, const uint8_t *data, size_t size, size_t max)
+{
+	struct secrets_stream st = { .s = s };
+	size_t at = 0, n;
+	while (at < size) {
+		const uint8_t *nl = memchr(data + at, '\n', size - at);
+		size_t line = nl ? (size_t)(nl - (data + at)) : size - at, take = line < max ? line : max;
+		bool cut = take < line || (!nl && at + take < size);
+		char *clean = secrets_stream_redact(&st, (const char *)data + at, take, cut, &n, NULL);
+		if (clean && strlen(clean) > n)
+			RTK_BUG("a stream piece's length is past its end");
+		free(clean);
+		at += take + (!cut && nl ? 1 : 0);
+	}
+	free(secrets_stream_redact(&st, "", 0, false, &n, NULL)); /* the end: whatever was held comes out */
+	secrets_stream_free(&st);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct secrets *s;
 	char sha[65];
 	size_t n, a, b;
-	unsigned count;
+	unsigned count, trusted_count;
 	if (!s && secrets_load(NULL, &s, sha))
 		RTK_BUG("cannot load the shipped secret patterns (RTK_DATADIR?): %s", rtk_error_message());
-	char *whole = secrets_redact(s, (const char *)data, size, &n, &count);
+	char *whole = secrets_redact(s, (const char *)data, size, 0, &n, &count);
 	if (whole && (strlen(whole) > n || (!count && (n != size || memcmp(whole, data, size)))))
 		RTK_BUG("nothing redacted, yet the text changed");
-	/* Redacting the redacted text again finds nothing new unless a replacement itself matches. */
 	free(whole);
+	/* Trusted text may keep a match on a pragma line, never find more than untrusted text does. */
+	free(secrets_redact(s, (const char *)data, size, SECRETS_TRUSTED, &n, &trusted_count));
+	if (trusted_count > count)
+		RTK_BUG("the allowlist pragma added redactions");
 	/* As a stream in two pieces, the first cut: every byte comes out once, in order. */
 	size_t cut = size ? data[0] % (size + 1) : 0;
 	struct secrets_stream st = { .s = s };
@@ -28,6 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(p1);
 	free(p2);
 	secrets_stream_free(&st);
+	/* Line by line, as proc hands a process's output over (blocks going on across lines), and cut short. */
+	stream_pieces(s, data, size, 64 * 1024);
+	stream_pieces(s, data, size, size > 1 ? 1 + data[size - 1] % 64 : 1);
 	rtk_error_clear();
 	return 0;
 }

@@ -21,6 +21,21 @@ static void search_reports_the_span(void **state)
 	rtk_re_free(re);
 }
 
+/* \K reports the match from where it stands; the attempt began at the prefix the pattern needed. */
+static void search_reports_where_the_attempt_began(void **state)
+{
+	(void)state;
+	struct rtk_re *re;
+	size_t from, a, b;
+	assert_int_equal(rtk_re_compile(&re, "(?i)bearer\\s+\\K[a-z0-9]+", 0, NULL), 0);
+	const char *s = "auth: Bearer abc123 end";
+	assert_int_equal(rtk_re_search_attempt(re, s, strlen(s), 0, &from, &a, &b), 1);
+	assert_int_equal(from, 6);
+	assert_int_equal(a, 13);
+	assert_int_equal(b, 19);
+	rtk_re_free(re);
+}
+
 static void flags_change_meaning(void **state)
 {
 	(void)state;
@@ -116,6 +131,7 @@ static void threads_share_a_pattern(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(search_reports_the_span),
+	cmocka_unit_test(search_reports_where_the_attempt_began),
 	cmocka_unit_test(flags_change_meaning),
 	cmocka_unit_test(subjects_may_hold_nul),
 	cmocka_unit_test(bad_patterns_are_named),

@@ -229,7 +229,7 @@ static void extra_secret_patterns_are_loaded(void **state)
 	flags.secrets = put(f, "s.yaml", "extra_patterns:\n  - {name: ticket, regex: \"INTERNAL-[0-9]+\"}\n");
 	assert_int_equal(load(f, &flags), 0);
 	assert_string_not_equal(f->s.secrets_sha256, shipped_sha);
-	char *out = secrets_redact(f->s.secrets, "see INTERNAL-4711", 17, NULL, NULL);
+	char *out = secrets_redact(f->s.secrets, "see INTERNAL-4711", 17, 0, NULL, NULL);
 	assert_string_equal(out, "see [REDACTED:ticket]");
 	free(out);
 }

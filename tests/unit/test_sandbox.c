@@ -256,9 +256,14 @@ static void check_patch_applies(const struct fixture *f, enum sandbox_mode mode,
 	assert_int_equal(run("cd '%s' && echo changed >> README.md && rm src/deep/util.c && mkdir -p new/dir && "
 			     "echo fresh > new/dir/file.txt && printf '\\001\\000\\377x' > new/blob.bin && chmod +x src/main.c",
 			     sb->dir), 0);
-	assert_int_equal(sandbox_patch(sb, &patch, &len), 0);
+	struct rtk_strbuf binary = { 0 };
+	assert_int_equal(sandbox_patch(sb, &patch, &len, &binary), 0);
 	assert_true(len > 0 && strlen(patch) == len);
 	assert_non_null(strstr(patch, "GIT binary patch"));
+	/* the binary file's own bytes, for a scan the base85 in the patch would hide them from */
+	assert_int_equal(binary.len, 5);
+	assert_memory_equal(binary.s, "\001\000\377x\n", 5);
+	rtk_strbuf_free(&binary);
 	assert_non_null(strstr(patch, "new/dir/file.txt"));
 	snprintf(path, sizeof(path), "%s/changes.patch", f->dir);
 	FILE *fp = fopen(path, "w");
