@@ -43,9 +43,9 @@ static int load_limit(const cJSON *limits, const char *key, const char *source, 
 	const char *text = rtk_out_json_str(limits, key);
 	int64_t seconds;
 	if (!*text)
-		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s is missing (a duration such as 10m)", source, key);
-	if (rtk_time_duration_parse(text, &seconds) || seconds <= 0)
-		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s: '%s' is not a duration such as 10m", source, key, text);
+		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s is missing (a duration such as 10min)", source, key);
+	if (rtk_time_duration_parse(text, &seconds))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s: %s", source, key, rtk_error_message());
 	*ms = seconds * 1000;
 	return 0;
 }

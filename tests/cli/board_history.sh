@@ -104,6 +104,9 @@ testing "a signal exactly --within after completion counts; a second later does 
 testing "--within changes the window" \
 	"bh --json --within 7d input | jq -c '[.base_rate.tasks, .signals.after_window, .verdict.thresholds.within_days]'" "[0,1,7]\n" \
 	"$(task a 2026-01-01)\n$(signal a 2026-01-09 reopened)\n"
+testing "--within 1mo is 30 days" \
+	"bh --json --within 1mo input | jq -c '[.parameters.within_seconds, .verdict.thresholds.within_days]'" "[2592000,30]\n" \
+	"$(task a 2026-01-01)\n"
 testing "as-of defaults to the latest time in the data" \
 	"$RTK board-history --json input | jq -c '[.as_of, .parameters.as_of_from, .tasks.window_open]'" \
 	'["2026-02-15T00:00:00Z","latest in the data",1]\n' \
@@ -187,7 +190,7 @@ testing "--skip-invalid counts what it skips, unknown tasks included" \
 	'[3,"input:2: not a valid JSON object: expected a member name (column 2)",1,1,1]\n' \
 	"$t1\n{bad\n$(signal a 2026-01-02 reopened)\n{\"type\":\"task\",\"id\":\"b\",\"completed_at\":\"x\"}\n$(signal zz 2026-01-02 reopened)\n"
 testing "a missing file exits 1" "bh nope.jsonl 2>&1; echo \$?" "rtk board-history: nope.jsonl: No such file or directory\n1\n"
-for bad in "--kill-below 1.5" "--min-tasks 0" "--within 0d" "--within 3mo" "--as-of yesterday" "--timeline x"; do
+for bad in "--kill-below 1.5" "--min-tasks 0" "--within 0d" "--within 3m" "--within 30" "--as-of yesterday" "--timeline x"; do
 	testing "rejects $bad" "bh $bad input >/dev/null 2>&1; echo \$?" "2\n" "$t1\n"
 done
 

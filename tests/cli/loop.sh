@@ -143,7 +143,9 @@ testing "loop.agent of the user config is the default after RTK_AGENT" \
 testing "not a git repository" "mkdir -p docs/plans && printf '## Checklist\n- [ ] a\n' > docs/plans/p.md && GIT_CEILING_DIRECTORIES=\$(dirname \$PWD) $RTK loop --plan docs/plans/p.md --agent true 2>&1; echo \$?" \
 	"rtk loop: not a git repository: .\n2\n"
 testing "a bad --round-timeout" "$RTK loop --agent true --round-timeout soon 2>&1; echo \$?" \
-	"rtk loop: --round-timeout takes a duration such as 90s, 30m or 2h, not 'soon'\n2\n"
+	"rtk loop: --round-timeout: invalid duration \"soon\": expected a number and a unit, like 90d, 12h, 1w2d or P1DT2H; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
+testing "--round-timeout 30m is refused as ambiguous" "$RTK loop --agent true --round-timeout 30m 2>&1; echo \$?" \
+	"rtk loop: --round-timeout: invalid duration \"30m\": 'm' is ambiguous: write min for minutes or mo for months; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
 
 # --- a dirty tree is stashed, named, and can be restored --------------------------------------------------
 scratch

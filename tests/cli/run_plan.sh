@@ -290,6 +290,8 @@ testing "a bad --mode is a usage error" "\"$RTK\" run-plan --mode fast 2>&1; ech
 testing "--network without bwrap is a usage error" "\"$RTK\" run-plan --network 2>&1; echo \$?" \
 	"rtk run-plan: --network goes with --isolate bwrap\n2\n"
 testing "a bad --step-timeout is a usage error" "\"$RTK\" run-plan --step-timeout soon 2>&1; echo \$?" \
-	"rtk run-plan: --step-timeout takes a duration such as 90s, 10m or 2h, not 'soon'\n2\n"
+	"rtk run-plan: --step-timeout: invalid duration \"soon\": expected a number and a unit, like 90d, 12h, 1w2d or P1DT2H; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
+testing "a --step-timeout in bare m is refused as ambiguous" "\"$RTK\" run-plan --step-timeout 10m 2>&1; echo \$?" \
+	"rtk run-plan: --step-timeout: invalid duration \"10m\": 'm' is ambiguous: write min for minutes or mo for months; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
 
 finish
