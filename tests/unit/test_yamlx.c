@@ -229,7 +229,45 @@ static void emitting_refuses_absurd_nesting(void **state)
 	cJSON_Delete(v);
 }
 
+static void marks_say_where_each_node_was_written(void **state)
+{
+	static const char yaml[] = "# a comment\nwindow: 365\nlist:\n  - 0x1F\n  - {k: '7'}\nbase: &b {x: 1}\nuse: *b\n";
+	struct rtk_yaml_marks *marks;
+	unsigned long column;
+	cJSON *doc;
+	(void)state;
+
+	assert_int_equal(rtk_yaml_load_marked(yaml, strlen(yaml), "m.yaml", &doc, &marks), 0);
+	const cJSON *window = cJSON_GetObjectItemCaseSensitive(doc, "window");
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "list");
+	const cJSON *use = cJSON_GetObjectItemCaseSensitive(doc, "use");
+	assert_int_equal(rtk_yaml_line(marks, doc, &column), 2);
+	assert_int_equal(rtk_yaml_line(marks, window, &column), 2);
+	assert_int_equal(column, 1);
+	assert_string_equal(rtk_yaml_number_text(marks, window), "365");
+	assert_int_equal(rtk_yaml_line(marks, list, NULL), 3);
+	assert_int_equal(rtk_yaml_line(marks, cJSON_GetArrayItem(list, 0), &column), 4);
+	assert_int_equal(column, 5);
+	assert_string_equal(rtk_yaml_number_text(marks, cJSON_GetArrayItem(list, 0)), "0x1F");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, 1), "k");
+	assert_int_equal(rtk_yaml_line(marks, k, &column), 5);
+	assert_int_equal(column, 6);
+	assert_null(rtk_yaml_number_text(marks, k)); /* a quoted scalar is a string */
+	assert_int_equal(rtk_yaml_line(marks, use, NULL), 7);
+	/* the copy an alias made was never written anywhere */
+	assert_int_equal(rtk_yaml_line(marks, cJSON_GetObjectItemCaseSensitive(use, "x"), &column), 0);
+	assert_int_equal(column, 0);
+	assert_int_equal(rtk_yaml_line(NULL, window, NULL), 0);
+	cJSON_Delete(doc);
+	rtk_yaml_marks_free(marks);
+
+	assert_int_equal(rtk_yaml_load_marked("a: [", 4, "bad.yaml", &doc, &marks), RTK_EXIT_USAGE);
+	assert_null(doc);
+	assert_null(marks);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(marks_say_where_each_node_was_written),
 	cmocka_unit_test(emitted_yaml_reads_back_the_same),
 	cmocka_unit_test(emitting_refuses_absurd_nesting),
 	cmocka_unit_test(scalars_follow_the_core_schema),
