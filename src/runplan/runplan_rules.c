@@ -97,7 +97,7 @@ int runplan_rules_load(const struct runplan_opts *o, struct runplan_rules *r)
 {
 	int rc;
 	memset(r, 0, sizeof(*r));
-	if ((rc = rtk_data_rules_load(RUNPLAN_RULES, o->rules, &r->json, r->sha256)) || (rc = compile_rules(o, r)) ||
+	if ((rc = rtk_data_rules_load(RUNPLAN_RULES, o->rules, NULL, &r->json, r->sha256)) || (rc = compile_rules(o, r)) ||
 	    (rc = secrets_load(o->secrets, &r->secrets, r->secrets_sha256))) {
 		runplan_rules_free(r);
 		return rc;

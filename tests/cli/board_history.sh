@@ -158,6 +158,13 @@ testing "KILL without --fail-on-kill exits 0" "bh $SCRATCH_ROOT/none.jsonl >/dev
 testing "--config overrides the shipped rules" \
 	"printf 'verdict:\n  kill_below: 0.3\n' > c.yaml; bh --json --config c.yaml $SCRATCH_ROOT/some.jsonl | jq -c '[.verdict.status, .verdict.thresholds.kill_below]'" \
 	'["KILL",0.3]\n'
+testing "a misspelt --config key is an error naming its line, not the default" \
+	"printf 'verdict:\n  kill_belwo: 0.3\n' > c.yaml; bh --config c.yaml $SCRATCH_ROOT/some.jsonl 2>&1; echo \$?" \
+	"rtk board-history: c.yaml:2:3: unknown key \`kill_belwo\` in \`verdict\`: did you mean \`kill_below\`?\n2\n"
+testing "a --config window without a unit is refused, quoted or not" \
+	"for w in 30 '\"30\"'; do printf 'window: %s\n' \"\$w\" > c.yaml; bh --config c.yaml $SCRATCH_ROOT/some.jsonl 2>&1; echo \$?; done" \
+	"rtk board-history: window 30: invalid duration \"30\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n\
+rtk board-history: window 30: invalid duration \"30\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
 a=$(bh --json "$SCRATCH_ROOT/some.jsonl" | jq -r .verdict.config_sha256)
 b=$(bh --json "$SCRATCH_ROOT/none.jsonl" | jq -r .verdict.config_sha256)
 c=$(bh --json --kill-below 0.25 "$SCRATCH_ROOT/some.jsonl" | jq -r .verdict.config_sha256)

@@ -383,6 +383,13 @@ testing "a shallow clone says where history is cut" \
 	"$E: shallow clone: history is cut at SHA; run git fetch --unshallow\n2\n"
 testing "a bad rule in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
 	"$E: input: verdict.kill_upper must be a number in [0, 1]\n2\n" "verdict: {kill_upper: 2}\n"
+testing "a misspelt --config key is an error naming its line and the key meant, not the default" \
+	"$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input:3:3: unknown key \`kil_upper\` in \`verdict\`: did you mean \`kill_upper\`?\n2\n" "verdict:\n  min_n: 1\n  kil_upper: 0.9\n"
+testing "a --config duration without a unit is refused, quoted or not" \
+	"for w in 7 '\"7\"'; do printf 'windows: {fix_window: %s}\n' \"\$w\" > c.yaml; $RTK git-history --repo $(repo fix-plain) --config c.yaml 2>&1; echo \$?; done" \
+	"$E: c.yaml: windows.fix_window: invalid duration \"7\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n\
+$E: c.yaml: windows.fix_window: invalid duration \"7\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
 testing "a missing tree object: exit 1 naming it, no report" \
 	"cp -r $(repo fix-plain) broken && t=\$(git -C broken rev-parse HEAD~1^{tree}) && rm broken/.git/objects/\${t:0:2}/\${t:2} &&
 	 $RTK git-history --json --repo broken 2>&1 | sed \"s/\$t/TREE/\"; echo \${PIPESTATUS[0]}" \

@@ -85,6 +85,14 @@ testing "--secrets adds patterns; a credential in the base URL is shown redacted
 	'{"task_id": "sx", "user_message": "see INTERNAL-4711 sk-abcdefghijklmnop1234", "system_response": "r"}\n'
 testing "a bad config file is named with its line" "printf 'llm: [\n' > bad.yaml; $RTK reflect --config bad.yaml input 2>&1 | sed 's/:[0-9]*: .*/: .../'; echo \${PIPESTATUS[0]}" \
 	"rtk reflect: bad.yaml:2: ...\n2\n" "$(trace x)\n"
+testing "a misspelt config key is named with its line and the key meant" \
+	"printf 'llm:\n  modle: fast\n' > typo.yaml; $RTK reflect --config typo.yaml input 2>&1; echo \$?" \
+	"rtk reflect: typo.yaml:2:3: unknown key \`modle\` in \`llm\`: did you mean \`model\`?\n2\n" "$(trace x)\n"
+testing "the config's own model names, api_key and rtk loop's agent are known keys" \
+	"printf 'llm:\n  api_key: k\n  models:\n    mine: m-1\nloop:\n  agent: claude\n' > ok.yaml; $RTK reflect --config ok.yaml --model mine --dry-run --json input | jq -r .parameters.model_id" \
+	"m-1\n" "$(trace x)\n"
+testing "a misspelt key in --secrets is named" "printf 'extra_paterns: []\n' > s.yaml; $RTK reflect --secrets s.yaml input 2>&1; echo \$?" \
+	"rtk reflect: s.yaml:1:1: unknown key \`extra_paterns\`: did you mean \`extra_patterns\`?\n2\n" "$(trace x)\n"
 testing "a bad secret pattern is named" "printf 'patterns:\n  - {name: broken, regex: \"a(\"}\n' > s.yaml; $RTK reflect --secrets s.yaml input 2>&1 | cut -c1-60; echo \${PIPESTATUS[0]}" \
 	"rtk reflect: s.yaml: secret pattern broken: bad regular expr\n2\n" "$(trace x)\n"
 check "the sample trace conforms to trace.v1" "$RTK" validate --schema "$RTK_SRCDIR/schemas/trace.v1.schema.json" "$RTK_SRCDIR/data/samples/trace.json"

@@ -289,6 +289,9 @@ testing "a bad --mode is a usage error" "\"$RTK\" run-plan --mode fast 2>&1; ech
 	"rtk run-plan: --mode takes auto, worktree or copy, not 'fast'\n2\n"
 testing "--network without bwrap is a usage error" "\"$RTK\" run-plan --network 2>&1; echo \$?" \
 	"rtk run-plan: --network goes with --isolate bwrap\n2\n"
+testing "a misspelt --rules key is an error naming its line and the key meant" \
+	"printf 'limits:\\n  step_timeut: 1s\\n' > r.yaml; \"$RTK\" run-plan --rules r.yaml 2>&1; echo \$?" \
+	"rtk run-plan: r.yaml:2:3: unknown key \`step_timeut\` in \`limits\`: did you mean \`step_timeout\`?\n2\n"
 testing "a bad --step-timeout is a usage error" "\"$RTK\" run-plan --step-timeout soon 2>&1; echo \$?" \
 	"rtk run-plan: --step-timeout: invalid duration \"soon\": expected a number and a unit, like 90d, 12h, 1w2d or P1DT2H; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
 testing "a --step-timeout in bare m is refused as ambiguous" "\"$RTK\" run-plan --step-timeout 10m 2>&1; echo \$?" \
