@@ -126,8 +126,10 @@ static int unknown_key(struct walk *w, const cJSON *member, const cJSON *known, 
 	struct rtk_strbuf msg = { 0 };
 	int rc;
 
-	if (known_names(known, &names, &n, &cap))
+	if (known_names(known, &names, &n, &cap)) {
+		free(names);
 		return RTK_EXIT_FAILURE;
+	}
 	where(w, member, line, column, at, sizeof(at));
 	rtk_strbuf_printf(&msg, "%sunknown key `%s`", at, member->string);
 	if (w->path.len)
