@@ -15,7 +15,7 @@
 static struct loopcli_opts {
 	const char *plan, *agent, *prompt, *round_timeout, *reflect_spool;
 	long max_rounds, no_progress_limit;
-} o = { .no_progress_limit = 3, .round_timeout = "60m" };
+} o = { .no_progress_limit = 3, .round_timeout = "60min" };
 
 static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "plan", &o.plan, "FILE", "the plan (default: the path in docs/plans/.active)"),
@@ -23,7 +23,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "prompt", &o.prompt, "FILE", "the prompt template (default data/prompts/loop.txt)"),
 	RTK_OPT_INT(0, "max-rounds", &o.max_rounds, "N", "stop after N rounds, exit 5 (default: no limit)"),
 	RTK_OPT_INT(0, "no-progress-limit", &o.no_progress_limit, "N", "stop after N rounds in a row without progress, exit 4 (default 3)"),
-	RTK_OPT_STRING(0, "round-timeout", &o.round_timeout, "DURATION", "a round running longer is killed with its children (default 60m)"),
+	RTK_OPT_STRING(0, "round-timeout", &o.round_timeout, "DURATION", "a round running longer is killed with its children (default 60min)"),
 	RTK_OPT_STRING(0, "reflect-spool", &o.reflect_spool, "DIR", "write one trace per round into DIR for rtk reflect --spool"),
 	RTK_OPT_END(),
 };
@@ -125,8 +125,8 @@ static int loopcli_check_options(int argc, struct loop_opts *lo)
 		return rtk_fail(RTK_EXIT_USAGE, "--max-rounds takes a whole number, 0 for no limit");
 	if (o.no_progress_limit < 1)
 		return rtk_fail(RTK_EXIT_USAGE, "--no-progress-limit takes a whole number of at least 1");
-	if (rtk_time_duration_parse(o.round_timeout, &seconds) || seconds <= 0)
-		return rtk_fail(RTK_EXIT_USAGE, "--round-timeout takes a duration such as 90s, 30m or 2h, not '%s'", o.round_timeout);
+	if (rtk_time_duration_parse(o.round_timeout, &seconds))
+		return rtk_fail(RTK_EXIT_USAGE, "--round-timeout: %s", rtk_error_message());
 	if (!o.agent)
 		o.agent = loopcli_default_agent();
 	*lo = (struct loop_opts){ .plan = o.plan, .agent = o.agent, .prompt = o.prompt, .max_rounds = o.max_rounds,

@@ -8,7 +8,9 @@
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/html.h"
+#include "lib/keycheck.h"
 #include "lib/sha256.h"
+#include "lib/timeutil.h"
 #include "lib/yamlx.h"
 
 #include <errno.h>
@@ -27,9 +29,22 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_END(),
 };
 
+/*
+ * Every key a config takes, for rtk_keycheck_tree: a number where the experiment wants a number (a
+ * quoted one is read as the number), a string where it wants text (a number there is read as written,
+ * so `window: 365` is refused like `window: "365"`).
+ */
+static const char known_keys[] =
+	"calibration: {corpus: '', group_by: '', high: 0, alpha: 0, ci_level: 0, delta: 0, min_per_class: 0, bins: 0}\n"
+	"git_history: {repo: '', window: '', since: '', until: '', rev: '', config: '', fix_window: ''}\n"
+	"board: {export: '', repo: '', from: '', timeline: '', dir: '', config: '', within: '', as_of: '', kill_below: 0,"
+	" min_tasks: 0}\n";
+
 /* Paths in the config are relative to the config file's folder. */
 struct config {
+	const char *file;
 	cJSON *root;
+	struct rtk_yaml_marks *marks; /* where each setting is in the file, for messages */
 	char *dir;
 	char **owned; /* strings made here, freed at the end */
 	size_t nowned;
@@ -59,6 +74,7 @@ static void config_free(struct config *c)
 	free(c->owned);
 	free(c->dir);
 	cJSON_Delete(c->root);
+	rtk_yaml_marks_free(c->marks);
 }
 
 static const cJSON *section(const struct config *c, const char *name)
@@ -86,15 +102,13 @@ static void whole(const cJSON *obj, const char *name, long *out)
 }
 
 /* A section's list of input files (a string or a list of strings), resolved; NULL when out of memory. */
-static char **input_files(struct config *c, const cJSON *sec, const char *name, int *n, const char **missing)
+static char **input_files(struct config *c, const cJSON *sec, const char *name, int *n)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(sec, name), *item;
 	int count = cJSON_IsString(v) ? 1 : cJSON_GetArraySize(v);
 	char **files = calloc((size_t)count + 1, sizeof(*files));
-	struct stat st;
 	int i = 0;
 
-	*missing = NULL;
 	if (!files)
 		return NULL;
 	if (cJSON_IsString(v))
@@ -104,10 +118,80 @@ static char **input_files(struct config *c, const cJSON *sec, const char *name, 
 			if (cJSON_IsString(item))
 				files[i++] = (char *)config_path(c, item->valuestring);
 	for (int k = 0; k < i; k++)
-		if (!files[k] || (!*missing && stat(files[k], &st) != 0))
-			*missing = files[k] ? files[k] : "";
+		if (!files[k]) {
+			free(files);
+			return NULL;
+		}
 	*n = i;
 	return files;
+}
+
+/* ----- the config, checked whole before any experiment runs ----- */
+
+/* "FILE:LINE:COLUMN" of v (of its section when v has no mark), into buf. */
+static const char *at(const struct config *c, const cJSON *v, const cJSON *sec, char buf[static 512])
+{
+	unsigned long column = 0, line = rtk_yaml_line(c->marks, v, &column);
+	if (!line)
+		line = rtk_yaml_line(c->marks, sec, &column);
+	snprintf(buf, 512, "%s:%lu:%lu", c->file, line, column);
+	return buf;
+}
+
+/* Each path a section's key names (a string, or a list of them for corpus and export) must exist. */
+static int check_paths(struct config *c, const char *name, const char *key)
+{
+	const cJSON *sec = section(c, name), *v = cJSON_GetObjectItemCaseSensitive(sec, key);
+	const cJSON *item = cJSON_IsArray(v) ? v->child : v;
+	struct stat st;
+	char where[512];
+
+	if (cJSON_IsNull(v)) /* named nothing: the experiment is skipped, saying so */
+		return 0;
+	for (; item; item = cJSON_IsArray(v) ? item->next : NULL) {
+		const char *path;
+		if (!cJSON_IsString(item))
+			return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s must name files", at(c, item, sec, where), name, key);
+		if (!(path = config_path(c, item->valuestring)))
+			return rtk_oom();
+		if (strcmp(path, "-") && stat(path, &st) != 0)
+			return rtk_fail_errno(RTK_EXIT_USAGE, errno, "%s: %s.%s: %s", at(c, item, sec, where), name, key, path);
+	}
+	return 0;
+}
+
+/* A duration the experiment will parse, parsed now so that its error names the config's line. */
+static int check_duration(struct config *c, const char *name, const char *key)
+{
+	const cJSON *sec = section(c, name), *v = cJSON_GetObjectItemCaseSensitive(sec, key);
+	char where[512];
+	int64_t seconds;
+
+	if (cJSON_IsString(v) && rtk_time_duration_parse(v->valuestring, &seconds))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s: %s", at(c, v, sec, where), name, key, rtk_error_message());
+	return 0;
+}
+
+/* Unknown keys, mistyped values, durations and missing inputs: all before anything runs. */
+static int check_config(struct config *c)
+{
+	static const char *const paths[][2] = {
+		{ "calibration", "corpus" }, { "git_history", "repo" }, { "git_history", "config" }, { "board", "export" },
+		{ "board", "repo" },         { "board", "timeline" },   { "board", "config" },
+	};
+	static const char *const durations[][2] = { { "git_history", "window" }, { "git_history", "fix_window" }, { "board", "within" } };
+	cJSON *known;
+	int rc;
+
+	if ((rc = rtk_yaml_load(known_keys, strlen(known_keys), "phase0 keys", &known)))
+		RTK_BUG("phase0's known keys do not parse: %s", rtk_error_message());
+	rc = rtk_keycheck_tree(c->root, c->marks, c->file, known);
+	cJSON_Delete(known);
+	for (size_t i = 0; !rc && i < sizeof(durations) / sizeof(durations[0]); i++)
+		rc = check_duration(c, durations[i][0], durations[i][1]);
+	for (size_t i = 0; !rc && i < sizeof(paths) / sizeof(paths[0]); i++)
+		rc = check_paths(c, paths[i][0], paths[i][1]);
+	return rc;
 }
 
 struct experiment {
@@ -124,7 +208,6 @@ static int run_calibration(struct config *c, struct experiment *e)
 	struct calibration_opts o = CALIBRATION_DEFAULTS;
 	struct calibration_corpus *corpus = NULL;
 	struct calibration_analysis overall = { 0 };
-	const char *missing;
 	char **files;
 	int n = 0, rc = 0;
 
@@ -132,11 +215,10 @@ static int run_calibration(struct config *c, struct experiment *e)
 		snprintf(e->skipped, sizeof(e->skipped), "no calibration section in the config");
 		return 0;
 	}
-	if (!(files = input_files(c, sec, "corpus", &n, &missing)))
+	if (!(files = input_files(c, sec, "corpus", &n)))
 		return rtk_oom();
-	if (!n || missing) {
-		snprintf(e->skipped, sizeof(e->skipped), n ? "corpus %s: %s" : "calibration.corpus names no file",
-			 missing, strerror(ENOENT));
+	if (!n) {
+		snprintf(e->skipped, sizeof(e->skipped), "calibration.corpus names no file");
 		free(files);
 		return 0;
 	}
@@ -170,7 +252,6 @@ static int run_git_history(struct config *c, struct experiment *e)
 {
 	const cJSON *sec = section(c, "git_history");
 	struct githistory_opts o = GITHISTORY_DEFAULTS;
-	struct stat st;
 	const char *s;
 	int rc;
 
@@ -178,12 +259,9 @@ static int run_git_history(struct config *c, struct experiment *e)
 		snprintf(e->skipped, sizeof(e->skipped), "no git_history section in the config");
 		return 0;
 	}
+	/* The folder exists (check_config); the config's own folder when none is named. */
 	if (!(o.repo = config_path(c, (s = str(sec, "repo")) ? s : ".")))
 		return rtk_oom();
-	if (stat(o.repo, &st) != 0) {
-		snprintf(e->skipped, sizeof(e->skipped), "repository %s: %s", o.repo, strerror(errno));
-		return 0;
-	}
 	/* A folder that is not (in) a repository, as an unpacked tarball: the input is missing too. */
 	git_repository *repo;
 	if ((rc = gitx_open(&repo, o.repo)) == RTK_EXIT_USAGE) {
@@ -210,7 +288,7 @@ static int run_board(struct config *c, struct experiment *e)
 {
 	const cJSON *sec = section(c, "board");
 	struct boardhistory_opts o = BOARDHISTORY_DEFAULTS;
-	const char *missing, *s;
+	const char *s;
 	char **files;
 	int n = 0, rc;
 
@@ -218,11 +296,10 @@ static int run_board(struct config *c, struct experiment *e)
 		snprintf(e->skipped, sizeof(e->skipped), "no board section in the config");
 		return 0;
 	}
-	if (!(files = input_files(c, sec, str(sec, "repo") ? "repo" : "export", &n, &missing)))
+	if (!(files = input_files(c, sec, str(sec, "repo") ? "repo" : "export", &n)))
 		return rtk_oom();
-	if (!n || missing) {
-		snprintf(e->skipped, sizeof(e->skipped), n ? "board export %s: %s" : "board.export names no file",
-			 missing, strerror(ENOENT));
+	if (!n) {
+		snprintf(e->skipped, sizeof(e->skipped), "board.export names no file");
 		free(files);
 		return 0;
 	}
@@ -457,7 +534,8 @@ static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 
 	if (argc != 1)
 		return rtk_fail(RTK_EXIT_USAGE, "give one config file (YAML), not %d", argc);
-	if ((rc = rtk_fs_read_file(argv[0], &text, &len)) || (rc = rtk_yaml_load(text, len, argv[0], &c.root)))
+	c.file = argv[0];
+	if ((rc = rtk_fs_read_file(argv[0], &text, &len)) || (rc = rtk_yaml_load_marked(text, len, argv[0], &c.root, &c.marks)))
 		goto out;
 	if (!cJSON_IsObject(c.root)) {
 		rc = rtk_fail(RTK_EXIT_USAGE, "%s: the config must be a mapping", argv[0]);
@@ -468,6 +546,8 @@ static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 		rc = rtk_oom();
 		goto out;
 	}
+	if ((rc = check_config(&c)))
+		goto out;
 	if ((rc = run_calibration(&c, &e[0])) || (rc = run_git_history(&c, &e[1])) || (rc = run_board(&c, &e[2])))
 		goto out;
 	if (!(result = rtk_out_result_new("phase0"))) {

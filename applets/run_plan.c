@@ -26,7 +26,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "project-root", &o.project_root, "DIR", "the project (default .)"),
 	RTK_OPT_STRING(0, "state-dir", &o.state_dir, "DIR", "where results, logs and the blocker go (default .claude/state)"),
 	RTK_OPT_STRING(0, "latch", &o.latch, "FILE", "the latch file (default $HOME/.claude/latch.lock)"),
-	RTK_OPT_STRING(0, "step-timeout", &o.step_timeout, "DURATION", "a step running longer is killed with its children (default 10m, from the rules)"),
+	RTK_OPT_STRING(0, "step-timeout", &o.step_timeout, "DURATION", "a step running longer is killed with its children (default 10min, from the rules)"),
 	RTK_OPT_BOOL(0, "keep-sandbox", &o.keep_sandbox, "leave the sandbox in place afterwards"),
 	RTK_OPT_STRING(0, "isolate", &o.isolate, "none|bwrap", "bwrap: the sandbox is the only writable folder, $HOME hidden, no network (default none)"),
 	RTK_OPT_BOOL(0, "network", &o.network, "with --isolate bwrap: keep the network"),
@@ -126,8 +126,8 @@ static int run_plan_check_options(int argc, struct runplan_opts *ro)
 		return rtk_fail(RTK_EXIT_USAGE, "--mode takes auto, worktree or copy, not '%s'", o.mode);
 	if (strcmp(o.isolate, "none") && strcmp(o.isolate, "bwrap"))
 		return rtk_fail(RTK_EXIT_USAGE, "--isolate takes none or bwrap, not '%s'", o.isolate);
-	if (o.step_timeout && (rtk_time_duration_parse(o.step_timeout, &seconds) || seconds <= 0))
-		return rtk_fail(RTK_EXIT_USAGE, "--step-timeout takes a duration such as 90s, 10m or 2h, not '%s'", o.step_timeout);
+	if (o.step_timeout && rtk_time_duration_parse(o.step_timeout, &seconds))
+		return rtk_fail(RTK_EXIT_USAGE, "--step-timeout: %s", rtk_error_message());
 	if (o.max_retries < 0 || o.max_retries > 100)
 		return rtk_fail(RTK_EXIT_USAGE, "--max-retries takes a whole number from 0 to 100");
 	if (o.network && strcmp(o.isolate, "bwrap"))

@@ -31,7 +31,7 @@ echo "bench: $(git -C "$repo" ls-files | wc -l) files, $(grep -c '^- \[' "$repo/
 
 # rtk: N rounds of an agent that does nothing (the breaker stops it after N), markdown report to stdout.
 rtk_rounds() {
-	(cd "$repo" && "$RTK" loop --agent true --no-progress-limit "$1" --round-timeout 1m; test $? = 4)
+	(cd "$repo" && "$RTK" loop --agent true --no-progress-limit "$1" --round-timeout 1min; test $? = 4)
 }
 # The original bash loop (a "Ralph loop") with the same checks per round, the same agent and a report.
 bash_rounds() {
@@ -89,7 +89,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 	echo "the checklists item by item and builds its result as JSON before printing the markdown. Commands (in $repo):"
 	echo
 	echo '```'
-	echo "rtk loop --agent true --no-progress-limit N --round-timeout 1m      # N = 1 and $ROUNDS"
+	echo "rtk loop --agent true --no-progress-limit N --round-timeout 1min      # N = 1 and $ROUNDS"
 	echo "bash_rounds N   # bench/loop.sh: sed -n '/^## Checklist/,/^## [^C]/p' | grep -c; git status --porcelain;"
 	echo "                # git rev-parse HEAD; git rev-list --count; git status --porcelain -- . ':!plan'"
 	echo '```'

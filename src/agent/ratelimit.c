@@ -182,7 +182,9 @@ int ratelimit_compile(const cJSON *rules, const char *source, struct ratelimit *
 int ratelimit_load(const char *override_path, struct ratelimit **out, char sha256[65])
 {
 	cJSON *rules;
-	int rc = rtk_data_rules_load(RATELIMIT_RULES, override_path, &rules, sha256);
+	/* An override adds rules to the shipped lists with these two (compile_all). */
+	static const char extra[] = "extra_signals: [{name: ~, regex: ~}]\nextra_resume: [{name: ~, form: ~, regex: ~}]\n";
+	int rc = rtk_data_rules_load(RATELIMIT_RULES, override_path, extra, &rules, sha256);
 
 	*out = NULL;
 	if (rc)

@@ -19,7 +19,7 @@
 static int load_rules(const struct boardhistory_opts *o, cJSON **rules, char sha[65])
 {
 	cJSON *verdict;
-	int rc = rtk_data_rules_load(RULES_FILE, o->config, rules, sha);
+	int rc = rtk_data_rules_load(RULES_FILE, o->config, NULL, rules, sha);
 	if (rc)
 		return rc;
 	if (!cJSON_IsObject(*rules))

@@ -111,8 +111,10 @@ static int duration_rule(struct githistory_rules *r, const char *section, const 
 			 const char *origin)
 {
 	const cJSON *v = rule_at(r->json, section, name);
-	if (!cJSON_IsString(v) || rtk_time_duration_parse(v->valuestring, out))
+	if (!cJSON_IsString(v))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s must be a duration such as 7d", origin, section, name);
+	if (rtk_time_duration_parse(v->valuestring, out))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s: %s", origin, section, name, rtk_error_message());
 	return 0;
 }
 
@@ -121,7 +123,7 @@ int githistory_rules_load(struct githistory_rules *r)
 	const struct githistory_opts *o = r->opts;
 	const char *origin = o->config ? o->config : RULES_FILE;
 	double d;
-	int rc = rtk_data_rules_load(RULES_FILE, o->config, &r->json, r->sha256);
+	int rc = rtk_data_rules_load(RULES_FILE, o->config, NULL, &r->json, r->sha256);
 	if (rc)
 		return rc;
 	/* --fix-window is part of the rules: it goes into the hashed config like any other override. */
@@ -238,8 +240,11 @@ int githistory_rules_load(struct githistory_rules *r)
 	/* revert.companion_within: a duration, or false (companion reverts are not looked for) */
 	if (cJSON_IsFalse(rule_at(r->json, "revert", "companion_within")))
 		r->companion_within = 0;
-	else if ((rc = duration_rule(r, "revert", "companion_within", &r->companion_within, origin)))
-		return rtk_fail(rc, "%s: revert.companion_within must be a duration such as 2d, or false", origin);
+	else if (!cJSON_IsString(rule_at(r->json, "revert", "companion_within")))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.companion_within must be a duration such as 2d, or false", origin);
+	else if (rtk_time_duration_parse(rule_at(r->json, "revert", "companion_within")->valuestring, &r->companion_within))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.companion_within must be a duration such as 2d, or false: %s", origin,
+				rtk_error_message());
 	const cJSON *cp = rule_at(r->json, "non_discriminating", "changed_commits");
 	const cJSON *st = rule_at(r->json, "classification", "surface_skips_tests");
 	if (!cJSON_IsBool(cp) || !cJSON_IsBool(st))

@@ -2,10 +2,12 @@
 #include "config.h"
 #include "datadir.h"
 #include "err.h"
+#include "keycheck.h"
 #include "sha256.h"
 #include "yamlx.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +79,26 @@ int rtk_data_json_sha256(const cJSON *v, char hex[65])
 	return 0;
 }
 
-int rtk_data_rules_load(const char *rel, const char *override_path, cJSON **out, char sha256[65])
+/* The user's rules against the shipped ones and the reader's extra keys (rtk_keycheck_tree). */
+static int check_known(const cJSON *shipped, const char *known_extra, cJSON *user, const struct rtk_yaml_marks *marks,
+		       const char *path)
+{
+	cJSON *known = cJSON_Duplicate(shipped, true), *extra = NULL;
+	int rc = 0;
+
+	if (!known)
+		return rtk_oom();
+	if (known_extra && (rc = rtk_yaml_load(known_extra, strlen(known_extra), "known keys", &extra)))
+		RTK_BUG("the known keys of %s do not parse: %s", path, rtk_error_message());
+	if (cJSON_IsObject(known) && cJSON_IsObject(extra))
+		rtk_data_json_merge(known, extra);
+	rc = rtk_keycheck_tree(user, marks, path, known);
+	cJSON_Delete(extra);
+	cJSON_Delete(known);
+	return rc;
+}
+
+int rtk_data_rules_load(const char *rel, const char *override_path, const char *known_extra, cJSON **out, char sha256[65])
 {
 	char *path = rtk_data_path(rel);
 	cJSON *rules = NULL, *user = NULL;
@@ -91,14 +112,20 @@ int rtk_data_rules_load(const char *rel, const char *override_path, cJSON **out,
 	if (rc)
 		return rc;
 	if (override_path) {
-		if ((rc = rtk_yaml_load_file(override_path, &user))) {
+		struct rtk_yaml_marks *marks;
+		if ((rc = rtk_yaml_load_file_marked(override_path, &user, &marks))) {
 			cJSON_Delete(rules);
 			return rc;
 		}
-		if (!cJSON_IsObject(user) && !cJSON_IsNull(user)) {
+		if (!cJSON_IsObject(user) && !cJSON_IsNull(user))
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s: a rule file must be a mapping", override_path);
+		else if (cJSON_IsObject(rules))
+			rc = check_known(rules, known_extra, user, marks, override_path);
+		rtk_yaml_marks_free(marks);
+		if (rc) {
 			cJSON_Delete(rules);
 			cJSON_Delete(user);
-			return rtk_fail(RTK_EXIT_USAGE, "%s: a rule file must be a mapping", override_path);
+			return rc;
 		}
 		if (cJSON_IsObject(rules) && cJSON_IsObject(user))
 			rtk_data_json_merge(rules, user);

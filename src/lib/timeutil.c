@@ -182,8 +182,14 @@ void rtk_time_format(int64_t epoch_sec, char buf[static RTK_TIME_BUFSZ])
 }
 
 struct duration_unit {
-	char letter;
+	const char *name;
 	int64_t seconds;
+};
+
+/* Compact units, largest first; months and years have the fixed lengths the header documents. */
+static const struct duration_unit compact_units[] = {
+	{ "y", 365 * 86400 }, { "mo", 30 * 86400 }, { "w", 7 * 86400 }, { "d", 86400 },
+	{ "h", 3600 },        { "min", 60 },        { "s", 1 },
 };
 
 static int bad_duration(const char *s, const char *why)
@@ -191,55 +197,78 @@ static int bad_duration(const char *s, const char *why)
 	return rtk_fail(RTK_EXIT_USAGE, "invalid duration \"%s\": %s", s, why);
 }
 
+/* ASCII letters only (isalpha would let the locale in). */
+static bool is_letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The unit names a message lists (RTK_TIME_DURATION_UNITS), one for each mistake about a unit. */
+#define UNIT_ERROR(what) what "; units: " RTK_TIME_DURATION_UNITS
+
 /*
- * Adds up "<digits><unit>" pairs whose units come from units[] in its order, each at most once.
+ * Adds up "<digits><unit>" pairs whose units come from units[] in its order, each at most once. A unit
+ * is the run of ASCII letters after the digits (letter_units: one letter only, as ISO 8601 has it).
  * Stops at the first byte that does not start a pair. NULL, or what is wrong.
  */
 static const char *take_components(const char **p, const struct duration_unit *units, size_t nunits,
-				   int64_t *total, int *count)
+				   bool letter_units, int64_t *total, int *count, char why[static 128])
 {
 	size_t next_unit = 0;
 
 	while (**p >= '0' && **p <= '9') {
 		int64_t value = 0;
-		size_t unit;
+		size_t unit, len = 0;
 
 		for (; **p >= '0' && **p <= '9'; (*p)++) {
 			value = value * 10 + (**p - '0');
 			if (value > RTK_TIME_DURATION_MAX_SECONDS)
 				return "too large (at most 1000 years)";
 		}
-		for (unit = 0; unit < nunits && units[unit].letter != **p; unit++)
+		if (**p == '.' || **p == ',')
+			return "fractions are not supported";
+		while (is_letter((*p)[len]) && !(letter_units && len == 1))
+			len++;
+		for (unit = 0; unit < nunits && (strlen(units[unit].name) != len || strncmp(units[unit].name, *p, len)); unit++)
 			;
-		if (unit == nunits)
-			return **p == '.' || **p == ',' ? "fractions are not supported" : "unknown or missing unit";
+		if (unit == nunits && letter_units)
+			return "unknown or missing unit";
+		if (unit == nunits && !len)
+			return UNIT_ERROR("missing unit after a number");
+		if (unit == nunits && len == 1 && **p == 'm')
+			return UNIT_ERROR("'m' is ambiguous: write min for minutes or mo for months");
+		if (unit == nunits) {
+			snprintf(why, 128, UNIT_ERROR("unknown unit '%.*s'"), len > 16 ? 16 : (int)len, *p);
+			return why;
+		}
 		if (unit < next_unit)
-			return "units must go from largest to smallest, each once";
+			return letter_units ? "units must go from largest to smallest, each once"
+					    : UNIT_ERROR("units must go from largest to smallest, each once");
 		if (value > (RTK_TIME_DURATION_MAX_SECONDS - *total) / units[unit].seconds)
 			return "too large (at most 1000 years)";
 		*total += value * units[unit].seconds;
 		next_unit = unit + 1;
 		(*count)++;
-		(*p)++;
+		*p += len;
 	}
 	return NULL;
 }
 
-static const char *take_iso_duration(const char **p, int64_t *total)
+/* ISO 8601's PnYnMnWnDTnHnMnS, with the same fixed years and months as the compact form. */
+static const char *take_iso_duration(const char **p, int64_t *total, char buf[static 128])
 {
-	static const struct duration_unit date_units[] = { { 'W', 7 * 86400 }, { 'D', 86400 } };
-	static const struct duration_unit time_units[] = { { 'H', 3600 }, { 'M', 60 }, { 'S', 1 } };
+	static const struct duration_unit date_units[] = {
+		{ "Y", 365 * 86400 }, { "M", 30 * 86400 }, { "W", 7 * 86400 }, { "D", 86400 },
+	};
+	static const struct duration_unit time_units[] = { { "H", 3600 }, { "M", 60 }, { "S", 1 } };
 	const char *why;
 	int count = 0, time_count = 0;
 
 	(*p)++;         /* 'P' */
-	for (const char *q = *p; *q && *q != 'T'; q++)
-		if (*q == 'Y' || *q == 'M')
-			return "years and months have no fixed length: use weeks or days";
-	why = take_components(p, date_units, 2, total, &count);
+	why = take_components(p, date_units, 4, true, total, &count, buf);
 	if (!why && **p == 'T') {
 		(*p)++;
-		why = take_components(p, time_units, 3, total, &time_count);
+		why = take_components(p, time_units, 3, true, total, &time_count, buf);
 		if (!why && !time_count)
 			return "expected hours, minutes or seconds after 'T'";
 		count += time_count;
@@ -251,21 +280,22 @@ static const char *take_iso_duration(const char **p, int64_t *total)
 
 int rtk_time_duration_parse(const char *s, int64_t *seconds)
 {
-	static const struct duration_unit units[] = {
-		{ 'w', 7 * 86400 }, { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 },
-	};
 	const char *p = s, *why;
+	char buf[128];
 	int64_t total = 0;
 	int count = 0;
 
 	if (*p == '-')
 		return bad_duration(s, "must be positive");
 	if (*p == 'P')
-		why = take_iso_duration(&p, &total);
-	else if ((why = take_components(&p, units, 5, &total, &count)) == NULL && !count)
-		why = "expected a number and a unit, like 90d, 12h, 1w2d or P1DT2H";
+		why = take_iso_duration(&p, &total, buf);
+	else if ((why = take_components(&p, compact_units, sizeof(compact_units) / sizeof(compact_units[0]), false,
+					&total, &count, buf)) == NULL && !count)
+		why = UNIT_ERROR("expected a number and a unit, like 90d, 12h, 1w2d or P1DT2H");
 	if (!why && *p)
-		why = *p == '.' || *p == ',' ? "fractions are not supported" : "unknown or missing unit";
+		why = *p == '.' || *p == ',' ? "fractions are not supported"
+		      : s[0] == 'P'          ? "unknown or missing unit"
+					     : UNIT_ERROR("unexpected text after the duration");
 	if (!why && total == 0)
 		why = "must be positive";
 	if (why)

@@ -11,6 +11,9 @@
 /* The longest duration rtk_time_duration_parse takes: 1000 years of 366 days. */
 #define RTK_TIME_DURATION_MAX_SECONDS ((int64_t)1000 * 366 * 86400)
 
+/* The compact units, as every message about a unit lists them. */
+#define RTK_TIME_DURATION_UNITS "s, min, h, d, w, mo (30 days), y (365 days)"
+
 /*
  * Parses "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM[:SS[.frac]][zone]", where the 'T' may
  * also be 't' or a space and zone is 'Z', 'z', "+HH:MM", "-HH:MM", "+HHMM" or "-HHMM"; no zone
@@ -23,10 +26,13 @@
 int rtk_time_parse(const char *s, int64_t *epoch_sec, int32_t *nsec);
 
 /*
- * Parses a positive duration: compact "90d", "12h", "2w", "30m", "45s" or combinations from the
- * largest unit down ("1w2d", "1d12h"), or ISO 8601 "P90D", "PT12H", "P2W", "P1DT2H", "P1W2DT3H4M5S".
- * Years and months are refused (no fixed length), as are fractions, zero, negatives and anything
- * over RTK_TIME_DURATION_MAX_SECONDS. 0, or RTK_EXIT_USAGE with an rtk_fail message.
+ * Parses a positive duration: compact "90d", "12h", "2w", "30min", "45s", "3mo", "1y" or combinations
+ * from the largest unit down ("1w2d", "1d12h"), or ISO 8601 "P90D", "PT12H", "P2W", "P1DT2H", "P1Y2M",
+ * "P1W2DT3H4M5S". The units are fixed lengths, not calendar steps: a month (mo, ISO M before the T) is 30
+ * days and a year (y, ISO Y) 365 days, so "1y" is 365 days across a leap day too. A bare "m" is refused
+ * as ambiguous (minutes or months?), and so are fractions, zero, negatives, a number without a unit and
+ * anything over RTK_TIME_DURATION_MAX_SECONDS. 0, or RTK_EXIT_USAGE with an rtk_fail message quoting s;
+ * one about a unit lists RTK_TIME_DURATION_UNITS.
  */
 int rtk_time_duration_parse(const char *s, int64_t *seconds);
 

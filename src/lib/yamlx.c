@@ -25,6 +25,17 @@ struct anchor {
 	bool owned; /* an anchored mapping key: the anchor table keeps the only copy */
 };
 
+struct mark {
+	const cJSON *node;
+	unsigned long line, column; /* 1-based */
+	char *text;                 /* a number's scalar as written, else NULL */
+};
+
+struct rtk_yaml_marks {
+	struct mark *v;
+	size_t n, cap;
+};
+
 struct loader {
 	yaml_parser_t parser;
 	const char *name;
@@ -32,7 +43,40 @@ struct loader {
 	size_t nanchors, cap;
 	size_t nodes;
 	unsigned depth; /* collections open around the current node */
+	struct rtk_yaml_marks *marks; /* NULL unless the caller asked where the nodes are */
+	const cJSON *number;          /* the last number scalar read, and its text (owned until marked) */
+	char *number_text;
 };
+
+/* Notes where node came from (a mapping member: its key); a number keeps its text. 0 or rtk_oom(). */
+static int mark_node(struct loader *l, const cJSON *node, yaml_mark_t at)
+{
+	struct rtk_yaml_marks *m = l->marks;
+	if (!m)
+		return 0;
+	if (RTK_ALLOC_GROW_FROM(m->v, m->n + 1, m->cap, 32))
+		return RTK_EXIT_FAILURE;
+	m->v[m->n] = (struct mark){ .node = node, .line = at.line + 1, .column = at.column + 1 };
+	if (node == l->number) {
+		m->v[m->n].text = l->number_text;
+		l->number_text = NULL;
+		l->number = NULL;
+	}
+	m->n++;
+	return 0;
+}
+
+/* A number scalar's text, kept for mark_node when marks are asked for. 0 or rtk_oom(). */
+static int keep_number_text(struct loader *l, const cJSON *node, const char *text)
+{
+	if (!l->marks || !cJSON_IsNumber(node))
+		return 0;
+	free(l->number_text);
+	l->number = node;
+	if (!(l->number_text = strdup(text)))
+		return rtk_oom();
+	return 0;
+}
 
 static int fail_at(struct loader *l, yaml_mark_t mark, const char *what)
 {
@@ -251,6 +295,11 @@ static int parse_collection(struct loader *l, yaml_event_t *start, cJSON **out)
 		} else {
 			cJSON_AddItemToArray(c, value);
 		}
+		if ((rc = mark_node(l, value, key_mark))) {
+			if (!key_owned)
+				cJSON_Delete(key);
+			goto fail;
+		}
 		if (!key_owned)
 			cJSON_Delete(key);
 	}
@@ -281,8 +330,8 @@ static int parse_node(struct loader *l, yaml_event_t *ev, cJSON **out)
 			rc = fail_at(l, ev->start_mark, "a string holds a NUL character (\\0), which would cut it short");
 		else if (!(*out = scalar_value(ev)))
 			rc = rtk_oom();
-		else
-			rc = remember_anchor(l, ev->data.scalar.anchor, *out);
+		else if (!(rc = remember_anchor(l, ev->data.scalar.anchor, *out)))
+			rc = keep_number_text(l, *out, (const char *)ev->data.scalar.value);
 		break;
 	case YAML_ALIAS_EVENT:
 		rc = parse_alias(l, ev, out);
@@ -302,10 +351,12 @@ static int parse_node(struct loader *l, yaml_event_t *ev, cJSON **out)
 	return rc;
 }
 
-int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
+/* rtk_yaml_load, and rtk_yaml_load_marked when marks is not NULL. */
+static int load(const char *text, size_t len, const char *name, cJSON **out, struct rtk_yaml_marks *marks)
 {
-	struct loader l = { .name = name };
+	struct loader l = { .name = name, .marks = marks };
 	yaml_event_t ev;
+	yaml_mark_t root_mark;
 	int rc;
 
 	*out = NULL;
@@ -323,9 +374,13 @@ int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
 		*out = cJSON_CreateNull();
 	} else if (!rc) {
 		yaml_event_delete(&ev);
-		if (!(rc = next_event(&l, &ev)))
-			rc = parse_node(&l, &ev, out);
+		if (!(rc = next_event(&l, &ev))) {
+			root_mark = ev.start_mark;
+			if (!(rc = parse_node(&l, &ev, out)))
+				rc = mark_node(&l, *out, root_mark);
+		}
 	}
+	free(l.number_text);
 	for (size_t i = 0; i < l.nanchors; i++) {
 		free(l.anchors[i].name);
 		if (l.anchors[i].owned)
@@ -338,18 +393,79 @@ int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
 	return rc;
 }
 
+int rtk_yaml_load(const char *text, size_t len, const char *name, cJSON **out)
+{
+	return load(text, len, name, out, NULL);
+}
+
 int rtk_yaml_load_file(const char *path, cJSON **out)
+{
+	return rtk_yaml_load_file_marked(path, out, NULL);
+}
+
+int rtk_yaml_load_marked(const char *text, size_t len, const char *name, cJSON **out, struct rtk_yaml_marks **marks)
+{
+	int rc;
+	if (!marks)
+		return load(text, len, name, out, NULL);
+	if (!(*marks = calloc(1, sizeof(**marks)))) {
+		*out = NULL;
+		return rtk_oom();
+	}
+	if ((rc = load(text, len, name, out, *marks))) {
+		rtk_yaml_marks_free(*marks);
+		*marks = NULL;
+	}
+	return rc;
+}
+
+int rtk_yaml_load_file_marked(const char *path, cJSON **out, struct rtk_yaml_marks **marks)
 {
 	char *text;
 	size_t len;
 	int rc;
 
 	*out = NULL;
+	if (marks)
+		*marks = NULL;
 	if ((rc = rtk_fs_read_file(path, &text, &len)))
 		return rc;
-	rc = rtk_yaml_load(text, len, path, out);
+	rc = rtk_yaml_load_marked(text, len, path, out, marks);
 	free(text);
 	return rc;
+}
+
+/* The latest mark of node: a node's address can be reused once an earlier one is freed. */
+static const struct mark *find_mark(const struct rtk_yaml_marks *m, const cJSON *node)
+{
+	for (size_t i = m ? m->n : 0; node && i-- > 0;)
+		if (m->v[i].node == node)
+			return &m->v[i];
+	return NULL;
+}
+
+unsigned long rtk_yaml_line(const struct rtk_yaml_marks *m, const cJSON *node, unsigned long *column)
+{
+	const struct mark *k = find_mark(m, node);
+	if (column)
+		*column = k ? k->column : 0;
+	return k ? k->line : 0;
+}
+
+const char *rtk_yaml_number_text(const struct rtk_yaml_marks *m, const cJSON *node)
+{
+	const struct mark *k = find_mark(m, node);
+	return k ? k->text : NULL;
+}
+
+void rtk_yaml_marks_free(struct rtk_yaml_marks *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].text);
+	free(m->v);
+	free(m);
 }
 
 /* --- writing ------------------------------------------------------------------------------------- */

@@ -109,6 +109,9 @@ static int reflect_settings_endpoint(struct reflect_settings *s, const struct re
 /* The config: shipped defaults with the user's file merged on top, hashed without its key. */
 static int reflect_settings_config(struct reflect_settings *s, const struct reflect_settings_flags *f)
 {
+	/* Beyond data/reflect.yaml's keys: the API key, model names the user picks, and rtk loop's agent
+	 * (the same file; rtk-loop(1)). */
+	static const char known_extra[] = "llm: {api_key: ~, models: {'*': ~}}\nloop: {agent: ~}\n";
 	cJSON *config, *llm, *key;
 	int rc;
 
@@ -116,7 +119,7 @@ static int reflect_settings_config(struct reflect_settings *s, const struct refl
 		return rtk_oom();
 	if (!f->config)
 		s->config_file = reflect_settings_default_config();
-	if ((rc = rtk_data_rules_load(REFLECT_SETTINGS_DEFAULTS, s->config_file, &config, s->config_sha256)))
+	if ((rc = rtk_data_rules_load(REFLECT_SETTINGS_DEFAULTS, s->config_file, known_extra, &config, s->config_sha256)))
 		return rc;
 	llm = cJSON_GetObjectItemCaseSensitive(config, "llm");
 	/* The key never reaches the output, not even hashed: take it out before hashing what is left. */

@@ -162,7 +162,7 @@ int riskfloor_load(struct riskfloor **out, const char *override_path)
 {
 	cJSON *rules;
 	char sha[65];
-	int rc = rtk_data_rules_load(RISKFLOOR_RULES, override_path, &rules, sha);
+	int rc = rtk_data_rules_load(RISKFLOOR_RULES, override_path, NULL, &rules, sha);
 	if (rc)
 		return rc;
 	rc = riskfloor_compile(out, rules, override_path ? override_path : RISKFLOOR_RULES);

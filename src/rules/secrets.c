@@ -124,7 +124,8 @@ int secrets_compile(const cJSON *rules, const char *source, struct secrets **out
 int secrets_load(const char *override_path, struct secrets **out, char sha256[65])
 {
 	cJSON *rules;
-	int rc = rtk_data_rules_load(SECRETS_RULES, override_path, &rules, sha256);
+	/* An override adds patterns to the shipped list with extra_patterns (secrets_compile). */
+	int rc = rtk_data_rules_load(SECRETS_RULES, override_path, "extra_patterns: [{name: ~, regex: ~}]\n", &rules, sha256);
 	if (rc)
 		return rc;
 	rc = secrets_compile(rules, override_path ? override_path : SECRETS_RULES, out);

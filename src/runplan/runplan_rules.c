@@ -43,9 +43,9 @@ static int load_limit(const cJSON *limits, const char *key, const char *source, 
 	const char *text = rtk_out_json_str(limits, key);
 	int64_t seconds;
 	if (!*text)
-		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s is missing (a duration such as 10m)", source, key);
-	if (rtk_time_duration_parse(text, &seconds) || seconds <= 0)
-		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s: '%s' is not a duration such as 10m", source, key, text);
+		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s is missing (a duration such as 10min)", source, key);
+	if (rtk_time_duration_parse(text, &seconds))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: limits.%s: %s", source, key, rtk_error_message());
 	*ms = seconds * 1000;
 	return 0;
 }
@@ -97,7 +97,7 @@ int runplan_rules_load(const struct runplan_opts *o, struct runplan_rules *r)
 {
 	int rc;
 	memset(r, 0, sizeof(*r));
-	if ((rc = rtk_data_rules_load(RUNPLAN_RULES, o->rules, &r->json, r->sha256)) || (rc = compile_rules(o, r)) ||
+	if ((rc = rtk_data_rules_load(RUNPLAN_RULES, o->rules, NULL, &r->json, r->sha256)) || (rc = compile_rules(o, r)) ||
 	    (rc = secrets_load(o->secrets, &r->secrets, r->secrets_sha256))) {
 		runplan_rules_free(r);
 		return rc;

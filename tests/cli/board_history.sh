@@ -104,6 +104,9 @@ testing "a signal exactly --within after completion counts; a second later does 
 testing "--within changes the window" \
 	"bh --json --within 7d input | jq -c '[.base_rate.tasks, .signals.after_window, .verdict.thresholds.within_days]'" "[0,1,7]\n" \
 	"$(task a 2026-01-01)\n$(signal a 2026-01-09 reopened)\n"
+testing "--within 1mo is 30 days" \
+	"bh --json --within 1mo input | jq -c '[.parameters.within_seconds, .verdict.thresholds.within_days]'" "[2592000,30]\n" \
+	"$(task a 2026-01-01)\n"
 testing "as-of defaults to the latest time in the data" \
 	"$RTK board-history --json input | jq -c '[.as_of, .parameters.as_of_from, .tasks.window_open]'" \
 	'["2026-02-15T00:00:00Z","latest in the data",1]\n' \
@@ -155,6 +158,13 @@ testing "KILL without --fail-on-kill exits 0" "bh $SCRATCH_ROOT/none.jsonl >/dev
 testing "--config overrides the shipped rules" \
 	"printf 'verdict:\n  kill_below: 0.3\n' > c.yaml; bh --json --config c.yaml $SCRATCH_ROOT/some.jsonl | jq -c '[.verdict.status, .verdict.thresholds.kill_below]'" \
 	'["KILL",0.3]\n'
+testing "a misspelt --config key is an error naming its line, not the default" \
+	"printf 'verdict:\n  kill_belwo: 0.3\n' > c.yaml; bh --config c.yaml $SCRATCH_ROOT/some.jsonl 2>&1; echo \$?" \
+	"rtk board-history: c.yaml:2:3: unknown key \`kill_belwo\` in \`verdict\`: did you mean \`kill_below\`?\n2\n"
+testing "a --config window without a unit is refused, quoted or not" \
+	"for w in 30 '\"30\"'; do printf 'window: %s\n' \"\$w\" > c.yaml; bh --config c.yaml $SCRATCH_ROOT/some.jsonl 2>&1; echo \$?; done" \
+	"rtk board-history: window 30: invalid duration \"30\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n\
+rtk board-history: window 30: invalid duration \"30\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
 a=$(bh --json "$SCRATCH_ROOT/some.jsonl" | jq -r .verdict.config_sha256)
 b=$(bh --json "$SCRATCH_ROOT/none.jsonl" | jq -r .verdict.config_sha256)
 c=$(bh --json --kill-below 0.25 "$SCRATCH_ROOT/some.jsonl" | jq -r .verdict.config_sha256)
@@ -187,7 +197,7 @@ testing "--skip-invalid counts what it skips, unknown tasks included" \
 	'[3,"input:2: not a valid JSON object: expected a member name (column 2)",1,1,1]\n' \
 	"$t1\n{bad\n$(signal a 2026-01-02 reopened)\n{\"type\":\"task\",\"id\":\"b\",\"completed_at\":\"x\"}\n$(signal zz 2026-01-02 reopened)\n"
 testing "a missing file exits 1" "bh nope.jsonl 2>&1; echo \$?" "rtk board-history: nope.jsonl: No such file or directory\n1\n"
-for bad in "--kill-below 1.5" "--min-tasks 0" "--within 0d" "--within 3mo" "--as-of yesterday" "--timeline x"; do
+for bad in "--kill-below 1.5" "--min-tasks 0" "--within 0d" "--within 3m" "--within 30" "--as-of yesterday" "--timeline x"; do
 	testing "rejects $bad" "bh $bad input >/dev/null 2>&1; echo \$?" "2\n" "$t1\n"
 done
 

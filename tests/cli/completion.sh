@@ -64,7 +64,8 @@ if command -v zsh >/dev/null; then
 	# zc LINE: what zsh completes for LINE, sorted: an interactive zsh in a pseudo-terminal (zsh/zpty) loads
 	# the script from its fpath as compinit does, gets LINE and a tab, and its compadd notes each match; a
 	# Ctrl-U and a line saying it is done follow, and the terminal runs them only once the tab is done. The
-	# tab waits until zsh is ready (zle drops what was typed while the set-up ran).
+	# tab waits until zsh is ready (zle drops what was typed while the set-up ran). Both waits give up only
+	# after 600 s, a hang guard: a slow machine is waited for.
 	mkdir "$SCRATCH_ROOT/zfp" && cp "$SCRATCH_ROOT/_rtk" "$SCRATCH_ROOT/zfp/_rtk"
 	cat >"$SCRATCH_ROOT/drive.zsh" <<'ZSH'
 zmodload zsh/zpty || exit 1
@@ -72,10 +73,10 @@ zpty z zsh -f -i
 zpty -w z "PROMPT= ; bindkey -e; fpath=(${(q)1} \$fpath); autoload -U compinit; compinit -u -D"
 zpty -w z "compadd() { builtin compadd -O __m \"\$@\"; print -rl -- \"<m>\"\${^__m} >>${(q)2}; builtin compadd \"\$@\"; }"
 zpty -w z "print '<ready>' >>${(q)2}"
-for i in {1..300}; do grep -q '<ready>' $2 2>/dev/null && break; sleep 0.1; done
+for i in {1..6000}; do grep -q '<ready>' $2 2>/dev/null && break; sleep 0.1; done
 zpty -n -w z "$3"$'\t'
 zpty -w z $'\C-u'"print '<done>' >>${(q)2}"
-for i in {1..300}; do grep -q '<done>' $2 2>/dev/null && break; sleep 0.1; done
+for i in {1..6000}; do grep -q '<done>' $2 2>/dev/null && break; sleep 0.1; done
 zpty -d z
 ZSH
 	zc() {

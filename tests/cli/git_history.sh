@@ -195,7 +195,7 @@ testing "revert.companion_within false: every revert is a failure" \
 	'[4,0]\n' "revert: {companion_within: false}\n"
 testing "revert.companion_within must be a duration or false" \
 	"cd $(repo companion-revert) && $RTK git-history --config \$OLDPWD/input 2>&1 | sed 's|/.*/input:|input:|'; echo \"exit \${PIPESTATUS[0]}\"" \
-	"rtk git-history: input: revert.companion_within must be a duration such as 2d, or false\nexit 2\n" "revert: {companion_within: soon}\n"
+	"rtk git-history: input: revert.companion_within must be a duration such as 2d, or false: invalid duration \"soon\": expected a number and a unit, like 90d, 12h, 1w2d or P1DT2H; units: s, min, h, d, w, mo (30 days), y (365 days)\nexit 2\n" "revert: {companion_within: soon}\n"
 testing "an enhancement that \"Fixes #796\" is set aside; one naming the commit that broke it, and \"add missing\", are fixes" \
 	"$(gh enhancements '[[.failures[] | .remedy.subject], .input.enhancements, .coverage.fix_rule_set]')" \
 	'[["rio: allow the timeout set to -1","rio: add missing check"],1,"free-form"]\n'
@@ -364,8 +364,16 @@ testing "not a repository" "GIT_CEILING_DIRECTORIES=\$PWD/.. $RTK git-history 2>
 testing "an unborn HEAD" "git init -q r && $RTK git-history --repo r 2>&1; echo \$?" \
 	"$E: HEAD is unborn: the repository has no commits yet\n2\n"
 testing "a bad --rev" "$RTK git-history --repo $(repo fix-plain) --rev nope 2>&1; echo \$?" "$E: bad revision 'nope'\n2\n"
-testing "an unparsable --window" "$RTK git-history --repo $(repo fix-plain) --window 3 2>&1; echo \$?" \
-	"$E: --window: invalid duration \"3\": unknown or missing unit\n2\n"
+testing "a --window without a unit lists the units" "$RTK git-history --repo $(repo fix-plain) --window 3 2>&1; echo \$?" \
+	"$E: --window: invalid duration \"3\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
+testing "--window 3m is refused as ambiguous, not read as three minutes" \
+	"$RTK git-history --repo $(repo fix-plain) --window 3m 2>&1; echo \$?" \
+	"$E: --window: invalid duration \"3m\": 'm' is ambiguous: write min for minutes or mo for months; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
+testing "an unknown unit is named and the units listed" "$RTK git-history --repo $(repo fix-plain) --window 90days 2>&1; echo \$?" \
+	"$E: --window: invalid duration \"90days\": unknown unit 'days'; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
+testing "--window 1y is 365 days and 3mo 90 days, fixed lengths" \
+	"cd $(repo fix-plain) && for w in 1y 365d 3mo 90d P1Y P3M 30min; do $RTK git-history --json --until 2026-03-01T00:00:00Z --window \$w | jq -r .parameters.since; done" \
+	"2025-03-01T00:00:00Z\n2025-03-01T00:00:00Z\n2025-12-01T00:00:00Z\n2025-12-01T00:00:00Z\n2025-03-01T00:00:00Z\n2025-12-01T00:00:00Z\n2026-02-28T23:30:00Z\n"
 testing "--window with --since" "$RTK git-history --repo $(repo fix-plain) --window 9d --since 2026-01-01 2>&1; echo \$?" \
 	"$E: give --window or --since, not both\n2\n"
 testing "a bad --since" "$RTK git-history --repo $(repo fix-plain) --since yesterday 2>&1; echo \$?" \
@@ -375,6 +383,13 @@ testing "a shallow clone says where history is cut" \
 	"$E: shallow clone: history is cut at SHA; run git fetch --unshallow\n2\n"
 testing "a bad rule in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
 	"$E: input: verdict.kill_upper must be a number in [0, 1]\n2\n" "verdict: {kill_upper: 2}\n"
+testing "a misspelt --config key is an error naming its line and the key meant, not the default" \
+	"$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input:3:3: unknown key \`kil_upper\` in \`verdict\`: did you mean \`kill_upper\`?\n2\n" "verdict:\n  min_n: 1\n  kil_upper: 0.9\n"
+testing "a --config duration without a unit is refused, quoted or not" \
+	"for w in 7 '\"7\"'; do printf 'windows: {fix_window: %s}\n' \"\$w\" > c.yaml; $RTK git-history --repo $(repo fix-plain) --config c.yaml 2>&1; echo \$?; done" \
+	"$E: c.yaml: windows.fix_window: invalid duration \"7\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n\
+$E: c.yaml: windows.fix_window: invalid duration \"7\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n"
 testing "a missing tree object: exit 1 naming it, no report" \
 	"cp -r $(repo fix-plain) broken && t=\$(git -C broken rev-parse HEAD~1^{tree}) && rm broken/.git/objects/\${t:0:2}/\${t:2} &&
 	 $RTK git-history --json --repo broken 2>&1 | sed \"s/\$t/TREE/\"; echo \${PIPESTATUS[0]}" \

@@ -16,10 +16,10 @@ if ! command -v chromium >/dev/null; then
 	exit
 fi
 
-# One headless chromium run with its own profile; its own group is killed however it ends, so no
-# renderer outlives the test.
+# One headless chromium run with its own profile; its own group is killed however it ends (the hang
+# guard only stops one that would never end), so no renderer outlives the test.
 browse() {
-	HOME=$SCRATCH_ROOT/home setsid timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu \
+	HOME=$SCRATCH_ROOT/home setsid timeout -k 5 "$HANG_GUARD" chromium --headless=new --no-sandbox --disable-gpu \
 		--disable-dev-shm-usage --hide-scrollbars --no-first-run --user-data-dir="$SCRATCH_ROOT/home/profile" \
 		"$@" 2>>"$SCRATCH_ROOT/chromium.log"
 }

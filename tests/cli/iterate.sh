@@ -194,32 +194,31 @@ t_failed() {
 	is "a report naming a commit that does not exist: failed round, no review" \
 		"0 developer:M1:1 developer:M1:2" "$(rc) $(calls | cut -d' ' -f1-2)"
 
-	# 1.5 s: long enough for the fake agents' other rounds on a loaded machine, far below the sleep
-	new_case --draft M2 --timeout 1500
-	plan developer "sleep 30"
-	start=$(now_ms)
+	# An agent timeout applies to every agent of the check: 10 s is far past what the fake agents' other
+	# rounds need on a loaded machine (a hang guard for them), and the sleeper only ends when killed.
+	new_case --draft M2 --timeout 10000
+	plan developer "$SLEEPER"
 	ck
-	took=$(($(now_ms) - start))
 	is "a Developer past agent_timeout_ms: the round fails and the milestone still completes (exit 0)" "0 completed" "$(rc) $(ms M1 .status)"
-	check "the timeout does not wait for the agent (check took ${took} ms)" test "$took" -lt 10000
+	check "the timeout does not wait for the agent: it never ran to its end" test ! -e "$F/slept"
 	is "the timed-out round counts as a rejection" "1 failed" "$(jq -r '[.consecutive_rejections, .feedback.kind] | join(" ")' "$F/snap/002-developer/M1.json")"
 	none_left "the timed-out agent and its sleeping child are gone"
 	valid "after a timeout, the files conform"
 
+	# Only sleepers run here, so the timeout may be short whatever the machine's speed.
 	new_case --draft M2 --timeout 200
-	plan developer "sleep 30" "sleep 30" "sleep 30"
-	start=$(now_ms)
+	plan developer "$SLEEPER" "$SLEEPER" "$SLEEPER"
 	ck
-	took=$(($(now_ms) - start))
 	is "3 timeouts in a row pause: exit 4, no deadlock" "4 paused" "$(rc) $(ms M1 .status)"
-	check "3 timeouts take about 3 timeouts (${took} ms)" test "$took" -lt 10000
+	check "each timeout ends its agent, none waited for" test ! -e "$F/slept"
 	none_left "no timed-out agent is left"
 
-	new_case --draft M2 --timeout 1500
-	plan acceptor "sleep 30"
+	new_case --draft M2 --timeout 10000
+	plan acceptor "$SLEEPER"
 	ck
 	is "an Acceptor past the timeout fails the round too" "0 1 completed" \
 		"$(rc) $(jq -r .consecutive_rejections "$F/snap/003-developer/M1.json") $(ms M1 .status)"
+	none_left "the timed-out Acceptor is gone"
 }
 
 # --- the final acceptance gate ---------------------------------------------------------------------------
@@ -394,11 +393,12 @@ t_secrets() {
 t_recovery() {
 	# (a) the check is killed while the Acceptor works; its agent is left running
 	new_case --draft M2
-	plan acceptor "sleep 30"
+	plan acceptor "$SLEEPER"
 	bg_it check --project "$P"
-	waitfor 10 called 2
+	waitfor called 2
 	kill -KILL "$BG"
 	wait "$BG" 2>/dev/null
+	BG=
 	is "killed during the Acceptor's round: in_progress, phase acceptor" "awake M1 acceptor in_progress" \
 		"$(st .status) $(st .current_milestone) $(st .phase) $(ms M1 .status)"
 	valid "after kill -9, the files conform"
@@ -406,7 +406,7 @@ t_recovery() {
 	check "the killed check's Acceptor is still running (its own process group)" kill -0 "$orphan"
 	ck
 	is "the next check resumes and completes the milestone" "0 completed sleeping" "$(rc) $(ms M1 .status) $(st .status)"
-	check "the orphaned Acceptor was ended" eval "! alive $orphan"
+	check "the orphaned Acceptor was ended" eval "waitfor eval '! alive $orphan' && test ! -e '$F/slept'"
 	no_overlap "no agent ran while the orphan still did"
 	is "the tree is clean: the report left waiting is judged first after the restart" acceptor:M1:1 "$(calls | cut -d' ' -f3)"
 	has "the first agent after the restart is told" "$F/prompts/003-acceptor.txt" "interrupted by a restart"
@@ -416,11 +416,12 @@ t_recovery() {
 
 	# (a') the same with .anima untracked (not committed, not ignored): its files are no dirty tree either
 	new_case --draft M2 --untracked-anima
-	plan acceptor "sleep 30"
+	plan acceptor "$SLEEPER"
 	bg_it check --project "$P"
-	waitfor 10 called 2
+	waitfor called 2
 	kill -KILL "$BG"
 	wait "$BG" 2>/dev/null
+	BG=
 	ck
 	is "untracked .anima: after the restart the Acceptor judges the waiting report first" "0 acceptor:M1:1" \
 		"$(rc) $(calls | cut -d' ' -f3)"
@@ -430,11 +431,12 @@ t_recovery() {
 
 	# (a'') killed while git held its locks: the stale lock files are removed at the restart (otherwise every check fails)
 	new_case --draft M2
-	plan acceptor "sleep 30"
+	plan acceptor "$SLEEPER"
 	bg_it check --project "$P"
-	waitfor 10 called 2
+	waitfor called 2
 	kill -KILL "$BG"
 	wait "$BG" 2>/dev/null
+	BG=
 	: > "$P/.git/HEAD.lock"
 	: > "$P/.git/index.lock"
 	: > "$P/.git/refs/heads/milestone/M1.lock"
@@ -465,12 +467,13 @@ t_recovery() {
 
 	# (c) a dirty tree at the restart: the Developer is asked to clean up first, before any review
 	new_case --draft M2
-	plan acceptor "sleep 30"
+	plan acceptor "$SLEEPER"
 	plan developer "dirty feature alpha"
 	bg_it check --project "$P"
-	waitfor 10 called 2
+	waitfor called 2
 	kill -KILL "$BG"
 	wait "$BG" 2>/dev/null
+	BG=
 	is "killed with a dirty tree and a report waiting for review" "acceptor alpha dirty" \
 		"$(st .phase) $(ms M1 '.report.feature // "none"') $(git -C "$P" status --porcelain -- . ':(exclude).anima' | grep -q . && echo dirty)"
 	ck
@@ -527,17 +530,16 @@ testing "not a project: exit 2 naming .anima" "mkdir empty && $RTK iterate check
 # --- a busy project, and signals ----------------------------------------------------------------------------
 t_busy() {
 	new_case --draft M2
-	plan developer "sleep 30"
+	plan developer "$SLEEPER"
 	bg_it check --project "$P"
-	waitfor 10 called 1
+	waitfor called 1
 	ck
 	is "a second check while one holds the project: exit 1" 1 "$(rc)"
 	has "... saying it is busy" "$SCRATCH/err" "busy"
 	is "... and runs no agent" 1 "$(ncalls)"
 	stop TERM "$BG"
 	is "SIGTERM stops a check with 143" 143 "$STOP_RC"
-	check "... promptly (${STOP_MS} ms)" test "$STOP_MS" -lt 5000
-	none_left "SIGTERM ends the agent's process group"
+	none_left "SIGTERM ends the agent's process group, without waiting for it"
 	valid "after SIGTERM, the files conform"
 	is "after SIGTERM the milestone is still in progress (a check resumes it)" in_progress "$(ms M1 .status)"
 	ck
@@ -545,9 +547,9 @@ t_busy() {
 
 	# a scheduler holds the project: a second scheduler refuses it, a check finds it busy
 	new_case --draft M2
-	plan developer "sleep 30"
+	plan developer "$SLEEPER"
 	bg_it run --project "$P"
-	waitfor 10 called 1
+	waitfor called 1
 	it run --project "$P" > /dev/null 2> "$SCRATCH/run.err"
 	is "a second scheduler of the same project: exit 2 before starting" 2 "$?"
 	has "... saying so" "$SCRATCH/run.err" "already schedules this project"
@@ -560,9 +562,9 @@ t_busy() {
 	none_left "the scheduler's agent is gone"
 
 	new_case --draft M2
-	plan developer "sleep 30"
+	plan developer "$SLEEPER"
 	bg_it check --project "$P"
-	waitfor 10 called 1
+	waitfor called 1
 	stop INT "$BG"
 	is "SIGINT stops a check with 130" 130 "$STOP_RC"
 	none_left "SIGINT ends the agent"
@@ -575,27 +577,26 @@ t_busy() {
 t_interval() {
 	new_case --mode interval --interval 60 --draft M1 --draft M2
 	bg_it run --project "$P"
-	waitfor 10 st_is .checks 1
+	waitfor st_is .checks 1
 	is "run: a check at start" "1 $(iso $T0)" "$(st .checks) $(st .last_check_at)"
 	set_clock $((T0 + 3599))
 	settle
 	is "interval 60 min: no check at 59:59" 1 "$(st .checks)"
 	set_clock $((T0 + 3600))
-	waitfor 10 st_is .checks 2
+	waitfor st_is .checks 2
 	is "interval 60 min: a check at 60:00" "2 $(iso $((T0 + 3600)))" "$(st .checks) $(st .last_check_at)"
 	set_clock $((T0 + 7199))
 	settle
 	is "interval: none at 119:59" 2 "$(st .checks)"
 	set_clock $((T0 + 7200))
-	waitfor 10 st_is .checks 3
+	waitfor st_is .checks 3
 	is "interval: the next at 120:00" 3 "$(st .checks)"
 	valid "scheduled checks: the files conform"
 	it wake --project "$P" > /dev/null 2>&1
-	waitfor 10 st_is .checks 4
+	waitfor st_is .checks 4
 	is "wake: a check now, whatever the schedule" 4 "$(st .checks)"
 	stop TERM "$BG"
-	is "SIGTERM: the scheduler exits 0" 0 "$STOP_RC"
-	check "... promptly (${STOP_MS} ms)" test "$STOP_MS" -lt 5000
+	is "SIGTERM: the scheduler exits 0 (it has no timer to wait for: it ends on the signal)" 0 "$STOP_RC"
 	is "... leaving the project sleeping" sleeping "$(st .status)"
 	valid "after the scheduler's shutdown, the files conform"
 }
@@ -604,19 +605,19 @@ t_interval() {
 t_times() {
 	new_case --mode times --times "09:00 21:00" --draft M1 --draft M2
 	bg_it run --project "$P"
-	waitfor 10 st_is .checks 1
+	waitfor st_is .checks 1
 	is "times mode: a check at start" 1 "$(st .checks)"
 	set_clock 1700038799
 	settle
 	is "times: none at 08:59:59" 1 "$(st .checks)"
 	set_clock 1700038800
-	waitfor 10 st_is .checks 2
+	waitfor st_is .checks 2
 	is "times: a check at 09:00" "2 2023-11-15T09:00:00Z" "$(st .checks) $(st .last_check_at)"
 	set_clock 1700081999
 	settle
 	is "times: none at 20:59:59" 2 "$(st .checks)"
 	set_clock 1700082000
-	waitfor 10 st_is .checks 3
+	waitfor st_is .checks 3
 	is "times: a check at 21:00" 3 "$(st .checks)"
 	stop INT "$BG"
 	is "SIGINT: the scheduler exits 0" 0 "$STOP_RC"
@@ -629,47 +630,45 @@ t_manual() {
 	is "wake without a scheduler: exit 0" 0 "$?"
 	has "... saying none runs" "$SCRATCH/wake.err" "no rtk iterate run schedules this project"
 	bg_it run --project "$P"
-	waitfor 10 st_is .checks 1
+	waitfor st_is .checks 1
 	set_clock $((T0 + 86400 * 3))
 	settle
 	is "manual mode: no check when time passes" 1 "$(st .checks)"
-	start=$(now_ms)
+	# Manual mode has no timer and the scheduler does not poll: only the wake file can bring this check.
 	it wake --project "$P" > /dev/null 2>&1
-	waitfor 10 st_is .checks 2
+	waitfor st_is .checks 2
 	is "manual mode: wake checks" 2 "$(st .checks)"
-	check "wake: the check came within 2 s ($(($(now_ms) - start)) ms)" test $(($(now_ms) - start)) -lt 2000
 	stop TERM "$BG"
 }
 
 # two projects at once: A busy with a slow Developer; B still checks, on its own schedule and when woken
 t_two() {
-	new_case --mode interval --interval 60 --timeout 60000 --draft M2
+	new_case --mode interval --interval 60 --draft M2
 	PA=$P FA=$F
-	plan developer "sleep 30"
+	plan developer "$SLEEPER"
 	another_project b --mode interval --interval 30 --draft M1 --draft M2
 	PB=$SCRATCH/b FB=$SCRATCH/b.fake
 	bg_it run --project "$PA" --project "$PB"
-	waitfor 10 called 1 "$FA"
-	waitfor 10 st_is .checks 1 "$PB"
+	waitfor called 1 "$FA"
+	waitfor st_is .checks 1 "$PB"
 	is "two projects: A's Developer is busy, B checked at start" "1 1" "$(ncalls "$FA") $(st .checks "$PB")"
 	set_clock $((T0 + 1800))
-	waitfor 10 st_is .checks 2 "$PB"
+	waitfor st_is .checks 2 "$PB"
 	is "B's 30-minute interval comes while A is busy" "2 awake" "$(st .checks "$PB") $(st .status "$PA")"
 	is "A is still in its first round, with one check" "1 1" "$(ncalls "$FA") $(st .checks "$PA")"
 	jq '.status = "ready"' "$PB/.anima/milestones/M1.json" > "$SCRATCH/m.json" && mv "$SCRATCH/m.json" "$PB/.anima/milestones/M1.json"
 	it wake --project "$PB" > /dev/null 2>&1
-	waitfor 10 ms_is M1 .status completed "$PB"
+	waitfor ms_is M1 .status completed "$PB"
 	is "B, woken, runs its milestone to the end while A is still busy" "completed 1" "$(ms M1 .status "$PB") $(ncalls "$FA")"
 	set_clock $((T0 + 3600))
-	waitfor 10 st_is .checks 4 "$PB"
+	waitfor st_is .checks 4 "$PB"
 	settle
 	is "at 60 min B checks again; A, busy, starts no second check" "4 1 1" "$(st .checks "$PB") $(st .checks "$PA") $(ncalls "$FA")"
 	valid "two projects: A's files conform" "$PA"
 	valid "two projects: B's files conform" "$PB"
 	stop TERM "$BG"
 	is "SIGTERM ends the scheduler of both: exit 0" 0 "$STOP_RC"
-	check "... promptly, A's agent included (${STOP_MS} ms)" test "$STOP_MS" -lt 5000
-	none_left "A's slow agent is gone" "$FA"
+	none_left "A's slow agent is gone, not waited for" "$FA"
 	is "A is left in progress for the next start" "in_progress" "$(ms M1 .status "$PA")"
 	valid "A's files conform after the shutdown" "$PA"
 	P=$PA F=$FA
@@ -687,13 +686,13 @@ t_sched_ratelimit() {
 	new_case --draft M2
 	plan developer "ratelimit Error: rate limit exceeded, try again in 5 minutes"
 	bg_it run --project "$P"
-	waitfor 10 st_is .status rate_limited
+	waitfor st_is .status rate_limited
 	is "scheduler: rate limited until +5 min" "$(iso $((T0 + 300)))" "$(st .rate_limit_reset_at)"
 	set_clock $((T0 + 299))
 	settle
 	is "scheduler: nothing runs before the reset" "1 rate_limited" "$(ncalls) $(st .status)"
 	set_clock $((T0 + 300))
-	waitfor 10 ms_is M1 .status completed
+	waitfor ms_is M1 .status completed
 	is "scheduler: at the reset the milestone resumes and completes" "completed sleeping" "$(ms M1 .status) $(st .status)"
 	stop TERM "$BG"
 	is "then a clean exit" 0 "$STOP_RC"
@@ -713,8 +712,8 @@ t_progress() {
 	plan developer fail
 	RTK_PROGRESS_DELAY_MS=0 ck --progress
 	is "--progress: each agent's wait on a meter, ', done.' only for those that exited 0 (the first Developer: exit 3)" \
-		"M1 round 1: waiting for the developer: 0s|M1 round 2: waiting for the developer: 0s|M1 round 2: waiting for the developer: 0s, done.|M1 round 2: waiting for the acceptor: 0s|M1 round 2: waiting for the acceptor: 0s, done.|" \
-		"$(tr '\r' '\n' <"$SCRATCH/err" | grep -v '^$' | sed 's/  *$//' | uniq | grep -e '^M1 round [12]:' | tr '\n' '|')"
+		"M1 round 1: waiting for the developer: Ns|M1 round 2: waiting for the developer: Ns|M1 round 2: waiting for the developer: Ns, done.|M1 round 2: waiting for the acceptor: Ns|M1 round 2: waiting for the acceptor: Ns, done.|" \
+		"$(tr '\r' '\n' <"$SCRATCH/err" | grep -v '^$' | sed -e 's/  *$//' -e 's/: [0-9][0-9]*s/: Ns/' | uniq | grep -e '^M1 round [12]:' | tr '\n' '|')"
 	new_case --draft M2
 	RTK_PROGRESS_DELAY_MS=0 ck
 	is "without --progress, on a pipe: the agents ran, no meter" "0 0" "$(rc) $(grep -c 'waiting for' "$SCRATCH/err")"

@@ -1,6 +1,7 @@
 # tests/cli/iterate_lib.sh — what tests/cli/iterate.sh and iterate_kill9.sh share: throwaway projects
 # (tests/fixtures/iterate/make_project.sh) driven by scripted fake agents (fake_agent.sh), the test clock,
-# schema checks of every .anima file, waits that poll a condition, and the agents' processes.
+# schema checks of every .anima file, waits that poll a condition (lib.sh's eventually: no wait here
+# has a deadline of its own, only the hang guard), and the agents' processes.
 # Sourced after lib.sh.
 
 FIX=$RTK_SRCDIR/tests/fixtures/iterate
@@ -24,7 +25,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # $F, outside it), the test clock $CLOCK at T0 in a folder of its own, and MAIN, main's commit.
 new_case() {
 	scratch
-	P=$SCRATCH/p F=$SCRATCH/p.fake CLOCK=$SCRATCH/clock/now
+	P=$SCRATCH/p F=$SCRATCH/p.fake CLOCK=$SCRATCH/clock/now BG=
 	mkdir -p "$SCRATCH/clock"
 	set_clock "$T0"
 	bash "$FIX/make_project.sh" "$P" "$@" >/dev/null || { fail "make_project.sh $*"; return 1; }
@@ -52,10 +53,10 @@ plan() {
 	printf '%s\n' "$@" > "${FAKE:-$F}/$role.plan"
 }
 
-it() { RTK_TEST_CLOCK=$CLOCK timeout -k 5 60 "$RTK" iterate "$@"; }
+it() { RTK_TEST_CLOCK=$CLOCK timeout -k 5 "$HANG_GUARD" "$RTK" iterate "$@"; }
 # ck [OPTIONS]: one `rtk iterate check` of $P; stdout, stderr and the exit code in $SCRATCH/{out,err,rc}.
 ck() {
-	RTK_TEST_CLOCK=$CLOCK timeout -k 5 60 "$RTK" iterate check --project "$P" "$@" > "$SCRATCH/out" 2> "$SCRATCH/err"
+	RTK_TEST_CLOCK=$CLOCK timeout -k 5 "$HANG_GUARD" "$RTK" iterate check --project "$P" "$@" > "$SCRATCH/out" 2> "$SCRATCH/err"
 	echo $? > "$SCRATCH/rc"
 }
 rc() { cat "$SCRATCH/rc"; }
@@ -80,17 +81,17 @@ hasnt() {
 	if ! grep -qF -- "$3" "$2" 2>/dev/null; then pass "$1"; else fail "$1" "$2 holds: $3"; fi
 }
 
-# waitfor SECONDS CMD...: CMD polled every 20 ms until it succeeds (0) or SECONDS pass (1).
+# waitfor CMD...: CMD polled until it succeeds (0), or the hang guard passes (1). While a background rtk
+# (bg_it, $BG) is meant to run, its end is an event too: nothing more will happen, so a scheduler that
+# could not start fails its test at once instead of at the hang guard.
+bg_ended() { [ -n "${BG:-}" ] && ! alive "$BG"; }
+cond_or_bg_ended() { "$@" 2>/dev/null || bg_ended; }
 waitfor() {
-	local t=$1 i
-	shift
-	for ((i = 0; i < t * 50; i++)); do
-		"$@" 2>/dev/null && return 0
-		sleep 0.02
-	done
+	eventually cond_or_bg_ended "$@"
 	"$@" 2>/dev/null
 }
 # settle: a short pause before asserting that something did NOT happen (a scheduler had a chance to act).
+# It can let a slow machine miss a wrong check, never fail a right one.
 settle() { sleep 0.4; }
 
 # --- schemas ---------------------------------------------------------------------------------------------
@@ -150,10 +151,20 @@ agents_of() {
 	return 0
 }
 no_agents() { [ -z "$(agents_of "$1")" ]; }
-# none_left NAME [FAKE]: no fake agent of the project is still running (within 5 s).
+# SLEEPER: the plan line of an agent that runs until it is killed. Were it not killed, it would write
+# FAKE/slept after its 120 s and only then end, so a test learns from that file, not from the clock,
+# whether rtk waited for it or left it running.
+SLEEPER="sleep 120 touch slept"
+# none_left NAME [FAKE]: no fake agent of the project is left, and none ran to its end: each was killed.
 none_left() {
 	local fake=${2:-$F}
-	if waitfor 5 no_agents "$fake"; then pass "$1"; else fail "$1" "still running: $(agents_of "$fake" | xargs -r ps -o pid=,pgid=,args= -p)"; fi
+	if ! eventually no_agents "$fake"; then
+		fail "$1" "still running: $(agents_of "$fake" | xargs -r ps -o pid=,pgid=,args= -p)"
+	elif [ -e "$fake/slept" ]; then
+		fail "$1" "a sleeping agent was not killed: it ran to its end"
+	else
+		pass "$1"
+	fi
 }
 # no_overlap NAME [FAKE]: no two agents of the project ever ran at once (the fake agents' lock says).
 no_overlap() {
@@ -175,13 +186,11 @@ bg_it() {
 }
 # alive PID: the process runs (a zombie does not).
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
-# stop SIG PID: sends SIG to a child of this shell and waits (at most 10 s) for its end; STOP_RC: its exit
-# code ("timeout" when it had to be killed), STOP_MS: how long it took.
+# stop SIG PID: sends SIG to a child of this shell and waits for its end; STOP_RC: its exit code
+# ("timeout" when it had not ended by the hang guard and had to be killed).
 stop() {
-	local start
-	start=$(now_ms)
 	kill -"$1" "$2" 2>/dev/null
-	if ! waitfor 10 eval "! alive $2"; then
+	if ! eventually eval "! alive $2"; then
 		kill -KILL "$2" 2>/dev/null
 		wait "$2" 2>/dev/null
 		STOP_RC=timeout
@@ -189,7 +198,7 @@ stop() {
 		wait "$2" 2>/dev/null
 		STOP_RC=$?
 	fi
-	STOP_MS=$(($(now_ms) - start))
+	[ "$2" != "${BG:-}" ] || BG=
 }
 # sched_up [PROJECT]: an rtk iterate run holds the project (it has set up, signal handlers included).
 sched_up() { [ "$(RTK_TEST_CLOCK=$CLOCK "$RTK" iterate status --project "${1:-$P}" --json | jq -r '.projects[0].scheduler')" = running ]; }

@@ -39,13 +39,12 @@ printf 'REJECTED: the tests do not cover the error path\n' > "$P/.anima/logs/M1/
 # --- helpers --------------------------------------------------------------------------------------------
 # screen: what the pane shows, wrapped lines joined (so a line wider than the pane shows as one).
 screen() { T capture-pane -p -J -t w; }
-# wait_screen REGEX: until the pane shows a line matching it; 10 s at most, in 0.1 s steps.
+# shows REGEX: the pane shows a line matching it.
+shows() { screen | grep -Eq -- "$1"; }
+# wait_screen REGEX: until the pane shows a line matching it (lib.sh's eventually: only the hang guard
+# gives up, so a slow machine is waited for).
 wait_screen() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
+	eventually shows "$1" && return 0
 	echo "    the pane never showed /$1/; it shows:" && screen | sed 's/^/    | /'
 	return 1
 }
@@ -100,7 +99,7 @@ check "after a resize, the header fits in shorter words" wait_screen '^== proj M
 # C-c: the watch ends, 128 + SIGINT, the cursor shown again and below the frame.
 lines=$(screen | awk 'NF { n = NR } END { print n }')
 T send-keys -t w C-c
-for ((i = 0; i < 100; i++)); do [ -s "$OUT/rc" ] && break; sleep 0.1; done
+eventually test -s "$OUT/rc"
 check "C-c ends the watch with 130" test "$(cat "$OUT/rc" 2>/dev/null)" = 130
 check "the cursor is shown again" test "$(cursor '#{cursor_flag}')" = 1
 check "the cursor is below the last frame, at the start of a line (the echoed ^C cleared)" test "$(cursor '#{cursor_x},#{cursor_y}')" = "0,$lines"

@@ -81,3 +81,32 @@ rows() {
 	local i
 	for ((i = 0; i < $3; i++)); do printf '{"confidence":%s,"correct":%s}\n' "$1" "$2"; done
 }
+
+# --- waiting on events, never on the clock ---------------------------------------------------------
+# No test may fail because the machine is slow: a test waits for the event it needs (a file written, a
+# process gone, a screen drawn), and HANG_GUARD seconds (RTK_TEST_HANG_GUARD, default 600) only stop a
+# wait that would otherwise never end, when the code under test is broken.
+HANG_GUARD=${RTK_TEST_HANG_GUARD:-600}
+
+# eventually CMD...: CMD polled every 50 ms until it succeeds (0), or HANG_GUARD passes (1).
+eventually() {
+	local end=$((SECONDS + HANG_GUARD))
+	until "$@" 2>/dev/null; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# gone PID: the process has ended (a zombie nobody reaps counts as ended: this machine's init may not
+# reap orphans).
+gone() { [ ! -e "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+
+# server_port DIR PID: the port a test server (tests/servers/llm_server.py --port-file DIR/port) listens
+# on, once it has written it; empty when the server died first.
+server_port() {
+	eventually eval "[ -s '$1/port' ] || ! kill -0 $2"
+	cat "$1/port" 2>/dev/null
+}
+# For the commands `testing` and `check` run in a shell of their own.
+export HANG_GUARD
+export -f eventually gone

@@ -22,8 +22,7 @@ SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rtk-llm.XXXXXX")
 python3 "$RTK_SRCDIR/tests/servers/llm_server.py" --port-file "$SERVER_DIR/port" --log "$SERVER_DIR/requests.jsonl" &
 SERVER_PID=$!
 trap 'kill $SERVER_PID 2>/dev/null; wait $SERVER_PID 2>/dev/null; rm -rf "$SCRATCH_ROOT" "$SERVER_DIR"' EXIT
-for _ in $(seq 100); do [ -s "$SERVER_DIR/port" ] && break; sleep 0.05; done
-PORT=$(cat "$SERVER_DIR/port")
+PORT=$(server_port "$SERVER_DIR" $SERVER_PID)
 
 # home ID: a fresh $HOME as cron or systemd would give it: the config file the man page names (URL and
 # key, since neither passes an environment), ~/agent/spool holding one trace, and `rtk` on a bin/ for PATH.

@@ -69,8 +69,13 @@ testing "--threshold outside [0, 1]" "$RTK risk-floor --threshold 1.5 a 2>&1; ec
 	"rtk risk-floor: --threshold must be in [0, 1]\n2\n"
 testing "--rules file missing" "$RTK risk-floor --rules nope.yaml a >/dev/null 2>&1; echo \$?" "1\n"
 testing "--rules with an unknown surface" "$RTK risk-floor --rules input a 2>&1; echo \$?" \
-	"rtk risk-floor: input: unknown surface 'payments' (one of auth, data, infra, ui, build, test, docs)\n2\n" \
+	"rtk risk-floor: input:2:3: unknown key \`payments\` in \`surfaces\`: the known keys are \`auth\`, \`data\`, \`infra\`, \`build\`, \`ui\`, \`test\`, \`docs\`\n2\n" \
 	"surfaces:\n  payments: {weight: 1, patterns: [pay]}\n"
+testing "--rules with a misspelt key names its line and the key meant" "$RTK risk-floor --rules input a 2>&1; echo \$?" \
+	"rtk risk-floor: input:4:5: unknown key \`wieght\` in \`surfaces.auth\`: did you mean \`weight\`?\n2\n" \
+	"threshold: 0.5\nsurfaces:\n  auth:\n    wieght: 0.1\n"
+testing "--rules: a quoted number is the number" "$RTK risk-floor --json --rules input src/auth/login.ts | jq -c '[.risk.score, .risk.needs_review]'" \
+	"[0.3,false]\n" "threshold: '0.5'\nsurfaces:\n  auth: {weight: \"0.3\"}\n"
 testing "--rules with a bad regex" "$RTK risk-floor --rules input a 2>&1 | sed 's/ at offset.*//'; echo \${PIPESTATUS[0]}" \
 	"rtk risk-floor: input: surface auth: bad regular expression '(?:[)': missing terminating ] for character class\n2\n" \
 	"surfaces:\n  auth: {patterns: ['[']}\n"

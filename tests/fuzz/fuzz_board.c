@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int main_fd = -1, timeline_fd = -1;
 	static char sha[65];
 	char path[64], tpath[64];
-	if (!rules && rtk_data_rules_load("data/rules/board-history.yaml", NULL, &rules, sha))
+	if (!rules && rtk_data_rules_load("data/rules/board-history.yaml", NULL, NULL, &rules, sha))
 		RTK_BUG("cannot load the board-history rules (RTK_DATADIR?): %s", rtk_error_message());
 	if (!size)
 		return 0;

@@ -54,7 +54,7 @@ static void fuzz_init(struct fuzz_rules *shipped, struct fuzz_rules *any)
 	cJSON *rules;
 	char sha[65];
 
-	if (rtk_data_rules_load(RATELIMIT_RULES, NULL, &rules, sha))
+	if (rtk_data_rules_load(RATELIMIT_RULES, NULL, NULL, &rules, sha))
 		fuzz_setup_failed();
 	fuzz_compile(rules, RATELIMIT_RULES, shipped);
 	if (rtk_yaml_load(fuzz_any_value_rules, strlen(fuzz_any_value_rules), "fuzz", &rules))

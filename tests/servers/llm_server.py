@@ -6,7 +6,12 @@
 # "delay=SECONDS" a wait before answering. Every request is recorded as one JSON line in --log
 # (path, Authorization header, parsed body) so tests can check what rtk actually sent.
 #
-#   llm_server.py --port-file FILE --log FILE [--delay SECONDS]
+# "barrier=N" holds a request until N requests of its group (the 1st to Nth, the N+1th to 2Nth, ...)
+# have arrived, so a test sees that N ran at once by an event, not by the clock; its lesson then ends in
+# "inflightK", K being how many were in flight when it arrived. A group never filled is answered 504
+# after --hang-guard seconds (default 600), so a broken client fails instead of hanging.
+#
+#   llm_server.py --port-file FILE --log FILE [--delay SECONDS] [--hang-guard SECONDS]
 # It binds a free port, writes it to --port-file once listening, and serves until killed.
 import argparse
 import os
@@ -22,6 +27,8 @@ ARGS = None
 LOG_LOCK = threading.Lock()
 COUNTS = {}
 COUNTS_LOCK = threading.Lock()
+BARRIER = threading.Condition()
+BARRIER_STATE = {"arrived": 0, "inflight": 0}
 
 
 def verdict(kind, lesson):
@@ -83,6 +90,21 @@ class Handler(BaseHTTPRequestHandler):
         key = hashlib.sha1(raw).hexdigest()
         with COUNTS_LOCK:
             COUNTS[key] = seen = COUNTS.get(key, 0) + 1
+        barrier = re.search(r"barrier=([0-9]+)", text)
+        if barrier:
+            size = int(barrier.group(1))
+            with BARRIER:
+                BARRIER_STATE["arrived"] += 1
+                BARRIER_STATE["inflight"] += 1
+                arrival, inflight = BARRIER_STATE["arrived"], BARRIER_STATE["inflight"]
+                full = -(-arrival // size) * size
+                BARRIER.notify_all()
+                met = BARRIER.wait_for(lambda: BARRIER_STATE["arrived"] >= full, timeout=ARGS.hang_guard)
+                # out of flight before the answer is written: the client may send the next at once
+                BARRIER_STATE["inflight"] -= 1
+            if not met:
+                return self.send(504, {"error": {"message": "barrier=%d: the group never filled" % size}})
+            lesson += " inflight%d" % inflight
         self.answer(mode, lesson, seen)
 
     def answer(self, mode, lesson, seen):
@@ -117,6 +139,8 @@ class Handler(BaseHTTPRequestHandler):
                                               "status": "INVALID_ARGUMENT"}}])
         if mode == "error_in_200":
             return self.send(200, {"error": {"message": "model overloaded", "type": "server_error"}})
+        if mode == "retry_after_hour" and seen == 1:
+            return self.send(429, {"error": {"message": "come back later"}}, headers=[("Retry-After", "3600")])
         if mode == "retry_after" and seen == 1:
             return self.send(429, {"error": {"message": "slow down"}}, headers=[("Retry-After", "1")])
         if mode == "retry_date" and seen == 1:
@@ -125,7 +149,7 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "gemini_delay" and seen == 1:
             return self.send(429, [{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [
                 {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"}]}}])
-        if mode in ("retry_after", "retry_date", "gemini_delay"):
+        if mode in ("retry_after", "retry_after_hour", "retry_date", "gemini_delay"):
             return ok("PREFERENCE")
         if mode == "always429":
             return self.send(429, {"error": {"message": "quota exceeded"}})
@@ -153,6 +177,7 @@ def main():
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--log", required=True)
     parser.add_argument("--delay", type=float, default=0)
+    parser.add_argument("--hang-guard", type=float, default=600)
     ARGS = parser.parse_args()
     server = Server(("127.0.0.1", 0), Handler)
     with open(ARGS.port_file + ".tmp", "w") as f:

@@ -17,7 +17,9 @@
 static pid_t server_pid;
 static char dir[64], base_url[128], log_path[128];
 
-/* Starts the server in a fresh folder and waits for it to write its port. */
+/* Starts the server in a fresh folder and waits for it to write its port (renamed into place whole), or to
+ * die first: an event either way, however slowly python starts; the hang guard only stops a server that
+ * neither listens nor ends. */
 static int start_server(void **state)
 {
 	char port_file[128], script[512], port[16] = "";
@@ -34,7 +36,7 @@ static int start_server(void **state)
 		execlp("python3", "python3", script, "--port-file", port_file, "--log", log_path, (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < UNIT_HANG_GUARD_S * 100; i++) {
 		FILE *f = fopen(port_file, "r");
 		if (f) {
 			if (!fgets(port, sizeof(port), f))
@@ -42,7 +44,11 @@ static int start_server(void **state)
 			fclose(f);
 			break;
 		}
-		usleep(25000);
+		if (waitpid(server_pid, NULL, WNOHANG) == server_pid) {
+			fprintf(stderr, "test_http: the server (%s) ended before it listened\n", script);
+			return -1;
+		}
+		usleep(10000);
 	}
 	if (!port[0])
 		return -1;
@@ -101,7 +107,7 @@ static void clean_answer_and_what_was_sent(void **state)
 {
 	(void)state;
 	struct outcome o;
-	struct http_options opt = options(10, 3);
+	struct http_options opt = options(UNIT_HANG_GUARD_S, 3);
 	char line[4096] = "";
 	post_one(&o, "{\"note\": \"mode=preference lesson=hello\"}", &opt);
 	assert_int_equal(o.resp[0].status, 200);
@@ -142,6 +148,8 @@ static void refused_connection_is_an_error(void **state)
 	assert_int_equal(o.resp[0].attempts, 1);
 }
 
+/* The server answers a stall after 20 s: the deadline's error and no status show the answer was not waited
+ * for (no upper bound on the time taken: a slow machine may take longer to give up, never to answer). */
 static void a_stalled_server_hits_the_deadline(void **state)
 {
 	(void)state;
@@ -152,7 +160,8 @@ static void a_stalled_server_hits_the_deadline(void **state)
 	double took = now_s() - start;
 	assert_non_null(strstr(o.resp[0].error, "timed out after 1 s"));
 	assert_int_equal(o.resp[0].status, 0);
-	assert_true(took >= 0.9 && took < 3);
+	assert_int_equal(o.resp[0].attempts, 1);
+	assert_true(took >= 0.9);
 }
 
 static void retry_after_seconds_date_and_gemini_delay_are_honoured(void **state)
@@ -160,7 +169,7 @@ static void retry_after_seconds_date_and_gemini_delay_are_honoured(void **state)
 	(void)state;
 	static const char *const modes[] = { "mode=retry_after", "mode=gemini_delay", "mode=retry_date" };
 	static const double least[] = { 0.95, 0.95, 0.9 };
-	struct http_options opt = options(10, 3);
+	struct http_options opt = options(UNIT_HANG_GUARD_S, 3);
 	for (int i = 0; i < 3; i++) {
 		struct outcome o;
 		double start = now_s();
@@ -179,20 +188,21 @@ static void retries_are_counted_and_capped_by_the_deadline(void **state)
 {
 	(void)state;
 	struct outcome o;
-	struct http_options opt = options(10, 2);
+	struct http_options opt = options(UNIT_HANG_GUARD_S, 2);
 	post_one(&o, "mode=always429", &opt);
 	assert_int_equal(o.resp[0].status, 429);
 	assert_int_equal(o.resp[0].attempts, 3);
 	assert_string_equal(o.resp[0].error, "");
 	free(o.resp[0].body);
-	/* Retry-After: 1 with only 0.8 s left: the wait would pass the deadline, so no second attempt. */
-	opt = options(0.8, 3);
-	post_one(&o, "mode=retry_after lesson=deadline", &opt);
+	/* Retry-After: 3600 with at most 60 s left: the wait would pass the deadline, so no second attempt.
+	 * (The deadline is far above any first answer's time, and the wait far above the deadline.) */
+	opt = options(60, 3);
+	post_one(&o, "mode=retry_after_hour lesson=deadline", &opt);
 	assert_int_equal(o.resp[0].status, 429);
 	assert_int_equal(o.resp[0].attempts, 1);
 	free(o.resp[0].body);
 	/* No retries asked for: none made. */
-	opt = options(10, 0);
+	opt = options(UNIT_HANG_GUARD_S, 0);
 	post_one(&o, "mode=always429 lesson=none", &opt);
 	assert_int_equal(o.resp[0].attempts, 1);
 	free(o.resp[0].body);
@@ -202,12 +212,18 @@ static void a_huge_body_is_cut_off(void **state)
 {
 	(void)state;
 	struct outcome o;
-	struct http_options opt = options(20, 0);
+	struct http_options opt = options(UNIT_HANG_GUARD_S, 0);
 	post_one(&o, "mode=huge", &opt);
 	assert_string_equal(o.resp[0].error, "response body larger than 1048576 bytes");
 	free(o.resp[0].body);
 }
 
+/*
+ * Four at a time, shown by events at the server, not by the clock: each request waits there until the
+ * fourth of its group of four has arrived (so fewer than four at once would never be answered: the
+ * server gives up after the hang guard with a 504), and each answer says how many were in flight when
+ * it arrived (never more than four, since a fifth is only sent once one of the four is answered).
+ */
 static void jobs_run_at_once(void **state)
 {
 	(void)state;
@@ -215,25 +231,24 @@ static void jobs_run_at_once(void **state)
 	struct http_request reqs[8];
 	char bodies[8][64];
 	struct outcome o = { 0 };
-	struct http_options opt = options(10, 0);
+	struct http_options opt = options(2 * UNIT_HANG_GUARD_S, 0);
 	for (int i = 0; i < 8; i++) {
-		snprintf(bodies[i], sizeof(bodies[i]), "mode=none delay=0.4 lesson=job%d", i);
+		snprintf(bodies[i], sizeof(bodies[i]), "mode=none barrier=4 lesson=job%d", i);
 		reqs[i] = (struct http_request){ base_url, headers, bodies[i], strlen(bodies[i]) };
 	}
-	double start = now_s();
 	assert_int_equal(http_run(reqs, 8, &opt, keep, &o), 0);
-	double took = now_s() - start;
 	assert_int_equal(o.count, 8);
 	for (int i = 0; i < 8; i++) {
 		char want[32];
-		snprintf(want, sizeof(want), "Lesson job%d", i);
+		const char *inflight;
+		snprintf(want, sizeof(want), "Lesson job%d ", i);
 		assert_int_equal(o.resp[i].status, 200);
 		assert_non_null(strstr(o.resp[i].body, want));
+		assert_non_null(inflight = strstr(o.resp[i].body, "inflight"));
+		if (atoi(inflight + 8) < 1 || atoi(inflight + 8) > 4)
+			fail_msg("job%d arrived with %d requests in flight, not 1 to 4", i, atoi(inflight + 8));
 		free(o.resp[i].body);
 	}
-	/* Four at a time: two rounds of 0.4 s, far below the 3.2 s one at a time would take. */
-	if (took < 0.75 || took > 2.4)
-		fail_msg("8 requests of 0.4 s with 4 jobs took %.2f s", took);
 }
 
 static void retry_after_and_retry_delay_parsing(void **state)

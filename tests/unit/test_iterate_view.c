@@ -768,15 +768,15 @@ static void watch_prints_each_change(void **state)
 	w.roots[0] = root, w.fd = pfd[1];
 	watch_start(&w);
 
-	assert_true(read_until(pfd[0], &got, "first dev line", 5000));
+	assert_true(read_until(pfd[0], &got, "first dev line", UNIT_HANG_GUARD_MS));
 	/* A log line appended in place: a second block. */
 	append_text(root, DLOG, "second dev line\n");
-	assert_true(read_until(pfd[0], &got, "second dev line", 5000));
+	assert_true(read_until(pfd[0], &got, "second dev line", UNIT_HANG_GUARD_MS));
 	/* The state changes (atomic replacement, as iterate writes it): a third. */
 	put_project(root, "awake", "acceptor", DLOG, ALOG);
-	assert_true(read_until(pfd[0], &got, "waiting for Acceptor", 5000));
+	assert_true(read_until(pfd[0], &got, "waiting for Acceptor", UNIT_HANG_GUARD_MS));
 	append_text(root, ALOG, "REJECTED: no tests\n");
-	assert_true(read_until(pfd[0], &got, "REJECTED: no tests\n", 5000));
+	assert_true(read_until(pfd[0], &got, "REJECTED: no tests\n", UNIT_HANG_GUARD_MS));
 
 	/* Nothing changes for longer than the fallback wake-up: nothing more is printed. */
 	size_t before = got.len;
@@ -823,12 +823,12 @@ static void watch_follows_new_log_folders(void **state)
 	assert_int_equal(pipe(pfd), 0);
 	w.roots[0] = root, w.fd = pfd[1];
 	watch_start(&w);
-	assert_true(read_until(pfd[0], &got, "(no output yet)", 5000));
+	assert_true(read_until(pfd[0], &got, "(no output yet)", UNIT_HANG_GUARD_MS));
 	put_text(root, ".anima/logs/M2/round-1-developer.log", "m2 starts\n");
 	put_project(root, "awake", "developer", ".anima/logs/M2/round-1-developer.log", NULL);
-	assert_true(read_until(pfd[0], &got, "m2 starts", 5000));
+	assert_true(read_until(pfd[0], &got, "m2 starts", UNIT_HANG_GUARD_MS));
 	append_text(root, ".anima/logs/M2/round-1-developer.log", "m2 goes on\n");
-	assert_true(read_until(pfd[0], &got, "m2 goes on", 5000));
+	assert_true(read_until(pfd[0], &got, "m2 goes on", UNIT_HANG_GUARD_MS));
 	assert_int_equal(watch_stop(&w), 0);
 	rtk_strbuf_free(&got);
 	close(pfd[0]);
@@ -861,10 +861,10 @@ static void watch_status_failures(void **state)
 	put_project(root, "sleeping", "none", NULL, NULL);
 	w.roots[0] = root, w.fd = pfd[1];
 	watch_start(&w);
-	assert_true(read_until(pfd[0], &got, "sleeping", 5000));
+	assert_true(read_until(pfd[0], &got, "sleeping", UNIT_HANG_GUARD_MS));
 	put_text(root, ".anima/state.json", "{not json");
-	assert_true(read_until(pfd[0], &got, "== none: error: ", 5000));
-	assert_true(read_until(pfd[0], &got, "/none/.anima/state.j", 5000));
+	assert_true(read_until(pfd[0], &got, "== none: error: ", UNIT_HANG_GUARD_MS));
+	assert_true(read_until(pfd[0], &got, "/none/.anima/state.j", UNIT_HANG_GUARD_MS));
 	assert_int_equal(watch_stop(&w), 0);
 	rtk_strbuf_free(&got);
 	close(pfd[0]);
@@ -961,7 +961,7 @@ static void watch_on_a_terminal(void **state)
 
 	w.roots[0] = root, w.roots[1] = root2, w.fd = slave;
 	watch_start(&w);
-	assert_true(read_frame(master, &got, "== tty2 M1: sleeping;", 5000));
+	assert_true(read_frame(master, &got, "== tty2 M1: sleeping;", UNIT_HANG_GUARD_MS));
 	assert_true(!strncmp(got.s, "\033[?25l\033[2J\033[H", 13));
 	screen = last_screen(got.s);
 	check_frame(screen, 80, 24);
@@ -971,7 +971,7 @@ static void watch_on_a_terminal(void **state)
 
 	/* A change is drawn over the last frame, from the top. */
 	append_text(root, DLOG, "still here\n");
-	assert_true(read_frame(master, &got, "still here", 5000));
+	assert_true(read_frame(master, &got, "still here", UNIT_HANG_GUARD_MS));
 	screen = last_screen(got.s);
 	assert_true(!strncmp(screen, "== tty M1:", 10));
 	check_frame(screen, 80, 24);
@@ -981,13 +981,13 @@ static void watch_on_a_terminal(void **state)
 	 * so this also shows the size is read again at the fallback wake-up). */
 	ws.ws_col = 40, ws.ws_row = 10;
 	assert_int_equal(ioctl(slave, TIOCSWINSZ, &ws), 0);
-	assert_true(read_frame(master, &got, "== tty M1: waiting for Developer; r3", 5000));
+	assert_true(read_frame(master, &got, "== tty M1: waiting for Developer; r3", UNIT_HANG_GUARD_MS));
 	screen = last_screen(got.s);
 	check_frame(screen, 40, 10);
 	free(screen);
 
 	assert_int_equal(watch_stop(&w), 0);
-	assert_true(read_until(master, &got, "\033[?25h", 2000));
+	assert_true(read_until(master, &got, "\033[?25h", UNIT_HANG_GUARD_MS));
 	assert_true(got.len >= 6 && !memcmp(got.s + got.len - 6, "\033[?25h", 6));
 	rtk_strbuf_free(&got);
 	close(slave);

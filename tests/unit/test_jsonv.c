@@ -56,35 +56,38 @@ static void duplicate_keys_last_wins_and_lines_count(void **state)
 	rtk_jsonv_doc_free(d);
 }
 
-/* Issue 15: a repeated key was looked for by scanning every earlier member (quadratic in big objects). */
-static void big_objects_are_linear(void **state)
+/* Two objects of members members, in opposite orders, the first with k17 repeated at the end. */
+static void big_objects(size_t members)
 {
-	(void)state;
 	struct rtk_jsonv_doc *d, *e;
-	size_t cap = 150000 * 24, n = 0, m = 0;
+	size_t cap = members * 24 + 32, n = 0, m = 0;
 	char *a = malloc(cap), *b = malloc(cap);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_true(a && b);
 	n += (size_t)snprintf(a, cap, "{");
 	m += (size_t)snprintf(b, cap, "{");
-	for (int i = 0; i < 150000; i++) {
-		n += (size_t)snprintf(a + n, cap - n, "%s\"k%d\":%d", i ? "," : "", i, i);
-		m += (size_t)snprintf(b + m, cap - m, "%s\"k%d\":%d", i ? "," : "", 149999 - i, 149999 - i);
+	for (size_t i = 0; i < members; i++) {
+		n += (size_t)snprintf(a + n, cap - n, "%s\"k%zu\":%zu", i ? "," : "", i, i);
+		m += (size_t)snprintf(b + m, cap - m, "%s\"k%zu\":%zu", i ? "," : "", members - 1 - i, members - 1 - i);
 	}
 	snprintf(a + n, cap - n, ",\"k17\":\"again\"}");
 	snprintf(b + m, cap - m, "}");
 	const struct rtk_jsonv *x = parse(&d, a), *y = parse(&e, b);
-	assert_int_equal(x->len, 150000);
+	assert_int_equal(x->len, members);
 	assert_string_equal(x->u.members[17].value.u.str, "again"); /* last wins, first place kept */
 	assert_false(rtk_jsonv_equal(x, y));
 	((struct rtk_jsonv *)&x->u.members[17].value)->kind = RTK_JSONSCAN_NUMBER;
 	((struct rtk_jsonv *)&x->u.members[17].value)->u.num = 17;
 	assert_true(rtk_jsonv_equal(x, y)); /* member order aside */
 	assert_true(rtk_jsonv_hash(x) == rtk_jsonv_hash(y));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_true(t1.tv_sec - t0.tv_sec < 10);
 	rtk_jsonv_doc_free(d), rtk_jsonv_doc_free(e);
 	free(a), free(b);
+}
+
+/* Issue 15: a repeated key was looked for by scanning every earlier member (quadratic in big objects). */
+static void big_objects_are_linear(void **state)
+{
+	(void)state;
+	unit_assert_scales_linearly(big_objects, 15000, "objects' members");
 }
 
 static void hashes_follow_equality(void **state)

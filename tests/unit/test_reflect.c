@@ -27,10 +27,12 @@ static int start_server(void **state)
 
 	if (unit_mkdtemp(server_dir, "reflect-server"))
 		return -1;
+	/* Until the port is written (renamed into place whole) or the server dies: events, however slowly
+	 * python starts; the hang guard only stops a server that does neither. */
 	snprintf(cmd, sizeof(cmd),
 		 "python3 '%s/tests/servers/llm_server.py' --port-file '%s/port' --log '%s/requests.jsonl' >/dev/null 2>&1 & "
-		 "echo $!; for i in $(seq 400); do [ -s '%s/port' ] && break; sleep 0.025; done",
-		 srcdir, server_dir, server_dir, server_dir);
+		 "pid=$!; echo $pid; i=0; while [ ! -s '%s/port' ] && kill -0 $pid 2>/dev/null && [ $i -lt %d ]; do sleep 0.025; i=$((i + 1)); done",
+		 srcdir, server_dir, server_dir, server_dir, UNIT_HANG_GUARD_S * 40);
 	if (!(p = popen(cmd, "r")) || fscanf(p, "%d", &server_pid) != 1 || pclose(p) != 0)
 		return -1;
 	snprintf(cmd, sizeof(cmd), "%s/port", server_dir);

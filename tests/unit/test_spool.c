@@ -421,7 +421,7 @@ static void entries_that_are_not_regular_files_are_set_aside(void **state)
 	assert_int_equal(mkfifo(path, 0600), 0);
 	snprintf(path, sizeof(path), "%s/d-folder.json", f->dir);
 	assert_int_equal(mkdir(path, 0700), 0);
-	alarm(10); /* a FIFO opened without O_NONBLOCK would block here */
+	alarm(UNIT_HANG_GUARD_S); /* a FIFO opened without O_NONBLOCK would block here: the guard ends the test */
 	assert_int_equal(spool_open(&sp, f->dir, SIZE_MAX), 0);
 	assert_string_equal(next_name(sp, &a), "a.json");
 	assert_string_equal(next_name(sp, &z), "z.json");

@@ -246,11 +246,15 @@ static void format_edges(void **state)
 static void durations_in_both_notations(void **state)
 {
 	static const struct { const char *text; int64_t seconds; } cases[] = {
-		{ "90d", 90 * 86400 }, { "12h", 12 * 3600 }, { "2w", 14 * 86400 }, { "30m", 1800 }, { "45s", 45 },
-		{ "1w2d", 9 * 86400 }, { "1d12h30m15s", 86400 + 12 * 3600 + 30 * 60 + 15 }, { "0d1h", 3600 },
+		{ "90d", 90 * 86400 }, { "12h", 12 * 3600 }, { "2w", 14 * 86400 }, { "30min", 1800 }, { "45s", 45 },
+		{ "1w2d", 9 * 86400 }, { "1d12h30min15s", 86400 + 12 * 3600 + 30 * 60 + 15 }, { "0d1h", 3600 },
 		{ "0090d", 90 * 86400 }, { "P90D", 90 * 86400 }, { "PT12H", 12 * 3600 }, { "P2W", 14 * 86400 },
 		{ "P1DT2H", 26 * 3600 }, { "PT30M", 1800 }, { "PT45S", 45 },
 		{ "P1W2DT3H4M5S", 9 * 86400 + 3 * 3600 + 4 * 60 + 5 },
+		/* months and years have fixed lengths: 30 and 365 days, in both notations */
+		{ "3mo", 90 * 86400 }, { "1y", 365 * 86400 }, { "1y2mo3w4d", (365 + 60 + 21 + 4) * 86400 },
+		{ "1mo12h", 30 * 86400 + 12 * 3600 }, { "P1Y", 365 * 86400 }, { "P3M", 90 * 86400 },
+		{ "P1Y2M3W4DT5M", (int64_t)(365 + 60 + 21 + 4) * 86400 + 300 }, { "1000y", (int64_t)365000 * 86400 },
 		{ "52143w", (int64_t)52143 * 7 * 86400 },
 		{ "366000d", RTK_TIME_DURATION_MAX_SECONDS },
 	};
@@ -271,25 +275,30 @@ static void bad_durations_say_what_is_wrong(void **state)
 		{ "", "expected a number and a unit" },
 		{ "d", "expected a number and a unit" },
 		{ " 1d", "expected a number and a unit" },
-		{ "90", "unknown or missing unit" },
-		{ "90x", "unknown or missing unit" },
-		{ "90D", "unknown or missing unit" },
-		{ "1 d", "unknown or missing unit" },
-		{ "1d ", "unknown or missing unit" },
+		{ "90", "missing unit after a number" },
+		{ "90x", "unknown unit 'x'" },
+		{ "90D", "unknown unit 'D'" },
+		{ "90days", "unknown unit 'days'" },
+		{ "1dabcdefghijklmnopqrstuvwxyz", "unknown unit 'dabcdefghijklmno'" },
+		{ "1 d", "missing unit" },
+		{ "1d ", "unexpected text after the duration" },
+		{ "3m", "'m' is ambiguous: write min for minutes or mo for months" },
+		{ "1h30m", "'m' is ambiguous" },
 		{ "1.5d", "fractions are not supported" },
 		{ "1d1w", "from largest to smallest" },
 		{ "1h1h", "from largest to smallest" },
+		{ "1min1h", "from largest to smallest" },
+		{ "1d1mo", "from largest to smallest" },
 		{ "0d", "must be positive" },
-		{ "0s0m", "from largest to smallest" },
+		{ "0s0min", "from largest to smallest" },
 		{ "0h0s", "must be positive" },
 		{ "-5d", "must be positive" },
 		{ "-P1D", "must be positive" },
 		{ "P", "expected a number and a unit after 'P'" },
 		{ "PT", "expected hours, minutes or seconds after 'T'" },
 		{ "P1DT", "expected hours, minutes or seconds after 'T'" },
-		{ "P1Y", "years and months" },
-		{ "P1M", "years and months" },
-		{ "P1Y2D", "years and months" },
+		{ "P1D1Y", "from largest to smallest" },
+		{ "P1MO", "unknown or missing unit" },
 		{ "PT1D", "unknown or missing unit" },
 		{ "P1H", "unknown or missing unit" },
 		{ "P1D T2H", "unknown or missing unit" },
@@ -315,6 +324,29 @@ static void bad_durations_say_what_is_wrong(void **state)
 	}
 }
 
+/* Every mistake about a unit says which units there are, so no one has to guess twice. */
+static void unit_errors_list_the_units(void **state)
+{
+	static const char *const about_units[] = { "", "90", "3m", "1y3m", "90days", "1Y", "1 d", "1d ", "1d1w", "5mins" };
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(about_units); i++) {
+		int64_t seconds;
+		rtk_error_clear();
+		assert_int_equal(rtk_time_duration_parse(about_units[i], &seconds), RTK_EXIT_USAGE);
+		if (!strstr(rtk_error_message(), "units: s, min, h, d, w, mo (30 days), y (365 days)"))
+			fail_msg("\"%s\": message \"%s\" does not list the units", about_units[i], rtk_error_message());
+	}
+}
+
+/* The real time in whole seconds, read as rtk_time_now reads it (time(2) may lag it by a tick). */
+static int64_t real_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
 static void now_honours_source_date_epoch(void **state)
 {
 	static const char *const malformed[] = { "", "12abc", "-5", "+5", " 5", "1e9", "1234567890123456789" };
@@ -326,14 +358,16 @@ static void now_honours_source_date_epoch(void **state)
 	assert_int_equal(rtk_time_now(), 0);
 	assert_int_equal(setenv("SOURCE_DATE_EPOCH", "999999999999999999", 1), 0);
 	assert_int_equal(rtk_time_now(), 999999999999999999);
+	/* The real time: between the clock read just before and just after, however long that took. */
 	for (size_t i = 0; i < ARRAY_SIZE(malformed); i++) {
 		assert_int_equal(setenv("SOURCE_DATE_EPOCH", malformed[i], 1), 0);
-		int64_t now = rtk_time_now();
-		if (now < (int64_t)time(NULL) - 5 || now > (int64_t)time(NULL) + 5)
+		int64_t before = real_seconds(), now = rtk_time_now(), after = real_seconds();
+		if (now < before || now > after)
 			fail_msg("SOURCE_DATE_EPOCH=\"%s\" gave %" PRId64 ", not the real time", malformed[i], now);
 	}
 	assert_int_equal(unsetenv("SOURCE_DATE_EPOCH"), 0);
-	assert_true(llabs(rtk_time_now() - (int64_t)time(NULL)) <= 5);
+	int64_t before = real_seconds(), now = rtk_time_now(), after = real_seconds();
+	assert_true(now >= before && now <= after);
 }
 
 /* None of it may depend on TZ: the same text must give the same instant whatever the zone. */
@@ -363,6 +397,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(format_edges),
 	cmocka_unit_test(durations_in_both_notations),
 	cmocka_unit_test(bad_durations_say_what_is_wrong),
+	cmocka_unit_test(unit_errors_list_the_units),
 	cmocka_unit_test(now_honours_source_date_epoch),
 	cmocka_unit_test(independent_of_tz),
 };
