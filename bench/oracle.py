@@ -263,7 +263,8 @@ def main():
         "trailer_fixes": len(rows), "trailer_culprits": sum(len(r["truth"]) for r in rows),
         "dropped_trailer_shas": dropped, "ghost_fixes": sum(r["ghost"] for r in rows),
         "rtk": dict(rs, outcomes=dict(sorted(outcomes.items()))), "bszz": bs,
-        "rtk_runs": len(times), "rtk_wall_seconds": wall, "rtk_cpu_seconds": cpu, "rtk_peak_rss_kib": rss,
+        "rtk_runs": len(times), "rtk_wall_seconds": wall, "rtk_peak_rss_kib": rss,
+        "rtk_cpu_seconds": round(cpu, 2) if cpu is not None else None,
         "bszz_seconds": round(base_seconds, 2),
     }
     if a.details:
