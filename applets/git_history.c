@@ -19,6 +19,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "fix-window", &o.fix_window, "D", "a fix's culprit is at most D older than the fix (default 7d)"),
 	RTK_OPT_STRING(0, "html", &html_path, "FILE", "also write the report as one self-contained HTML page with its chart"),
 	RTK_OPT_BOOL(0, "all", &o.all, "list every unlinked remedy in the markdown (the JSON always does)"),
+	RTK_OPT_BOOL(0, "blame-only", &o.blame_only, "ignore the culprits messages name (Fixes:, This reverts commit): blame alone links, to measure it"),
 	RTK_OPT_END(),
 };
 

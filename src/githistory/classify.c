@@ -243,7 +243,8 @@ static int detect_revert(struct githistory_run *h, struct githistory_classify_fa
 		githistory_patchid_of(h, by_pid, false, &pid);
 	/* A revert-kind commit no patch id explains: the quoted subject, else the share of lines taken back. */
 	if (!by_pid && r->kind == GITHISTORY_KIND_REVERT) {
-		if ((rc = githistory_patchid_find_by_subject(h, ix, r, &by_subject)) ||
+		/* --blame-only: the quoted subject is read from the message, as the sha is, so it links nothing */
+		if ((!h->rules.blame_only && (rc = githistory_patchid_find_by_subject(h, ix, r, &by_subject))) ||
 		    ((named || !by_subject) && (rc = githistory_patchid_find_by_lines(h, ix, r, &by_lines))))
 			return rc;
 	}
@@ -262,6 +263,9 @@ static int detect_revert(struct githistory_run *h, struct githistory_classify_fa
 		a->agreeing += by_content == named ||
 			       (by_content && named->nparents > 1 && same_change(h, named, by_content));
 	}
+	/* --blame-only (issue 25 item 7): the commit the message names is measured against above, never linked. */
+	if (h->rules.blame_only)
+		named = NULL;
 	if (named && r->commit_time - named->commit_time > h->rules.revert_max_age) {
 		char why[160];
 		cJSON *rules = cJSON_CreateArray();
@@ -280,8 +284,11 @@ static int detect_revert(struct githistory_run *h, struct githistory_classify_fa
 			cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
 			*handled = true;
 			return unlinked(h, fs, r, "revert", "revert-unmatched",
-					"the reverted commit is not named, no patch id matches, no earlier commit has the "
-					"quoted subject, and none has enough of its added lines taken back",
+					h->rules.blame_only
+						? "no patch id matches, and no earlier commit has enough of its added lines taken "
+						  "back (--blame-only: what the message names is not read)"
+						: "the reverted commit is not named, no patch id matches, no earlier commit has the "
+						  "quoted subject, and none has enough of its added lines taken back",
 					rules);
 		}
 		return 0;
@@ -419,6 +426,11 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 		for (size_t i = 0; i < b.n; i++)
 			for (size_t j = 0; j < truth.n; j++)
 				a->agreeing += b.v[i].c == truth.v[j];
+	}
+	/* --blame-only (issue 25 item 7): what the message names is measured against above, and links nothing. */
+	if (h->rules.blame_only)
+		truth.n = 0;
+	if (truth.n) {
 		/* A trailer naming a commit older than fix.fixes_trailer_max_age: not a recent failure (as revert.max_age). */
 		size_t kept = 0;
 		int64_t oldest = 0;

@@ -144,6 +144,10 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	rtk_out_md_para(md, "**Verdict: %s**: %s.", rtk_out_json_str(v, "status"), rtk_out_json_str(v, "reason"));
 	rtk_out_md_para(md, "Rule (pre-registered): %s. Rules sha256 `%s`.", rtk_out_json_str(v, "condition"),
 		    rtk_out_json_str(v, "config_sha256"));
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "blame_only")))
+		rtk_out_md_para(md, "**Blame only** (`--blame-only`, for measurement): no culprit a message names was linked "
+				"(`Fixes:` trailers, `This reverts commit`, fix.names_culprit); blame alone linked fixes, and "
+				"content alone (patch id, lines taken back) reverts.");
 	rtk_out_md_para(md, "Window %s to %s (committer dates) up to %s (`%.10s`): %.0f commits in the window, %.0f walked; "
 			"%.0f failures classified, %.0f unlinked, %.0f reapplies.",
 		    rtk_out_json_str(p, "since"), rtk_out_json_str(p, "until"), rtk_out_json_str(p, "rev"), rtk_out_json_str(p, "rev_sha"),

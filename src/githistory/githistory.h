@@ -16,6 +16,7 @@ struct githistory_opts {
 	const char *config;      /* rules merged over data/rules/git-history.yaml, or NULL */
 	const char *fix_window;  /* NULL: the rule file's */
 	bool all;                /* the markdown lists every unlinked remedy, not only counts by reason */
+	bool blame_only;         /* --blame-only: no culprit a message names links; blame (content, for reverts) alone decides */
 };
 
 #define GITHISTORY_DEFAULTS { .rev = "HEAD" }

@@ -64,6 +64,7 @@ struct githistory_rules {
 	double partial_min_share, rename_min_similarity, kill_upper, ci_level;
 	long max_files, add_only_context, min_n;
 	const char *ignore_revs_file;
+	bool blame_only; /* --blame-only (or blame_only: true): no culprit a message names links (issue 25 item 7) */
 };
 
 /* Loads the rules r->opts asks for (its config and fix_window), compiling every pattern. 0 or RTK_EXIT_*. */

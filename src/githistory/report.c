@@ -330,6 +330,8 @@ static void parameters_json(cJSON *p, const struct githistory_run *h)
 	else
 		cJSON_AddNullToObject(p, "config");
 	cJSON_AddBoolToObject(p, "all", o->all);
+	if (h->rules.blame_only) /* only then: a plain run's JSON stays as it was */
+		cJSON_AddBoolToObject(p, "blame_only", 1);
 }
 
 cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classify_failures *fs)

@@ -142,6 +142,21 @@ int githistory_rules_load(struct githistory_rules *r)
 		if ((rc = rtk_data_json_sha256(r->json, r->sha256)))
 			return rc;
 	}
+	/*
+	 * --blame-only changes which culprits link, so the verdict's inputs: it goes into the hashed rules as the
+	 * top-level blame_only: true (issue 25 item 7). Nothing is added without it, so the digest of a plain run
+	 * stays as it was. A --config file may set blame_only: true as well: the same switch.
+	 */
+	if (o->blame_only) {
+		cJSON_DeleteItemFromObjectCaseSensitive(r->json, "blame_only");
+		cJSON_AddBoolToObject(r->json, "blame_only", 1);
+		if ((rc = rtk_data_json_sha256(r->json, r->sha256)))
+			return rc;
+	}
+	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(r->json, "blame_only");
+	if (bo && !cJSON_IsBool(bo))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: blame_only must be true or false", origin);
+	r->blame_only = cJSON_IsTrue(bo);
 	if ((rc = duration_rule(r, "windows", "fix_window", &r->fix_window, origin)) ||
 	    (rc = duration_rule(r, "windows", "revert_lookback", &r->revert_lookback, origin)) ||
 	    (rc = compile_rule(r, "revert", "subject", &r->revert_subject, origin)) ||

@@ -330,6 +330,30 @@ testing "Fixes: trailers: blame agrees with one, cannot see the other" \
 testing "the trailer names the culprit" \
 	"$(gh fixes-trailer '[.failures[] | [.culprit.subject, (.rules | index("fixes-trailer") != null)]]')" \
 	'[["feat: x is set",true],["feat: y",true]]\n'
+# --blame-only (issue 25 item 7): the messages name feat: a, blame and the patch id point elsewhere.
+both='[.failures[] | [.kind, .culprit.subject, .rules]]'
+testing "without --blame-only the trailer and the revert's body name the culprits" \
+	"$(gh trailer-not-blame "$both")" \
+	'[["fix","feat: a",["fix-type","fixes-trailer"]],["revert","feat: a",["revert-message"]]]\n'
+testing "--blame-only: blame links the fix, the patch id the revert; what messages name is ignored" \
+	"cd $(repo trailer-not-blame) && $RTK git-history --json --blame-only | jq -c '$both'" \
+	'[["fix","feat: b is set",["fix-type","blame"]],["revert","feat: c is set",["revert-patch-id"]]]\n'
+testing "--blame-only: the trailers are still the ground truth of the accuracy check" \
+	"cd $(repo trailer-not-blame) && $RTK git-history --json --blame-only | jq -c '[.accuracy.fixes_trailers, .accuracy.revert_messages | .truth_links, .predicted_links, .agreeing]'" \
+	'[1,1,0,1,1,0]\n'
+testing "--blame-only is recorded in the parameters and hashed; a plain run has neither" \
+	"cd $(repo trailer-not-blame) && a=\$($RTK git-history --json | jq -c '[.parameters.blame_only, .config_sha256]') && b=\$($RTK git-history --json --blame-only | jq -c '[.parameters.blame_only, .config_sha256]') && echo \$a | jq -c '.[0]' && echo \$b | jq -c '.[0]' && [ \"\$(echo \$a | jq -r '.[1]')\" != \"\$(echo \$b | jq -r '.[1]')\" ] && echo differ" \
+	'null\ntrue\ndiffer\n'
+testing "blame_only: true in --config is the same switch, with the same digest" \
+	"cd $(repo trailer-not-blame) && [ \"\$($RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject, .config_sha256]')\" = \"\$($RTK git-history --json --blame-only | jq -c '[.failures[].culprit.subject, .config_sha256]')\" ] && echo same" \
+	'same\n' "blame_only: true\n"
+testing "a bad blame_only in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: blame_only must be true or false\n2\n" "blame_only: maybe\n"
+testing "--blame-only is said in the markdown" \
+	"cd $(repo trailer-not-blame) && $RTK git-history --blame-only | grep -c '^\*\*Blame only\*\*'; $RTK git-history | grep -c 'Blame only'" \
+	'1\n0\n'
+(cd "$(repo trailer-not-blame)" && "$RTK" git-history --json --blame-only) > "$SCRATCH_ROOT/blame-only.json"
+conforms "--blame-only: JSON conforms to its schema" "$SCRATCH_ROOT/blame-only.json" git-history
 # A partial revert's patch id matches nothing; the share of lines it takes back (content, not the sha the
 # body names, nor its quoted subject) finds it. The subject agreeing is listed as corroboration.
 testing "revert messages as ground truth for rtk's own linking" \
@@ -424,7 +448,7 @@ done
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
-	companion-revert enhancements name-pattern test-surface planned-revert; do
+	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
