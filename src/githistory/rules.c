@@ -123,7 +123,7 @@ int githistory_rules_load(struct githistory_rules *r)
 	const struct githistory_opts *o = r->opts;
 	const char *origin = o->config ? o->config : RULES_FILE;
 	double d;
-	int rc = rtk_data_rules_load(RULES_FILE, o->config, NULL, &r->json, r->sha256);
+	int rc = rtk_data_rules_load(RULES_FILE, o->config, "blame_only: ~\n", &r->json, r->sha256);
 	if (rc)
 		return rc;
 	/* --fix-window is part of the rules: it goes into the hashed config like any other override. */

@@ -125,7 +125,7 @@ int secrets_load(const char *override_path, struct secrets **out, char sha256[65
 {
 	cJSON *rules;
 	/* An override adds patterns to the shipped list with extra_patterns (secrets_compile). */
-	int rc = rtk_data_rules_load(SECRETS_RULES, override_path, "extra_patterns: [{name: ~, regex: ~}]\n", &rules, sha256);
+	int rc = rtk_data_rules_load(SECRETS_RULES, override_path, "extra_patterns: [{name: ~, regex: ~, entropy: ~, continues_until: ~}]\n", &rules, sha256);
 	if (rc)
 		return rc;
 	rc = secrets_compile(rules, override_path ? override_path : SECRETS_RULES, out);

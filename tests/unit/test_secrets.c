@@ -90,7 +90,7 @@ static void the_rules_sha256_covers_entropy_and_continues_until(void **state)
 	(void)state;
 	cJSON *rules, *p;
 	char shipped_sha[65], sha[65];
-	assert_int_equal(rtk_data_rules_load(SECRETS_RULES, NULL, &rules, shipped_sha), 0);
+	assert_int_equal(rtk_data_rules_load(SECRETS_RULES, NULL, NULL, &rules, shipped_sha), 0);
 	assert_int_equal(rtk_data_json_sha256(rules, sha), 0);
 	assert_string_equal(sha, shipped_sha);
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(rules, "patterns")) {
@@ -417,7 +417,7 @@ static void each_shipped_rule_has_a_row(void **state)
 	cJSON *rules;
 	const cJSON *p;
 	char sha[65];
-	assert_int_equal(rtk_data_rules_load(SECRETS_RULES, NULL, &rules, sha), 0);
+	assert_int_equal(rtk_data_rules_load(SECRETS_RULES, NULL, NULL, &rules, sha), 0);
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(rules, "patterns")) {
 		const char *name = cJSON_GetObjectItemCaseSensitive(p, "name")->valuestring;
 		bool found = false;
