@@ -288,6 +288,49 @@ testing "a revert is linked only to a commit in its own history" \
 	"$(gh revert-other-branch '[.failures[] | [.kind, .culprit.subject, .remedy.subject, (.rules | index("revert-patch-id") != null)]]')" \
 	'[["revert","feat: turn the cache on","chore: cache off again",true]]\n'
 
+# --- the main line (issue 25, item 1): squash, rebase and merge-commit workflows ----------------------------
+# mrepo CASE, gm CASE JQ: as repo and gh, for the repositories of tests/fixtures/git-history-mainline.sh.
+mrepo() {
+	local dir="$SCRATCH_ROOT/mainline-$1"
+	[ -d "$dir" ] || bash "$F/git-history-mainline.sh" "$1" "$dir" >/dev/null 2>&1 || echo "fixture $1 failed" >&2
+	echo "$dir"
+}
+gm() {
+	printf "cd '%s' && %q git-history --json | jq -c %q" "$(mrepo "$1")" "$RTK" "$2"
+}
+days='(.time_to_fix_seconds / 86400 | floor)'
+testing "squash: each pull request lands as itself; a later one fixing an earlier one is a failure" \
+	"$(gm squash "[[.failures[] | [.remedy.subject, .culprit.subject, $days]], .input.fixed_before_landing]")" \
+	'[[["fix: numbers in base 10 (#2)","feat: parse numbers (#1)",6]],0]\n'
+testing "rebase: a pull request's fix-up lands as a commit of its own, a failure of the one before it" \
+	"$(gm rebase "[[.failures[] | [.remedy.subject, .culprit.subject, $days]], .input.fixed_before_landing]")" \
+	'[[["fix: signs start negative","feat: parse signs",1]],0]\n'
+testing "merge: a fix-up on the same branch as its culprit is fixed before landing, not a failure" \
+	"$(gm merge '[[.failures[].remedy.subject], .input.fixed_before_landing, (.unlinked[] | select(.reason_code == "fixed-before-landing") | [.kind, .remedy.subject, .rules, (.reason | gsub("[0-9a-f]{10}"; "SHA"))])]')" \
+	'[["fix: base 16 needs a prefix"],1,["fix","fix: hex starts at 1",["fix-type","blame","fixed-before-landing"],"fixed before landing: its culprit SHA came to the main line with it, by the merge SHA (main_line.fixed_before_landing): the defect was never on the main line"]]\n'
+testing "merge: a regression from an earlier merged pull request, fixed by a later one: landing to landing (9 days, not the commits' 6)" \
+	"cd $(mrepo merge) && a=\$(git log -1 --format=%ct --grep 'request #1 ') && b=\$(git log -1 --format=%ct --grep 'request #2 ') && $RTK git-history --json | jq -c --argjson d \$((b - a)) '[.failures[] | [.remedy.subject, .culprit.subject, .time_to_fix_seconds == \$d, $days]]'" \
+	'[["fix: base 16 needs a prefix","feat: parse hex numbers",true,9]]\n'
+testing "merge: a culprit only on a branch never merged is no culprit: unlinked, not-ancestor" \
+	"$(gm merge '[.unlinked[] | select(.reason_code == "not-ancestor") | [.kind, .remedy.subject, .rules, (.reason | gsub("[0-9a-f]{10}"; "SHA"))]]')" \
+	'[["fix","fix: drop stale entries",["fix-type","fixes-trailer"],"the commit its message names (SHA) is not an ancestor of HEAD: never on the main line, so not the culprit of a failure of it"],["revert","Revert \\"feat: experimental cache\\"",["revert-message"],"the commit its message names (SHA) is not an ancestor of HEAD: never on the main line, so not the culprit of a failure of it"]]\n'
+testing "merge: main_line.fixed_before_landing false: the fix-up is a failure (0 days: it landed with its culprit)" \
+	"cd $(mrepo merge) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.fixed_before_landing, (.failures[] | [.remedy.subject, .culprit.subject, $days])]'" \
+	'[0,["fix: hex starts at 1","feat: parse hex numbers",0],["fix: base 16 needs a prefix","feat: parse hex numbers",9]]\n' \
+	"main_line: {fixed_before_landing: false}\n"
+testing "merge: the markdown's coverage line counts what was fixed before landing" \
+	"cd $(mrepo merge) && $RTK git-history | grep -o '; [0-9]* fixed before landing ([^)]*)'" \
+	'; 1 fixed before landing (remedies whose culprit came to the main line with them: main_line.fixed_before_landing)\n'
+testing "the window by landing date: committed on day 3 and merged on day 60 is in a window from day 50; merged on day 5 is not" \
+	"cd $(mrepo window) && for w in '--since 2026-02-20' '--since 2026-01-03 --until 2026-01-31'; do $RTK git-history --json \$w | jq -c '[.input.commits_in_window, [.failures[] | [.remedy.subject, $days]]]'; done" \
+	'[3,[["fix: a needs the base",59]]]\n[2,[["fix: b needs the base",4]]]\n'
+testing "mixed: squash, rebase and merge on one main line" \
+	"$(gm mixed "[[.failures[] | [.remedy.subject, .culprit.subject, $days]], [.unlinked[] | [.remedy.subject, .reason_code]]]")" \
+	'[[["fix: signs start negative","feat: parse signs",1],["fix: numbers skip spaces","feat: parse numbers (#1)",9],["fix: base 16 needs a prefix (#4)","feat: parse hex numbers",2]],[["fix: hex starts at 1","fixed-before-landing"]]]\n'
+testing "a bad main_line.fixed_before_landing" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: main_line.fixed_before_landing must be true or false\n2\n" \
+	"main_line: {fixed_before_landing: maybe}\n"
+
 # --- agents, ground truth ------------------------------------------------------------------------------
 testing "agent-authored culprits by trailer and by aider name" \
 	"$(gh agent-culprits '[[.failures[] | [.culprit.subject, .agent]], .by_author.agent.n, .by_author.human.n, .by_author.agent.reflection_bucket.count]')" \
@@ -412,5 +455,9 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	companion-revert enhancements name-pattern test-surface planned-revert; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
+done
+for c in squash rebase merge window mixed; do
+	(cd "$(mrepo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/mainline-$c.json"
+	conforms "main line, $c: JSON conforms to its schema" "$SCRATCH_ROOT/mainline-$c.json" git-history
 done
 finish
