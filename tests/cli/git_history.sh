@@ -124,9 +124,17 @@ testing "a test line the fix flips links nothing while it changes code: the code
 testing "nor while it only adds code: the code's context is blamed, weakly, not the test list" \
 	"$(ghw test-lines '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.strength]]')" \
 	'[["filetime: fix the guard","filetime: more of the window","weak"]]\n'
+# The second fix changes the test list line the first fix wrote: a fix is a culprit like any commit (issue 25, item 4).
 testing "blame.tests_only_alone false: the test list's author is the culprit" \
 	"cd $(repo test-lines) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
-	'["urlglob: only accept 255 globs"]\n' "blame: {tests_only_alone: false}\n"
+	'["urlglob: only accept 255 globs","filetime: fix negative times"]\n' "blame: {tests_only_alone: false}\n"
+testing "a regression introduced by a fix: the later fix's culprit is the earlier fix" \
+	"$(gh fix-of-fix '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.strength]]')" \
+	'[["fix: the total forgot c","feat: compute the total","strong"],["fix: the total forgot d too","fix: the total forgot c","strong"]]\n'
+testing "blame.fixes_are_culprits false: a fix is never a culprit, the later fix unlinked" \
+	"cd $(repo fix-of-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, (.unlinked[] | [.remedy.subject, .reason_code, .reason])]'" \
+	'[1,["fix: the total forgot d too","by-fix-or-revert","the lines it fixes were last changed by another fix or revert"]]\n' \
+	"blame: {fixes_are_culprits: false}\n"
 testing "a revert naming a 200-day-old commit is unlinked as too old" \
 	"$(gh old-revert '[.buckets.n, (.unlinked[] | [.kind, .reason_code, .reason])]')" \
 	'[0,["revert","too-old","the reverted commit is 200 days older than the revert (revert.max_age 180 days): not a recent failure"]]\n'
@@ -452,7 +460,7 @@ done
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
-	companion-revert enhancements name-pattern test-surface planned-revert; do
+	companion-revert enhancements name-pattern test-surface planned-revert fix-of-fix; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
