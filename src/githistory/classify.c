@@ -210,7 +210,8 @@ static int not_ancestor(struct githistory_run *h, struct githistory_classify_fai
 /*
  * A revert of x by r, found by message, patch id, or one of the looser routes (route: "revert-subject" or
  * "revert-lines", else NULL; weak: the link rests on line shares alone); a revert of a revert is a
- * reapply: the original failure flaps.
+ * reapply: the original failure flaps, and the reapply is a failure whose culprit is the revert it undoes
+ * (revert.reland_links_revert; without it, no failure of its own).
  */
 static int link_revert(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *r,
 		       struct githistory_commit *x, bool by_message, bool by_patch_id, const git_oid *pid, const char *route,
@@ -221,7 +222,16 @@ static int link_revert(struct githistory_run *h, struct githistory_classify_fail
 	double share = NAN;
 	int rc;
 
-	if (x->kind == GITHISTORY_KIND_REVERT || x->kind == GITHISTORY_KIND_REAPPLY) {
+	/* x is a revert: by its message, or one found by its content (the remedy of a revert failure). */
+	bool of_revert = x->kind == GITHISTORY_KIND_REVERT || x->kind == GITHISTORY_KIND_REAPPLY ||
+			 (x->failure >= 0 && !strcmp(fs->v[x->failure].kind, "revert"));
+	if (of_revert && h->rules.reland_links_revert) {
+		/* A reland (issue 25, item 4): the change comes back, so the failure x remedied flaps; and undoing x says
+		 * x was wrong, so it is the culprit of this failure, as any reverted commit is. */
+		fs->reapplies++;
+		if (x->failure >= 0)
+			fs->v[x->failure].flap = true;
+	} else if (x->kind == GITHISTORY_KIND_REVERT || x->kind == GITHISTORY_KIND_REAPPLY) {
 		fs->reapplies++;
 		/* The change comes back: the failure the reverted revert recorded is one flapping failure. */
 		if (x->failure >= 0) {
@@ -229,8 +239,7 @@ static int link_revert(struct githistory_run *h, struct githistory_classify_fail
 			r->failure = x->failure;
 		}
 		return 0;
-	}
-	if (x->failure >= 0 && x->kind == GITHISTORY_KIND_OTHER) {
+	} else if (x->failure >= 0 && x->kind == GITHISTORY_KIND_OTHER) {
 		/* x was a reapply already reverted again: the same flapping change, still one failure. */
 		fs->v[x->failure].flap = true;
 		return 0;
@@ -253,6 +262,8 @@ static int link_revert(struct githistory_run *h, struct githistory_classify_fail
 	}
 	if (route)
 		fired(f, route);
+	if (of_revert)
+		fired(f, "revert-of-revert");
 	if (x->nparents > 1)
 		fired(f, "revert-of-merge");
 	if (matches(h->rules.reversing_changes, r->message))
@@ -910,7 +921,7 @@ static int set_aside_companion_reverts(struct githistory_run *h, struct githisto
 		for (size_t j = 0; j < fs->n && !primary[i]; j++) {
 			const struct githistory_classify_failure *g = &fs->v[j];
 			int64_t apart = f->remedy->commit_time - g->remedy->commit_time;
-			if (j == i || strcmp(g->kind, "revert") || primary[j] || g->culprit[0] == x ||
+			if (j == i || strcmp(g->kind, "revert") || primary[j] || g->culprit[0] == x || g->remedy == x ||
 			    (apart < 0 ? -apart : apart) > h->rules.companion_within ||
 			    g->culprit[0]->commit_time > x->commit_time || !msgref_names(x->message, gitx_oid_hex(&g->culprit[0]->oid, hex), g->culprit[0]->subject))
 				continue;

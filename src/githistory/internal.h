@@ -45,6 +45,7 @@ struct githistory_rules {
 	bool tests_only_alone, reverted_fix_set_aside;
 	bool fixed_before_landing; /* main_line.fixed_before_landing (issue 25, item 1) */
 	bool fixes_are_culprits;   /* blame.fixes_are_culprits (issue 25, item 4) */
+	bool reland_links_revert;  /* revert.reland_links_revert (issue 25, item 4) */
 	bool link_weak; /* blame.weak_links: link (weak evidence links a culprit) or unlink */
 	struct rtk_re *names_culprit; /* fix.names_culprit: the message names the culprit; NULL when the list is empty */
 	struct rtk_re *cleanup_subject, *test_trees; /* fix.cleanup_subject, classification.test_trees */

@@ -244,9 +244,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	if (!cJSON_IsBool(rf))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.reverted_fix_set_aside must be true or false", origin);
 	r->reverted_fix_set_aside = cJSON_IsTrue(rf);
-	/* Issue 25's switches: the main line (item 1), fixes as culprits (item 4). */
+	/* Issue 25's switches: the main line (item 1), fixes as culprits and relands (item 4). */
 	if ((rc = bool_rule(r, "main_line", "fixed_before_landing", &r->fixed_before_landing, origin)) ||
-	    (rc = bool_rule(r, "blame", "fixes_are_culprits", &r->fixes_are_culprits, origin)))
+	    (rc = bool_rule(r, "blame", "fixes_are_culprits", &r->fixes_are_culprits, origin)) ||
+	    (rc = bool_rule(r, "revert", "reland_links_revert", &r->reland_links_revert, origin)))
 		return rc;
 	/* revert.companion_within: a duration, or false (companion reverts are not looked for) */
 	if (cJSON_IsFalse(rule_at(r->json, "revert", "companion_within")))

@@ -45,9 +45,16 @@ testing "a higher revert.partial_min_share in --config: that revert is unlinked"
 testing "a revert-kind commit taking back too little of anything stays unlinked" \
 	"$(gh unlinked-revert '[.buckets.n, (.unlinked[] | [.kind, .remedy.subject, .rules])]')" \
 	'[0,["revert","revert: drop two retries",["revert-message"]]]\n'
-testing "revert then reapply: one failure, a flap, one reapply" \
-	"$(gh revert-reapply '[.buckets.n, .failures[0].flap, .input.reapplies, .failures[0].culprit.subject]')" \
-	'[1,true,1,"feat: add the parser"]\n'
+# A revert of a revert is linked like any revert (issue 25, item 4): before, the reapply was no failure of its own.
+testing "revert then reapply: two failures, the reapply's culprit the revert it undoes, the first a flap" \
+	"$(gh revert-reapply '[.buckets.n, .input.reapplies, (.failures[] | [.culprit.subject, .flap, (.rules | index("revert-of-revert") != null)])]')" \
+	'[2,1,["feat: add the parser",true,false],["Revert \\"feat: add the parser\\"",false,true]]\n'
+testing "relands by subject and by patch id, and a revert of a reland: each linked to the revert it undoes" \
+	"$(gh reland '[.buckets.n, .input.reapplies, (.failures[] | [.remedy.subject, .culprit.subject, .evidence.link, .flap])]')" \
+	'[3,2,["Revert \\"feat: add the parser\\"","feat: add the parser","named",true],["Reapply \\"feat: add the parser\\"","Revert \\"feat: add the parser\\"","patch-id",true],["Revert \\"Reapply \\"feat: add the parser\\"\\"","Reapply \\"feat: add the parser\\"","named",false]]\n'
+testing "revert.reland_links_revert false: one failure that flaps, two reapplies" \
+	"cd $(repo reland) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.reapplies, .failures[0].flap]'" \
+	'[1,2,true]\n' "revert: {reland_links_revert: false}\n"
 testing "a revert of a merge blames the merge" \
 	"$(gh merge-revert '[.failures[] | [.culprit.subject, .rules]]')" \
 	"[[\"Merge branch 'feature'\",[\"revert-message\",\"revert-of-merge\",\"reversing-changes\"]]]\n"
@@ -460,7 +467,7 @@ done
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
-	companion-revert enhancements name-pattern test-surface planned-revert fix-of-fix; do
+	companion-revert enhancements name-pattern test-surface planned-revert fix-of-fix reland; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
