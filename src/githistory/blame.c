@@ -832,8 +832,11 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 			rc = rtk_oom();
 		else if (p1)
 			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
-	} else if (c->kind != GITHISTORY_KIND_OTHER) {
+	} else if (c->kind == GITHISTORY_KIND_REVERT || c->kind == GITHISTORY_KIND_REAPPLY ||
+		   (c->kind == GITHISTORY_KIND_FIX && !h->rules.fixes_are_culprits)) {
+		/* A revert restores lines rather than writes them; a fix is a culprit like any commit (issue 25, item 4). */
 		out->skipped_lines += linetrack_set_lines(&added);
+		out->skipped_by_fix |= c->kind == GITHISTORY_KIND_FIX;
 	} else if (c->author_time < cutoff) {
 		out->older_lines += linetrack_set_lines(&added);
 	} else {
@@ -989,7 +992,8 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 const char *githistory_blame_why_none(const struct githistory_blame_result *b)
 {
 	return b->older_lines     ? "the lines it fixes were last changed before the fix window"
-	       : b->skipped_lines ? "the lines it fixes were last changed by another fix or revert"
+	       : b->skipped_lines && b->skipped_by_fix ? "the lines it fixes were last changed by another fix or revert"
+	       : b->skipped_lines ? "the lines it fixes were last changed by a revert"
 	       : !b->blamed_lines && b->insubstantial_lines + b->formatting_lines
 		       ? "it changes only blank, comment, import or formatting lines, which link no culprit"
 		       : "nothing older to blame (it only adds new files, or touches no earlier line)";

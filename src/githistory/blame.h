@@ -14,7 +14,8 @@ struct githistory_blame_culprit { /* one culprit of a fix, with the lines (in it
 struct githistory_blame_result {
 	struct githistory_blame_culprit *v; /* in the order first credited */
 	size_t n, cap;
-	uint32_t older_lines, skipped_lines; /* lines whose last change is before the window, or by a fix/revert */
+	uint32_t older_lines, skipped_lines; /* lines whose last change is before the window, or by a revert (or fix) */
+	bool skipped_by_fix; /* some of them by a fix (blame.fixes_are_culprits false) */
 	uint32_t blamed_lines;        /* the fix's substantive lines followed back (changed, or the context) */
 	uint32_t insubstantial_lines; /* changed lines left out: blank, comment, import (blame.insubstantial_lines) */
 	uint32_t formatting_lines;    /* changed lines left out: hunks that change only formatting */

@@ -153,10 +153,65 @@ static int unlinked(struct githistory_run *h, struct githistory_classify_failure
 	return 0;
 }
 
+/* Whether culprit c came to the main line with remedy r: on one branch, brought in by one merge (issue 25, item 1). */
+static bool lands_with(const struct githistory_rules *rules, const struct githistory_commit *c,
+		       const struct githistory_commit *r)
+{
+	return rules->fixed_before_landing && c->landing && c->landing == r->landing;
+}
+
+/* Sets remedy r aside as fixed before landing: its culprit c landed with it, so the defect never reached the main line. */
+static int fixed_before_landing(struct githistory_run *h, struct githistory_classify_failures *fs,
+				struct githistory_commit *r, const char *kind, struct githistory_commit *c, cJSON *rules)
+{
+	char hex[41], hex2[41], why[256];
+	cJSON_AddItemToArray(rules, cJSON_CreateString("fixed-before-landing"));
+	snprintf(why, sizeof(why), "fixed before landing: its culprit %.10s came to the main line with it, by the merge %.10s "
+		 "(main_line.fixed_before_landing): the defect was never on the main line",
+		 gitx_oid_hex(&c->oid, hex), gitx_oid_hex(&r->landing->oid, hex2));
+	fs->fixed_before_landing++;
+	return unlinked(h, fs, r, kind, "fixed-before-landing", why, rules);
+}
+
+/*
+ * Keeps of the n commits v remedy r's message names those on the main line's history (issue 25, item 1): a
+ * commit that is not an ancestor of --rev is never a culprit. One more than max_age older than r is kept
+ * unasked: it is unlinked as too old whatever it is, and asking could search years of history. *dropped
+ * gets the first one left out (NULL: none).
+ */
+static int keep_on_main_line(struct githistory_run *h, const struct githistory_commit *r, int64_t max_age,
+			     struct githistory_commit **v, size_t *n, struct githistory_commit **dropped)
+{
+	size_t kept = 0;
+	int rc = 0;
+	for (size_t i = 0; i < *n && !rc; i++) {
+		bool yes = true;
+		if (r->commit_time - v[i]->commit_time <= max_age && (rc = githistory_walk_on_main_line(h, v[i], &yes)))
+			break;
+		if (yes)
+			v[kept++] = v[i];
+		else if (!*dropped)
+			*dropped = v[i];
+	}
+	*n = rc ? *n : kept;
+	return rc;
+}
+
+/* Unlinks r, whose message names only commits that are not ancestors of --rev (x the first of them). */
+static int not_ancestor(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *r,
+			const char *kind, struct githistory_commit *x, cJSON *rules)
+{
+	char hex[41], why[256];
+	snprintf(why, sizeof(why), "the commit its message names (%.10s) is not an ancestor of %s: never on the main line, "
+		 "so not the culprit of a failure of it", gitx_oid_hex(&x->oid, hex), h->rules.opts->rev);
+	return unlinked(h, fs, r, kind, "not-ancestor", why, rules);
+}
+
 /*
  * A revert of x by r, found by message, patch id, or one of the looser routes (route: "revert-subject" or
  * "revert-lines", else NULL; weak: the link rests on line shares alone); a revert of a revert is a
- * reapply: the original failure flaps.
+ * reapply: the original failure flaps, and the reapply is a failure whose culprit is the revert it undoes
+ * (revert.reland_links_revert; without it, no failure of its own).
  */
 static int link_revert(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *r,
 		       struct githistory_commit *x, bool by_message, bool by_patch_id, const git_oid *pid, const char *route,
@@ -167,7 +222,16 @@ static int link_revert(struct githistory_run *h, struct githistory_classify_fail
 	double share = NAN;
 	int rc;
 
-	if (x->kind == GITHISTORY_KIND_REVERT || x->kind == GITHISTORY_KIND_REAPPLY) {
+	/* x is a revert: by its message, or one found by its content (the remedy of a revert failure). */
+	bool of_revert = x->kind == GITHISTORY_KIND_REVERT || x->kind == GITHISTORY_KIND_REAPPLY ||
+			 (x->failure >= 0 && !strcmp(fs->v[x->failure].kind, "revert"));
+	if (of_revert && h->rules.reland_links_revert) {
+		/* A reland (issue 25, item 4): the change comes back, so the failure x remedied flaps; and undoing x says
+		 * x was wrong, so it is the culprit of this failure, as any reverted commit is. */
+		fs->reapplies++;
+		if (x->failure >= 0)
+			fs->v[x->failure].flap = true;
+	} else if (x->kind == GITHISTORY_KIND_REVERT || x->kind == GITHISTORY_KIND_REAPPLY) {
 		fs->reapplies++;
 		/* The change comes back: the failure the reverted revert recorded is one flapping failure. */
 		if (x->failure >= 0) {
@@ -175,8 +239,7 @@ static int link_revert(struct githistory_run *h, struct githistory_classify_fail
 			r->failure = x->failure;
 		}
 		return 0;
-	}
-	if (x->failure >= 0 && x->kind == GITHISTORY_KIND_OTHER) {
+	} else if (x->failure >= 0 && x->kind == GITHISTORY_KIND_OTHER) {
 		/* x was a reapply already reverted again: the same flapping change, still one failure. */
 		fs->v[x->failure].flap = true;
 		return 0;
@@ -199,6 +262,8 @@ static int link_revert(struct githistory_run *h, struct githistory_classify_fail
 	}
 	if (route)
 		fired(f, route);
+	if (of_revert)
+		fired(f, "revert-of-revert");
 	if (x->nparents > 1)
 		fired(f, "revert-of-merge");
 	if (matches(h->rules.reversing_changes, r->message))
@@ -237,6 +302,13 @@ static int detect_revert(struct githistory_run *h, struct githistory_classify_fa
 	*handled = false;
 	if (r->kind == GITHISTORY_KIND_REVERT || r->kind == GITHISTORY_KIND_REAPPLY)
 		named = commit_named_by(h, h->rules.reverts_commit, r->message);
+	/* A named commit off the main line's history is passed over: the content routes may still find one in r's. */
+	struct githistory_commit *off_line = NULL;
+	size_t n_named = named != NULL;
+	if (named && (rc = keep_on_main_line(h, r, h->rules.revert_max_age, &named, &n_named, &off_line)))
+		return rc;
+	if (!n_named)
+		named = NULL;
 	if ((rc = githistory_patchid_find(h, ix, r, &by_pid)))
 		return rc;
 	if (by_pid)
@@ -276,6 +348,12 @@ static int detect_revert(struct githistory_run *h, struct githistory_classify_fa
 		return unlinked(h, fs, r, "revert", "too-old", why, rules);
 	}
 	if (!named && !predicted) {
+		if (off_line) {
+			cJSON *rules = cJSON_CreateArray();
+			cJSON_AddItemToArray(rules, cJSON_CreateString("revert-message"));
+			*handled = true;
+			return not_ancestor(h, fs, r, "revert", off_line, rules);
+		}
 		if (r->kind == GITHISTORY_KIND_REAPPLY) {
 			fs->reapplies++;
 			*handled = true;
@@ -295,14 +373,17 @@ static int detect_revert(struct githistory_run *h, struct githistory_classify_fa
 	}
 	*handled = true;
 	struct githistory_commit *culprit = named ? named : predicted;
+	const char *route = named ? "revert-message" : by_pid ? "revert-patch-id" : by_subject ? "revert-subject" : "revert-lines";
+	if (lands_with(&h->rules, culprit, r)) {
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString(route));
+		return fixed_before_landing(h, fs, r, "revert", culprit, rules);
+	}
 	if (h->rules.planned_subject && culprit->kind != GITHISTORY_KIND_REVERT && culprit->kind != GITHISTORY_KIND_REAPPLY &&
 	    matches(h->rules.planned_subject, culprit->subject)) {
 		char hex[41], why[200];
 		cJSON *rules = cJSON_CreateArray();
-		cJSON_AddItemToArray(rules, cJSON_CreateString(named    ? "revert-message"
-									: by_pid   ? "revert-patch-id"
-									: by_subject ? "revert-subject"
-										     : "revert-lines"));
+		cJSON_AddItemToArray(rules, cJSON_CreateString(route));
 		cJSON_AddItemToArray(rules, cJSON_CreateString("planned-revert"));
 		snprintf(why, sizeof(why), "it takes back %.10s, a change its own subject calls temporary (revert.planned_subject): "
 			 "the plan carried out, not a failure", gitx_oid_hex(&culprit->oid, hex));
@@ -415,10 +496,20 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 		rc = rtk_oom();
 		goto out;
 	}
-	/* A Fixes: trailer names the culprit; failing that, the message may (fix.names_culprit). */
+	/*
+	 * A Fixes: trailer names the culprit; failing that, the message may (fix.names_culprit). A commit named that
+	 * is not an ancestor of --rev is passed over (issue 25, item 1): blame may still find one in fx's history.
+	 */
+	struct githistory_commit *off_line = NULL;
+	bool trailer_named = truth.n > 0;
+	if ((rc = keep_on_main_line(h, fx, h->rules.fixes_max_age, truth.v, &truth.n, &off_line)))
+		goto out;
 	bool by_trailer = truth.n > 0;
-	if (!by_trailer)
+	if (!by_trailer) {
 		named_in_message(h, fx, &truth);
+		if ((rc = keep_on_main_line(h, fx, h->rules.fixes_max_age, truth.v, &truth.n, &off_line)))
+			goto out;
+	}
 	const char *naming = by_trailer ? "its Fixes: trailer names" : "its message names";
 	if (truth.n) {
 		struct githistory_classify_accuracy *a = &fs->acc[by_trailer ? 0 : 2];
@@ -488,7 +579,22 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 	if (!b.n && !truth.n) {
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
-		rc = unlinked(h, fs, fx, "fix", why_none_code(&b), githistory_blame_why_none(&b), rules);
+		if (off_line) {
+			cJSON_AddItemToArray(rules, cJSON_CreateString(trailer_named ? "fixes-trailer" : "message-names"));
+			rc = not_ancestor(h, fs, fx, "fix", off_line, rules);
+		} else {
+			rc = unlinked(h, fs, fx, "fix", why_none_code(&b), githistory_blame_why_none(&b), rules);
+		}
+		goto out;
+	}
+	/* The primary culprit came in with the fix: it fixed its own branch before landing (issue 25, item 1). */
+	struct githistory_commit *primary = truth.n ? truth.v[0] : b.v[0].c;
+	if (lands_with(&h->rules, primary, fx)) {
+		cJSON *rules = cJSON_CreateArray();
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		cJSON_AddItemToArray(rules, cJSON_CreateString(truth.n ? (by_trailer ? "fixes-trailer" : "message-names")
+								 : weak ? "blame-context" : "blame"));
+		rc = fixed_before_landing(h, fs, fx, "fix", primary, rules);
 		goto out;
 	}
 	if (!(f = failure_new(fs, "fix", fx))) {
@@ -500,12 +606,14 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 		/* The trailer or message names the culprit outright; blame's answer is kept as evidence and for the accuracy check. */
 		fired(f, by_trailer ? "fixes-trailer" : "message-names");
 		for (size_t j = 0; j < truth.n; j++)
-			f->culprit[f->nculprits++] = truth.v[j];
+			if (!lands_with(&h->rules, truth.v[j], fx)) /* came in with the fix: no culprit of a main-line failure */
+				f->culprit[f->nculprits++] = truth.v[j];
 		f->link = "named";
 	} else {
 		fired(f, weak ? "blame-context" : "blame");
 		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_CLASSIFY_MAX_CULPRITS; i++)
-			f->culprit[f->nculprits++] = b.v[i].c;
+			if (!lands_with(&h->rules, b.v[i].c, fx))
+				f->culprit[f->nculprits++] = b.v[i].c;
 		f->link = "blame";
 		if (weak)
 			snprintf(why, sizeof(why), "it changes no earlier substantive line: the context of what it adds was blamed");
@@ -825,7 +933,7 @@ static int set_aside_companion_reverts(struct githistory_run *h, struct githisto
 		for (size_t j = 0; j < fs->n && !primary[i]; j++) {
 			const struct githistory_classify_failure *g = &fs->v[j];
 			int64_t apart = f->remedy->commit_time - g->remedy->commit_time;
-			if (j == i || strcmp(g->kind, "revert") || primary[j] || g->culprit[0] == x ||
+			if (j == i || strcmp(g->kind, "revert") || primary[j] || g->culprit[0] == x || g->remedy == x ||
 			    (apart < 0 ? -apart : apart) > h->rules.companion_within ||
 			    g->culprit[0]->commit_time > x->commit_time || !msgref_names(x->message, gitx_oid_hex(&g->culprit[0]->oid, hex), g->culprit[0]->subject))
 				continue;

@@ -39,6 +39,7 @@ struct githistory_classify_failures {
 	size_t enhancements;       /* free-form fixes set aside as enhancements (fix.free_form.enhancement_subject) */
 	size_t companion_reverts;  /* reverts set aside as companions of another revert (revert.companion_within) */
 	size_t planned_reverts;    /* reverts of changes their subject calls temporary (revert.planned_subject) */
+	size_t fixed_before_landing; /* remedies whose culprit landed with them (main_line.fixed_before_landing) */
 	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */
 	/* coverage: the window's non-merges, and those matching a failure rule */
 	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;

@@ -148,7 +148,7 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		rtk_out_md_para(md, "**Blame only** (`--blame-only`, for measurement): no culprit a message names was linked "
 				"(`Fixes:` trailers, `This reverts commit`, fix.names_culprit); blame alone linked fixes, and "
 				"content alone (patch id, lines taken back) reverts.");
-	rtk_out_md_para(md, "Window %s to %s (committer dates) up to %s (`%.10s`): %.0f commits in the window, %.0f walked; "
+	rtk_out_md_para(md, "Window %s to %s (the dates commits landed on the main line) up to %s (`%.10s`): %.0f commits in the window, %.0f walked; "
 			"%.0f failures classified, %.0f unlinked, %.0f reapplies.",
 		    rtk_out_json_str(p, "since"), rtk_out_json_str(p, "until"), rtk_out_json_str(p, "rev"), rtk_out_json_str(p, "rev_sha"),
 		    rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(in, "commits_walked"), rtk_out_json_num(b, "n"),
@@ -164,10 +164,15 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 			rtk_out_json_num(in, "planned_reverts"));
 	const cJSON *cov = cJSON_GetObjectItemCaseSensitive(r, "coverage");
 	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(cov, "conventional_share");
-	rtk_out_md_para(md, "Coverage: %.0f commits looked at, %.0f matched a failure rule (%.0f fixes, %.0f reverts); "
+	/* Said only when it happened, so a report the main line does not change reads as before. */
+	char landed[160] = "";
+	if (rtk_out_json_num(in, "fixed_before_landing") > 0)
+		snprintf(landed, sizeof(landed), "; %.0f fixed before landing (remedies whose culprit came to the main line "
+			 "with them: main_line.fixed_before_landing)", rtk_out_json_num(in, "fixed_before_landing"));
+	rtk_out_md_para(md, "Coverage: %.0f commits looked at, %.0f matched a failure rule (%.0f fixes, %.0f reverts)%s; "
 			"fix rules: %s (%s; %s of subjects are Conventional Commits); %.0f subjects say fix.%s%s%s",
 			rtk_out_json_num(cov, "commits_looked_at"), rtk_out_json_num(cov, "matched_failure_rule"),
-			rtk_out_json_num(cov, "fixes_matched"), rtk_out_json_num(cov, "reverts_matched"),
+			rtk_out_json_num(cov, "fixes_matched"), rtk_out_json_num(cov, "reverts_matched"), landed,
 			rtk_out_json_str(cov, "fix_rule_set"),
 			!strcmp(rtk_out_json_str(cov, "chosen_by"), "config") ? "set in the config" : "chosen automatically",
 			cJSON_IsNumber(cs) ? rtk_out_md_num(cs->valuedouble, 2) : "none", rtk_out_json_num(cov, "fix_word_subjects"),

@@ -43,6 +43,9 @@ struct githistory_rules {
 	struct rtk_re *dependency_subject, *manifest_paths, *manifest_subject;
 	int64_t revert_max_age, fixes_max_age; /* revert.max_age, fix.fixes_trailer_max_age */
 	bool tests_only_alone, reverted_fix_set_aside;
+	bool fixed_before_landing; /* main_line.fixed_before_landing (issue 25, item 1) */
+	bool fixes_are_culprits;   /* blame.fixes_are_culprits (issue 25, item 4) */
+	bool reland_links_revert;  /* revert.reland_links_revert (issue 25, item 4) */
 	bool link_weak; /* blame.weak_links: link (weak evidence links a culprit) or unlink */
 	struct rtk_re *names_culprit; /* fix.names_culprit: the message names the culprit; NULL when the list is empty */
 	struct rtk_re *cleanup_subject, *test_trees; /* fix.cleanup_subject, classification.test_trees */
@@ -93,6 +96,15 @@ struct githistory_commit {
 	const char *email; /* the author's, in author's allocation (after its NUL) */
 	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
 	bool files_loaded, in_window, ignored, fix_word, fix_type, queued;
+	/*
+	 * The main line is the first-parent chain of --rev (issue 25, item 1). A commit's landing is the main-line
+	 * commit that brought it there: itself on the main line, the merge for a commit a merge brought (walk.c).
+	 * Set for every commit of the walk; NULL for the records read on demand.
+	 */
+	struct githistory_commit *landing;
+	bool walked;      /* in the walk (h->v): landed at or after the walk's reach */
+	bool light;       /* only its graph was read (tree, parents, dates): the walk's painting; githistory_walk_commit reads the rest */
+	bool before_walk; /* met by the walk as an ancestor of the main line beyond its reach: landed before it */
 	bool conventional; /* the subject is a Conventional Commits header of one of fix.known_types */
 	bool fix_free;     /* the free-form fix rules match (read only when that rule set applies) */
 	bool formatting;   /* a formatting commit by blame.formatting_commit: blame looks through it */

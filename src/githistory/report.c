@@ -218,7 +218,9 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_c
 	others = cJSON_AddArrayToObject(j, "other_culprits");
 	for (size_t i = 1; others && i < f->nculprits; i++)
 		cJSON_AddItemToArray(others, githistory_classify_commit_json(r, f->culprit[i]));
-	cJSON_AddNumberToObject(j, "time_to_fix_seconds", (double)(f->remedy->commit_time - c->commit_time));
+	/* Landing to landing (issue 25, item 1): how long the defect was on the main line. */
+	cJSON_AddNumberToObject(j, "time_to_fix_seconds",
+				(double)(githistory_walk_landed_at(f->remedy) - githistory_walk_landed_at(c)));
 	cJSON_AddItemToObject(j, "rules", f->rules);
 	cJSON_AddStringToObject(f->evidence, "link", f->link ? f->link : "named");
 	cJSON_AddItemToObject(j, "evidence", f->evidence);
@@ -366,6 +368,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddNumberToObject(in, "enhancements", (double)fs->enhancements);
 	cJSON_AddNumberToObject(in, "companion_reverts", (double)fs->companion_reverts);
 	cJSON_AddNumberToObject(in, "planned_reverts", (double)fs->planned_reverts);
+	cJSON_AddNumberToObject(in, "fixed_before_landing", (double)fs->fixed_before_landing);
 	cJSON_AddItemToObject(result, "buckets", buckets_json(all, r->ci_level));
 	t = cJSON_AddObjectToObject(result, "table_2x2");
 	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);

@@ -107,6 +107,15 @@ static int number_rule(struct githistory_rules *r, const char *section, const ch
 	return 0;
 }
 
+static int bool_rule(struct githistory_rules *r, const char *section, const char *name, bool *out, const char *origin)
+{
+	const cJSON *v = rule_at(r->json, section, name);
+	if (!cJSON_IsBool(v))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s must be true or false", origin, section, name);
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
 static int duration_rule(struct githistory_rules *r, const char *section, const char *name, int64_t *out,
 			 const char *origin)
 {
@@ -252,6 +261,11 @@ int githistory_rules_load(struct githistory_rules *r)
 	if (!cJSON_IsBool(rf))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.reverted_fix_set_aside must be true or false", origin);
 	r->reverted_fix_set_aside = cJSON_IsTrue(rf);
+	/* Issue 25's switches: the main line (item 1), fixes as culprits and relands (item 4). */
+	if ((rc = bool_rule(r, "main_line", "fixed_before_landing", &r->fixed_before_landing, origin)) ||
+	    (rc = bool_rule(r, "blame", "fixes_are_culprits", &r->fixes_are_culprits, origin)) ||
+	    (rc = bool_rule(r, "revert", "reland_links_revert", &r->reland_links_revert, origin)))
+		return rc;
 	/* revert.companion_within: a duration, or false (companion reverts are not looked for) */
 	if (cJSON_IsFalse(rule_at(r->json, "revert", "companion_within")))
 		r->companion_within = 0;

@@ -48,7 +48,31 @@ void githistory_walk_free(struct githistory_run *h)
 	gitodb_free(h->odb);
 }
 
-static struct githistory_commit *record_new(struct githistory_run *h, const git_oid *id, const struct gitodb_commit *gc)
+/* What a record holds of its message: read for every commit the layers above may ask about. */
+static int record_fill(struct githistory_run *h, struct githistory_commit *c, const struct gitodb_commit *gc)
+{
+	c->message = strndup(gc->message, gc->message_len);
+	c->subject = gitodb_summary(gc->message, gc->message_len);
+	/* name and email in one allocation: the walk reads every commit, and most are never reported */
+	if ((c->author = malloc(gc->author_name_len + gc->author_email_len + 2))) {
+		char *email = c->author + gc->author_name_len + 1;
+		memcpy(c->author, gc->author_name, gc->author_name_len);
+		c->author[gc->author_name_len] = '\0';
+		memcpy(email, gc->author_email, gc->author_email_len);
+		email[gc->author_email_len] = '\0';
+		c->email = email;
+	}
+	if (!c->message || !c->subject || !c->author)
+		return -1;
+	c->light = false;
+	c->ignored = h->ignore_revs && rtk_strmap_get(h->ignore_revs, (const char *)c->oid.id, 20);
+	githistory_message_read(&h->rules, c);
+	return 0;
+}
+
+/* A new record of commit id; light: its graph alone (tree, parents, dates), its message read when first asked for. */
+static struct githistory_commit *record_new(struct githistory_run *h, const git_oid *id, const struct gitodb_commit *gc,
+					    bool light)
 {
 	struct githistory_commit *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -68,40 +92,36 @@ static struct githistory_commit *record_new(struct githistory_run *h, const git_
 	}
 	c->commit_time = gc->commit_time;
 	c->author_time = gc->author_time;
-	c->message = strndup(gc->message, gc->message_len);
-	c->subject = gitodb_summary(gc->message, gc->message_len);
-	/* name and email in one allocation: the walk reads every commit, and most are never reported */
-	if ((c->author = malloc(gc->author_name_len + gc->author_email_len + 2))) {
-		char *email = c->author + gc->author_name_len + 1;
-		memcpy(c->author, gc->author_name, gc->author_name_len);
-		c->author[gc->author_name_len] = '\0';
-		memcpy(email, gc->author_email, gc->author_email_len);
-		email[gc->author_email_len] = '\0';
-		c->email = email;
-	}
 	c->failure = -1;
-	if (!c->message || !c->subject || !c->author || rtk_strmap_put(h->by_oid, (const char *)c->oid.id, 20, c)) {
+	c->light = true;
+	if ((!light && record_fill(h, c, gc)) || rtk_strmap_put(h->by_oid, (const char *)c->oid.id, 20, c)) {
 		commit_free(c);
 		return NULL;
 	}
-	c->ignored = h->ignore_revs && rtk_strmap_get(h->ignore_revs, (const char *)c->oid.id, 20);
-	githistory_message_read(&h->rules, c);
+	return c;
+}
+
+/* The record of id, read now if not yet; a light one is made whole unless light is asked for. */
+static struct githistory_commit *commit_read(struct githistory_run *h, const git_oid *id, bool light)
+{
+	struct githistory_commit *c = rtk_strmap_get(h->by_oid, (const char *)id->id, 20);
+	const struct gitodb_object *o;
+	struct gitodb_commit gc;
+	if (c && (light || !c->light))
+		return c;
+	if (gitodb_read(h->odb, id, GIT_OBJECT_COMMIT, &o))
+		return NULL;
+	if (gitodb_commit_parse(o, &gc, &h->parent_buf, &h->parent_cap))
+		c = NULL;
+	else if (c ? record_fill(h, c, &gc) != 0 : !(c = record_new(h, id, &gc, light)))
+		c = NULL, rtk_oom();
+	gitodb_release(o);
 	return c;
 }
 
 struct githistory_commit *githistory_walk_commit(struct githistory_run *h, const git_oid *id)
 {
-	struct githistory_commit *c = rtk_strmap_get(h->by_oid, (const char *)id->id, 20);
-	const struct gitodb_object *o;
-	struct gitodb_commit gc;
-	if (c)
-		return c;
-	if (gitodb_read(h->odb, id, GIT_OBJECT_COMMIT, &o))
-		return NULL;
-	if (!gitodb_commit_parse(o, &gc, &h->parent_buf, &h->parent_cap) && !(c = record_new(h, id, &gc)))
-		rtk_oom();
-	gitodb_release(o);
-	return c;
+	return commit_read(h, id, false);
 }
 
 static int push_path(const char *path, size_t len, void *files)
@@ -178,7 +198,7 @@ static int load_all_files(struct githistory_run *h)
 		return rtk_oom();
 	/* A non-merge's files are needed for every classification and for patch-id candidates. */
 	for (size_t i = 0; i < h->n; i++)
-		if (h->v[i]->nparents <= 1 && h->v[i]->commit_time <= h->until && !h->v[i]->files_loaded)
+		if (h->v[i]->nparents <= 1 && h->v[i]->landing->commit_time <= h->until && !h->v[i]->files_loaded)
 			todo[n++] = h->v[i];
 	const char *forced = getenv("RTK_TEST_SHARES"); /* tests force the split on small histories */
 	threads = cores < 1 ? 1 : cores > 4 ? 4 : (size_t)cores;
@@ -299,39 +319,143 @@ static struct githistory_commit *queue_pop(struct queue *q)
 	return top;
 }
 
+/* c's parent i, read now if not yet (light: its graph alone); NULL (the reason set) when it cannot be read. */
+static struct githistory_commit *parent_of(struct githistory_run *h, struct githistory_commit *c, unsigned i, bool light)
+{
+	struct githistory_commit *p = commit_read(h, githistory_parent_id(c, i), light);
+	if (!p)
+		rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent of %s: %s", gitx_oid_hex(&c->oid, (char[41]){ 0 }),
+			 rtk_error_message());
+	return p;
+}
+
+/*
+ * The main line's newest commit committed before stop (the first-parent chain of tip), or NULL when the chain
+ * ends first. Everything it reaches landed before the window's reach.
+ */
+static int main_line_reach(struct githistory_run *h, struct githistory_commit *tip, int64_t stop,
+			   struct githistory_commit **out)
+{
+	struct githistory_commit *m = tip;
+	*out = NULL;
+	while (m->commit_time >= stop) {
+		if (!m->nparents)
+			return 0;
+		if (!(m = parent_of(h, m, 0, false)))
+			return RTK_EXIT_FAILURE;
+	}
+	*out = m;
+	return 0;
+}
+
+/*
+ * The landings (issue 25, item 1), in one pass over the main line, oldest first: each main-line commit
+ * lands itself, and a merge every commit of the walk its other parents reach that has not landed yet. Going
+ * oldest first, what a merge's first parent reaches has landed already, so the side a merge brings is
+ * exactly what is left: each commit of the walk is visited once. A commit the main line does not reach
+ * through the walk (a parent dated after its child can cut it off) lands itself.
+ */
+static int land(struct githistory_run *h, struct githistory_commit *tip)
+{
+	struct githistory_commit **line = NULL, **stack = NULL;
+	size_t nline = 0, cline = 0, n = 0, cap = 0;
+	int rc = 0;
+
+	for (struct githistory_commit *m = tip; !rc && m && m->walked;
+	     m = m->nparents ? rtk_strmap_get(h->by_oid, (const char *)m->parent[0].id, 20) : NULL)
+		if (!(rc = RTK_ALLOC_GROW_FROM(line, nline + 1, cline, 256)))
+			line[nline++] = m;
+	for (size_t i = nline; !rc && i-- > 0;) {
+		struct githistory_commit *m = line[i];
+		m->landing = m;
+		for (unsigned k = 1; !rc && k < m->nparents; k++) {
+			struct githistory_commit *p = rtk_strmap_get(h->by_oid, (const char *)githistory_parent_id(m, k)->id, 20);
+			if (p && p->walked && !p->landing && !(rc = RTK_ALLOC_GROW_FROM(stack, n + 1, cap, 256)))
+				p->landing = m, stack[n++] = p;
+		}
+		while (!rc && n) {
+			struct githistory_commit *c = stack[--n];
+			for (unsigned k = 0; !rc && k < c->nparents; k++) {
+				struct githistory_commit *p = rtk_strmap_get(h->by_oid, (const char *)githistory_parent_id(c, k)->id, 20);
+				if (p && p->walked && !p->landing && !(rc = RTK_ALLOC_GROW_FROM(stack, n + 1, cap, 256)))
+					p->landing = m, stack[n++] = p;
+			}
+		}
+	}
+	free(line);
+	free(stack);
+	for (size_t i = 0; !rc && i < h->n; i++) {
+		struct githistory_commit *c = h->v[i];
+		if (!c->landing)
+			c->landing = c;
+		/* The window is read by landing date: merged inside it is in it, however old the commit. */
+		c->in_window = c->landing->commit_time >= h->since && c->landing->commit_time <= h->until;
+		h->walked_in_window += c->in_window;
+	}
+	return rc;
+}
+
+/*
+ * The walk: every commit that landed on the main line after its newest commit dated before stop (git's
+ * rev-list tip ^reach): newest first from tip, and from reach painting what it reaches as landed before
+ * (before_walk), as git marks the uninteresting side, until only such commits are queued. A commit of a
+ * branch merged inside the window is walked however old it is; one merged before is not.
+ */
 int githistory_walk_run(struct githistory_run *h, const git_oid *tip)
 {
 	struct queue q = { 0 };
-	struct githistory_commit *c = githistory_walk_commit(h, tip);
+	struct githistory_commit *c = githistory_walk_commit(h, tip), *reach = NULL;
 	int64_t stop = h->since - (h->rules.fix_window > h->rules.revert_lookback ? h->rules.fix_window
 										    : h->rules.revert_lookback);
+	size_t interesting = 0; /* queued commits not painted before_walk: the walk ends when none is left */
 	int rc = 0;
 	struct rtk_progress *walked;
 
 	if (!c)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_error_message());
+	if ((rc = main_line_reach(h, c, stop, &reach)))
+		return rc;
 	walked = rtk_progress_start("Walking commits", 0); /* the total is known only at the end */
 	rc = queue_push(&q, c);
-	while (!rc && q.n) {
+	interesting = c != reach;
+	if (!rc && reach && reach != c) {
+		reach->before_walk = true;
+		rc = queue_push(&q, reach);
+	} else if (reach) {
+		c->before_walk = true;
+	}
+	while (!rc && interesting) {
 		c = queue_pop(&q);
-		if (c->commit_time < stop)
-			break;
-		if ((rc = history_push(h, c)))
-			break;
-		c->in_window = c->commit_time >= h->since && c->commit_time <= h->until;
-		h->walked_in_window += c->in_window;
+		if (!c->before_walk) {
+			interesting--;
+			if ((rc = history_push(h, c)))
+				break;
+			c->walked = true;
+		}
 		for (unsigned i = 0; !rc && i < c->nparents; i++) {
-			struct githistory_commit *p = githistory_walk_commit(h, githistory_parent_id(c, i));
-			if (!p)
-				rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent of %s: %s", gitx_oid_hex(&c->oid, (char[41]){ 0 }),
-					      rtk_error_message());
-			else if (!p->queued)
+			/* What the painting reaches is never walked: its graph is enough (most of git.git's history, for
+			 * a topic forked from an old release). */
+			struct githistory_commit *p = parent_of(h, c, i, c->before_walk);
+			if (!p) {
+				rc = RTK_EXIT_FAILURE;
+				break;
+			}
+			if (c->before_walk && !p->before_walk && !p->walked) {
+				/* Painted before it was popped; one a skewed date let through stays walked. */
+				interesting -= p->queued;
+				p->before_walk = true;
+			}
+			if (!p->queued) {
+				interesting += !p->before_walk;
 				rc = queue_push(&q, p);
+			}
 		}
 		rtk_progress_update(walked, h->n);
 	}
 	rtk_progress_stop(&walked, !rc);
 	free(q.v);
+	if (!rc)
+		rc = land(h, githistory_walk_commit(h, tip));
 	return rc ? rc : load_all_files(h);
 }
 
@@ -388,4 +512,19 @@ struct githistory_commit *githistory_walk_lookup_hex(struct githistory_run *h, c
 	c = githistory_walk_commit(h, git_commit_id(gc));
 	git_commit_free(gc);
 	return c;
+}
+
+int githistory_walk_on_main_line(struct githistory_run *h, struct githistory_commit *c, bool *yes)
+{
+	struct githistory_commit *tip;
+	/* The walk met it from tip: an ancestor. Else one dated after the walk's reach would have been met. */
+	if (c->walked || c->before_walk || !memcmp(c->oid.id, h->tip.id, 20)) {
+		*yes = true;
+		return 0;
+	}
+	if (!(tip = githistory_walk_commit(h, &h->tip)))
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_error_message());
+	/* Searched as a revert's history is, back to a day before c's date: not libgit2's search, which may read
+	 * the whole history. */
+	return githistory_walk_in_history(h, c, tip, yes);
 }

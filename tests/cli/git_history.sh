@@ -45,9 +45,16 @@ testing "a higher revert.partial_min_share in --config: that revert is unlinked"
 testing "a revert-kind commit taking back too little of anything stays unlinked" \
 	"$(gh unlinked-revert '[.buckets.n, (.unlinked[] | [.kind, .remedy.subject, .rules])]')" \
 	'[0,["revert","revert: drop two retries",["revert-message"]]]\n'
-testing "revert then reapply: one failure, a flap, one reapply" \
-	"$(gh revert-reapply '[.buckets.n, .failures[0].flap, .input.reapplies, .failures[0].culprit.subject]')" \
-	'[1,true,1,"feat: add the parser"]\n'
+# A revert of a revert is linked like any revert (issue 25, item 4): before, the reapply was no failure of its own.
+testing "revert then reapply: two failures, the reapply's culprit the revert it undoes, the first a flap" \
+	"$(gh revert-reapply '[.buckets.n, .input.reapplies, (.failures[] | [.culprit.subject, .flap, (.rules | index("revert-of-revert") != null)])]')" \
+	'[2,1,["feat: add the parser",true,false],["Revert \\"feat: add the parser\\"",false,true]]\n'
+testing "relands by subject and by patch id, and a revert of a reland: each linked to the revert it undoes" \
+	"$(gh reland '[.buckets.n, .input.reapplies, (.failures[] | [.remedy.subject, .culprit.subject, .evidence.link, .flap])]')" \
+	'[3,2,["Revert \\"feat: add the parser\\"","feat: add the parser","named",true],["Reapply \\"feat: add the parser\\"","Revert \\"feat: add the parser\\"","patch-id",true],["Revert \\"Reapply \\"feat: add the parser\\"\\"","Reapply \\"feat: add the parser\\"","named",false]]\n'
+testing "revert.reland_links_revert false: one failure that flaps, two reapplies" \
+	"cd $(repo reland) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.reapplies, .failures[0].flap]'" \
+	'[1,2,true]\n' "revert: {reland_links_revert: false}\n"
 testing "a revert of a merge blames the merge" \
 	"$(gh merge-revert '[.failures[] | [.culprit.subject, .rules]]')" \
 	"[[\"Merge branch 'feature'\",[\"revert-message\",\"revert-of-merge\",\"reversing-changes\"]]]\n"
@@ -124,9 +131,17 @@ testing "a test line the fix flips links nothing while it changes code: the code
 testing "nor while it only adds code: the code's context is blamed, weakly, not the test list" \
 	"$(ghw test-lines '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.strength]]')" \
 	'[["filetime: fix the guard","filetime: more of the window","weak"]]\n'
+# The second fix changes the test list line the first fix wrote: a fix is a culprit like any commit (issue 25, item 4).
 testing "blame.tests_only_alone false: the test list's author is the culprit" \
 	"cd $(repo test-lines) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
-	'["urlglob: only accept 255 globs"]\n' "blame: {tests_only_alone: false}\n"
+	'["urlglob: only accept 255 globs","filetime: fix negative times"]\n' "blame: {tests_only_alone: false}\n"
+testing "a regression introduced by a fix: the later fix's culprit is the earlier fix" \
+	"$(gh fix-of-fix '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.strength]]')" \
+	'[["fix: the total forgot c","feat: compute the total","strong"],["fix: the total forgot d too","fix: the total forgot c","strong"]]\n'
+testing "blame.fixes_are_culprits false: a fix is never a culprit, the later fix unlinked" \
+	"cd $(repo fix-of-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, (.unlinked[] | [.remedy.subject, .reason_code, .reason])]'" \
+	'[1,["fix: the total forgot d too","by-fix-or-revert","the lines it fixes were last changed by another fix or revert"]]\n' \
+	"blame: {fixes_are_culprits: false}\n"
 testing "a revert naming a 200-day-old commit is unlinked as too old" \
 	"$(gh old-revert '[.buckets.n, (.unlinked[] | [.kind, .reason_code, .reason])]')" \
 	'[0,["revert","too-old","the reverted commit is 200 days older than the revert (revert.max_age 180 days): not a recent failure"]]\n'
@@ -288,6 +303,49 @@ testing "a revert is linked only to a commit in its own history" \
 	"$(gh revert-other-branch '[.failures[] | [.kind, .culprit.subject, .remedy.subject, (.rules | index("revert-patch-id") != null)]]')" \
 	'[["revert","feat: turn the cache on","chore: cache off again",true]]\n'
 
+# --- the main line (issue 25, item 1): squash, rebase and merge-commit workflows ----------------------------
+# mrepo CASE, gm CASE JQ: as repo and gh, for the repositories of tests/fixtures/git-history-mainline.sh.
+mrepo() {
+	local dir="$SCRATCH_ROOT/mainline-$1"
+	[ -d "$dir" ] || bash "$F/git-history-mainline.sh" "$1" "$dir" >/dev/null 2>&1 || echo "fixture $1 failed" >&2
+	echo "$dir"
+}
+gm() {
+	printf "cd '%s' && %q git-history --json | jq -c %q" "$(mrepo "$1")" "$RTK" "$2"
+}
+days='(.time_to_fix_seconds / 86400 | floor)'
+testing "squash: each pull request lands as itself; a later one fixing an earlier one is a failure" \
+	"$(gm squash "[[.failures[] | [.remedy.subject, .culprit.subject, $days]], .input.fixed_before_landing]")" \
+	'[[["fix: numbers in base 10 (#2)","feat: parse numbers (#1)",6]],0]\n'
+testing "rebase: a pull request's fix-up lands as a commit of its own, a failure of the one before it" \
+	"$(gm rebase "[[.failures[] | [.remedy.subject, .culprit.subject, $days]], .input.fixed_before_landing]")" \
+	'[[["fix: signs start negative","feat: parse signs",1]],0]\n'
+testing "merge: a fix-up on the same branch as its culprit is fixed before landing, not a failure" \
+	"$(gm merge '[[.failures[].remedy.subject], .input.fixed_before_landing, (.unlinked[] | select(.reason_code == "fixed-before-landing") | [.kind, .remedy.subject, .rules, (.reason | gsub("[0-9a-f]{10}"; "SHA"))])]')" \
+	'[["fix: base 16 needs a prefix"],1,["fix","fix: hex starts at 1",["fix-type","blame","fixed-before-landing"],"fixed before landing: its culprit SHA came to the main line with it, by the merge SHA (main_line.fixed_before_landing): the defect was never on the main line"]]\n'
+testing "merge: a regression from an earlier merged pull request, fixed by a later one: landing to landing (9 days, not the commits' 6)" \
+	"cd $(mrepo merge) && a=\$(git log -1 --format=%ct --grep 'request #1 ') && b=\$(git log -1 --format=%ct --grep 'request #2 ') && $RTK git-history --json | jq -c --argjson d \$((b - a)) '[.failures[] | [.remedy.subject, .culprit.subject, .time_to_fix_seconds == \$d, $days]]'" \
+	'[["fix: base 16 needs a prefix","feat: parse hex numbers",true,9]]\n'
+testing "merge: a culprit only on a branch never merged is no culprit: unlinked, not-ancestor" \
+	"$(gm merge '[.unlinked[] | select(.reason_code == "not-ancestor") | [.kind, .remedy.subject, .rules, (.reason | gsub("[0-9a-f]{10}"; "SHA"))]]')" \
+	'[["fix","fix: drop stale entries",["fix-type","fixes-trailer"],"the commit its message names (SHA) is not an ancestor of HEAD: never on the main line, so not the culprit of a failure of it"],["revert","Revert \\"feat: experimental cache\\"",["revert-message"],"the commit its message names (SHA) is not an ancestor of HEAD: never on the main line, so not the culprit of a failure of it"]]\n'
+testing "merge: main_line.fixed_before_landing false: the fix-up is a failure (0 days: it landed with its culprit)" \
+	"cd $(mrepo merge) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.fixed_before_landing, (.failures[] | [.remedy.subject, .culprit.subject, $days])]'" \
+	'[0,["fix: hex starts at 1","feat: parse hex numbers",0],["fix: base 16 needs a prefix","feat: parse hex numbers",9]]\n' \
+	"main_line: {fixed_before_landing: false}\n"
+testing "merge: the markdown's coverage line counts what was fixed before landing" \
+	"cd $(mrepo merge) && $RTK git-history | grep -o '; [0-9]* fixed before landing ([^)]*)'" \
+	'; 1 fixed before landing (remedies whose culprit came to the main line with them: main_line.fixed_before_landing)\n'
+testing "the window by landing date: committed on day 3 and merged on day 60 is in a window from day 50; merged on day 5 is not" \
+	"cd $(mrepo window) && for w in '--since 2026-02-20' '--since 2026-01-03 --until 2026-01-31'; do $RTK git-history --json \$w | jq -c '[.input.commits_in_window, [.failures[] | [.remedy.subject, $days]]]'; done" \
+	'[3,[["fix: a needs the base",59]]]\n[2,[["fix: b needs the base",4]]]\n'
+testing "mixed: squash, rebase and merge on one main line" \
+	"$(gm mixed "[[.failures[] | [.remedy.subject, .culprit.subject, $days]], [.unlinked[] | [.remedy.subject, .reason_code]]]")" \
+	'[[["fix: signs start negative","feat: parse signs",1],["fix: numbers skip spaces","feat: parse numbers (#1)",9],["fix: base 16 needs a prefix (#4)","feat: parse hex numbers",2]],[["fix: hex starts at 1","fixed-before-landing"]]]\n'
+testing "a bad main_line.fixed_before_landing" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: main_line.fixed_before_landing must be true or false\n2\n" \
+	"main_line: {fixed_before_landing: maybe}\n"
+
 # --- agents, ground truth ------------------------------------------------------------------------------
 testing "agent-authored culprits by trailer and by aider name" \
 	"$(gh agent-culprits '[[.failures[] | [.culprit.subject, .agent]], .by_author.agent.n, .by_author.human.n, .by_author.agent.reflection_bucket.count]')" \
@@ -448,8 +506,12 @@ done
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
-	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame; do
+	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
+done
+for c in squash rebase merge window mixed; do
+	(cd "$(mrepo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/mainline-$c.json"
+	conforms "main line, $c: JSON conforms to its schema" "$SCRATCH_ROOT/mainline-$c.json" git-history
 done
 finish

@@ -90,12 +90,31 @@ static void lines_older_than_the_window_have_no_culprit(void **state)
 	fixture_run_close(f);
 }
 
-static void lines_last_changed_by_a_fix_are_skipped(void **state)
+static void a_fix_is_the_culprit_of_a_later_fix(void **state)
 {
 	(void)state;
 	struct fixture_run *f = fixture_run_open("githistory-unit-repo.sh", "blame");
-	/* refix changes line 5 again, one day after fix did: a fix is never a culprit. */
+	struct githistory_blame_result b;
+	bool weak;
+	/* refix changes line 5 again, one day after fix did: the regression a fix brings is the fix's (issue 25, item 4). */
+	blame_fix(f, "refix", &b, &weak);
+	assert_false(weak);
+	assert_int_equal(b.n, 1);
+	assert_string_equal(credited(f, &b, "fix"), "lib/c.c:5");
+	assert_int_equal(b.skipped_lines, 0);
+	githistory_blame_result_free(&b);
+	/* blame.fixes_are_culprits false: the fix's lines are not followed, as before. */
+	f->run.rules.fixes_are_culprits = false;
 	no_culprit(f, "refix", 0, 1, "the lines it fixes were last changed by another fix or revert");
+	fixture_run_close(f);
+}
+
+static void lines_a_revert_restored_are_skipped(void **state)
+{
+	(void)state;
+	struct fixture_run *f = fixture_run_open("githistory-unit-repo.sh", "revert-blame");
+	/* The fix changes a line the revert put back: a revert restores lines, it never wrote them. */
+	no_culprit(f, "fix", 0, 1, "the lines it fixes were last changed by a revert");
 	fixture_run_close(f);
 }
 
@@ -197,7 +216,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(insubstantial_lines_and_reformatting_link_nothing),
 	cmocka_unit_test(a_fix_is_blamed_on_the_last_change_in_its_window),
 	cmocka_unit_test(lines_older_than_the_window_have_no_culprit),
-	cmocka_unit_test(lines_last_changed_by_a_fix_are_skipped),
+	cmocka_unit_test(a_fix_is_the_culprit_of_a_later_fix),
+	cmocka_unit_test(lines_a_revert_restored_are_skipped),
 	cmocka_unit_test(a_commit_that_leaves_the_file_alone_hands_lines_through),
 	cmocka_unit_test(blame_follows_a_rename),
 	cmocka_unit_test(white_space_is_looked_through),
