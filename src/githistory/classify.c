@@ -413,9 +413,25 @@ static int fixes_trailer(const char *k, size_t kl, const char *v, size_t vl, voi
 		return 0;
 	while (n < vl && isxdigit((unsigned char)v[n]))
 		n++;
-	if ((c = githistory_walk_lookup_hex(t->h, v, n)) && t->n < GITHISTORY_CLASSIFY_MAX_CULPRITS)
+	if (!(c = githistory_walk_lookup_hex(t->h, v, n)))
+		return 0;
+	for (size_t j = 0; j < t->n; j++) /* the block and the lines anywhere may name it twice */
+		if (t->v[j] == c)
+			return 0;
+	if (t->n < GITHISTORY_CLASSIFY_MAX_CULPRITS)
 		t->v[t->n++] = c;
 	return 0;
+}
+
+/*
+ * The commits a message's Fixes: trailers name: those of git's trailer block, and the whole "Fixes: <id>"
+ * lines standing anywhere below the subject, as kernel-style projects write them in a paragraph of their
+ * own above the sign-offs (issue 25, item 5). -1 when out of memory.
+ */
+static int fixes_trailers(const char *msg, trailers_fn *fn, void *arg)
+{
+	size_t len = strlen(msg);
+	return trailers_foreach(msg, len, fn, arg) < 0 ? -1 : trailers_fixes_foreach(msg, len, fn, arg);
 }
 
 /*
@@ -472,12 +488,10 @@ static int by_lines_desc(const void *a, const void *b)
 	return (x->c->commit_time < y->c->commit_time) - (x->c->commit_time > y->c->commit_time);
 }
 
-/* The rule that made fx a fix: its Conventional Commits type, the free-form rules, or fix.subject. */
-static const char *fix_rule(const struct githistory_run *h, const struct githistory_commit *fx)
+/* The rule that made fx a fix: the type or tag of the convention in force, the free-form rules, or fix.subject. */
+static const char *fix_rule(const struct githistory_commit *fx)
 {
-	if (h->rules.fix_set == GITHISTORY_FIX_FREE_FORM)
-		return fx->fix_free ? "fix-free-form" : "fix-subject";
-	return fx->fix_type ? "fix-type" : "fix-subject";
+	return fx->fix_type ? "fix-type" : fx->fix_free ? "fix-free-form" : "fix-subject";
 }
 
 static int detect_fix(struct githistory_run *h, struct githistory_classify_failures *fs, struct githistory_commit *fx)
@@ -492,7 +506,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 		goto out;
 	if (b.n > 1)
 		qsort(b.v, b.n, sizeof(*b.v), by_lines_desc);
-	if (trailers_foreach(fx->message, strlen(fx->message), fixes_trailer, &truth) < 0) {
+	if (fixes_trailers(fx->message, fixes_trailer, &truth) < 0) {
 		rc = rtk_oom();
 		goto out;
 	}
@@ -535,7 +549,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 		if (!kept) {
 			char old[200];
 			cJSON *rules = cJSON_CreateArray();
-			cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+			cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(fx)));
 			cJSON_AddItemToArray(rules, cJSON_CreateString(by_trailer ? "fixes-trailer" : "message-names"));
 			snprintf(old, sizeof(old), "the commit %s is %.0f days older than the fix "
 				 "(fix.fixes_trailer_max_age %.0f days): not a recent failure",
@@ -554,7 +568,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 			 "blame.link_min_share %g): incidental",
 			 b.v[0].lines, b.blamed_lines, share, h->rules.link_min_share);
 		cJSON *rules = cJSON_CreateArray();
-		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(fx)));
 		rc = unlinked(h, fs, fx, "fix", "incidental", why, rules);
 		goto out;
 	}
@@ -572,13 +586,13 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 				 gitx_oid_hex(&b.v[0].c->oid, hex), b.v[0].lines, b.blamed_lines, share,
 				 h->rules.strong_min_share);
 		cJSON *rules = cJSON_CreateArray();
-		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(fx)));
 		rc = unlinked(h, fs, fx, "fix", "weak", why, rules);
 		goto out;
 	}
 	if (!b.n && !truth.n) {
 		cJSON *rules = cJSON_CreateArray();
-		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(fx)));
 		if (off_line) {
 			cJSON_AddItemToArray(rules, cJSON_CreateString(trailer_named ? "fixes-trailer" : "message-names"));
 			rc = not_ancestor(h, fs, fx, "fix", off_line, rules);
@@ -591,7 +605,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 	struct githistory_commit *primary = truth.n ? truth.v[0] : b.v[0].c;
 	if (lands_with(&h->rules, primary, fx)) {
 		cJSON *rules = cJSON_CreateArray();
-		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(h, fx)));
+		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(fx)));
 		cJSON_AddItemToArray(rules, cJSON_CreateString(truth.n ? (by_trailer ? "fixes-trailer" : "message-names")
 								 : weak ? "blame-context" : "blame"));
 		rc = fixed_before_landing(h, fs, fx, "fix", primary, rules);
@@ -601,7 +615,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 		rc = rtk_oom();
 		goto out;
 	}
-	fired(f, fix_rule(h, fx));
+	fired(f, fix_rule(fx));
 	if (truth.n) {
 		/* The trailer or message names the culprit outright; blame's answer is kept as evidence and for the accuracy check. */
 		fired(f, by_trailer ? "fixes-trailer" : "message-names");
@@ -744,26 +758,33 @@ int githistory_classify_bucket(struct githistory_run *h, struct githistory_class
 	if (f->T)
 		fired(f, "test-path");
 	if (matches(r->ci_message, f->remedy->message)) {
-		/* The scope is not the message: fix(build): ... must say so outside its scope. */
+		/*
+		 * The message's own words: not a pull-request template's sections and boxes, not the subject of the
+		 * commit a revert undoes (issue 25, item 3). Then the scope is not the message either: fix(build): ...
+		 * must say so outside its scope. Blanking keeps offsets, so the scope is found where it was.
+		 */
 		struct convcommit cc;
 		const char *m = f->remedy->message, *subj = f->remedy->subject;
+		char *own = githistory_message_own_words(r, f->remedy);
 		size_t off;
-		bool in_text = true;
-		if (convcommit_parse(subj, strlen(subj), &cc) && cc.scope_len && (off = (size_t)(cc.scope - subj)) < strlen(m) &&
-		    !strncmp(m + off, cc.scope, cc.scope_len)) {
-			char *copy = strdup(m);
-			if (!copy)
-				return rtk_oom();
-			memset(copy + off, ' ', cc.scope_len);
-			in_text = matches(r->ci_message, copy);
-			free(copy);
+		if (!own)
+			return rtk_oom();
+		bool own_words = matches(r->ci_message, own), in_text = own_words;
+		if (own_words && convcommit_parse(subj, strlen(subj), &cc) && cc.scope_len &&
+		    (off = (size_t)(cc.scope - subj)) < strlen(m) && !strncmp(m + off, cc.scope, cc.scope_len)) {
+			memset(own + off, ' ', cc.scope_len);
+			in_text = matches(r->ci_message, own);
 		}
+		free(own);
 		if (in_text) {
 			f->T = true;
 			fired(f, "ci-message");
-		} else {
+		} else if (own_words) {
 			f->ci_scope_only = true;
 			fired(f, "ci-scope-ignored");
+		} else {
+			f->ci_not_own = true;
+			fired(f, "ci-not-own-words");
 		}
 	}
 	if (f->flap)
@@ -881,19 +902,33 @@ static int fixes_trailer_sha(const char *k, size_t kl, const char *v, size_t vl,
 }
 
 /*
- * An enhancement the free-form rules read as a fix (by "regression", an issue reference or a trailer): its
- * subject opens with an enhancement verb (fix.free_form.enhancement_subject) and does not say fix, and its
- * message names no commit as the cause ("setopt: allow X set to -1 ... Regression from commit b059f7d" is a
- * fix: fix.names_culprit or a Fixes: trailer with a sha).
+ * An enhancement the free-form rules read as a fix (by "regression" in its subject): its subject opens with an
+ * enhancement verb (fix.free_form.enhancement_subject) and does not say fix, and its message names no commit
+ * as the cause ("setopt: allow X set to -1 ... Regression from commit b059f7d" is a fix: fix.names_culprit
+ * or a Fixes: trailer with a sha).
  */
 static bool is_enhancement(const struct githistory_rules *r, const struct githistory_commit *c)
 {
 	bool named = false;
-	if (r->fix_set != GITHISTORY_FIX_FREE_FORM || !r->enhancement_subject || !matches(r->enhancement_subject, c->subject) ||
+	if (!c->fix_free || c->fix_type || !r->enhancement_subject || !matches(r->enhancement_subject, c->subject) ||
 	    matches(r->fix_word_re, c->subject) || (r->names_culprit && matches(r->names_culprit, c->message)))
 		return false;
-	trailers_foreach(c->message, strlen(c->message), fixes_trailer_sha, &named);
+	fixes_trailers(c->message, fixes_trailer_sha, &named);
 	return !named;
+}
+
+/* A fix changing only documentation (fix.docs_paths: *.md, docs/, README, ...): "Fix the table rendering" fixes no defect. */
+static int is_docs_only(struct githistory_run *h, struct githistory_commit *c, bool *yes)
+{
+	int rc;
+	*yes = false;
+	if (!h->rules.docs_paths || (rc = githistory_walk_files(h, c)) || !c->files.n)
+		return h->rules.docs_paths ? rc : 0;
+	for (size_t i = 0; i < c->files.n; i++)
+		if (!matches(h->rules.docs_paths, c->files.v[i]))
+			return 0;
+	*yes = true;
+	return 0;
 }
 
 /*
@@ -968,7 +1003,7 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_class
 	/* Oldest first, so a revert is known before the reapply that reverts it. */
 	for (size_t i = h->n; !rc && i-- > 0; rtk_progress_update(blamed, seen)) {
 		struct githistory_commit *c = h->v[i];
-		bool handled = false;
+		bool handled = false, docs = false;
 		if (!c->in_window || c->nparents > 1)
 			continue;
 		seen += fix_in_window(c);
@@ -983,6 +1018,8 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_class
 			fs->dependency_updates++;
 		else if (c->kind == GITHISTORY_KIND_FIX && matches(h->rules.cleanup_subject, c->subject))
 			fs->cleanups++; /* "fix typo", "fix lint": a fix of nothing that ran */
+		else if (c->kind == GITHISTORY_KIND_FIX && ((rc = is_docs_only(h, c, &docs)) || docs))
+			fs->docs_only += docs; /* "Fix the table rendering" in docs/ alone: no defect of what runs */
 		else if (c->kind == GITHISTORY_KIND_FIX && is_enhancement(&h->rules, c))
 			fs->enhancements++; /* "Increase the chunk size" that "Fixes #796": an enhancement request */
 		else if (c->kind == GITHISTORY_KIND_FIX)

@@ -22,6 +22,7 @@ struct githistory_classify_failure {
 	const char *surface_pattern; /* the risk-floor pattern that matched it (borrowed from the table), or NULL */
 	uint32_t S_needs;     /* bit j: S holds only with non-discriminating pattern h->nd[j] */
 	bool ci_scope_only;   /* the CI-message rule matched the remedy's scope alone (ignored) */
+	bool ci_not_own;      /* the CI-message rule matched only words not the remedy's own (ignored) */
 	struct githistory_commit *reverted_by; /* a fix later reverted: set aside when detection ends */
 	int bucket;
 };
@@ -35,12 +36,14 @@ struct githistory_classify_failures {
 	size_t reapplies, dependency_updates; /* fix-kind commits set aside as dependency updates */
 	size_t formatting_reverts; /* reverts of, or by, formatting commits: set aside */
 	size_t cleanups;           /* fix-kind commits set aside as cleanups (fix.cleanup_subject) */
+	size_t docs_only;          /* fix-kind commits changing only documentation (fix.docs_paths): set aside */
 	size_t reverted_fixes;     /* fixes set aside because they were reverted (revert.reverted_fix_set_aside) */
 	size_t enhancements;       /* free-form fixes set aside as enhancements (fix.free_form.enhancement_subject) */
 	size_t companion_reverts;  /* reverts set aside as companions of another revert (revert.companion_within) */
 	size_t planned_reverts;    /* reverts of changes their subject calls temporary (revert.planned_subject) */
 	size_t fixed_before_landing; /* remedies whose culprit landed with them (main_line.fixed_before_landing) */
 	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */
+	size_t ci_not_own_words;   /* failures whose remedy named CI only in a template or a reverted commit's subject */
 	/* coverage: the window's non-merges, and those matching a failure rule */
 	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;
 	/* ground truth agreement: [0] fixes with Fixes: trailers, [1] reverts naming their commit */

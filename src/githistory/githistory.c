@@ -9,8 +9,10 @@
 #include "lib/chart.h"
 #include "lib/err.h"
 #include "lib/out.h"
+#include "lib/strbuf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -125,6 +127,77 @@ static void ts_rows(const struct rtk_out_cells *c, const cJSON *t2)
 	rtk_out_cell(c, "%.0f", ts + tn + ns + nn);
 }
 
+/* Appends the tags of list, joined by ", "; false when it has none. */
+static bool md_tags(struct rtk_strbuf *b, const cJSON *list)
+{
+	const cJSON *t;
+	bool any = false;
+	cJSON_ArrayForEach(t, list) {
+		rtk_strbuf_printf(b, "%s%s", any ? ", " : "", cJSON_IsString(t) ? t->valuestring : "");
+		any = true;
+	}
+	return any;
+}
+
+/* One line: the convention in force, its share, what counts as a fix and a revert under it (issue 25, item 3). */
+static void md_convention(struct rtk_out_md *md, const cJSON *cov)
+{
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(cov, "convention"), *e, *best = NULL;
+	struct rtk_strbuf b = { 0 };
+	char *line;
+
+	if (!cJSON_IsObject(k)) {
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cov, "conventions"))
+			if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "share")) &&
+			    (!best || rtk_out_json_num(e, "share") > rtk_out_json_num(best, "share")))
+				best = e;
+		bool config = !strcmp(rtk_out_json_str(cov, "chosen_by"), "config");
+		rtk_strbuf_puts(&b, config ? "Convention: none (fix.rule_set free-form in the config)"
+					   : "Convention: none of data/rules/commit-conventions.yaml reaches its share");
+		if (best && !config)
+			rtk_strbuf_printf(&b, " (the largest: %s, %s of %s, %s needed)", rtk_out_json_str(best, "name"),
+					  rtk_out_md_num(rtk_out_json_num(best, "share"), 2), rtk_out_json_str(best, "of"),
+					  rtk_out_md_num(rtk_out_json_num(best, "min_share"), 2));
+		rtk_strbuf_puts(&b, ": the free-form rules read every subject. Reverts are a subject `Revert \"...\"` and every "
+				    "convention's revert tags.");
+	} else {
+		const cJSON *ks = cJSON_GetObjectItemCaseSensitive(k, "share");
+		bool free_others = !strcmp(rtk_out_json_str(k, "others"), "free-form");
+		bool message = !strcmp(rtk_out_json_str(k, "of"), "messages");
+		rtk_strbuf_printf(&b, "Convention: %s (`%s`) in %s of the window's %s (%s needed)", rtk_out_json_str(k, "title"),
+				  rtk_out_json_str(k, "example"), cJSON_IsNumber(ks) ? rtk_out_md_num(ks->valuedouble, 2) : "none",
+				  message ? "messages" : "subjects", rtk_out_md_num(rtk_out_json_num(k, "min_share"), 2));
+		const cJSON *fix = cJSON_GetObjectItemCaseSensitive(k, "fix_tags"), *neutral = cJSON_GetObjectItemCaseSensitive(k, "neutral_tags");
+		rtk_strbuf_puts(&b, ": fixes are ");
+		if (cJSON_GetArraySize(fix)) { /* its tags decide */
+			rtk_strbuf_puts(&b, "the tags ");
+			md_tags(&b, fix);
+			rtk_strbuf_printf(&b, " (a tag of another kind is no fix); subjects without one are read by %s",
+					  free_others ? "the free-form rules" : "fix.subject alone");
+		} else if (cJSON_GetArraySize(neutral)) { /* tickets: the text after them */
+			rtk_strbuf_puts(&b, "what the free-form rules find in the text after its tags (");
+			md_tags(&b, neutral);
+			rtk_strbuf_printf(&b, ", which say no kind); subjects without one are read by %s",
+					  free_others ? "the free-form rules" : "fix.subject alone");
+		} else if (message) {
+			rtk_strbuf_puts(&b, "what the free-form rules find in the subjects");
+		} else {
+			rtk_strbuf_puts(&b, "what the free-form rules find in the subjects and in the text after their headers, which say no kind");
+		}
+		rtk_strbuf_puts(&b, ". Reverts are ");
+		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "revert_tags"))) {
+			rtk_strbuf_puts(&b, "its tags ");
+			md_tags(&b, cJSON_GetObjectItemCaseSensitive(k, "revert_tags"));
+			rtk_strbuf_puts(&b, ", ");
+		}
+		rtk_strbuf_puts(&b, "a subject `Revert \"...\"` and every convention's revert tags.");
+	}
+	if ((line = rtk_strbuf_take(&b))) {
+		rtk_out_md_para(md, "%s", line);
+		free(line);
+	}
+}
+
 void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
@@ -154,12 +227,13 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		    rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(in, "commits_walked"), rtk_out_json_num(b, "n"),
 		    rtk_out_json_num(in, "unlinked"), rtk_out_json_num(in, "reapplies"));
 	rtk_out_md_para(md, "%.0f fix-type commits set aside as dependency updates (not failures); %.0f as cleanups (typos, "
-			"lint, formatting, warnings: fix.cleanup_subject); %.0f reverts of or by formatting commits set aside; "
+			"lint, formatting, warnings: fix.cleanup_subject); %.0f as changing only documentation (fix.docs_paths); "
+			"%.0f reverts of or by formatting commits set aside; "
 			"%.0f fixes set aside because they were reverted in turn; %.0f as enhancements (fix.free_form.enhancement_subject); "
 			"%.0f reverts as companions of another revert (revert.companion_within); %.0f reverts of changes their "
 			"subject calls temporary (revert.planned_subject).",
 			rtk_out_json_num(in, "dependency_updates"), rtk_out_json_num(in, "cleanups"),
-			rtk_out_json_num(in, "formatting_reverts"), rtk_out_json_num(in, "reverted_fixes"),
+			rtk_out_json_num(in, "docs_only_fixes"), rtk_out_json_num(in, "formatting_reverts"), rtk_out_json_num(in, "reverted_fixes"),
 			rtk_out_json_num(in, "enhancements"), rtk_out_json_num(in, "companion_reverts"),
 			rtk_out_json_num(in, "planned_reverts"));
 	const cJSON *cov = cJSON_GetObjectItemCaseSensitive(r, "coverage");
@@ -169,16 +243,28 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	if (rtk_out_json_num(in, "fixed_before_landing") > 0)
 		snprintf(landed, sizeof(landed), "; %.0f fixed before landing (remedies whose culprit came to the main line "
 			 "with them: main_line.fixed_before_landing)", rtk_out_json_num(in, "fixed_before_landing"));
+	const cJSON *conv = cJSON_GetObjectItemCaseSensitive(cov, "convention");
+	char share_of[160];
+	/* The share that chose the rules: Conventional Commits', as always, unless another convention's tags decide. */
+	if (!strcmp(rtk_out_json_str(cov, "fix_rule_set"), "conventional") && cJSON_IsObject(conv) &&
+	    strcmp(rtk_out_json_str(conv, "name"), "conventional-commits")) {
+		const cJSON *ks = cJSON_GetObjectItemCaseSensitive(conv, "share");
+		snprintf(share_of, sizeof(share_of), "%s of subjects follow %s", cJSON_IsNumber(ks) ? rtk_out_md_num(ks->valuedouble, 2) : "none",
+			 rtk_out_json_str(conv, "title"));
+	} else
+		snprintf(share_of, sizeof(share_of), "%s of subjects are Conventional Commits",
+			 cJSON_IsNumber(cs) ? rtk_out_md_num(cs->valuedouble, 2) : "none");
 	rtk_out_md_para(md, "Coverage: %.0f commits looked at, %.0f matched a failure rule (%.0f fixes, %.0f reverts)%s; "
-			"fix rules: %s (%s; %s of subjects are Conventional Commits); %.0f subjects say fix.%s%s%s",
+			"fix rules: %s (%s; %s); %.0f subjects say fix.%s%s%s",
 			rtk_out_json_num(cov, "commits_looked_at"), rtk_out_json_num(cov, "matched_failure_rule"),
 			rtk_out_json_num(cov, "fixes_matched"), rtk_out_json_num(cov, "reverts_matched"), landed,
 			rtk_out_json_str(cov, "fix_rule_set"),
 			!strcmp(rtk_out_json_str(cov, "chosen_by"), "config") ? "set in the config" : "chosen automatically",
-			cJSON_IsNumber(cs) ? rtk_out_md_num(cs->valuedouble, 2) : "none", rtk_out_json_num(cov, "fix_word_subjects"),
+			share_of, rtk_out_json_num(cov, "fix_word_subjects"),
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? " **" : "",
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? rtk_out_json_str(cov, "note") : "",
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? ".**" : "");
+	md_convention(md, cov);
 	const cJSON *nd = cJSON_GetObjectItemCaseSensitive(r, "non_discriminating"), *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(nd, "surface_patterns"))
 		rtk_out_md_para(md, "Non-discriminating rule: risk-floor pattern `%s` (%s) matches %.0f of %.0f tracked files "
@@ -191,6 +277,10 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	if (rtk_out_json_num(nd, "ci_scope_ignored") > 0)
 		rtk_out_md_para(md, "%.0f remedies name test/CI only in their Conventional Commits scope (`fix(build): ...`): "
 				"not T (rule ci-scope-ignored).", rtk_out_json_num(nd, "ci_scope_ignored"));
+	if (rtk_out_json_num(nd, "ci_not_own_words") > 0)
+		rtk_out_md_para(md, "%.0f remedies name test/CI only outside their own words (a pull-request template's section or "
+				"checkbox, an HTML comment, the subject a revert quotes): not T (rule ci-not-own-words).",
+				rtk_out_json_num(nd, "ci_not_own_words"));
 
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);

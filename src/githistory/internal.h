@@ -13,6 +13,7 @@
 #define RTK_GITHISTORY_INTERNAL_H
 
 #include "githistory.h"
+#include "ownwords.h"
 #include "git/gitodb.h"
 #include "git/gitx.h"
 #include "lib/re.h"
@@ -30,8 +31,36 @@
 
 /* ----- rules.c: the pre-registered rules (data/rules/git-history.yaml, merged with --config) ----- */
 
-/* Which rules find fixes: decided per run (auto: by the share of Conventional Commits subjects). */
+/* Which rules find fixes: decided per run (auto: by the commit conventions the window's subjects follow). */
 enum githistory_fix_set { GITHISTORY_FIX_AUTO, GITHISTORY_FIX_CONVENTIONAL, GITHISTORY_FIX_FREE_FORM };
+
+/* What a convention's tag says a commit is (data/rules/commit-conventions.yaml); one bit each in a kind set. */
+enum githistory_tag_kind {
+	GITHISTORY_TAG_FIX,
+	GITHISTORY_TAG_REVERT,
+	GITHISTORY_TAG_FEATURE,
+	GITHISTORY_TAG_MAINTENANCE,
+	GITHISTORY_TAG_DOCS,
+	GITHISTORY_TAG_TESTS,
+	GITHISTORY_TAG_CI,
+	GITHISTORY_TAG_NEUTRAL, /* a ticket or an area: the free-form rules read the text after it */
+	GITHISTORY_TAG_KINDS
+};
+#define GITHISTORY_TAG_BIT(k) (1u << (k))
+#define GITHISTORY_MAX_CONVENTIONS 32
+
+/* One commit convention of the table (issue 25, item 3); its strings are borrowed from the table's JSON. */
+struct githistory_convention {
+	const char *name, *title, *example;
+	struct rtk_re *header;  /* the subject's header, matched at its start; NULL for a message convention */
+	struct rtk_re *tags;    /* where the tags stand inside the header; NULL: the whole header */
+	struct rtk_re *message; /* a message convention: the messages following it; else NULL */
+	const cJSON *kinds;     /* kind name -> its tags; NULL when the convention lists none */
+	unsigned kinds_listed;  /* bits of the kinds that list tags */
+	bool others_free_form;  /* subjects without its header are read by the free-form rules (else fix.subject alone) */
+	double min_share;
+	size_t subjects;        /* the window's non-merge commits following it (githistory_message_fix_set) */
+};
 
 struct githistory_rules {
 	const struct githistory_opts *opts;
@@ -61,8 +90,17 @@ struct githistory_rules {
 	bool formatting_char[256];  /* blame.formatting_chars */
 	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_message_fix_set) */
 	bool fix_set_by_config;
-	double conventional_min_share, strong_min_share, link_min_share, surface_max_share;
-	const cJSON *revert_types, *fix_types, *known_types, *dependency_scopes;
+	/* The commit conventions (data/rules/commit-conventions.yaml, merged with --config's conventions:). */
+	cJSON *conventions_json;
+	struct githistory_convention conv[GITHISTORY_MAX_CONVENTIONS];
+	size_t nconv;
+	int convention;        /* the one in force once decided, -1: none (the free-form fallback) */
+	int convention_forced; /* fix.rule_set: -2 auto, -1 free-form, else the convention it names */
+	struct rtk_re *docs_paths;      /* fix.docs_paths: a fix changing only these paths fixes no defect */
+	struct ownwords_rules own;      /* classification.template_*, and what names a reverted commit */
+	struct rtk_re *template_headings, *template_lines;
+	double strong_min_share, link_min_share, surface_max_share;
+	const cJSON *dependency_scopes;
 	bool dependency_by_bot; /* a bot-authored fix is a dependency update */
 	double partial_min_share, rename_min_similarity, kill_upper, ci_level;
 	long max_files, add_only_context, min_n;
@@ -74,6 +112,8 @@ struct githistory_rules {
 int githistory_rules_load(struct githistory_rules *r);
 /* Frees what githistory_rules_load made (also after it failed). */
 void githistory_rules_free(struct githistory_rules *r);
+/* A tag kind's name in the conventions table and the result: "fix", "revert", ..., "neutral". */
+const char *githistory_rules_kind_name(enum githistory_tag_kind k);
 
 /* ----- the run: one record per commit walked (or looked up on demand) ----- */
 
@@ -95,7 +135,7 @@ struct githistory_commit {
 	char *subject, *message, *author;
 	const char *email; /* the author's, in author's allocation (after its NUL) */
 	struct gitx_paths files; /* against the first parent; loaded on demand for merges */
-	bool files_loaded, in_window, ignored, fix_word, fix_type, queued;
+	bool files_loaded, in_window, ignored, fix_word, queued;
 	/*
 	 * The main line is the first-parent chain of --rev (issue 25, item 1). A commit's landing is the main-line
 	 * commit that brought it there: itself on the main line, the merge for a commit a merge brought (walk.c).
@@ -105,8 +145,9 @@ struct githistory_commit {
 	bool walked;      /* in the walk (h->v): landed at or after the walk's reach */
 	bool light;       /* only its graph was read (tree, parents, dates): the walk's painting; githistory_walk_commit reads the rest */
 	bool before_walk; /* met by the walk as an ancestor of the main line beyond its reach: landed before it */
-	bool conventional; /* the subject is a Conventional Commits header of one of fix.known_types */
-	bool fix_free;     /* the free-form fix rules match (read only when that rule set applies) */
+	bool fix_type;     /* a tag of the convention in force says fix */
+	bool fix_free;     /* the free-form fix rules match (read only where they apply) */
+	unsigned short revert_text; /* a revert by a convention's tag: where the text after its header starts, else 0 */
 	bool formatting;   /* a formatting commit by blame.formatting_commit: blame looks through it */
 	enum githistory_author_class author_class; /* read only for the commits a report shows (githistory_classify_author) */
 	size_t seq; /* order first queued in the walk: ties of commit time pop oldest-queued first */
@@ -136,7 +177,7 @@ struct githistory_run {
 	struct rtk_strmap *by_oid; /* 20-byte id -> struct githistory_commit * */
 	struct rtk_strmap *ignore_revs; /* 20-byte ids from .git-blame-ignore-revs */
 	int64_t since, until;
-	size_t window_nonmerges, window_conventional; /* for the fix rule set (githistory_message_fix_set) */
+	size_t window_nonmerges; /* for the fix rule set (githistory_message_fix_set) */
 	/* Risk-floor patterns that do not discriminate (githistory_classify_discrimination). */
 	size_t tracked_files, *pattern_hits, npatterns;
 	size_t changed_commits, *changed_hits; /* the window's non-merges, and those changing a path each pattern matches */

@@ -420,7 +420,13 @@ int githistory_patchid_find_by_subject(struct githistory_run *h, struct githisto
 	size_t a, b, len = strlen(s), lo, hi;
 	int rc = 0;
 	*out = NULL;
-	if (rtk_re_search(h->rules.quoted_subject, s, len, 0, &a, &b) != 1 || !(end = strrchr(s + b, '"')) || end == s + b)
+	/* Revert "X", or a revert tag's text opening with a quote: REV: "X" (#N), revert: "X" */
+	if (rtk_re_search(h->rules.quoted_subject, s, len, 0, &a, &b) != 1) {
+		if (!r->revert_text || r->revert_text >= len || s[r->revert_text] != '"')
+			return 0;
+		b = r->revert_text + 1u;
+	}
+	if (!(end = strrchr(s + b, '"')) || end == s + b)
 		return 0;
 	revert_candidates(h, ix, r, &lo, &hi);
 	for (size_t i = hi; i-- > lo && !rc && !*out;) {

@@ -24,8 +24,9 @@ int githistory_patchid_may_invert(struct githistory_run *h, struct githistory_co
 				  bool *maybe);
 /*
  * The commit r reverts, or *out NULL: by patch id (the newest within the revert look-back whose patch
- * id r's inverse diff equals), by the subject r quotes (`Revert "..."`), or by the largest share of its
- * added lines r deletes (at least revert.partial_min_share). Each must be in r's history.
+ * id r's inverse diff equals), by the subject r quotes (`Revert "..."`, or a revert tag's text opening
+ * with a quote: `REV: "..."`), or by the largest share of its added lines r deletes (at least
+ * revert.partial_min_share). Each must be in r's history.
  */
 int githistory_patchid_find(struct githistory_run *h, struct githistory_patchid_index *ix, struct githistory_commit *r,
 			    struct githistory_commit **out);

@@ -124,22 +124,86 @@ static cJSON *verdict_json(const struct githistory_run *h, const struct githisto
 	return v;
 }
 
+/* A share of the window's non-merge commits, or null for an empty window. */
+static void add_share(cJSON *j, const char *name, size_t k, size_t n)
+{
+	if (n)
+		cJSON_AddNumberToObject(j, name, (double)k / (double)n);
+	else
+		cJSON_AddNullToObject(j, name);
+}
+
+/* The tags of a kind of convention k, as a list (empty when it lists none). */
+static void add_tags(cJSON *j, const char *name, const struct githistory_convention *k, enum githistory_tag_kind kind)
+{
+	const cJSON *t = k->kinds ? cJSON_GetObjectItemCaseSensitive(k->kinds, githistory_rules_kind_name(kind)) : NULL;
+	cJSON *list = t ? cJSON_Duplicate(t, true) : cJSON_CreateArray();
+	cJSON_AddItemToObject(j, name, list);
+}
+
+/* The convention in force (or null: the free-form fallback), what counts as a fix and a revert under it. */
+static cJSON *convention_json(const struct githistory_run *h)
+{
+	const struct githistory_rules *r = &h->rules;
+	const struct githistory_convention *k = r->convention >= 0 ? &r->conv[r->convention] : NULL;
+	cJSON *j;
+	if (!k)
+		return cJSON_CreateNull();
+	if (!(j = cJSON_CreateObject()))
+		return NULL;
+	cJSON_AddStringToObject(j, "name", k->name);
+	cJSON_AddStringToObject(j, "title", k->title);
+	cJSON_AddStringToObject(j, "example", k->example);
+	cJSON_AddStringToObject(j, "of", k->message ? "messages" : "subjects");
+	cJSON_AddNumberToObject(j, "subjects", (double)k->subjects);
+	add_share(j, "share", k->subjects, h->window_nonmerges);
+	cJSON_AddNumberToObject(j, "min_share", k->min_share);
+	add_tags(j, "fix_tags", k, GITHISTORY_TAG_FIX);
+	add_tags(j, "revert_tags", k, GITHISTORY_TAG_REVERT);
+	add_tags(j, "neutral_tags", k, GITHISTORY_TAG_NEUTRAL);
+	/* What the free-form rules read under it: the text after a header whose tags say no kind, subjects without one. */
+	cJSON_AddStringToObject(j, "others", k->others_free_form ? "free-form" : "none");
+	return j;
+}
+
+/* Every convention of the table with its share of the window, in the table's (priority) order. */
+static cJSON *conventions_json(const struct githistory_run *h)
+{
+	const struct githistory_rules *r = &h->rules;
+	cJSON *list = cJSON_CreateArray();
+	for (size_t i = 0; list && i < r->nconv; i++) {
+		const struct githistory_convention *k = &r->conv[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", k->name);
+		cJSON_AddStringToObject(e, "of", k->message ? "messages" : "subjects");
+		cJSON_AddNumberToObject(e, "subjects", (double)k->subjects);
+		add_share(e, "share", k->subjects, h->window_nonmerges);
+		cJSON_AddNumberToObject(e, "min_share", k->min_share);
+		cJSON_AddBoolToObject(e, "in_force", (int)i == r->convention);
+		cJSON_AddItemToArray(list, e);
+	}
+	return list;
+}
+
 /* How far fix detection reached: commits looked at, those matching a failure rule, the rule set. */
 static cJSON *coverage_json(const struct githistory_run *h, const struct githistory_classify_failures *fs)
 {
 	const struct githistory_rules *r = &h->rules;
 	cJSON *j = cJSON_CreateObject();
 	char note[256];
+	size_t conventional = 0; /* the Conventional Commits subjects, as the report always gave them */
 	if (!j)
 		return NULL;
+	for (size_t i = 0; i < r->nconv; i++)
+		if (!strcmp(r->conv[i].name, "conventional-commits"))
+			conventional = r->conv[i].subjects;
 	cJSON_AddNumberToObject(j, "commits_looked_at", (double)fs->looked_at);
-	cJSON_AddNumberToObject(j, "conventional_subjects", (double)h->window_conventional);
-	if (h->window_nonmerges)
-		cJSON_AddNumberToObject(j, "conventional_share", (double)h->window_conventional / (double)h->window_nonmerges);
-	else
-		cJSON_AddNullToObject(j, "conventional_share");
+	cJSON_AddNumberToObject(j, "conventional_subjects", (double)conventional);
+	add_share(j, "conventional_share", conventional, h->window_nonmerges);
 	cJSON_AddStringToObject(j, "fix_rule_set", githistory_message_fix_set_name(r->fix_set));
 	cJSON_AddStringToObject(j, "chosen_by", r->fix_set_by_config ? "config" : "auto");
+	cJSON_AddItemToObject(j, "convention", convention_json(h));
+	cJSON_AddItemToObject(j, "conventions", conventions_json(h));
 	cJSON_AddNumberToObject(j, "matched_failure_rule", (double)(fs->fixes_matched + fs->reverts_matched));
 	cJSON_AddNumberToObject(j, "fixes_matched", (double)fs->fixes_matched);
 	cJSON_AddNumberToObject(j, "reverts_matched", (double)fs->reverts_matched);
@@ -183,6 +247,7 @@ static cJSON *non_discriminating_json(const struct githistory_run *h, const stru
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddNumberToObject(j, "ci_scope_ignored", (double)fs->ci_scope_ignored);
+	cJSON_AddNumberToObject(j, "ci_not_own_words", (double)fs->ci_not_own_words);
 	return j;
 }
 
@@ -350,8 +415,10 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 		by_class[f->author_class][f->bucket]++;
 		t2[f->T][f->S]++;
 	}
-	for (size_t i = 0; i < fs->n; i++)
+	for (size_t i = 0; i < fs->n; i++) {
 		fs->ci_scope_ignored += fs->v[i].ci_scope_only;
+		fs->ci_not_own_words += fs->v[i].ci_not_own;
+	}
 	parameters_json(cJSON_GetObjectItemCaseSensitive(result, "parameters"), h);
 	cJSON_AddItemToObject(result, "verdict", verdict_json(h, fs, all));
 	cJSON_AddItemToObject(result, "coverage", coverage_json(h, fs));
@@ -364,6 +431,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddNumberToObject(in, "dependency_updates", (double)fs->dependency_updates);
 	cJSON_AddNumberToObject(in, "formatting_reverts", (double)fs->formatting_reverts);
 	cJSON_AddNumberToObject(in, "cleanups", (double)fs->cleanups);
+	cJSON_AddNumberToObject(in, "docs_only_fixes", (double)fs->docs_only);
 	cJSON_AddNumberToObject(in, "reverted_fixes", (double)fs->reverted_fixes);
 	cJSON_AddNumberToObject(in, "enhancements", (double)fs->enhancements);
 	cJSON_AddNumberToObject(in, "companion_reverts", (double)fs->companion_reverts);

@@ -1,9 +1,10 @@
-/* src/githistory/rules.c — the pre-registered rules of git-history: data/rules/git-history.yaml, merged with
- * --config and --fix-window, checked and compiled once per run. */
+/* src/githistory/rules.c — the pre-registered rules of git-history: data/rules/git-history.yaml and the commit
+ * conventions table beside it, merged with --config and --fix-window, checked and compiled once per run. */
 #include "config.h"
 #include "internal.h"
 #include "lib/datadir.h"
 #include "lib/err.h"
+#include "lib/sha256.h"
 #include "lib/timeutil.h"
 
 #include <stdio.h>
@@ -11,6 +12,11 @@
 #include <string.h>
 
 #define RULES_FILE "data/rules/git-history.yaml"
+#define CONVENTIONS_FILE "data/rules/commit-conventions.yaml"
+
+/* The kinds a convention's tags map to, by their names in the table (enum githistory_tag_kind's order). */
+static const char *const kind_names[GITHISTORY_TAG_KINDS] = { "fix",  "revert", "feature", "maintenance",
+							      "docs", "tests",  "ci",      "neutral" };
 
 static const cJSON *rule_at(const cJSON *root, const char *section, const char *name)
 {
@@ -127,12 +133,105 @@ static int duration_rule(struct githistory_rules *r, const char *section, const 
 	return 0;
 }
 
+/* One convention of the table, name: its patterns compiled, its kinds checked. */
+static int load_convention(struct githistory_convention *k, const char *name, const cJSON *v, const char *origin)
+{
+	char what[160];
+	int rc;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(v, "title"), *ex = cJSON_GetObjectItemCaseSensitive(v, "example");
+	const cJSON *header = cJSON_GetObjectItemCaseSensitive(v, "header"), *message = cJSON_GetObjectItemCaseSensitive(v, "message");
+	const cJSON *tags = cJSON_GetObjectItemCaseSensitive(v, "tags"), *kinds = cJSON_GetObjectItemCaseSensitive(v, "kinds");
+	const cJSON *others = cJSON_GetObjectItemCaseSensitive(v, "others"), *share = cJSON_GetObjectItemCaseSensitive(v, "min_share");
+
+	k->name = name;
+	k->title = cJSON_IsString(t) ? t->valuestring : name;
+	k->example = cJSON_IsString(ex) ? ex->valuestring : "";
+	if (!header == !message)
+		return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s needs a header (subjects) or a message pattern, not both", origin, name);
+	snprintf(what, sizeof(what), "conventions.%s.%s", name, header ? "header" : "message");
+	if ((rc = compile_node(header ? header : message, what, header ? &k->header : &k->message, origin)))
+		return rc;
+	if (tags) {
+		snprintf(what, sizeof(what), "conventions.%s.tags", name);
+		if ((rc = compile_node(tags, what, &k->tags, origin)))
+			return rc;
+	}
+	if (kinds && !cJSON_IsObject(kinds))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s.kinds must map kinds to lists of tags", origin, name);
+	const cJSON *kind;
+	cJSON_ArrayForEach(kind, kinds) {
+		size_t j = 0;
+		while (j < GITHISTORY_TAG_KINDS && strcmp(kind_names[j], kind->string))
+			j++;
+		if (j == GITHISTORY_TAG_KINDS)
+			return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s.kinds: unknown kind '%s' (fix, revert, feature, maintenance, docs, tests, ci or neutral)",
+					origin, name, kind->string);
+		const cJSON *tag;
+		if (!cJSON_IsArray(kind))
+			return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s.kinds.%s must be a list of tags", origin, name, kind->string);
+		cJSON_ArrayForEach(tag, kind)
+			if (!cJSON_IsString(tag) || !*tag->valuestring)
+				return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s.kinds.%s must be a list of tags", origin, name, kind->string);
+		if (cJSON_GetArraySize(kind))
+			k->kinds_listed |= GITHISTORY_TAG_BIT(j);
+	}
+	k->kinds = k->kinds_listed ? kinds : NULL;
+	if (others && (!cJSON_IsString(others) || (strcmp(others->valuestring, "free-form") && strcmp(others->valuestring, "none"))))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s.others must be free-form or none", origin, name);
+	k->others_free_form = !others || !strcmp(others->valuestring, "free-form");
+	if (!cJSON_IsNumber(share) || !(share->valuedouble >= 0 && share->valuedouble <= 1))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s.min_share must be a number in [0, 1]", origin, name);
+	k->min_share = share->valuedouble;
+	return 0;
+}
+
+/*
+ * The conventions table, with --config's conventions: merged over it (a member set to false drops that
+ * convention); its digest joins the rules' (r->sha256), so config_sha256 names the table too.
+ */
+static int load_conventions(struct githistory_rules *r)
+{
+	char sha[65], both[130];
+	const cJSON *over = cJSON_GetObjectItemCaseSensitive(r->json, "conventions"), *v;
+	const char *where = over && r->opts->config ? r->opts->config : CONVENTIONS_FILE;
+	cJSON *table;
+	int rc = rtk_data_rules_load(CONVENTIONS_FILE, NULL, NULL, &r->conventions_json, sha);
+
+	if (rc)
+		return rc;
+	table = cJSON_GetObjectItemCaseSensitive(r->conventions_json, "conventions");
+	if (!cJSON_IsObject(table) || (over && !cJSON_IsObject(over)))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: conventions must map names to conventions", over ? where : CONVENTIONS_FILE);
+	if (over) {
+		cJSON *copy = cJSON_Duplicate(over, true);
+		if (!copy)
+			return rtk_oom();
+		rtk_data_json_merge(table, copy);
+		cJSON_Delete(copy);
+		if ((rc = rtk_data_json_sha256(r->conventions_json, sha)))
+			return rc;
+	}
+	cJSON_ArrayForEach(v, table) {
+		if (cJSON_IsFalse(v) || cJSON_IsNull(v))
+			continue; /* turned off */
+		if (!cJSON_IsObject(v))
+			return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s must be a convention, or false", where, v->string);
+		if (r->nconv == GITHISTORY_MAX_CONVENTIONS)
+			return rtk_fail(RTK_EXIT_USAGE, "%s: more than %d conventions", where, GITHISTORY_MAX_CONVENTIONS);
+		if ((rc = load_convention(&r->conv[r->nconv++], v->string, v, where)))
+			return rc;
+	}
+	snprintf(both, sizeof(both), "%s%s", r->sha256, sha);
+	rtk_sha256_hex(both, strlen(both), r->sha256);
+	return 0;
+}
+
 int githistory_rules_load(struct githistory_rules *r)
 {
 	const struct githistory_opts *o = r->opts;
 	const char *origin = o->config ? o->config : RULES_FILE;
 	double d;
-	int rc = rtk_data_rules_load(RULES_FILE, o->config, "blame_only: ~\n", &r->json, r->sha256);
+	int rc = rtk_data_rules_load(RULES_FILE, o->config, "blame_only: ~\nconventions: {'*': ~}\n", &r->json, r->sha256);
 	if (rc)
 		return rc;
 	/* --fix-window is part of the rules: it goes into the hashed config like any other override. */
@@ -191,14 +290,16 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule(r, "classification", "test_trees", &r->test_trees, origin)) ||
 	    (rc = compile_rule(r, "blame", "rename_keywords", &r->rename_keywords, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
-	    (rc = compile_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
+	    (rc = compile_optional_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
+	    (rc = compile_optional_rule(r, "fix", "docs_paths", &r->docs_paths, origin)) ||
+	    (rc = compile_optional_rule(r, "classification", "template_headings", &r->template_headings, origin)) ||
+	    (rc = compile_optional_rule(r, "classification", "template_lines", &r->template_lines, origin)) ||
 	    (rc = compile_optional_rule2(r, "fix", "free_form", "enhancement_subject", &r->enhancement_subject, origin)) ||
 	    (rc = compile_optional_rule(r, "revert", "planned_subject", &r->planned_subject, origin)) ||
 	    (rc = compile_rule(r, "fix", "word", &r->fix_word_re, origin)) ||
 	    (rc = compile_rule(r, "blame", "insubstantial_lines", &r->insubstantial, origin)) ||
 	    (rc = compile_rule2(r, "blame", "formatting_commit", "subject", &r->formatting_subject, origin)) ||
 	    (rc = compile_rule2(r, "blame", "formatting_commit", "author_name", &r->formatting_author, origin)) ||
-	    (rc = number_rule(r, "fix", "conventional_min_share", 0, 1, &r->conventional_min_share, origin)) ||
 	    (rc = number_rule(r, "blame", "strong_min_share", 0, 1, &r->strong_min_share, origin)) ||
 	    (rc = number_rule(r, "blame", "link_min_share", 0, 1, &r->link_min_share, origin)) ||
 	    (rc = number_rule(r, "non_discriminating", "surface_max_share", 0, 1, &r->surface_max_share, origin)) ||
@@ -222,12 +323,6 @@ int githistory_rules_load(struct githistory_rules *r)
 	if ((rc = number_rule(r, "blame", "rename_min_lines", 0, 1e6, &d, origin)))
 		return rc;
 	r->rename_min_lines = (long)d;
-	r->revert_types = rule_at(r->json, "revert", "conventional_types");
-	r->fix_types = rule_at(r->json, "fix", "conventional_types");
-	r->known_types = rule_at(r->json, "fix", "known_types");
-	if (!cJSON_IsArray(r->revert_types) || !cJSON_IsArray(r->fix_types) || !cJSON_IsArray(r->known_types))
-		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.conventional_types, fix.conventional_types and fix.known_types must be lists",
-				origin);
 	r->dependency_scopes = rule_at(r->json, "dependency_update", "scopes");
 	const cJSON *by_bot = rule_at(r->json, "dependency_update", "by_bot");
 	if (!cJSON_IsArray(r->dependency_scopes) || !cJSON_IsBool(by_bot))
@@ -236,13 +331,26 @@ int githistory_rules_load(struct githistory_rules *r)
 	r->dependency_by_bot = cJSON_IsTrue(by_bot);
 	if (r->link_min_share > r->strong_min_share)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.link_min_share must not exceed blame.strong_min_share", origin);
+	/* What a message's own words are (the CI-message rule reads only them). */
+	r->own = (struct ownwords_rules){ r->template_headings, r->template_lines, { r->reverts_commit, r->reversing_changes } };
+	if ((rc = load_conventions(r)))
+		return rc;
+	/* fix.rule_set: auto, free-form, conventional (Conventional Commits) or a convention of the table by name. */
 	const cJSON *set = rule_at(r->json, "fix", "rule_set");
-	if (!cJSON_IsString(set) || (strcmp(set->valuestring, "auto") && strcmp(set->valuestring, "conventional") &&
-				     strcmp(set->valuestring, "free-form")))
-		return rtk_fail(RTK_EXIT_USAGE, "%s: fix.rule_set must be auto, conventional or free-form", origin);
-	r->fix_set = !strcmp(set->valuestring, "conventional") ? GITHISTORY_FIX_CONVENTIONAL
-		     : !strcmp(set->valuestring, "free-form")  ? GITHISTORY_FIX_FREE_FORM
-								 : GITHISTORY_FIX_AUTO;
+	const char *want = cJSON_IsString(set) ? set->valuestring : "";
+	r->convention_forced = !strcmp(want, "auto") ? -2 : !strcmp(want, "free-form") ? -1 : -3;
+	if (!strcmp(want, "conventional"))
+		want = "conventional-commits";
+	for (size_t k = 0; r->convention_forced == -3 && k < r->nconv; k++)
+		if (!strcmp(r->conv[k].name, want))
+			r->convention_forced = (int)k;
+	if (r->convention_forced == -3)
+		return rtk_fail(RTK_EXIT_USAGE, "%s: fix.rule_set must be auto, conventional, free-form or the name of a convention", origin);
+	r->convention = r->convention_forced >= 0 ? r->convention_forced : -1;
+	r->fix_set = r->convention_forced == -2 ? GITHISTORY_FIX_AUTO
+		     : r->convention >= 0 && (r->conv[r->convention].kinds_listed & GITHISTORY_TAG_BIT(GITHISTORY_TAG_FIX))
+			     ? GITHISTORY_FIX_CONVENTIONAL
+			     : GITHISTORY_FIX_FREE_FORM;
 	r->fix_set_by_config = r->fix_set != GITHISTORY_FIX_AUTO;
 	const cJSON *fc = rule_at(r->json, "blame", "formatting_chars");
 	if (!cJSON_IsString(fc))
@@ -286,6 +394,11 @@ int githistory_rules_load(struct githistory_rules *r)
 	return 0;
 }
 
+const char *githistory_rules_kind_name(enum githistory_tag_kind k)
+{
+	return k < GITHISTORY_TAG_KINDS ? kind_names[k] : "";
+}
+
 void githistory_rules_free(struct githistory_rules *r)
 {
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
@@ -293,8 +406,15 @@ void githistory_rules_free(struct githistory_rules *r)
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
 				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
 				 r->cleanup_subject, r->test_trees, r->rename_keywords, r->names_culprit,
-				 r->enhancement_subject, r->planned_subject };
+				 r->enhancement_subject, r->planned_subject, r->docs_paths, r->template_headings,
+				 r->template_lines };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
+	for (size_t k = 0; k < r->nconv; k++) {
+		rtk_re_free(r->conv[k].header);
+		rtk_re_free(r->conv[k].tags);
+		rtk_re_free(r->conv[k].message);
+	}
+	cJSON_Delete(r->conventions_json);
 	cJSON_Delete(r->json);
 }

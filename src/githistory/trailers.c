@@ -1,9 +1,11 @@
-/* src/githistory/trailers.c — finding the trailer block of a commit message and splitting it into key/value pairs. */
+/* src/githistory/trailers.c — finding the trailer block of a commit message and splitting it into key/value pairs;
+ * and the Fixes: lines standing anywhere below the subject. */
 #include "config.h"
 #include "trailers.h"
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,5 +104,35 @@ int trailers_foreach(const char *msg, size_t len, trailers_fn *fn, void *arg)
 		pos = end + 1;
 	}
 	free(value);
+	return rc;
+}
+
+int trailers_fixes_foreach(const char *msg, size_t len, trailers_fn *fn, void *arg)
+{
+	static const char key[] = "Fixes:";
+	const char *nl = memchr(msg, '\n', len);
+	size_t pos = nl ? (size_t)(nl - msg) + 1 : len; /* the subject line is never a trailer */
+	int rc = 0;
+
+	while (pos < len && !rc) {
+		nl = memchr(msg + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - msg) : len, v = pos + sizeof(key) - 1, hex;
+		if (end - pos >= sizeof(key) - 1 && !strncasecmp(msg + pos, key, sizeof(key) - 1)) {
+			while (v < end && (msg[v] == ' ' || msg[v] == '\t'))
+				v++;
+			for (hex = 0; v + hex < end && isxdigit((unsigned char)msg[v + hex]); hex++)
+				;
+			/* a whole id: 8 to 40 hex digits, then the end of the line, a blank or the quoted subject's '(' */
+			if (hex >= 8 && hex <= 40 &&
+			    (v + hex == end || msg[v + hex] == ' ' || msg[v + hex] == '\t' || msg[v + hex] == '(' ||
+			     msg[v + hex] == '\r')) {
+				size_t e = end;
+				while (e > v && isspace((unsigned char)msg[e - 1]))
+					e--;
+				rc = fn(msg + pos, sizeof(key) - 2, msg + v, e - v, arg);
+			}
+		}
+		pos = end + 1;
+	}
 	return rc;
 }

@@ -211,12 +211,12 @@ testing "revert.companion_within false: every revert is a failure" \
 testing "revert.companion_within must be a duration or false" \
 	"cd $(repo companion-revert) && $RTK git-history --config \$OLDPWD/input 2>&1 | sed 's|/.*/input:|input:|'; echo \"exit \${PIPESTATUS[0]}\"" \
 	"rtk git-history: input: revert.companion_within must be a duration such as 2d, or false: invalid duration \"soon\": expected a number and a unit, like 90d, 12h, 1w2d or P1DT2H; units: s, min, h, d, w, mo (30 days), y (365 days)\nexit 2\n" "revert: {companion_within: soon}\n"
-testing "an enhancement that \"Fixes #796\" is set aside; one naming the commit that broke it, and \"add missing\", are fixes" \
+testing "an enhancement saying regression is set aside; one naming the commit that broke it, and \"add missing\", are fixes; \"Fixes #796\" alone is none" \
 	"$(gh enhancements '[[.failures[] | .remedy.subject], .input.enhancements, .coverage.fix_rule_set]')" \
-	'[["rio: allow the timeout set to -1","rio: add missing check"],1,"free-form"]\n'
+	'[["rio: allow the timeout set to -1","rio: add missing check, a regression in 7.2"],1,"free-form"]\n'
 testing "fix.free_form.enhancement_subject [] turns it off: the enhancement is a failure" \
 	"cd $(repo enhancements) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.enhancements]'" \
-	'[["Increase rioConnsetWrite max chunk size to 16K","rio: allow the timeout set to -1","rio: add missing check"],0]\n' \
+	'[["rio: allow the timeout set to -1","rio: add missing check, a regression in 7.2","Improve the write path after the 7.2 regression"],0]\n' \
 	"fix: {free_form: {enhancement_subject: []}}\n"
 testing "a pattern matching under half the tracked files but a path of most of the window's commits does not discriminate: no KILL" \
 	"$(gh name-pattern '[.verdict.status, .non_discriminating.tracked_files, .non_discriminating.changed_commits, (.non_discriminating.surface_patterns[] | [.pattern, .files, .changed_commits, .failures_S_only_by_it])]')" \
@@ -257,12 +257,12 @@ testing "fix(build): the scope alone is not T; a remedy saying build in its text
 	'[[["fix(build): a is 2",false,3,"ci-scope-ignored"],["fix(core): b broke the build",true,1,"ci-message"]],1]\n'
 
 # --- fix detection beyond Conventional Commits -------------------------------------------------------------
-testing "free-form subjects: area prefixes, Fix..., regression, Fixes: trailer, fixes #N; not Closes #N or a prefix alone" \
+testing "free-form subjects: area prefixes, Fix..., regression; not an issue reference (Fixes: URL, fixes #N, Closes #N) or a prefix alone" \
 	"$(gh free-form '[.coverage.fix_rule_set, .coverage.chosen_by, .coverage.conventional_share, [.failures[] | .remedy.subject], (.failures[0].rules)]')" \
-	'["free-form","auto",0,["t7528: fix failure under csh","Fix v5 in a","a: v7 regression in the last release","a: v9 is 2","a: v11 is 2"],["fix-free-form","blame"]]\n'
+	'["free-form","auto",0,["t7528: fix failure under csh","Fix v5 in a","a: v7 regression in the last release"],["fix-free-form","blame"]]\n'
 testing "the coverage line of every report" \
 	"cd $(repo free-form) && $RTK git-history | grep '^Coverage'" \
-	'Coverage: 15 commits looked at, 5 matched a failure rule (5 fixes, 0 reverts); fix rules: free-form (chosen automatically; 0.00 of subjects are Conventional Commits); 3 subjects say fix.\n'
+	'Coverage: 15 commits looked at, 3 matched a failure rule (3 fixes, 0 reverts); fix rules: free-form (chosen automatically; 0.00 of subjects are Conventional Commits); 3 subjects say fix.\n'
 testing "fix.rule_set conventional on a free-form history: says fix detection did not apply, not just 0 failures" \
 	"cd $(repo free-form) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.coverage.applies, .coverage.note, .verdict.status, .verdict.reason]'" \
 	'[false,"fix detection did not apply: no commit matched the conventional fix rules, though 3 subjects say fix","INCONCLUSIVE","fix detection did not apply: no commit matched the conventional fix rules, though 3 subjects say fix; 0 classified failures, 20 needed"]\n' \
@@ -271,7 +271,61 @@ testing "a conventional history keeps the conventional rules" \
 	"$(gh fix-plain '[.coverage.fix_rule_set, .coverage.applies, .coverage.commits_looked_at, .coverage.matched_failure_rule]')" \
 	'["conventional",true,4,1]\n'
 testing "a bad fix.rule_set" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
-	"$E: input: fix.rule_set must be auto, conventional or free-form\n2\n" "fix: {rule_set: maybe}\n"
+	"$E: input: fix.rule_set must be auto, conventional, free-form or the name of a convention\n2\n" "fix: {rule_set: maybe}\n"
+
+# --- the repository's own conventions and a message's own words (issue 25, items 3 and 5) -------------------
+testing "NumPy's tags: BUG: is a fix without saying fix, REV: a revert (its quoted subject names the culprit); MAINT:/TST: fix is none" \
+	"$(gh numpy-tags '[.coverage.convention.name, .coverage.fix_rule_set, (.failures[] | [.kind, .remedy.subject, .culprit.subject, .rules[0]])]')" \
+	'["scientific-python-tags","conventional",["fix","BUG: avoid a crash in einsum with empty operands","ENH: optimize the einsum path","fix-type"],["revert","REV: \\"MAINT: Use Python 3.12 for the dtype table\\" (#31311)","MAINT: Use Python 3.12 for the dtype table","revert-subject"],["revert","REV: Manual revert of float16 svml use (#31178)","ENH: use svml for float16","revert-patch-id"],["fix","Fix the half call","ENH: half of x","fix-free-form"]]\n'
+testing "the convention, its share and what counts as a fix and a revert under it" \
+	"$(gh numpy-tags '.coverage.convention | [.title, .subjects, .share, .min_share, .fix_tags, .revert_tags, .others]')" \
+	'["scientific-Python tags",10,0.8333333333333334,0.5,["BUG","FIX","REGR"],["REV","REVERT"],"free-form"]\n'
+testing "the markdown names the convention" \
+	"cd $(repo numpy-tags) && $RTK git-history | grep -E '^(Coverage|Convention)' | sed 's/^Coverage:.*fix rules: /fix rules: /'" \
+	'fix rules: conventional (chosen automatically; 0.83 of subjects follow scientific-Python tags); 3 subjects say fix.\nConvention: scientific-Python tags (`BUG: ...`) in 0.83 of the window'"'"'s subjects (0.50 needed): fixes are the tags BUG, FIX, REGR (a tag of another kind is no fix); subjects without one are read by the free-form rules. Reverts are its tags REV, REVERT, a subject `Revert "..."` and every convention'"'"'s revert tags.\n'
+testing "every convention's share is reported, the first reaching its min_share in force" \
+	"$(gh numpy-tags '[.coverage.conventions[] | select(.share > 0) | [.name, .subjects, .in_force]]')" \
+	'[["scientific-python-tags",10,true],["area-prefixes",10,false],["github-squash",2,false]]\n'
+# Free-form rules then read "MAINT: fix the flaky test again" as a fix, and blame.fixes_are_culprits (item 4)
+# links it to the fix it redoes, "TST: fix a flaky test".
+testing "conventions in --config: the tags convention's min_share out of reach, none is in force and BUG: is no fix" \
+	"cd $(repo numpy-tags) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.coverage.convention, [.failures[] | .remedy.subject]]'" \
+	'[null,["REV: \\"MAINT: Use Python 3.12 for the dtype table\\" (#31311)","REV: Manual revert of float16 svml use (#31178)","MAINT: fix the flaky test again","Fix the half call"]]\n' \
+	"conventions: {scientific-python-tags: {min_share: 0.9}, area-prefixes: false}\n"
+testing "fix.rule_set names a convention to force it" \
+	"cd $(repo free-form) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.coverage.convention.name, .coverage.chosen_by, .coverage.fix_rule_set]'" \
+	'["scientific-python-tags","config","conventional"]\n' "fix: {rule_set: scientific-python-tags}\n"
+testing "a bad convention in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
+	"$E: input: conventions.mine.kinds: unknown kind 'bugfix' (fix, revert, feature, maintenance, docs, tests, ci or neutral)\n2\n" \
+	"conventions: {mine: {header: '^x:', kinds: {bugfix: [x]}, min_share: 0.5}}\n"
+testing "the shipped conventions table is hashed into config_sha256" \
+	"cp -r $RTK_SRCDIR/data $RTK_SRCDIR/schemas . && sed -i 's/^    min_share: 0.2\$/    min_share: 0.3/' data/rules/commit-conventions.yaml &&
+	 a=\$($RTK git-history --json --repo $(repo fix-plain) | jq -r .config_sha256) &&
+	 b=\$(RTK_DATADIR=\$PWD $RTK git-history --json --repo $(repo fix-plain) | jq -r .config_sha256) && test \$a != \$b; echo \$?" '0\n'
+testing "Fixes: <sha> (\"subject\") in a paragraph of its own above the sign-offs names the culprit; prose \"Fixes: the mode\" does not" \
+	"$(gh kernel-trailers '[[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link, .rules]], .accuracy.fixes_trailers.remedies]')" \
+	'[[["net/ring: fix the ring overflow","net/ring: size the ring","named",["fix-free-form","fixes-trailer"]],["net/ring: fix the mode","net/ring: set the mode","blame",["fix-free-form","blame"]]],1]\n'
+testing "features closing an issue by URL (Fixes: URL, Closes: URL, fixes #N) are no fixes" \
+	"$(gh issue-url-feature '[[.failures[] | .remedy.subject], .coverage.fixes_matched]')" \
+	'[["net: fix the ring size"],1]\n'
+testing "a \"fix\" changing only documentation is set aside and counted" \
+	"$(gh docs-only-fix '[[.failures[] | .remedy.subject], .input.docs_only_fixes, .input.unlinked]')" \
+	'[["fix: the table has three columns"],1,0]\n'
+testing "fix.docs_paths [] turns it off: the docs fix is a remedy again" \
+	"cd $(repo docs-only-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.docs_only_fixes, [.unlinked[] | .remedy.subject]]'" \
+	'[0,["fix: the table rendering in the guide"]]\n' "fix: {docs_paths: []}\n"
+testing "a pull-request template's Test Plan, boxes and comments make no T; the remedy's own words do" \
+	"$(gh template-test-plan '[[.failures[] | [.remedy.subject, .T, .rules[-1]]], .non_discriminating.ci_not_own_words]')" \
+	'[[["fix: nesting depth starts at two (#12)",false,"ci-not-own-words"],["fix: width of nested lists (#13)",false,"ci-not-own-words"],["fix: height of nested lists (#14)",true,"ci-message"]],2]\n'
+testing "classification.template_headings and template_lines []: the template's words make T again" \
+	"cd $(repo template-test-plan) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .T]'" \
+	'[true,true,true]\n' "classification: {template_headings: [], template_lines: []}\n"
+testing "the markdown says when the CI words were not the remedy's own" \
+	"cd $(repo template-test-plan) && $RTK git-history | grep 'ci-not-own-words).'" \
+	'2 remedies name test/CI only outside their own words (a pull-request template'"'"'s section or checkbox, an HTML comment, the subject a revert quotes): not T (rule ci-not-own-words).\n'
+testing "a revert quoting a subject that says CI is no T; one whose own words say build is" \
+	"$(gh revert-quotes-ci '[.failures[] | [.remedy.subject, .T, .rules[-1]]]')" \
+	'[["Revert \\"Speed up the parser in CI\\"",false,"ci-not-own-words"],["Revert \\"Slow the parser down\\"",true,"ci-message"]]\n'
 
 # --- unlinked: a summary, the full list in JSON or with --all ----------------------------------------------
 testing "an unlinked fix that is also a culprit says how the two relate" \
@@ -374,7 +428,7 @@ testing "dependency updates are not failures; a revert or a fix undoing one is, 
 	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
 testing "dependency updates: the markdown counts what was set aside" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
-	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within); 0 reverts of changes their subject calls temporary (revert.planned_subject).\n'
+	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 as changing only documentation (fix.docs_paths); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within); 0 reverts of changes their subject calls temporary (revert.planned_subject).\n'
 testing "dependency_update rules off in --config: the four fixes come back as failures" \
 	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
 	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
@@ -506,7 +560,8 @@ done
 for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agent-culprits subject-revert lines-revert \
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
-	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland; do
+	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
+	kernel-trailers issue-url-feature docs-only-fix template-test-plan revert-quotes-ci; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done

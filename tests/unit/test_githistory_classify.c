@@ -1,5 +1,6 @@
-/* tests/unit/test_githistory_classify.c — git-history's author classes and dependency updates, by the shipped
- * rules, on commit records made by hand: one per marker of data/rules/git-history.yaml. */
+/* tests/unit/test_githistory_classify.c — git-history's author classes, dependency updates, fix rules and commit
+ * conventions, by the shipped rules, on commit records made by hand: one per marker of data/rules/git-history.yaml
+ * and per convention of data/rules/commit-conventions.yaml. */
 #include "unit.h"
 #include "githistory/classify.h"
 
@@ -98,31 +99,53 @@ static void dependency_updates_by_author_scope_and_subject(void **state)
 				       "fix: the parser"));
 }
 
-/* The kind a subject (and body) gets under a fix rule set. */
-static enum githistory_kind kind_under(enum githistory_fix_set set, const char *author, const char *message)
+/* The index of the convention named name in the shipped table. */
+static int convention_at(const char *name)
+{
+	for (size_t k = 0; k < rules.nconv; k++)
+		if (!strcmp(rules.conv[k].name, name))
+			return (int)k;
+	fail_msg("no convention %s", name);
+	return -1;
+}
+
+/*
+ * The kind a subject (and body) gets under a convention in force (NULL: none, the free-form fallback; "auto":
+ * undecided, as during the walk).
+ */
+static enum githistory_kind kind_under(const char *convention, const char *author, const char *message)
 {
 	char subject[128];
 	snprintf(subject, sizeof(subject), "%.*s", (int)strcspn(message, "\n"), message);
 	struct githistory_commit c = { .author = (char *)author, .email = "", .message = (char *)message, .subject = subject };
 	enum githistory_fix_set was = rules.fix_set;
-	rules.fix_set = set;
+	int was_k = rules.convention;
+	rules.convention = convention && strcmp(convention, "auto") ? convention_at(convention) : -1;
+	rules.fix_set = convention && !strcmp(convention, "auto") ? GITHISTORY_FIX_AUTO
+			: rules.convention >= 0 && (rules.conv[rules.convention].kinds_listed & GITHISTORY_TAG_BIT(GITHISTORY_TAG_FIX))
+				? GITHISTORY_FIX_CONVENTIONAL
+				: GITHISTORY_FIX_FREE_FORM;
 	githistory_message_read(&rules, &c);
-	rules.fix_set = was;
+	rules.fix_set = was, rules.convention = was_k;
 	return c.kind;
 }
 
 static void fix_rule_sets(void **state)
 {
 	(void)state;
-	const enum githistory_fix_set F = GITHISTORY_FIX_FREE_FORM, C = GITHISTORY_FIX_CONVENTIONAL;
+	const char *F = NULL, *C = "conventional-commits";
 	static const char *const free_fixes[] = {
 		"Fix the parser", "fixes a crash on empty input", "t7528: fix failure under csh",
 		"http/curl: fixed the timeout", "parser: regression since 2.0", "a: x\n\nFixes: 1234567890ab (\"a: y\")",
-		"a: x\n\nCloses: https://lore.example/1", "a: x\n\nThis fixes #12.", "fix: x", "a: x is a hotfix",
+		"a: x\n\nIt was broken by 1234567890ab.", "a: x\n\nRegression from #614.", "fix: x", "a: x is a hotfix",
+		"a: x\n\nbody\n\nFixes: 1234567890ab (\"a: y\")\nCc: stable@dpdk.org\n\nSigned-off-by: A\n",
 	};
+	/* An issue reference alone is no fix (issue 25, item 3): features close issues too. */
 	static const char *const free_others[] = {
 		"fixup! a: x", "a: x\n\nCloses #123", "prefix: a fixture", "Add the fix list", "a: describe how to fix it",
-		"t3650: add more regression tests for failure conditions",
+		"t3650: add more regression tests for failure conditions", "a: x\n\nCloses: https://lore.example/1",
+		"a: x\n\nThis fixes #12.", "a: x\n\nFixes: https://github.com/o/r/issues/12", "a: x\n\nFixes #12",
+		"a: x\n\nFollow-up to 1234567890ab",
 	};
 	for (size_t i = 0; i < sizeof(free_fixes) / sizeof(*free_fixes); i++)
 		if (kind_under(F, "Dev", free_fixes[i]) != GITHISTORY_KIND_FIX)
@@ -133,26 +156,87 @@ static void fix_rule_sets(void **state)
 	assert_int_equal(kind_under(C, "Dev", "fix(x): y"), GITHISTORY_KIND_FIX);
 	assert_int_equal(kind_under(C, "Dev", "Fix the parser"), GITHISTORY_KIND_OTHER);
 	assert_int_equal(kind_under(C, "Dev", "t7528: fix failure under csh"), GITHISTORY_KIND_OTHER);
+	assert_int_equal(kind_under(C, "Dev", "feat: x\n\nFixes: 1234567890ab"), GITHISTORY_KIND_OTHER); /* the type decides */
 	/* Undecided (during the walk): reverts are known, fixes not yet. */
-	assert_int_equal(kind_under(GITHISTORY_FIX_AUTO, "Dev", "fix: x"), GITHISTORY_KIND_OTHER);
-	assert_int_equal(kind_under(GITHISTORY_FIX_AUTO, "Dev", "Revert \"x\""), GITHISTORY_KIND_REVERT);
+	assert_int_equal(kind_under("auto", "Dev", "fix: x"), GITHISTORY_KIND_OTHER);
+	assert_int_equal(kind_under("auto", "Dev", "Revert \"x\""), GITHISTORY_KIND_REVERT);
 }
 
-static void conventional_means_a_known_type(void **state)
+/* The conventions of the table: their tags, what the free-form rules read under them, revert tags everywhere. */
+static void conventions_decide(void **state)
 {
 	(void)state;
-	static const char *const yes[] = { "feat: x", "fix(a)!: x", "chore(deps): x", "docs: x", "refactor: x" };
-	static const char *const no[] = { "t7528: fix x", "http: x", "Merge branch 'x'", "Fix x" };
-	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
-		struct githistory_commit c = { .author = "Dev", .email = "", .message = (char *)yes[i], .subject = (char *)yes[i] };
-		githistory_message_read(&rules, &c);
-		assert_true(c.conventional);
+	const char *T = "scientific-python-tags";
+	static const struct {
+		const char *convention, *message;
+		enum githistory_kind kind;
+	} cases[] = {
+		/* NumPy's tags: BUG is a fix whatever its words, another tag none; untagged subjects go free-form */
+		{ "scientific-python-tags", "BUG: avoid a crash in einsum", GITHISTORY_KIND_FIX },
+		{ "scientific-python-tags", "PERF, BUG: speed up datetime64 conversion", GITHISTORY_KIND_FIX },
+		{ "scientific-python-tags", "[2.3.x] BUG: x", GITHISTORY_KIND_FIX },
+		{ "scientific-python-tags", "MAINT: fix the build", GITHISTORY_KIND_OTHER },
+		{ "scientific-python-tags", "TYP/CI: Fix ruff errors", GITHISTORY_KIND_OTHER },
+		{ "scientific-python-tags", "DOC: fix a typo", GITHISTORY_KIND_OTHER },
+		{ "scientific-python-tags", "Fix trailing newlines", GITHISTORY_KIND_FIX },
+		{ "scientific-python-tags", "ACPI: fix x", GITHISTORY_KIND_FIX }, /* not a tag of it: free-form */
+		{ "scientific-python-tags", "bug: x", GITHISTORY_KIND_OTHER },    /* tags are upper-case */
+		/* Django: a ticket is neutral, the text after "--" decides */
+		{ "django-tickets", "Fixed #35000 -- Fixed a crash in QuerySet.union()", GITHISTORY_KIND_FIX },
+		{ "django-tickets", "Fixed #35001 -- Added support for X", GITHISTORY_KIND_OTHER },
+		{ "django-tickets", "[5.0.x] Fixed #1, Refs #2 -- Fixed y", GITHISTORY_KIND_FIX },
+		{ "django-tickets", "Refs #3 -- Added a regression test", GITHISTORY_KIND_OTHER },
+		{ "django-tickets", "Fixed #4 -- Corrected X\n\nRegression in 0123456789ab.", GITHISTORY_KIND_FIX },
+		{ "django-tickets", "Fixed typo in docs", GITHISTORY_KIND_FIX },
+		/* [area] and area: prefixes say no kind: the free-form rules read the text after them, and the subject */
+		{ "bracket-areas", "[ty] Fix slot descriptor classification (#27970)", GITHISTORY_KIND_FIX },
+		{ "bracket-areas", "[ty] Support __slots__ (#27730)", GITHISTORY_KIND_OTHER },
+		{ "area-prefixes", "t7528: fix failure under csh", GITHISTORY_KIND_FIX },
+		{ "github-squash", "Fix the db expansion (#731)", GITHISTORY_KIND_FIX },
+		/* revert tags make a revert under any convention, and before one is decided */
+		{ "area-prefixes", "REV: \"MAINT: x\" (#31311)", GITHISTORY_KIND_REVERT },
+		{ "auto", "REV: Manual revert of float16 svml use (#31178)", GITHISTORY_KIND_REVERT },
+		{ "auto", "revert: x", GITHISTORY_KIND_REVERT },
+		{ "auto", "Reverted #5 -- x", GITHISTORY_KIND_REVERT },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		if (kind_under(cases[i].convention, "Dev", cases[i].message) != cases[i].kind)
+			fail_msg("%s: \"%s\" should be kind %d", cases[i].convention, cases[i].message, (int)cases[i].kind);
+	/* the text a revert tag leaves, for its quoted subject */
+	struct githistory_commit c = { .author = "Dev", .email = "", .message = "REV: \"MAINT: x\" (#1)", .subject = "REV: \"MAINT: x\" (#1)" };
+	githistory_message_read(&rules, &c);
+	assert_int_equal(c.revert_text, 5);
+	(void)T;
+}
+
+static void conventions_followed(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *convention, *subject;
+		bool follows;
+	} cases[] = {
+		{ "conventional-commits", "feat: x", true },        { "conventional-commits", "fix(a)!: x", true },
+		{ "conventional-commits", "chore(deps): x", true }, { "conventional-commits", "docs: x", true },
+		{ "conventional-commits", "t7528: fix x", false },  { "conventional-commits", "http: x", false },
+		{ "conventional-commits", "Merge branch 'x'", false }, { "conventional-commits", "Fix x", false },
+		{ "conventional-commits", "fix(): x", false },      { "conventional-commits", "fix:x", false },
+		{ "scientific-python-tags", "BUG: x", true },       { "scientific-python-tags", "MAINT, TST: x", true },
+		{ "scientific-python-tags", "ACPI: x", false },     { "scientific-python-tags", "Bug: x", false },
+		{ "django-tickets", "Fixed #1 -- x", true },        { "django-tickets", "Fixed #1 x", false },
+		{ "bracket-areas", "[x] y", true },                 { "bracket-areas", "x [y]", false },
+		{ "github-squash", "x (#12)", true },               { "github-squash", "x (#12) y", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct githistory_commit c = { .message = (char *)cases[i].subject, .subject = (char *)cases[i].subject };
+		if (githistory_message_follows(&rules.conv[convention_at(cases[i].convention)], &c) != cases[i].follows)
+			fail_msg("%s: \"%s\" %s", cases[i].convention, cases[i].subject, cases[i].follows ? "follows" : "does not follow");
 	}
-	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++) {
-		struct githistory_commit c = { .author = "Dev", .email = "", .message = (char *)no[i], .subject = (char *)no[i] };
-		githistory_message_read(&rules, &c);
-		assert_false(c.conventional);
-	}
+	/* a message convention: a Fixes: line anywhere */
+	struct githistory_commit c = { .subject = "x", .message = "x\n\nFixes: 0123456789ab (\"y\")\n\nSigned-off-by: A" };
+	assert_true(githistory_message_follows(&rules.conv[convention_at("kernel-fixes-trailers")], &c));
+	c.message = "x\n\nFixes: #12";
+	assert_false(githistory_message_follows(&rules.conv[convention_at("kernel-fixes-trailers")], &c));
 }
 
 static void formatting_commits_by_subject_and_author(void **state)
@@ -181,7 +265,8 @@ static void formatting_commits_by_subject_and_author(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(fix_rule_sets, rules_setup, rules_teardown),
-	cmocka_unit_test_setup_teardown(conventional_means_a_known_type, rules_setup, rules_teardown),
+	cmocka_unit_test_setup_teardown(conventions_decide, rules_setup, rules_teardown),
+	cmocka_unit_test_setup_teardown(conventions_followed, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(formatting_commits_by_subject_and_author, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(every_agent_marker_makes_an_agent, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(bots_and_people, rules_setup, rules_teardown),

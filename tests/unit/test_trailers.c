@@ -1,4 +1,5 @@
-/* tests/unit/test_trailers.c — the trailer block: last paragraph only, continuations, non-trailer text. */
+/* tests/unit/test_trailers.c — the trailer block: last paragraph only, continuations, non-trailer text; and
+ * Fixes: lines wherever they stand (kernel style), whole lines only. */
 #include "unit.h"
 #include "githistory/trailers.h"
 
@@ -58,10 +59,48 @@ static void callback_stops_the_walk(void **state)
 	assert_int_equal(calls, 1);
 }
 
+static const char *fixes_lines(const char *msg)
+{
+	got[0] = '\0';
+	assert_int_equal(trailers_fixes_foreach(msg, strlen(msg), collect, NULL), 0);
+	return got;
+}
+
+static void fixes_lines_anywhere(void **state)
+{
+	(void)state;
+	/* DPDK's and iproute2's layout: Fixes: and Cc: in a paragraph of their own above the sign-offs. */
+	assert_string_equal(fixes_lines("net/x: fix the ring\n\nThe ring wrapped.\n\nFixes: 0123456789ab (\"net/x: add the ring\")\n"
+					"Cc: stable@dpdk.org\n\nSigned-off-by: A <a@example.com>\n"),
+			    "[Fixes=0123456789ab (\"net/x: add the ring\")]");
+	/* the last paragraph too, two of them, any case, a tab, CRLF, a full sha, a line after a "---" note */
+	assert_string_equal(fixes_lines("x\n\nbody\nfixes:\tdeadbeef\r\nFixes: 0123456789abcdef0123456789abcdef01234567\n---\nv2: Fixes: 12345678\n"),
+			    "[fixes=deadbeef][Fixes=0123456789abcdef0123456789abcdef01234567]");
+	assert_string_equal(fixes_lines("x\n\nFixes:abcdef01(\"y\")"), "[Fixes=abcdef01(\"y\")]");
+}
+
+static void fixes_lines_not_prose(void **state)
+{
+	(void)state;
+	assert_string_equal(fixes_lines("Fixes: 0123456789ab"), "");                  /* the subject */
+	assert_string_equal(fixes_lines("x\n\nFixes: the parser crash\n"), "");   /* prose */
+	assert_string_equal(fixes_lines("x\n\nFixes: abc1234 (\"y\")\n"), ""); /* 7 digits: too short */
+	assert_string_equal(fixes_lines("x\n\nFixes: #1234567890\n"), "");       /* an issue */
+	assert_string_equal(fixes_lines("x\n\nFixes: https://example.com/issues/12345678\n"), "");
+	assert_string_equal(fixes_lines("x\n\n  Fixes: 0123456789ab\n"), "");   /* indented: quoted text */
+	assert_string_equal(fixes_lines("x\n\nThis Fixes: 0123456789ab\n"), "");
+	assert_string_equal(fixes_lines("x\n\nFixes: 0123456789abz\n"), "");     /* not a whole id */
+	assert_string_equal(fixes_lines("x\n\nFixes: 0123456789abcdef0123456789abcdef012345678\n"), ""); /* 41 */
+	assert_string_equal(fixes_lines(""), "");
+	assert_string_equal(fixes_lines("x\n\nFixes:"), "");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(last_paragraph_trailers),
 	cmocka_unit_test(no_trailers),
 	cmocka_unit_test(callback_stops_the_walk),
+	cmocka_unit_test(fixes_lines_anywhere),
+	cmocka_unit_test(fixes_lines_not_prose),
 };
 
 RTK_UNIT_MAIN(tests)
