@@ -219,6 +219,29 @@ static int hand_over(struct gitdata *g, const char *folder)
 	return 0;
 }
 
+static void gitdata_free(struct gitdata *g)
+{
+	for (size_t i = 0; g->tasks && i < rtk_strmap_count(g->tasks); i++) {
+		struct gd_task *t = rtk_strmap_value_at(g->tasks, i);
+		free(t->first_path);
+		free(t);
+	}
+	for (size_t i = 0; g->reverts && i < rtk_strmap_count(g->reverts); i++)
+		free(rtk_strmap_value_at(g->reverts, i));
+	rtk_strmap_free(g->tasks);
+	rtk_strmap_free(g->reverts);
+}
+
+/* After the walk: the tasks handed to the board, or a note that there were none. */
+static int gitdata_finish(struct gitdata *g, const char *folder)
+{
+	int rc = hand_over(g, folder);
+	if (!rc && !rtk_strmap_count(g->tasks))
+		rc = board_add_note(g->b, "no task files (YAML, JSON or markdown with front matter) under %s in the history "
+				    "of HEAD", folder);
+	return rc;
+}
+
 int board_import_git_data(struct board *b, const char *repo_path, const char *folder, const cJSON *rules,
 			  bool skip_invalid)
 {
@@ -226,27 +249,28 @@ int board_import_git_data(struct board *b, const char *repo_path, const char *fo
 	git_repository *repo = NULL;
 	int rc;
 
-	if (!(g.tasks = rtk_strmap_new()) || !(g.reverts = rtk_strmap_new())) {
+	if (!(g.tasks = rtk_strmap_new()) || !(g.reverts = rtk_strmap_new()))
 		rc = rtk_oom();
-		goto out;
-	}
-	if ((rc = gitx_open(&repo, repo_path)) || (rc = gitx_folder_history(repo, folder, version_of, &g)) ||
-	    (rc = hand_over(&g, folder)))
-		goto out;
-	if (!rtk_strmap_count(g.tasks))
-		rc = board_add_note(b, "no task files (YAML, JSON or markdown with front matter) under %s in the history "
-				    "of HEAD", folder);
-out:
-	for (size_t i = 0; g.tasks && i < rtk_strmap_count(g.tasks); i++) {
-		struct gd_task *t = rtk_strmap_value_at(g.tasks, i);
-		free(t->first_path);
-		free(t);
-	}
-	for (size_t i = 0; g.reverts && i < rtk_strmap_count(g.reverts); i++)
-		free(rtk_strmap_value_at(g.reverts, i));
-	rtk_strmap_free(g.tasks);
-	rtk_strmap_free(g.reverts);
+	else if (!(rc = gitx_open(&repo, repo_path)) && !(rc = gitx_folder_history(repo, folder, version_of, &g)))
+		rc = gitdata_finish(&g, folder);
+	gitdata_free(&g);
 	if (repo)
 		git_repository_free(repo);
+	return rc;
+}
+
+int board_import_git_versions(struct board *b, const struct gitx_file_version *versions, size_t n, const char *folder,
+			      const cJSON *rules, bool skip_invalid)
+{
+	struct gitdata g = { .b = b, .rules = rules, .skip_invalid = skip_invalid };
+	int rc = 0;
+
+	if (!(g.tasks = rtk_strmap_new()) || !(g.reverts = rtk_strmap_new()))
+		rc = rtk_oom();
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = version_of(&versions[i], &g);
+	if (!rc)
+		rc = gitdata_finish(&g, folder);
+	gitdata_free(&g);
 	return rc;
 }
