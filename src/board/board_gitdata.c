@@ -40,13 +40,17 @@ static const char *ext_of(const char *path)
 	return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
-/* The front matter of a markdown file: the YAML between a first line "---" and the next "---" line. */
+/*
+ * The front matter of a markdown file: the YAML between a first line "---" and the next "---" line
+ * (lines end in LF or CRLF; a file of CR-only lines has none).
+ */
 static bool front_matter(const char *text, size_t len, const char **start, size_t *flen)
 {
 	const char *p, *end = text + len;
-	if (len < 4 || memcmp(text, "---", 3) || (text[3] != '\n' && text[3] != '\r'))
+	size_t first = len >= 4 && text[3] == '\n' ? 4 : len >= 5 && text[3] == '\r' && text[4] == '\n' ? 5 : 0;
+	if (!first || memcmp(text, "---", 3))
 		return false;
-	*start = p = memchr(text, '\n', len) + 1;
+	*start = p = text + first;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		size_t line = (size_t)((eol ? eol : end) - p);
