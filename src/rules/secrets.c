@@ -137,7 +137,13 @@ static bool line_allowed(const struct secrets *s, const char *text, size_t len, 
 	return rtk_re_matches(s->allowlist, text + start, end - start);
 }
 
-char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
+/*
+ * Redacts the matches in text[0..len) that start before limit, and returns the text up to limit, or
+ * up to the end of the last of them when that is later; *used gets where it stopped. Matches are
+ * looked for in the whole text: one that starts before limit and ends after it is found whole.
+ */
+static char *redact_until(const struct secrets *s, const char *text, size_t len, size_t limit, size_t *used,
+			  size_t *out_len, unsigned *count)
 {
 	struct rtk_strbuf b = { 0 };
 	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
@@ -162,7 +168,7 @@ char *secrets_redact(const struct secrets *s, const char *text, size_t len, size
 				best = i;
 		}
 		/* An empty match (a pattern that can match nothing) would never advance: treat it as none. */
-		if (best == SIZE_MAX || ends[best] == starts[best])
+		if (best == SIZE_MAX || ends[best] == starts[best] || starts[best] >= limit)
 			break;
 		if (line_allowed(s, text, len, starts[best])) {
 			rtk_strbuf_put(&b, text + pos, ends[best] - pos);
@@ -173,9 +179,13 @@ char *secrets_redact(const struct secrets *s, const char *text, size_t len, size
 		}
 		pos = ends[best];
 	}
-	rtk_strbuf_put(&b, text + pos, len - pos);
+	if (pos < limit) {
+		rtk_strbuf_put(&b, text + pos, limit - pos);
+		pos = limit;
+	}
 	free(starts);
 	free(ends);
+	*used = pos;
 	if (out_len)
 		*out_len = b.len;
 	if (count)
@@ -183,11 +193,17 @@ char *secrets_redact(const struct secrets *s, const char *text, size_t len, size
 	return rtk_strbuf_take(&b);
 }
 
+char *secrets_redact(const struct secrets *s, const char *text, size_t len, size_t *out_len, unsigned *count)
+{
+	size_t used;
+	return redact_until(s, text, len, len, &used, out_len, count);
+}
+
 char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t len, bool cut, size_t *out_len,
 			    unsigned *count)
 {
 	const char *text = piece;
-	size_t n = len, keep;
+	size_t n = len, keep, used;
 	char held[SECRETS_STREAM_CARRY], *clean;
 	if (st->carry.len) {
 		rtk_strbuf_put(&st->carry, piece, len);
@@ -196,8 +212,15 @@ char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t
 		text = st->carry.s, n = st->carry.len;
 	}
 	keep = cut ? (n < SECRETS_STREAM_CARRY ? n : SECRETS_STREAM_CARRY) : 0;
-	memcpy(held, text + n - keep, keep);
-	clean = secrets_redact(st->s, text, n - keep, out_len, count);
+	/*
+	 * The held-back end is searched too: a secret that starts before it and runs into it is
+	 * redacted whole now (the held part then starts after it), instead of being cut in two that
+	 * neither round would recognize.
+	 */
+	if (!(clean = redact_until(st->s, text, n, n - keep, &used, out_len, count)))
+		return NULL;
+	keep = n - used;
+	memcpy(held, text + used, keep);
 	rtk_strbuf_truncate(&st->carry, 0);
 	rtk_strbuf_put(&st->carry, held, keep);
 	return st->carry.failed ? (free(clean), NULL) : clean;

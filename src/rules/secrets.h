@@ -39,8 +39,9 @@ char *secrets_redact(const struct secrets *s, const char *text, size_t len, size
 
 /*
  * Redacting a stream that comes in pieces (proc's lines, cut at its cap): the end of a cut piece
- * waits for the next one, so a secret that straddles the cut is still found whole. Start from
- * { .s = secrets }; the stream owns nothing of s.
+ * waits for the next one, so a secret that straddles the cut is still found whole; one that runs
+ * from before that end into it is found in the whole piece, and goes out redacted at once. Start
+ * from { .s = secrets }; the stream owns nothing of s.
  */
 struct secrets_stream {
 	const struct secrets *s;
@@ -50,8 +51,9 @@ struct secrets_stream {
 
 /*
  * The redacted text to write now for piece[0..len) (malloc'd, *out_len bytes; NULL only when out of
- * memory): what was held back, then the piece, less its last SECRETS_STREAM_CARRY bytes when cut is
- * true. *count (when not NULL) gets the redactions in what is returned.
+ * memory): what was held back, then the piece, less its last SECRETS_STREAM_CARRY bytes (or less,
+ * when a secret runs into them) when cut is true. *count (when not NULL) gets the redactions in
+ * what is returned.
  */
 char *secrets_stream_redact(struct secrets_stream *st, const char *piece, size_t len, bool cut, size_t *out_len,
 			    unsigned *count);

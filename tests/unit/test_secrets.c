@@ -192,8 +192,37 @@ static void a_stream_finds_a_secret_cut_in_two(void **state)
 	secrets_free(s);
 }
 
+/* The held-back end of a cut piece starts inside a key: the part before it alone matches no pattern. */
+static void a_stream_finds_a_secret_that_runs_into_the_held_back_end(void **state)
+{
+	(void)state;
+	struct secrets *s = shipped();
+	const char *token = "ghp_A1b2A1b2A1b2A1b2A1b2A1b2A1b2A1b2A1b2";
+	char first[1001];
+	unsigned count;
+	for (size_t before = 1; before < strlen(token); before++) {
+		struct secrets_stream st = { .s = s };
+		/* the token starts `before` bytes ahead of the last SECRETS_STREAM_CARRY bytes of the piece */
+		size_t at = sizeof(first) - 1 - SECRETS_STREAM_CARRY - before;
+		memset(first, 'x', sizeof(first) - 1);
+		first[sizeof(first) - 1] = '\0';
+		memcpy(first + at, token, strlen(token));
+		const char *pieces[] = { first, "yyyy tail", NULL };
+		char *out = stream_all(&st, pieces, &count);
+		assert_int_equal(count, 1);
+		assert_null(strstr(out, "A1b2A1b2"));
+		assert_non_null(strstr(out, "[REDACTED:github_token]"));
+		assert_int_equal(strncmp(out, first, at), 0);
+		assert_non_null(strstr(out, "yyyy tail"));
+		free(out);
+		secrets_stream_free(&st);
+	}
+	secrets_free(s);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(a_stream_finds_a_secret_cut_in_two),
+	cmocka_unit_test(a_stream_finds_a_secret_that_runs_into_the_held_back_end),
 	cmocka_unit_test(run_plan_patterns_catch_literals_not_placeholders),
 	cmocka_unit_test(the_allowlist_pragma_exempts_its_line_only),
 	cmocka_unit_test(shipped_patterns_catch_each_kind),
