@@ -40,13 +40,17 @@ static const char *ext_of(const char *path)
 	return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
-/* The front matter of a markdown file: the YAML between a first line "---" and the next "---" line. */
+/*
+ * The front matter of a markdown file: the YAML between a first line "---" and the next "---" line
+ * (lines end in LF or CRLF; a file of CR-only lines has none).
+ */
 static bool front_matter(const char *text, size_t len, const char **start, size_t *flen)
 {
 	const char *p, *end = text + len;
-	if (len < 4 || memcmp(text, "---", 3) || (text[3] != '\n' && text[3] != '\r'))
+	size_t first = len >= 4 && text[3] == '\n' ? 4 : len >= 5 && text[3] == '\r' && text[4] == '\n' ? 5 : 0;
+	if (!first || memcmp(text, "---", 3))
 		return false;
-	*start = p = memchr(text, '\n', len) + 1;
+	*start = p = text + first;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		size_t line = (size_t)((eol ? eol : end) - p);
@@ -219,6 +223,29 @@ static int hand_over(struct gitdata *g, const char *folder)
 	return 0;
 }
 
+static void gitdata_free(struct gitdata *g)
+{
+	for (size_t i = 0; g->tasks && i < rtk_strmap_count(g->tasks); i++) {
+		struct gd_task *t = rtk_strmap_value_at(g->tasks, i);
+		free(t->first_path);
+		free(t);
+	}
+	for (size_t i = 0; g->reverts && i < rtk_strmap_count(g->reverts); i++)
+		free(rtk_strmap_value_at(g->reverts, i));
+	rtk_strmap_free(g->tasks);
+	rtk_strmap_free(g->reverts);
+}
+
+/* After the walk: the tasks handed to the board, or a note that there were none. */
+static int gitdata_finish(struct gitdata *g, const char *folder)
+{
+	int rc = hand_over(g, folder);
+	if (!rc && !rtk_strmap_count(g->tasks))
+		rc = board_add_note(g->b, "no task files (YAML, JSON or markdown with front matter) under %s in the history "
+				    "of HEAD", folder);
+	return rc;
+}
+
 int board_import_git_data(struct board *b, const char *repo_path, const char *folder, const cJSON *rules,
 			  bool skip_invalid)
 {
@@ -226,27 +253,28 @@ int board_import_git_data(struct board *b, const char *repo_path, const char *fo
 	git_repository *repo = NULL;
 	int rc;
 
-	if (!(g.tasks = rtk_strmap_new()) || !(g.reverts = rtk_strmap_new())) {
+	if (!(g.tasks = rtk_strmap_new()) || !(g.reverts = rtk_strmap_new()))
 		rc = rtk_oom();
-		goto out;
-	}
-	if ((rc = gitx_open(&repo, repo_path)) || (rc = gitx_folder_history(repo, folder, version_of, &g)) ||
-	    (rc = hand_over(&g, folder)))
-		goto out;
-	if (!rtk_strmap_count(g.tasks))
-		rc = board_add_note(b, "no task files (YAML, JSON or markdown with front matter) under %s in the history "
-				    "of HEAD", folder);
-out:
-	for (size_t i = 0; g.tasks && i < rtk_strmap_count(g.tasks); i++) {
-		struct gd_task *t = rtk_strmap_value_at(g.tasks, i);
-		free(t->first_path);
-		free(t);
-	}
-	for (size_t i = 0; g.reverts && i < rtk_strmap_count(g.reverts); i++)
-		free(rtk_strmap_value_at(g.reverts, i));
-	rtk_strmap_free(g.tasks);
-	rtk_strmap_free(g.reverts);
+	else if (!(rc = gitx_open(&repo, repo_path)) && !(rc = gitx_folder_history(repo, folder, version_of, &g)))
+		rc = gitdata_finish(&g, folder);
+	gitdata_free(&g);
 	if (repo)
 		git_repository_free(repo);
+	return rc;
+}
+
+int board_import_git_versions(struct board *b, const struct gitx_file_version *versions, size_t n, const char *folder,
+			      const cJSON *rules, bool skip_invalid)
+{
+	struct gitdata g = { .b = b, .rules = rules, .skip_invalid = skip_invalid };
+	int rc = 0;
+
+	if (!(g.tasks = rtk_strmap_new()) || !(g.reverts = rtk_strmap_new()))
+		rc = rtk_oom();
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = version_of(&versions[i], &g);
+	if (!rc)
+		rc = gitdata_finish(&g, folder);
+	gitdata_free(&g);
 	return rc;
 }

@@ -3,6 +3,7 @@
 #define RTK_BOARD_IMPORT_H
 
 #include "board.h"
+#include "git/gitx.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -36,6 +37,14 @@ int board_import_jira(struct board *b, const char *path, const cJSON *rules, boo
  */
 int board_import_git_data(struct board *b, const char *repo_path, const char *folder, const cJSON *rules,
 			  bool skip_invalid);
+
+/*
+ * The same on versions[0..n) as gitx_folder_history hands them over (oldest first), without a
+ * repository: what board_import_git_data does with a history holding exactly these file versions.
+ * For the fuzz harness (tests/fuzz/fuzz_board_gitdata.c), which feeds task files from bytes.
+ */
+int board_import_git_versions(struct board *b, const struct gitx_file_version *versions, size_t n, const char *folder,
+			      const cJSON *rules, bool skip_invalid);
 
 /* ----- shared by the importers ----- */
 

@@ -90,3 +90,31 @@ char *rtk_utf8_repair(const char *s, size_t len)
 	*w = '\0';
 	return out;
 }
+
+/* *s repaired when it is not valid UTF-8; false when out of memory. */
+static bool repair_in_place(char **s)
+{
+	char *fixed;
+	if (!*s || rtk_utf8_valid(*s, strlen(*s)))
+		return true;
+	if (!(fixed = rtk_utf8_repair(*s, strlen(*s))))
+		return false;
+	cJSON_free(*s);
+	*s = fixed;
+	return true;
+}
+
+int rtk_utf8_repair_json(cJSON *v)
+{
+	cJSON *c;
+	if (!v)
+		return 0;
+	/* a constant member name (cJSON_AddItemToObjectCS) is rtk's own, and not cJSON's to free */
+	if ((!(v->type & cJSON_StringIsConst) && !repair_in_place(&v->string)) ||
+	    ((cJSON_IsString(v) || cJSON_IsRaw(v)) && !repair_in_place(&v->valuestring)))
+		return -1;
+	cJSON_ArrayForEach(c, v)
+		if (rtk_utf8_repair_json(c))
+			return -1;
+	return 0;
+}

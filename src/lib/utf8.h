@@ -2,6 +2,7 @@
 #ifndef RTK_UTF8_H
 #define RTK_UTF8_H
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -23,5 +24,13 @@ bool rtk_utf8_valid(const char *s, size_t len);
  * text can go into JSON or markdown. NULL only when out of memory.
  */
 char *rtk_utf8_repair(const char *s, size_t len);
+
+/*
+ * The same for every string of v and its members (values and member names), in place: a tree
+ * built from bytes rtk did not write (a step's output, a file a person edited) then prints as valid
+ * JSON or YAML. Strings that are valid UTF-8 are left as they are. 0, or -1 when out of memory
+ * (the strings repaired by then stay repaired).
+ */
+int rtk_utf8_repair_json(cJSON *v);
 
 #endif

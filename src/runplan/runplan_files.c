@@ -6,6 +6,7 @@
 #include "lib/out.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
+#include "lib/utf8.h"
 #include "lib/yamlx.h"
 #include "schema/shipped.h"
 
@@ -50,7 +51,9 @@ void runplan_set_error(struct runplan_attempt *a, const char *code, int exit, co
 /*
  * Checks value against the shipped schema, then writes it (YAML or JSON) atomically to path. Every
  * string of it is redacted first (a's rules): the reason and the plan's strings were already, and
- * this is the last door before a file, should anything else ever quote a step or a plan.
+ * this is the last door before a file, should anything else ever quote a step or a plan. Bytes that
+ * are not UTF-8 (a step's output in the tail, a path in a reason) then become U+FFFD: JSON and YAML
+ * cannot hold them, and the evidence must be written whatever a step printed.
  */
 static int write_checked(const struct runplan_attempt *a, const char *path, const char *schema_rel, cJSON *value, bool yaml)
 {
@@ -58,7 +61,11 @@ static int write_checked(const struct runplan_attempt *a, const char *path, cons
 	char *why, *text = NULL;
 	size_t len = 0;
 	int rc;
-	if ((rc = secrets_redact_json(a->rules->secrets, value, 0, NULL)) || (rc = shipped_schema_open(schema_rel, &schema)))
+	if ((rc = secrets_redact_json(a->rules->secrets, value, 0, NULL)))
+		return rc;
+	if (rtk_utf8_repair_json(value))
+		return rtk_oom();
+	if ((rc = shipped_schema_open(schema_rel, &schema)))
 		return rc;
 	why = shipped_schema_check(schema, value);
 	shipped_schema_free(schema);
@@ -147,10 +154,16 @@ int runplan_unlatch(const char *path, cJSON **contents)
 		return 0;
 	if (rtk_fs_read_file(path, &text, &len))
 		return RTK_EXIT_FAILURE;
-	*contents = cJSON_ParseWithLength(text, len);
+	/* JSON only when the whole text is (text[len] is the NUL read_file adds): "2 tests fail" is no 2 */
+	*contents = cJSON_ParseWithLengthOpts(text, len + 1, NULL, true);
 	if (!*contents)
 		*contents = cJSON_CreateString(text); /* a latch a person wrote by hand: show it as it is */
 	free(text);
+	if (rtk_utf8_repair_json(*contents)) { /* printed as JSON: bytes that are not UTF-8 become U+FFFD */
+		cJSON_Delete(*contents);
+		*contents = NULL;
+		return rtk_oom();
+	}
 	if (unlink(path))
 		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot remove the latch %s", path);
 	return 0;

@@ -87,9 +87,11 @@ static int compile_rules(const struct runplan_opts *o, struct runplan_rules *r)
 	r->needs_default = rtk_out_json_str(blocker, "default");
 	if (strcmp(r->needs_default, "RESEARCH") && strcmp(r->needs_default, "REPLAN"))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blocker.default must be RESEARCH or REPLAN", source);
-	r->last_lines = (long)rtk_out_json_num(blocker, "last_lines");
-	if (!(r->last_lines >= 1 && r->last_lines <= 1000))
+	/* checked before the cast: a missing or non-number value is NaN, and NaN or 1e300 as a long is undefined */
+	double last_lines = rtk_out_json_num(blocker, "last_lines");
+	if (!(last_lines >= 1 && last_lines <= 1000) || last_lines != (double)(long)last_lines)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blocker.last_lines must be a whole number from 1 to 1000", source);
+	r->last_lines = (long)last_lines;
 	return 0;
 }
 

@@ -86,6 +86,9 @@ testing "git-data: a task file that cannot be parsed is named path@commit:line" 
 testing "git-data: a task file without an id" \
 	"cp -r $GD r && cd r && printf 'status: done\\n' > data/tasks/T-8.yaml && git add -A && git -c user.name=a -c user.email=a@b commit -qm bad && $RTK board-history --from git-data 2>&1 | sed 's/@[0-9a-f]*/@SHA/'; echo \${PIPESTATUS[0]}" \
 	"rtk board-history: data/tasks/T-8.yaml@SHA: no \"id\" (a string or a number)\n2\n"
+testing "git-data: a markdown task file of CR-only lines has no front matter (it read before the text, found by fuzz_board_gitdata)" \
+	"cp -r $GD r && cd r && printf -- '---\\rid: T-9\\rstatus: done\\r---\\r' > data/tasks/T-9.md && git add -A && git -c user.name=a -c user.email=a@b commit -qm bad && $RTK board-history --from git-data 2>&1 | sed 's/@[0-9a-f]*/@SHA/'; echo \${PIPESTATUS[0]}" \
+	"rtk board-history: data/tasks/T-9.md@SHA:1: no front matter (a first line --- and a closing ---)\n2\n"
 testing "git-data: --skip-invalid counts bad task files" \
 	"cp -r $GD r && cd r && printf 'status: done\\n' > data/tasks/T-8.yaml && git add -A && git -c user.name=a -c user.email=a@b commit -qm bad && $RTK board-history --json --skip-invalid --from git-data | jq -c '[.input.skipped_invalid, .tasks.read]'" \
 	"[1,4]\n"

@@ -96,6 +96,17 @@ check "--unlatch removes the latch" test ! -e "$SCRATCH/latch"
 check "--unlatch prints what it held" test "$(cat "$SCRATCH/unlatch.rc") $(jq -r .latch.contents.error_code "$SCRATCH/unlatch.json")" = "0 STEP_FAILED"
 conforms "--unlatch's JSON conforms" "$SCRATCH/unlatch.json" run-plan
 testing "--unlatch without a latch says so" "rp --unlatch; echo \$?" "# run-plan: unlatch\n\nNo latch at latch.\n\n0\n"
+testing "--rules: blocker.last_lines that is no whole number is refused (a string was cast from NaN, found by fuzz_runplan_rules)" \
+	"for v in 100li 20.5 1e300 0; do printf 'blocker: {last_lines: %s}\\n' \$v > rules.yaml; rp --rules rules.yaml 2>&1; echo \$?; done" \
+	"$(printf 'rtk run-plan: rules.yaml:1:11: `blocker.last_lines` must be a number, not "100li"\\n2\\n'; printf 'rtk run-plan: rules.yaml: blocker.last_lines must be a whole number from 1 to 1000\\n2\\n%.0s' 1 2 3)"
+testing "--unlatch shows a hand-written latch whole, also when it starts with a number (found by fuzz_runplan_files)" \
+	"mv input latch && rp --unlatch --json | jq -c .latch.contents" '"2 tests fail on main: do not run"\n' '2 tests fail on main: do not run'
+testing "--unlatch prints valid JSON for a latch that is not UTF-8: U+FFFD for the bad byte (found by fuzz_runplan_files)" \
+	"mv input latch && rp --unlatch --json | python3 -c 'import json, sys; print(ascii(json.loads(sys.stdin.buffer.read().decode())[\"latch\"][\"contents\"]))'" \
+	"'caf\\\\ufffd closed'\n" 'caf\0351 closed'
+testing "a step that printed bytes that are not UTF-8 still leaves its blocker card, U+FFFD for them (found by fuzz_runplan_files)" \
+	"setup_case clean && plan && step bad \"printf 'caf\\\\351 au lait\\\\n'; exit 3\" && rp > /dev/null 2>&1; python3 -c 'import sys; print(ascii([l for l in open(sys.argv[1], encoding=\"utf-8\") if l.startswith(\"- caf\")]))' state/thinking/blocker.latest.yaml" \
+	"['- caf\\\\ufffd au lait\\\\n']\n"
 
 # --- plans that cannot run ---------------------------------------------------------------------------
 testing "a missing plan is MISSING_PLAN" \

@@ -2,6 +2,8 @@
 #include "unit.h"
 #include "lib/utf8.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,11 +56,34 @@ static void repair_replaces_each_bad_byte(void **state)
 	free(r);
 }
 
+static void repair_json_mends_every_string_and_name(void **state)
+{
+	(void)state;
+	cJSON *v = cJSON_Parse("{\"ok\": \"caf\u00e9\", \"list\": [1, {\"deep\": \"x\"}], \"n\": null}");
+	cJSON *deep = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "list"), 1), "deep");
+	char *printed;
+	assert_non_null(v);
+	cJSON_SetValuestring(deep, "caf\xe9 au lait");
+	cJSON_AddStringToObject(v, "na\xefve", "\xff");
+	cJSON_AddItemToObjectCS(v, "const", cJSON_CreateString("\xc0\xaf"));
+	assert_int_equal(rtk_utf8_repair_json(v), 0);
+	assert_string_equal(deep->valuestring, "caf\xef\xbf\xbd au lait");
+	assert_string_equal(cJSON_GetObjectItem(v, "ok")->valuestring, "café");
+	assert_string_equal(cJSON_GetObjectItem(v, "na\xef\xbf\xbdve")->valuestring, "\xef\xbf\xbd");
+	assert_string_equal(cJSON_GetObjectItem(v, "const")->valuestring, "\xef\xbf\xbd\xef\xbf\xbd");
+	printed = cJSON_PrintUnformatted(v);
+	assert_true(rtk_utf8_valid(printed, strlen(printed)));
+	cJSON_free(printed);
+	cJSON_Delete(v);
+	assert_int_equal(rtk_utf8_repair_json(NULL), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(prefix_counts_characters_not_bytes),
 	cmocka_unit_test(prefix_never_splits_a_truncated_sequence),
 	cmocka_unit_test(validity),
 	cmocka_unit_test(repair_replaces_each_bad_byte),
+	cmocka_unit_test(repair_json_mends_every_string_and_name),
 };
 
 RTK_UNIT_MAIN(tests)
