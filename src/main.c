@@ -79,6 +79,8 @@ static int run_applet(const struct rtk_applet *a, int argc, char **argv)
 	}
 	if (!rc && common.format)
 		rc = rtk_out_format_parse(common.format, &ctx.format);
+	if (!rc && common.json && common.format && ctx.format != RTK_OUT_FORMAT_JSON)
+		rc = rtk_fail(RTK_EXIT_USAGE, "--json and --format %s contradict each other: pick one", common.format);
 	if (!rc && common.json)
 		ctx.format = RTK_OUT_FORMAT_JSON;
 	if (!rc && common.progress && common.no_progress)

@@ -15,6 +15,9 @@ testing "unknown option names itself and exits 2" "$RTK calibrate --nope 2>&1; e
 	"rtk calibrate: unknown option '--nope'\nTry 'rtk calibrate --help' for more information.\n2\n"
 testing "bad --format exits 2" "$RTK calibrate --format yaml </dev/null 2>&1; echo \$?" \
 	"rtk calibrate: --format takes json or md, not 'yaml'\nTry 'rtk calibrate --help' for more information.\n2\n"
+testing "--json with --format md is a contradiction, not silently JSON" "$RTK calibrate --json --format md </dev/null 2>&1; echo \$?" \
+	"rtk calibrate: --json and --format md contradict each other: pick one\nTry 'rtk calibrate --help' for more information.\n2\n"
+testing "--json with --format json agrees" "$RTK calibrate --json --format json '$RTK_SRCDIR/data/samples/calibration.jsonl' | head -c 1; echo" "{\n"
 
 # A link named after the applet behaves exactly like rtk APPLET.
 scratch
