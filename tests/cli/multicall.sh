@@ -43,6 +43,15 @@ check "--install without -s makes hard links" test "$SCRATCH/hard/calibrate" -ef
 testing "--install without a folder is a usage error" "$RTK --install 2>&1; echo \$?" \
 	"rtk: usage: rtk --install [-s] DIR\n2\n"
 
+# No file and a terminal on stdin: a usage hint at once, not a silent wait for a document (script(1) gives
+# the command a pseudo-terminal; its own stdin is /dev/null, so a wait would end, not hang, the test).
+for a in calibrate validate risk-floor; do
+	testing "$a with no file and a terminal on stdin says what to give" \
+		"script -qec '$RTK $a; echo rc=\$?' /dev/null </dev/null | tr -d '\r' | sed 's/: give .*//'" \
+		"rtk $a: no $(case $a in calibrate) echo FILE.jsonl ;; validate) echo INSTANCE ;; *) echo PATH ;; esac) given and standard input is a terminal\nrc=2\n"
+done
+testing "an empty pipe is still read, not refused" "$RTK risk-floor --json </dev/null | jq -c '.parameters.source'" '"stdin"\n'
+
 # Output errors: a full disk is a failure with a message; a closed pipe is silent.
 if [ -w /dev/full ]; then
 	testing "write error on stdout fails" "$RTK --list >/dev/full 2>err; echo \$?; cat err" \
