@@ -40,6 +40,23 @@ testing "--install leaves an existing file alone" \
 mkdir "$SCRATCH/hard"
 "$RTK" --install "$SCRATCH/hard"
 check "--install without -s makes hard links" test "$SCRATCH/hard/calibrate" -ef "$RTK"
+# Hard links cannot cross file systems: one line with the way out, not a line per applet.
+other=$(mktemp -d /dev/shm/rtk-install.XXXXXX 2>/dev/null || true)
+if [ -n "$other" ] && [ "$(stat -c %d "$other")" != "$(stat -L -c %d "$RTK")" ]; then
+	testing "--install across file systems says once to use -s" \
+		"$RTK --install '$other' 2>&1 | sed 's|^rtk: cannot hard-link .* into [^:]*: [^;]*; |rtk: ...; |'; echo \${PIPESTATUS[0]}; ls '$other' | wc -l" \
+		"rtk: ...; 'rtk --install -s $other' makes symbolic links\n1\n0\n"
+else
+	echo "SKIP: no other file system than $RTK's at /dev/shm to hard-link across"
+fi
+[ -n "$other" ] && rm -rf "$other"
+testing "a mistyped applet: the one it is nearest to" "$RTK calibrat 2>&1; echo \$?" \
+	"rtk: 'calibrat' is not an rtk applet; did you mean 'calibrate'? (see 'rtk --list')\n127\n"
+testing "rtk help with a mistyped applet" "$RTK help git-histroy 2>&1; echo \$?" \
+	"rtk: 'git-histroy' is not an rtk applet; did you mean 'git-history'? (see 'rtk --list')\n127\n"
+testing "nothing near: no guess" "$RTK frobnicate 2>&1; echo \$?" "rtk: 'frobnicate' is not an rtk applet (see 'rtk --list')\n127\n"
+testing "a mistyped option: the one it is nearest to" "$RTK git-history --windw 30d 2>&1 | head -1" \
+	"rtk git-history: unknown option '--windw'; did you mean '--window'?\n"
 testing "--install without a folder is a usage error" "$RTK --install 2>&1; echo \$?" \
 	"rtk: usage: rtk --install [-s] DIR\n2\n"
 
