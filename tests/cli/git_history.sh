@@ -511,6 +511,22 @@ testing "--repo from elsewhere" "$RTK git-history --json --repo $(repo fix-plain
 
 # --- bad input ----------------------------------------------------------------------------------------
 testing "not a repository" "GIT_CEILING_DIRECTORIES=\$PWD/.. $RTK git-history 2>&1; echo \$?" "$E: not a git repository: .\n2\n"
+# A repository another user owns: git's message and its remedy, not libgit2's "safe.directory was not found";
+# the remedy works. chown needs root (CI runs as root).
+if [ "$(id -u)" = 0 ]; then
+	scratch
+	O=$SCRATCH # testing makes a new SCRATCH for each case
+	mkdir -p "$O/home"
+	cp -r "$(repo fix-plain)" "$O/theirs"
+	chown -R 65534 "$O/theirs"
+	testing "a repository another user owns: git's words and the safe.directory line" \
+		"HOME=$O/home $RTK git-history --repo $O/theirs 2>&1; echo \$?" \
+		"$E: detected dubious ownership in repository at '$O/theirs' (another user owns it); to trust it, run: git config --global --add safe.directory '$O/theirs'\n2\n"
+	testing "the line it prints is the remedy" \
+		"HOME=$O/home git config --global --add safe.directory '$O/theirs' 2>&1 && HOME=$O/home $RTK git-history --json --repo $O/theirs 2>&1 | jq .buckets.n" "1\n"
+else
+	echo "SKIP: not root: cannot give a repository to another user"
+fi
 testing "an unborn HEAD" "git init -q r && $RTK git-history --repo r 2>&1; echo \$?" \
 	"$E: HEAD is unborn: the repository has no commits yet\n2\n"
 testing "a bad --rev" "$RTK git-history --repo $(repo fix-plain) --rev nope 2>&1; echo \$?" "$E: bad revision 'nope'\n2\n"
