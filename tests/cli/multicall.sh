@@ -67,6 +67,15 @@ for a in calibrate validate risk-floor; do
 		"script -qec '$RTK $a; echo rc=\$?' /dev/null </dev/null | tr -d '\r' | sed 's/: give .*//'" \
 		"rtk $a: no $(case $a in calibrate) echo FILE.jsonl ;; validate) echo INSTANCE ;; *) echo PATH ;; esac) given and standard input is a terminal\nrc=2\n"
 done
+# Markdown on a terminal folds its prose to the terminal's width (80 when it has none, as script's);
+# tables stay whole. Piped, it is written as it is (the same text, lines joined).
+p0="$RTK_SRCDIR/data/samples/phase0.yaml"
+testing "on a terminal, no prose line is wider than 80 columns" \
+	"script -qec '$RTK phase0 $p0' /dev/null </dev/null | tr -d '\r' | grep -v '^|' | LC_ALL=C.UTF-8 wc -L | awk '{print (\$1 <= 80)}'" "1\n"
+testing "piped, the same paragraphs are single long lines" \
+	"$RTK phase0 $p0 | grep -v '^|' | LC_ALL=C.UTF-8 wc -L | awk '{print (\$1 > 200)}'" "1\n"
+testing "folding keeps the words: the terminal's text joined is the piped text" \
+	"diff <(script -qec '$RTK phase0 $p0' /dev/null </dev/null | tr -d '\r' | tr '\n' ' ' | tr -s ' ') <($RTK phase0 $p0 | tr '\n' ' ' | tr -s ' ') && echo same" "same\n"
 testing "an empty pipe is still read, not refused" "$RTK risk-floor --json </dev/null | jq -c '.parameters.source'" '"stdin"\n'
 
 # Output errors: a full disk is a failure with a message; a closed pipe is silent.
