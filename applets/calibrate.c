@@ -3,6 +3,7 @@
 #include "applet.h"
 #include "calibration/calibration.h"
 #include "lib/err.h"
+#include "lib/stdinput.h"
 #include "lib/fsutil.h"
 #include "lib/html.h"
 #include "lib/svg.h"
@@ -87,6 +88,8 @@ static int calibrate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx
 	if ((rc = calibration_check_opts(&o)))
 		return rc;
 	if (max_line && (rc = rtk_fs_line_limit_option(max_line)))
+		return rc;
+	if (argc == 0 && (rc = rtk_stdin_not_a_terminal("FILE.jsonl", "rtk calibrate < corpus.jsonl", NULL)))
 		return rc;
 	if (argc == 0)
 		argc = 1, argv = stdin_only;

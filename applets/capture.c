@@ -29,14 +29,19 @@
 #define PAYLOAD_WAIT_MS 5000
 #define SESSION_NAME_MAX 128
 
-static bool print_settings;
+static bool print_settings, print_instructions;
 
 static const struct rtk_opt options[] = {
-	RTK_OPT_BOOL(0, "print-settings", &print_settings, "print the Claude Code settings snippet that registers the hook"),
+	RTK_OPT_BOOL(0, "print-settings", &print_settings,
+		     "print the Claude Code settings that turn capture on (REFLECTION_MODE) and register the hook"),
+	RTK_OPT_BOOL(0, "print-instructions", &print_instructions,
+		     "print the CLAUDE.md / AGENTS.md section that asks the agent for its self-report"),
 	RTK_OPT_END(),
 };
 
-static const char settings_snippet[] = "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"rtk capture\"}]}]}}\n";
+/* The env block too: a hook registered without REFLECTION_MODE records nothing, and says nothing (issue 28). */
+static const char settings_snippet[] = "{\"env\":{\"REFLECTION_MODE\":\"solo\"},"
+				       "\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"rtk capture\"}]}]}}\n";
 
 /* The lock's path, for the signal handler: a killed hook still removes its sentinel. */
 static char lock_path[PATH_MAX];
@@ -422,13 +427,52 @@ out:
 	return rc;
 }
 
+/*
+ * .mosaic/.gitignore, written once when missing: the self-report and the records are rtk's sidecars,
+ * never part of the change, so `git status` and `rtk risk-floor --diff` must not list them (issue 28).
+ * One the user wrote is left alone.
+ */
+static void ignore_sidecar_folder(const char *root)
+{
+	static const char text[] = "# rtk capture's folder: the agent's self-report and the reflection records, never part of a change\n*\n";
+	char *path = NULL;
+	if (asprintf(&path, "%s/.mosaic/.gitignore", root) < 0)
+		return;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		if (write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1))
+			say("%s: %s", path, strerror(errno));
+		close(fd);
+	} else if (errno != EEXIST) {
+		say("%s: %s", path, strerror(errno));
+	}
+	free(path);
+}
+
+/* A shipped text file, copied to out as it is. */
+static int print_shipped(const char *rel, FILE *out)
+{
+	char *path = rtk_data_path(rel), *text = NULL;
+	size_t len;
+	int rc = path ? rtk_fs_read_file(path, &text, &len) : rtk_oom();
+	if (!rc && fwrite(text, 1, len, out) != len)
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot write the instructions");
+	free(text);
+	free(path);
+	return rc;
+}
+
 static int capture_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	(void)argv;
+	if (print_settings && print_instructions)
+		return rtk_fail(RTK_EXIT_USAGE, "--print-settings and --print-instructions: one at a time");
 	if (print_settings) {
 		fputs(settings_snippet, ctx->out);
 		return 0;
 	}
+	if (print_instructions)
+		return print_shipped("data/prompts/capture-instructions.md", ctx->out);
 	if (argc) {
 		say("takes no operands: ignored");
 	}
@@ -454,6 +498,8 @@ static int capture_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 		}
 	}
 	if (!rc && !(rc = take_lock(dir))) {
+		if (!getenv("REFLECTION_DIR") || !*getenv("REFLECTION_DIR"))
+			ignore_sidecar_folder(pl.root);
 		rc = capture(&pl, dir, session ? session : "unknown", mode);
 		drop_lock();
 	} else if (rc == -1) {
@@ -468,7 +514,7 @@ static int capture_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 const struct rtk_applet rtk_applet_capture = {
 	.name = "capture",
 	.summary = "agent Stop hook: record a reflection.v1 of the session (never fails, prints nothing)",
-	.usage = { "capture", "capture --print-settings", NULL },
+	.usage = { "capture", "capture --print-settings", "capture --print-instructions", NULL },
 	.options = options,
 	.run = capture_run,
 	.always_exit_zero = true,

@@ -200,6 +200,7 @@ struct experiment {
 	struct rtk_stats_roc_point *roc; /* P1's ROC curve for --html (the JSON does not carry it) */
 	size_t nroc;
 	char skipped[512];  /* why it was skipped */
+	char next[512];     /* what would give it a verdict, when skipped */
 };
 
 static int run_calibration(struct config *c, struct experiment *e)
@@ -213,12 +214,16 @@ static int run_calibration(struct config *c, struct experiment *e)
 
 	if (!sec) {
 		snprintf(e->skipped, sizeof(e->skipped), "no calibration section in the config");
+		snprintf(e->next, sizeof(e->next), "add a calibration: section whose corpus: names the agents' self-rated "
+			 "confidence with each task's outcome, one JSON object a line (rtk-calibrate(1); rtk capture's "
+			 "records and rtk iterate's outcomes.jsonl are such corpora)");
 		return 0;
 	}
 	if (!(files = input_files(c, sec, "corpus", &n)))
 		return rtk_oom();
 	if (!n) {
 		snprintf(e->skipped, sizeof(e->skipped), "calibration.corpus names no file");
+		snprintf(e->next, sizeof(e->next), "name the corpus file in calibration.corpus");
 		free(files);
 		return 0;
 	}
@@ -257,6 +262,8 @@ static int run_git_history(struct config *c, struct experiment *e)
 
 	if (!sec) {
 		snprintf(e->skipped, sizeof(e->skipped), "no git_history section in the config");
+		snprintf(e->next, sizeof(e->next), "add a git_history: section whose repo: names the repository the agents "
+			 "work in, with a window: of a year or more (window: 365d)");
 		return 0;
 	}
 	/* The folder exists (check_config); the config's own folder when none is named. */
@@ -266,6 +273,7 @@ static int run_git_history(struct config *c, struct experiment *e)
 	git_repository *repo;
 	if ((rc = gitx_open(&repo, o.repo)) == RTK_EXIT_USAGE) {
 		snprintf(e->skipped, sizeof(e->skipped), "%s", rtk_error_message());
+		snprintf(e->next, sizeof(e->next), "point git_history.repo at a clone of the repository, with its history");
 		return 0;
 	}
 	if (rc)
@@ -294,12 +302,15 @@ static int run_board(struct config *c, struct experiment *e)
 
 	if (!sec) {
 		snprintf(e->skipped, sizeof(e->skipped), "no board section in the config");
+		snprintf(e->next, sizeof(e->next), "add a board: section whose export: names the task board's export "
+			 "(native JSONL, `gh issue list --json ...`, Jira; rtk-board-history(1)) or whose repo: holds git-kept task files");
 		return 0;
 	}
 	if (!(files = input_files(c, sec, str(sec, "repo") ? "repo" : "export", &n)))
 		return rtk_oom();
 	if (!n) {
 		snprintf(e->skipped, sizeof(e->skipped), "board.export names no file");
+		snprintf(e->next, sizeof(e->next), "name the board export in board.export");
 		free(files);
 		return 0;
 	}
@@ -339,6 +350,23 @@ static cJSON *key_figure(const char *label, double value, const cJSON *ci)
 	return k;
 }
 
+/*
+ * What would turn an INCONCLUSIVE into a verdict: the experiment's own next step when it names one
+ * (git-history's power hint), else what each experiment needs more of. Null for PASS and KILL.
+ */
+static cJSON *next_step(const char *applet, const cJSON *verdict)
+{
+	const cJSON *own = cJSON_GetObjectItemCaseSensitive(verdict, "next_step");
+	if (strcmp(rtk_out_json_str(verdict, "status"), "INCONCLUSIVE"))
+		return cJSON_CreateNull();
+	if (cJSON_IsString(own))
+		return cJSON_CreateString(own->valuestring);
+	if (!strcmp(applet, "calibrate"))
+		return cJSON_CreateString("collect more tasks with a self-rated confidence and a known outcome, wrong ones "
+					  "included: the interval narrows about as one over the square root of the rows");
+	return cJSON_CreateString("collect more completed tasks, or give outcomes longer to arrive (board.within)");
+}
+
 static cJSON *summary_row(const struct experiment *e)
 {
 	cJSON *row = cJSON_CreateObject();
@@ -351,11 +379,13 @@ static cJSON *summary_row(const struct experiment *e)
 	if (!e->result) {
 		cJSON_AddStringToObject(row, "status", "SKIPPED");
 		cJSON_AddStringToObject(row, "reason", e->skipped);
+		cJSON_AddStringToObject(row, "next_step", e->next);
 		cJSON_AddNullToObject(row, "key_figure");
 		return row;
 	}
 	cJSON_AddStringToObject(row, "status", rtk_out_json_str(v, "status"));
 	cJSON_AddStringToObject(row, "reason", rtk_out_json_str(v, "reason"));
+	cJSON_AddItemToObject(row, "next_step", next_step(e->applet, v));
 	if (!strcmp(e->applet, "calibrate")) {
 		const cJSON *high = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e->result, "overall"), "high");
 		cJSON_AddItemToObject(row, "key_figure", key_figure("AUC of the self-rated-high rows", rtk_out_json_num(high, "auc"),
@@ -378,7 +408,7 @@ static cJSON *summary_row(const struct experiment *e)
 /* Self-reflection work is justified only if no experiment says KILL; skipped and inconclusive ones leave it open. */
 static cJSON *decision_json(const struct experiment *e, int n)
 {
-	char blocking[64] = "", open[64] = "", text[512];
+	char blocking[64] = "", open[64] = "", passed[64] = "", text[512];
 	cJSON *d = cJSON_CreateObject(), *list;
 	const char *status;
 	if (!d)
@@ -387,7 +417,7 @@ static cJSON *decision_json(const struct experiment *e, int n)
 	for (int i = 0; i < n; i++) {
 		const char *s = e[i].result ? rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(e[i].result, "verdict"), "status")
 					    : "SKIPPED";
-		char *into = !strcmp(s, "KILL") ? blocking : strcmp(s, "PASS") ? open : NULL;
+		char *into = !strcmp(s, "KILL") ? blocking : strcmp(s, "PASS") ? open : passed;
 		if (into)
 			snprintf(into + strlen(into), 64 - strlen(into), "%s%s", *into ? ", " : "", e[i].id);
 		if (!strcmp(s, "KILL"))
@@ -396,11 +426,15 @@ static cJSON *decision_json(const struct experiment *e, int n)
 	if (*blocking) {
 		status = "BLOCKED";
 		snprintf(text, sizeof(text), "Self-reflection work is not justified: %s says KILL.", blocking);
+	} else if (*open && !*passed) {
+		status = "OPEN";
+		snprintf(text, sizeof(text), "No evidence either way: %s gave no verdict (INCONCLUSIVE or skipped). Collect "
+			 "what each next step names before deciding.", open);
 	} else if (*open) {
 		status = "OPEN";
 		snprintf(text, sizeof(text),
 			 "Nothing says KILL, but %s gave no verdict either way (INCONCLUSIVE or skipped): the case for "
-			 "self-reflection rests on the others only.", open);
+			 "self-reflection rests on %s only.", open, passed);
 	} else {
 		status = "JUSTIFIED";
 		snprintf(text, sizeof(text), "Every experiment passed: self-reflection work is justified.");
@@ -433,6 +467,10 @@ static void phase0_render_md(const cJSON *r, struct rtk_out_md *md)
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "reason"));
 	}
 	rtk_out_md_table_end(t);
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary"))
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(row, "next_step")))
+			rtk_out_md_para(md, "**Next step for %s** (%s): %s.", rtk_out_json_str(row, "experiment"),
+					rtk_out_json_str(row, "status"), rtk_out_json_str(row, "next_step"));
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
 		const cJSON *x = cJSON_GetObjectItemCaseSensitive(ex, rtk_out_json_str(row, "applet"));
 		const cJSON *res = cJSON_GetObjectItemCaseSensitive(x, "result");
@@ -489,6 +527,10 @@ static void phase0_render_html(const cJSON *r, const struct experiment *e, struc
 		rtk_html_cell(h, "%s", rtk_out_json_str(row, "reason"));
 	}
 	rtk_html_table_end(h);
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary"))
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(row, "next_step")))
+			rtk_html_para(h, "Next step for %s (%s): %s.", rtk_out_json_str(row, "experiment"),
+				      rtk_out_json_str(row, "status"), rtk_out_json_str(row, "next_step"));
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
 		const char *applet = rtk_out_json_str(row, "applet");
 		const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ex, applet), "result");

@@ -12,7 +12,7 @@ static struct reflect_opts {
 	double timeout;
 	long retries, jobs;
 	bool no_json_mode, dry_run, force;
-} o = { .workspace = "./workspace", .lang = "zh", .timeout = 30, .retries = 3, .jobs = 4 };
+} o = { .workspace = "./workspace", .lang = "en", .timeout = 30, .retries = 3, .jobs = 4 };
 static const char *max_line;
 
 static const struct rtk_opt options[] = {
@@ -23,7 +23,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "base-url", &o.base_url, "URL", "OpenAI-compatible API base; POSTs go to URL/chat/completions"),
 	RTK_OPT_STRING(0, "api-key-file", &o.api_key_file, "FILE", "read the API key from FILE (never put a key on the command line)"),
 	RTK_OPT_STRING(0, "config", &o.config, "FILE", "config file (default ~/.config/rtk/config.yaml when present)"),
-	RTK_OPT_STRING(0, "lang", &o.lang, "zh|en", "language of the prompt (default zh)"),
+	RTK_OPT_STRING(0, "lang", &o.lang, "en|zh", "language of the prompt (default en)"),
 	RTK_OPT_STRING(0, "secrets", &o.secrets, "FILE", "secret patterns merged over data/rules/secrets.yaml"),
 	RTK_OPT_DOUBLE(0, "timeout", &o.timeout, "SECONDS", "total deadline of one reflection, retries included (default 30)"),
 	RTK_OPT_INT(0, "retries", &o.retries, "N", "further attempts after HTTP 429 or 503 (default 3)"),
@@ -47,8 +47,12 @@ static void reflect_render_md(const cJSON *result, struct rtk_out_md *md)
 		    rtk_out_json_num(sum, "preference"), rtk_out_json_num(sum, "none"), rtk_out_json_num(sum, "failed"),
 		    rtk_out_json_num(sum, "skipped"), rtk_out_json_num(sum, "invalid"), rtk_out_json_str(p, "model_id"),
 		    rtk_out_json_str(p, "base_url"));
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "dry_run")))
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "dry_run")) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "api_key_set")))
 		rtk_out_md_para(md, "Dry run: nothing was sent and nothing written; the requests follow, the key masked.");
+	else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "dry_run")))
+		rtk_out_md_para(md, "Dry run: nothing was sent and nothing written; the requests follow. **No API key was found**: "
+				"a real run needs one in RTK_LLM_API_KEY, GEMINI_API_KEY or OPENAI_API_KEY, in --api-key-file, "
+				"or as llm.api_key in --config.");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(result, "results")) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "verdict");
 		const char *status = rtk_out_json_str(it, "status");

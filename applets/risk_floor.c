@@ -2,6 +2,7 @@
 #include "config.h"
 #include "applet.h"
 #include "lib/err.h"
+#include "lib/stdinput.h"
 #include "git/gitx.h"
 #include "rules/riskfloor.h"
 
@@ -101,7 +102,8 @@ static int risk_floor_run(int argc, char **argv, const struct rtk_applet_ctx *ct
 	} else if (argc) {
 		for (int i = 0; i < argc && !rc; i++)
 			rc = gitx_paths_push(&paths, argv[i]);
-	} else {
+	} else if (!(rc = rtk_stdin_not_a_terminal("PATH", "git diff --name-only | rtk risk-floor",
+									 "--diff for the work tree's changes"))) {
 		rc = read_stdin_paths(&paths);
 	}
 	if (rc)

@@ -3,6 +3,7 @@
 #include "applet.h"
 #include "lib/datadir.h"
 #include "lib/err.h"
+#include "lib/stdinput.h"
 #include "lib/fsutil.h"
 #include "lib/jsonl.h"
 #include "lib/jsonv.h"
@@ -534,6 +535,8 @@ static int validate_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 		if (!(r.results = cJSON_CreateArray()))
 			return rtk_oom();
 	}
+	if (argc == 0 && (rc = rtk_stdin_not_a_terminal("INSTANCE", "jq . x.json | rtk validate", NULL)))
+		return rc;
 	if (argc == 0)
 		argc = 1, argv = stdin_only;
 	if (!(r.reg = schema_registry_new()) || !(r.by_name = rtk_strmap_new())) {

@@ -39,6 +39,7 @@ if [ -z "${NAME:-}" ]; then
 	case $parent in *+*) NAME=${parent/+//} ;; *) NAME=$(basename "$REPO") ;; esac
 fi
 
+[ -x /usr/bin/time ] || { echo "oracle: /usr/bin/time not found: install the Debian package time" >&2; exit 2; }
 D="$OUT/oracle"
 mkdir -p "$D"
 tag="${NAME//\//+}-$WINDOW${FIX_WINDOW:+-fw$FIX_WINDOW}"

@@ -3,6 +3,7 @@
 #include "applet.h"
 #include "completion.h"
 #include "lib/err.h"
+#include "lib/keycheck.h"
 #include "lib/progress.h"
 
 #include <errno.h>
@@ -79,6 +80,8 @@ static int run_applet(const struct rtk_applet *a, int argc, char **argv)
 	}
 	if (!rc && common.format)
 		rc = rtk_out_format_parse(common.format, &ctx.format);
+	if (!rc && common.json && common.format && ctx.format != RTK_OUT_FORMAT_JSON)
+		rc = rtk_fail(RTK_EXIT_USAGE, "--json and --format %s contradict each other: pick one", common.format);
 	if (!rc && common.json)
 		ctx.format = RTK_OUT_FORMAT_JSON;
 	if (!rc && common.progress && common.no_progress)
@@ -97,6 +100,20 @@ static int run_applet(const struct rtk_applet *a, int argc, char **argv)
 	if (rc < 0 || rc > 255) /* a library's own error code that reached the top: a failure, never exit 253 */
 		rc = RTK_EXIT_FAILURE;
 	return a->always_exit_zero ? 0 : rc;
+}
+
+/* "rtk: 'NAME' is not an rtk applet", with the applet it is nearest to when one is near. */
+static int not_an_applet(const char *name)
+{
+	const char *names[64], *near;
+	size_t n = 0;
+	for (const struct rtk_applet *const *a = rtk_applet_all; *a && n < 64; a++)
+		names[n++] = (*a)->name;
+	if ((near = rtk_keycheck_nearest(name, names, n)))
+		fprintf(stderr, "rtk: '%s' is not an rtk applet; did you mean '%s'? (see 'rtk --list')\n", name, near);
+	else
+		fprintf(stderr, "rtk: '%s' is not an rtk applet (see 'rtk --list')\n", name);
+	return RTK_EXIT_UNKNOWN_APPLET;
 }
 
 /* rtk --install [-s] DIR: a link per applet, hard by default as with busybox, symbolic with -s. */
@@ -125,6 +142,13 @@ static int install_links(int argc, char **argv)
 		if (errno == EEXIST) {
 			fprintf(stderr, "rtk: %s exists, left alone\n", path);
 			continue;
+		}
+		/* A hard link across file systems, or to a file another user owns (protected_hardlinks), fails
+		 * the same way for every applet: say it once, with the way out. */
+		if (!symbolic && (errno == EPERM || errno == EXDEV)) {
+			fprintf(stderr, "rtk: cannot hard-link %s into %s: %s; 'rtk --install -s %s' makes symbolic links\n",
+				self, dir, strerror(errno), dir);
+			return RTK_EXIT_FAILURE;
 		}
 		fprintf(stderr, "rtk: cannot create %s: %s\n", path, strerror(errno));
 		rc = RTK_EXIT_FAILURE;
@@ -168,17 +192,13 @@ static int run_rtk(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		}
-		if (!(a = rtk_applet_find(argv[2]))) {
-			fprintf(stderr, "rtk: '%s' is not an rtk applet (see 'rtk --list')\n", argv[2]);
-			return RTK_EXIT_UNKNOWN_APPLET;
-		}
+		if (!(a = rtk_applet_find(argv[2])))
+			return not_an_applet(argv[2]);
 		print_applet_help(stdout, a);
 		return 0;
 	}
-	if (!(a = rtk_applet_find(cmd))) {
-		fprintf(stderr, "rtk: '%s' is not an rtk applet (see 'rtk --list')\n", cmd);
-		return RTK_EXIT_UNKNOWN_APPLET;
-	}
+	if (!(a = rtk_applet_find(cmd)))
+		return not_an_applet(cmd);
 	return run_applet(a, argc - 1, argv + 1);
 }
 
@@ -195,9 +215,7 @@ int main(int argc, char **argv)
 		rc = run_rtk(argc, argv);
 	else if ((a = rtk_applet_find(base)) || (!strncmp(base, "rtk-", 4) && (a = rtk_applet_find(base + 4))))
 		rc = run_applet(a, argc, argv); /* calibrate, or rtk-calibrate as make install names it in bindir */
-	else {
-		fprintf(stderr, "rtk: '%s' is not an rtk applet (see 'rtk --list')\n", base);
-		rc = RTK_EXIT_UNKNOWN_APPLET;
-	}
+	else
+		rc = not_an_applet(base);
 	return finish_stdout(rc);
 }

@@ -5,18 +5,58 @@
 #include "lib/err.h"
 #include "gitodb.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/*
+ * The folder git names for a repository holding path: the nearest one, path's own or an ancestor's,
+ * that holds .git (a work tree's top) or is a bare repository; path made absolute when it can be.
+ */
+static const char *gitx_top(const char *path, char *buf, size_t size)
+{
+	char probe[PATH_MAX + 8];
+	struct stat st;
+	if (!realpath(path ? path : ".", buf)) {
+		snprintf(buf, size, "%s", path ? path : ".");
+		return buf;
+	}
+	for (char *slash;;) {
+		snprintf(probe, sizeof(probe), "%s/.git", buf);
+		if (lstat(probe, &st) == 0)
+			return buf;
+		snprintf(probe, sizeof(probe), "%s/HEAD", buf);
+		if (lstat(probe, &st) == 0)
+			return buf;
+		if (!(slash = strrchr(buf, '/')) || slash == buf)
+			break;
+		*slash = '\0';
+	}
+	if (!realpath(path ? path : ".", buf))
+		snprintf(buf, size, "%s", path ? path : ".");
+	return buf;
+}
 
 int gitx_open(git_repository **out, const char *path)
 {
+	char buf[PATH_MAX];
 	int rc = git2api_load();
 	*out = NULL;
 	if (rc)
 		return rc;
-	if (git_repository_open_ext(out, path ? path : ".", 0, NULL) < 0) {
+	int err = git_repository_open_ext(out, path ? path : ".", 0, NULL);
+	/* libgit2 1.5 (Debian 12) fails the ownership check with GIT_ENOTFOUND and "config value
+	 * 'safe.directory' was not found"; later ones return GIT_EOWNER */
+	if (err == GIT_EOWNER || (err < 0 && strstr(git2api_error(), "'safe.directory'"))) {
+		/* git's own words and remedy */
+		const char *top = gitx_top(path, buf, sizeof(buf));
+		return rtk_fail(RTK_EXIT_USAGE, "detected dubious ownership in repository at '%s' (another user owns it); "
+				"to trust it, run: git config --global --add safe.directory '%s'", top, top);
+	}
+	if (err < 0) {
 		if (git_error_last() && git_error_last()->klass == GIT_ERROR_REPOSITORY)
 			return rtk_fail(RTK_EXIT_USAGE, "not a git repository: %s", path ? path : ".");
 		return rtk_fail(RTK_EXIT_USAGE, "cannot open a git repository at %s: %s", path ? path : ".", git2api_error());

@@ -215,6 +215,8 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		 rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(v, "thresholds"), "ci_level") * 100);
 	rtk_out_md_heading(md, level, "Git history: which gate would have caught each failure?");
 	rtk_out_md_para(md, "**Verdict: %s**: %s.", rtk_out_json_str(v, "status"), rtk_out_json_str(v, "reason"));
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "next_step")))
+		rtk_out_md_para(md, "**Next step**: %s.", rtk_out_json_str(v, "next_step"));
 	rtk_out_md_para(md, "Rule (pre-registered): %s. Rules sha256 `%s`.", rtk_out_json_str(v, "condition"),
 		    rtk_out_json_str(v, "config_sha256"));
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "blame_only")))

@@ -7,6 +7,7 @@
 #include "lib/timeutil.h"
 #include "rules/riskfloor.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +59,57 @@ static bool detection_applies(const struct githistory_classify_failures *fs)
 	return !(fs->looked_at && !fs->fixes_matched && fs->fix_word_subjects);
 }
 
+/* "failure" or "failures" after n. */
+static const char *failures_word(size_t n)
+{
+	return n == 1 ? "failure" : "failures";
+}
+
+/*
+ * What an INCONCLUSIVE for too few failures should do next (issue 28): the window's rate, the window
+ * that rate would need to reach min_n, and the fixes blame left unlinked as older than the fix window.
+ */
+static void power_hint(const struct githistory_run *h, const struct githistory_classify_failures *fs, size_t n,
+		       char *out, size_t size)
+{
+	const struct githistory_rules *r = &h->rules;
+	int64_t first = h->until;
+	size_t older = 0, len;
+	const cJSON *u;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i]->commit_time < first)
+			first = h->v[i]->commit_time;
+	/* A history younger than the window: a longer one adds nothing, only time does. */
+	bool young = first > h->since;
+	double days = (double)(h->until - (young ? first : h->since)) / 86400.0;
+	cJSON_ArrayForEach(u, fs->unlinked)
+		older += !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(u, "reason_code")) ?: "", "older-than-window");
+	if (young) {
+		snprintf(out, size, "%zu %s in the %.0f days of history the repository holds, all inside the window: a longer "
+			 "--window adds nothing; run it again when the history is longer%s", n, failures_word(n), days,
+			 n ? "" : ", or on a repository with more of it");
+		if (n && days > 0 && strlen(out) < size)
+			snprintf(out + strlen(out), size - strlen(out), " (about %.0f days at this rate)",
+				 ceil((double)r->min_n * days / (double)n));
+	} else if (n && days > 0) {
+		double need = ceil((double)r->min_n * days / (double)n);
+		snprintf(out, size, "%zu %s in %.0f days: at that rate a window of about %.0f days would reach %ld (--window %.0fd)",
+			 n, failures_word(n), days, need, r->min_n, need);
+	} else {
+		snprintf(out, size, "no failure in %.0f days: a longer --window (365d or more) would show whether there are any", days);
+	}
+	len = strlen(out);
+	if (older && len < size)
+		snprintf(out + len, size - len, "; %zu %s left unlinked because blame found only lines older than the fix "
+			 "window (%.0f days): a longer --fix-window may link them", older, older == 1 ? "remedy was" : "remedies were",
+			 (double)r->fix_window / 86400.0);
+}
+
 static cJSON *verdict_json(const struct githistory_run *h, const struct githistory_classify_failures *fs,
 			  const size_t b[4])
 {
 	const struct githistory_rules *r = &h->rules;
-	char condition[1024], reason[512];
+	char condition[1024], reason[512], next[512] = "";
 	size_t n = b[1] + b[2] + b[3];
 	double lo, hi;
 	const char *status;
@@ -75,10 +122,15 @@ static cJSON *verdict_json(const struct githistory_run *h, const struct githisto
 		status = "INCONCLUSIVE";
 		if (!detection_applies(fs))
 			snprintf(reason, sizeof(reason), "fix detection did not apply: no commit matched the %s fix rules, "
-				 "though %zu subjects say fix; %zu classified failures, %ld needed",
-				 githistory_message_fix_set_name(r->fix_set), fs->fix_word_subjects, n, r->min_n);
+				 "though %zu subjects say fix; %zu classified %s, %ld needed",
+				 githistory_message_fix_set_name(r->fix_set), fs->fix_word_subjects, n, failures_word(n), r->min_n);
 		else
-			snprintf(reason, sizeof(reason), "%zu classified failures, %ld needed", n, r->min_n);
+			snprintf(reason, sizeof(reason), "%zu classified %s, %ld needed", n, failures_word(n), r->min_n);
+		if (detection_applies(fs))
+			power_hint(h, fs, n, next, sizeof(next));
+		else
+			snprintf(next, sizeof(next), "name the convention this repository's fixes follow in a --config file "
+				 "(fix.rule_set), or check that --rev is the branch the work lands on");
 	} else if (hi < r->kill_upper) {
 		status = "KILL";
 		snprintf(reason, sizeof(reason), "bucket 3 (only self-reflection) holds %zu of %zu, upper %g%% bound %.3f < %g",
@@ -113,6 +165,10 @@ static cJSON *verdict_json(const struct githistory_run *h, const struct githisto
 	cJSON_AddStringToObject(v, "status", status);
 	cJSON_AddStringToObject(v, "reason", reason);
 	cJSON_AddStringToObject(v, "condition", condition);
+	if (*next)
+		cJSON_AddStringToObject(v, "next_step", next);
+	else
+		cJSON_AddNullToObject(v, "next_step");
 	t = cJSON_AddObjectToObject(v, "thresholds");
 	cJSON_AddNumberToObject(t, "min_n", (double)r->min_n);
 	cJSON_AddNumberToObject(t, "kill_upper", r->kill_upper);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "opt.h"
 #include "err.h"
+#include "keycheck.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,6 +17,21 @@ static const struct rtk_opt *find_long(const struct rtk_opt *const tables[], int
 			if (o->long_name && strlen(o->long_name) == len && !memcmp(o->long_name, name, len))
 				return o;
 	return NULL;
+}
+
+/* The known long option nearest to a mistyped one, for "did you mean"; NULL when none is near. */
+static const char *nearest_long(const struct rtk_opt *const tables[], int ntables, const char *name, size_t len)
+{
+	const char *names[256], *best;
+	char word[64];
+	size_t n = 0;
+	for (int t = 0; t < ntables; t++)
+		for (const struct rtk_opt *o = tables[t]; o->kind != RTK_OPT_KIND_END && n < 256; o++)
+			if (o->long_name)
+				names[n++] = o->long_name;
+	snprintf(word, sizeof(word), "%.*s", (int)(len < sizeof(word) - 1 ? len : sizeof(word) - 1), name);
+	best = rtk_keycheck_nearest(word, names, n);
+	return best;
 }
 
 static const struct rtk_opt *find_short(const struct rtk_opt *const tables[], int ntables, int c)
@@ -81,8 +97,12 @@ static int parse_long(char **argv, int argc, int *i, const struct rtk_opt *const
 	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	const struct rtk_opt *o = find_long(tables, ntables, name, len);
-	if (!o)
+	if (!o) {
+		const char *near = nearest_long(tables, ntables, name, len);
+		if (near)
+			return rtk_fail(RTK_EXIT_USAGE, "unknown option '--%.*s'; did you mean '--%s'?", (int)len, name, near);
 		return rtk_fail(RTK_EXIT_USAGE, "unknown option '--%.*s'", (int)len, name);
+	}
 	if (o->kind == RTK_OPT_KIND_BOOL) {
 		if (eq)
 			return rtk_fail(RTK_EXIT_USAGE, "option '--%s' takes no value", o->long_name);

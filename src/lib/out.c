@@ -6,9 +6,13 @@
 #include "strbuf.h"
 #include "timeutil.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 int rtk_out_format_parse(const char *name, enum rtk_out_format *out)
 {
@@ -351,6 +355,72 @@ double rtk_out_json_at(const cJSON *array, int index)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* The terminal's width for folding, at most 100 (longer lines read badly), at least 40. */
+static size_t terminal_width(int fd)
+{
+	struct winsize ws;
+	size_t w = ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+	return w > 100 ? 100 : w < 40 ? 40 : w;
+}
+
+/* Code points in s[0..n): UTF-8 continuation bytes do not count. */
+static size_t columns(const char *s, size_t n)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return c;
+}
+
+/* One line of prose folded at spaces: the first piece as it starts, the others after indent. */
+static void fold_line(const char *s, size_t n, size_t width, const char *indent, FILE *out)
+{
+	size_t ind = strlen(indent);
+	bool first = true;
+	while (n) {
+		size_t room = width - (first ? 0 : ind), cut = n, cols = 0, last_space = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == ' ' && i)
+				last_space = i;
+			cols += ((unsigned char)s[i] & 0xC0) != 0x80;
+			if (cols > room && last_space) {
+				cut = last_space;
+				break;
+			}
+		}
+		if (!first)
+			fputs(indent, out);
+		fwrite(s, 1, cut, out);
+		fputc('\n', out);
+		while (cut < n && s[cut] == ' ')
+			cut++;
+		s += cut, n -= cut, first = false;
+	}
+}
+
+int rtk_out_md_fold(const char *text, size_t len, size_t width, FILE *out)
+{
+	bool fenced = false;
+	const char *end = text + len;
+	while (text < end) {
+		const char *eol = memchr(text, '\n', (size_t)(end - text));
+		size_t n = (size_t)((eol ? eol : end) - text);
+		bool fence = n >= 3 && !memcmp(text, "```", 3);
+		if (fence)
+			fenced = !fenced;
+		if (fence || fenced || !n || text[0] == '|' || text[0] == '#' || text[0] == ' ' || text[0] == '\t' ||
+		    columns(text, n) <= width) {
+			fwrite(text, 1, n, out);
+			if (eol)
+				fputc('\n', out);
+		} else {
+			fold_line(text, n, width, n > 2 && !memcmp(text, "- ", 2) ? "  " : "", out);
+		}
+		text += n + (eol != NULL);
+	}
+	return ferror(out) ? EIO : 0;
+}
+
 int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_render_fn *render, FILE *out)
 {
 	if (format == RTK_OUT_FORMAT_JSON || !render) {
@@ -372,7 +442,10 @@ int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_ren
 	}
 	size_t len;
 	const char *text = rtk_out_md_text(md, &len);
-	fwrite(text, 1, len, out);
+	if (isatty(fileno(out)))
+		rtk_out_md_fold(text, len, terminal_width(fileno(out)), out);
+	else
+		fwrite(text, 1, len, out);
 	rtk_out_md_free(md);
 	return 0;
 }

@@ -77,6 +77,15 @@ typedef void rtk_out_md_render_fn(const cJSON *result, struct rtk_out_md *md);
 int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_render_fn *render, FILE *out);
 
 /*
+ * Writes markdown text[0..len) to out with its paragraph and bullet lines folded at spaces to at most
+ * width characters (code points) where they can be: what rtk_out_emit does on a terminal, so a
+ * 690-character paragraph reads as one. Tables, headings, fenced code and indented lines are written
+ * as they are, as is a word longer than the width; folded bullet lines go on indented by two spaces,
+ * which markdown reads as the same item. 0 or the write's errno.
+ */
+int rtk_out_md_fold(const char *text, size_t len, size_t width, FILE *out);
+
+/*
  * rtk_out_emit for the result of a run that ended with rc (a loop stopped by its breaker still has a
  * result to show): returns rc with its recorded reason kept for main.c to print, or, when rc is 0,
  * what rtk_out_emit returned.

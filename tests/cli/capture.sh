@@ -60,6 +60,12 @@ testing "default folders, payload cwd, the hook's own files not counted as chang
 	"REFLECTION_MODE=solo $RTK capture; echo rc=\$?; cd '$R2/.mosaic/reflections' && ls -A && jq -c '[.confidence, .provenance.degraded, .files_changed]' *.json" \
 	"rc=0\ns2-$STAMP.reflection.json\n[0.9,false,[\"README.md\",\"src/__tests__/math.test.js\",\"src/auth/guard.ts\"]]\n" \
 	"" "{\"session_id\":\"s2\",\"cwd\":\"$R2\"}"
+testing "the sidecar folder ignores itself: git status does not list it" \
+	"cat '$R2/.mosaic/.gitignore' | grep -v '^#'; git -C '$R2' status --porcelain --untracked-files=all | grep -c mosaic" \
+	"*\n0\n"
+printf 'mine\n' > "$R2/.mosaic/.gitignore"
+testing "a .mosaic/.gitignore someone wrote is left alone" \
+	"REFLECTION_MODE=solo $RTK capture; cat '$R2/.mosaic/.gitignore'" "mine\n" "" "{\"session_id\":\"s2b\",\"cwd\":\"$R2\"}"
 testing "no cwd in the payload: the process's own directory" \
 	"cd '$R/src/auth' && REFLECTION_MODE=solo REFLECTION_DIR=\$OLDPWD/out REFLECTION_INPUT=none $RTK capture; cd - >/dev/null; jq -c '[.repo, (.files_changed | length)]' out/s3-*.json" \
 	'["repo",3]\n' "" '{"session_id":"s3"}'
@@ -118,6 +124,18 @@ testing "a folder it cannot create: nothing written, exit 0" \
 	"rc=0\nsaid\n" "" "{\"session_id\":\"s1\",\"cwd\":\"$R\"}"
 testing "--print-settings prints the hook registration" \
 	"$RTK capture --print-settings | jq -c .hooks.Stop[0].hooks[0]" '{"type":"command","command":"rtk capture"}\n'
+testing "--print-settings turns capture on too: without REFLECTION_MODE the hook records nothing" \
+	"$RTK capture --print-settings | jq -c .env" '{"REFLECTION_MODE":"solo"}\n'
+# The instructions' own example, written where they say, makes a full (not degraded) record.
+scratch
+git clone -q "$R" "$SCRATCH/r"
+mkdir -p "$SCRATCH/r/.mosaic"
+"$RTK" capture --print-instructions | sed -n '/^```json$/,/^```$/p' | sed '1d;$d' > "$SCRATCH/r/.mosaic/reflection-input.json"
+testing "--print-instructions: its example self-report, where it says, is recorded as it is" \
+	"REFLECTION_MODE=solo $RTK capture 2>&1; jq -c '[.confidence, .most_likely_wrong.surface, .provenance.degraded]' '$SCRATCH'/r/.mosaic/reflections/i-*.json" \
+	'[0.7,"auth",false]\n' "" "{\"session_id\":\"i\",\"cwd\":\"$SCRATCH/r\"}"
+testing "--print-instructions names the file the hook reads" \
+	"$RTK capture --print-instructions | grep -c '.mosaic/reflection-input.json'" "1\n"
 
 # --- the record validates --------------------------------------------------------------------------------
 scratch

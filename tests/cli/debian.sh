@@ -8,10 +8,18 @@ testing "debian/changelog's version is configure.ac's" \
 
 # Every package ./bootstrap installs is a Build-Depends, but for those make check does not use: the
 # toolchain dpkg-buildpackage brings (build-essential, binutils; autoconf and automake come with
-# debhelper's dh_autoreconf), valgrind (--enable-valgrind only), clang (make fuzz) and the packaging
-# tools themselves.
-not_build_deps="build-essential binutils autoconf automake valgrind clang dpkg-dev debhelper lintian"
-bootstrap=$(sed -n '/^PACKAGES="/,/"$/p' "$RTK_SRCDIR/bootstrap" | tr -d '"' | sed 's/^PACKAGES=//' | tr ' ' '\n' | grep . | sort -u)
+# debhelper's dh_autoreconf; gcc, libc6-dev and make with build-essential), valgrind (--enable-valgrind only), clang (make fuzz) and the packaging
+# tools themselves; stress-ng loads the machine for CI's make check under load.
+not_build_deps="build-essential gcc libc6-dev make binutils autoconf automake valgrind clang dpkg-dev debhelper lintian stress-ng"
+# A tier's list: the lines from NAME_PACKAGES=" to the closing quote.
+tier() { sed -n "/^$1_PACKAGES=\"/,/\"\$/p" "$RTK_SRCDIR/bootstrap" | tr -d '"' | sed "s/^$1_PACKAGES=//" | tr ' ' '\n' | grep . | sort -u; }
+build_tier=$(tier BUILD)
+bootstrap=$( (tier BUILD; tier TEST) | sort -u)
+check "bootstrap's build tier lists packages" test -n "$build_tier"
+# README command 1 installs what building and running need, never the test tools (issue 28).
+test_tools=$(grep -xE 'libcmocka-dev|python3.*|clang|valgrind|chromium|jq|zsh|fish|tmux|lintian|debhelper|stress-ng|systemd|cron' <<<"$build_tier" || true)
+check "bootstrap's build tier holds no test tool" test -z "$test_tools"
+[ -z "$test_tools" ] || echo "test tools in the build tier: $test_tools"
 build_deps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$RTK_SRCDIR/debian/control" | sed 's/^Build-Depends://' |
 	grep -o '^ *[a-z0-9][a-z0-9.+-]*' | tr -d ' ' | sort -u)
 check "bootstrap lists packages" test -n "$bootstrap"

@@ -267,6 +267,20 @@ testing "fix.rule_set conventional on a free-form history: says fix detection di
 	"cd $(repo free-form) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.coverage.applies, .coverage.note, .verdict.status, .verdict.reason]'" \
 	'[false,"fix detection did not apply: no commit matched the conventional fix rules, though 3 subjects say fix","INCONCLUSIVE","fix detection did not apply: no commit matched the conventional fix rules, though 3 subjects say fix; 0 classified failures, 20 needed"]\n' \
 	"fix: {rule_set: conventional}\n"
+# INCONCLUSIVE names its next step (issue 28): the window's rate and the window it would need.
+testing "too few failures: the window that would reach min_n at the window's rate" \
+	"cd $(repo free-form) && $RTK git-history --window 3d | grep -e '^\*\*Verdict' -e '^\*\*Next'" \
+	'**Verdict: INCONCLUSIVE**: 3 classified failures, 20 needed.\n**Next step**: 3 failures in 3 days: at that rate a window of about 20 days would reach 20 (--window 20d).\n'
+testing "a history younger than the window: a longer window adds nothing" \
+	"$(gh free-form '.verdict.next_step')" \
+	'"3 failures in the 7 days of history the repository holds, all inside the window: a longer --window adds nothing; run it again when the history is longer (about 47 days at this rate)"\n'
+testing "no failure, a remedy unlinked as older than the fix window: both in the next step" \
+	"$(gh t-tests '.verdict.next_step')" \
+	'"0 failures in the 20 days of history the repository holds, all inside the window: a longer --window adds nothing; run it again when the history is longer, or on a repository with more of it; 1 remedy was left unlinked because blame found only lines older than the fix window (7 days): a longer --fix-window may link them"\n'
+testing "fix detection that did not apply: the next step is the rule set" \
+	"cd $(repo free-form) && $RTK git-history --json --config \$OLDPWD/input | jq -r .verdict.next_step" \
+	"name the convention this repository's fixes follow in a --config file (fix.rule_set), or check that --rev is the branch the work lands on\n" \
+	"fix: {rule_set: conventional}\n"
 testing "a conventional history keeps the conventional rules" \
 	"$(gh fix-plain '[.coverage.fix_rule_set, .coverage.applies, .coverage.commits_looked_at, .coverage.matched_failure_rule]')" \
 	'["conventional",true,4,1]\n'
@@ -497,6 +511,22 @@ testing "--repo from elsewhere" "$RTK git-history --json --repo $(repo fix-plain
 
 # --- bad input ----------------------------------------------------------------------------------------
 testing "not a repository" "GIT_CEILING_DIRECTORIES=\$PWD/.. $RTK git-history 2>&1; echo \$?" "$E: not a git repository: .\n2\n"
+# A repository another user owns: git's message and its remedy, not libgit2's "safe.directory was not found";
+# the remedy works. chown needs root (CI runs as root).
+if [ "$(id -u)" = 0 ]; then
+	scratch
+	O=$SCRATCH # testing makes a new SCRATCH for each case
+	mkdir -p "$O/home"
+	cp -r "$(repo fix-plain)" "$O/theirs"
+	chown -R 65534 "$O/theirs"
+	testing "a repository another user owns: git's words and the safe.directory line" \
+		"HOME=$O/home $RTK git-history --repo $O/theirs 2>&1; echo \$?" \
+		"$E: detected dubious ownership in repository at '$O/theirs' (another user owns it); to trust it, run: git config --global --add safe.directory '$O/theirs'\n2\n"
+	testing "the line it prints is the remedy" \
+		"HOME=$O/home git config --global --add safe.directory '$O/theirs' 2>&1 && HOME=$O/home $RTK git-history --json --repo $O/theirs 2>&1 | jq .buckets.n" "1\n"
+else
+	echo "SKIP: not root: cannot give a repository to another user"
+fi
 testing "an unborn HEAD" "git init -q r && $RTK git-history --repo r 2>&1; echo \$?" \
 	"$E: HEAD is unborn: the repository has no commits yet\n2\n"
 testing "a bad --rev" "$RTK git-history --repo $(repo fix-plain) --rev nope 2>&1; echo \$?" "$E: bad revision 'nope'\n2\n"

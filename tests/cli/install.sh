@@ -24,7 +24,7 @@ print-var:
 	@echo '$($(V))'
 MK
 }
-bindir=$(var bindir) appletbindir=$(var appletbindir) bashcompletiondir=$(var bashcompletiondir)
+bindir=$(var bindir) appletbindir=$(var appletbindir) bashcompletiondir=$(var bashcompletiondir) man1dir=$(var man1dir)
 
 scratch
 dest=$SCRATCH/dest
@@ -43,6 +43,12 @@ testing "bindir holds rtk and the rtk-APPLET links only" "ls '$dest$bindir' | gr
 sample="$RTK_SRCDIR/data/samples/calibration.jsonl"
 check "installed rtk-calibrate equals rtk calibrate" \
 	test "$("$dest$bindir/rtk-calibrate" --json "$sample")" = "$("$RTK" calibrate --json "$sample")"
+# Installed elsewhere (as the Debian package puts them in /usr/libexec/rtk/bin), rtk(1) says where.
+scratch
+check "make install with another folder for the bare names succeeds" \
+	quiet install DESTDIR="$SCRATCH/dest" appletbindir=/opt/rtk-bare/bin
+testing "the installed rtk(1) names the folder this install put the bare names in" \
+	"test -L '$SCRATCH/dest/opt/rtk-bare/bin/calibrate' && grep -c -F 'PATH:/opt/rtk-bare/bin\"' '$SCRATCH/dest$man1dir/rtk.1'" "1\n"
 check "bash completion installed as bash-completion loads it" test -s "$dest$bashcompletiondir/rtk"
 check "rtk-calibrate's completion is the same file" test "$dest$bashcompletiondir/rtk-calibrate" -ef "$dest$bashcompletiondir/rtk"
 # bash-completion itself finds it by command name, in the data folders of XDG_DATA_DIRS.

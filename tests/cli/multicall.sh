@@ -15,6 +15,9 @@ testing "unknown option names itself and exits 2" "$RTK calibrate --nope 2>&1; e
 	"rtk calibrate: unknown option '--nope'\nTry 'rtk calibrate --help' for more information.\n2\n"
 testing "bad --format exits 2" "$RTK calibrate --format yaml </dev/null 2>&1; echo \$?" \
 	"rtk calibrate: --format takes json or md, not 'yaml'\nTry 'rtk calibrate --help' for more information.\n2\n"
+testing "--json with --format md is a contradiction, not silently JSON" "$RTK calibrate --json --format md </dev/null 2>&1; echo \$?" \
+	"rtk calibrate: --json and --format md contradict each other: pick one\nTry 'rtk calibrate --help' for more information.\n2\n"
+testing "--json with --format json agrees" "$RTK calibrate --json --format json '$RTK_SRCDIR/data/samples/calibration.jsonl' | head -c 1; echo" "{\n"
 
 # A link named after the applet behaves exactly like rtk APPLET.
 scratch
@@ -37,8 +40,43 @@ testing "--install leaves an existing file alone" \
 mkdir "$SCRATCH/hard"
 "$RTK" --install "$SCRATCH/hard"
 check "--install without -s makes hard links" test "$SCRATCH/hard/calibrate" -ef "$RTK"
+# Hard links cannot cross file systems: one line with the way out, not a line per applet.
+other=$(mktemp -d /dev/shm/rtk-install.XXXXXX 2>/dev/null || true)
+if [ -n "$other" ] && [ "$(stat -c %d "$other")" != "$(stat -L -c %d "$RTK")" ]; then
+	testing "--install across file systems says once to use -s" \
+		"$RTK --install '$other' 2>&1 | sed 's|^rtk: cannot hard-link .* into [^:]*: [^;]*; |rtk: ...; |'; echo \${PIPESTATUS[0]}; ls '$other' | wc -l" \
+		"rtk: ...; 'rtk --install -s $other' makes symbolic links\n1\n0\n"
+else
+	echo "SKIP: no other file system than $RTK's at /dev/shm to hard-link across"
+fi
+[ -n "$other" ] && rm -rf "$other"
+testing "a mistyped applet: the one it is nearest to" "$RTK calibrat 2>&1; echo \$?" \
+	"rtk: 'calibrat' is not an rtk applet; did you mean 'calibrate'? (see 'rtk --list')\n127\n"
+testing "rtk help with a mistyped applet" "$RTK help git-histroy 2>&1; echo \$?" \
+	"rtk: 'git-histroy' is not an rtk applet; did you mean 'git-history'? (see 'rtk --list')\n127\n"
+testing "nothing near: no guess" "$RTK frobnicate 2>&1; echo \$?" "rtk: 'frobnicate' is not an rtk applet (see 'rtk --list')\n127\n"
+testing "a mistyped option: the one it is nearest to" "$RTK git-history --windw 30d 2>&1 | head -1" \
+	"rtk git-history: unknown option '--windw'; did you mean '--window'?\n"
 testing "--install without a folder is a usage error" "$RTK --install 2>&1; echo \$?" \
 	"rtk: usage: rtk --install [-s] DIR\n2\n"
+
+# No file and a terminal on stdin: a usage hint at once, not a silent wait for a document (script(1) gives
+# the command a pseudo-terminal; its own stdin is /dev/null, so a wait would end, not hang, the test).
+for a in calibrate validate risk-floor; do
+	testing "$a with no file and a terminal on stdin says what to give" \
+		"script -qec '$RTK $a; echo rc=\$?' /dev/null </dev/null | tr -d '\r' | sed 's/: give .*//'" \
+		"rtk $a: no $(case $a in calibrate) echo FILE.jsonl ;; validate) echo INSTANCE ;; *) echo PATH ;; esac) given and standard input is a terminal\nrc=2\n"
+done
+# Markdown on a terminal folds its prose to the terminal's width (80 when it has none, as script's);
+# tables stay whole. Piped, it is written as it is (the same text, lines joined).
+p0="$RTK_SRCDIR/data/samples/phase0.yaml"
+testing "on a terminal, no prose line is wider than 80 columns" \
+	"script -qec '$RTK phase0 $p0' /dev/null </dev/null | tr -d '\r' | grep -v '^|' | LC_ALL=C.UTF-8 wc -L | awk '{print (\$1 <= 80)}'" "1\n"
+testing "piped, the same paragraphs are single long lines" \
+	"$RTK phase0 $p0 | grep -v '^|' | LC_ALL=C.UTF-8 wc -L | awk '{print (\$1 > 200)}'" "1\n"
+testing "folding keeps the words: the terminal's text joined is the piped text" \
+	"diff <(script -qec '$RTK phase0 $p0' /dev/null </dev/null | tr -d '\r' | tr '\n' ' ' | tr -s ' ') <($RTK phase0 $p0 | tr '\n' ' ' | tr -s ' ') && echo same" "same\n"
+testing "an empty pipe is still read, not refused" "$RTK risk-floor --json </dev/null | jq -c '.parameters.source'" '"stdin"\n'
 
 # Output errors: a full disk is a failure with a message; a closed pipe is silent.
 if [ -w /dev/full ]; then

@@ -24,7 +24,18 @@ testing "each experiment's result is the applet's own" \
 	"true\n"
 testing "no KILL but an INCONCLUSIVE: the decision stays open and names it" \
 	"$RTK phase0 --json $both | jq -r '.decision.status + \": \" + .decision.text'" \
-	"OPEN: Nothing says KILL, but P1, P2 gave no verdict either way (INCONCLUSIVE or skipped): the case for self-reflection rests on the others only.\n"
+	"OPEN: Nothing says KILL, but P1, P2 gave no verdict either way (INCONCLUSIVE or skipped): the case for self-reflection rests on P3 only.\n"
+testing "each experiment without a verdict names its next step; one with a verdict has none" \
+	"$RTK phase0 --json $both | jq -c '[.summary[] | [.experiment, (.next_step | if . then .[0:40] else . end)]]'" \
+	'[["P1","collect more tasks with a self-rated con"],["P2","add a git_history: section whose repo: n"],["P3",null]]\n'
+only_p1=$(cfg only-p1 <<EOF2
+calibration:
+  corpus: $S/calibration.jsonl
+EOF2
+)
+testing "no experiment with a verdict: no evidence either way, and the next steps in the markdown" \
+	"$RTK phase0 $only_p1 | grep -e '^\*\*Decision' -e '^\*\*Next step' | cut -c1-80" \
+	"**Decision: OPEN**: No evidence either way: P1, P2, P3 gave no verdict (INCONCLU\n**Next step for P1** (INCONCLUSIVE): collect more tasks with a self-rated confid\n**Next step for P2** (SKIPPED): add a git_history: section whose repo: names the\n**Next step for P3** (SKIPPED): add a board: section whose export: names the tas\n"
 missing=$(cfg missing <<EOF2
 calibration:
   corpus: no-such-corpus.jsonl

@@ -34,7 +34,7 @@ cd "$D"
 LONG=$(python3 -c 'print("中" * 499 + "文字" + "x" * 50)')
 jq -cn --arg resp "$LONG" --arg key "$KEY" '{task_id: "t1.mode=error.lesson=paths", user_message: "部署时用这个密钥 sk-abcdefghijklmnop1234 和 ghp_abcdefghijklmnopqrstuvwxyz0123456789",
 	system_response: $resp, user_feedback: "不对，路径错了 https://x.io/a?token=abc123", tools_used: ["bash"], tokens_used: 900, model: "m", duration_ms: 42}' > t1.json
-"$RTK" reflect --json t1.json > out.json 2> err.txt
+"$RTK" reflect --lang zh --json t1.json > out.json 2> err.txt
 check "single ERROR trace exits 0" test $? -eq 0
 conforms "single trace output conforms" out.json reflect
 REQ=$(request_for t1.mode=error.lesson=paths)
@@ -42,7 +42,7 @@ check "request goes to BASE/chat/completions" test "$(jq -r .path <<<"$REQ")" = 
 check "request carries the key as a bearer token" test "$(jq -r .authorization <<<"$REQ")" = "Bearer $KEY"
 check "request asks for the default model's real id" test "$(jq -r .body.model <<<"$REQ")" = gemini-2.5-flash
 check "request asks for JSON mode" test "$(jq -c .body.response_format <<<"$REQ")" = '{"type":"json_object"}'
-check "system prompt is the Chinese prompt file" test "$(jq -r '.body.messages[0].content' <<<"$REQ")" = "$(cat "$RTK_SRCDIR/data/prompts/reflect.zh.md")"
+check "with --lang zh the system prompt is the Chinese prompt file" test "$(jq -r '.body.messages[0].content' <<<"$REQ")" = "$(cat "$RTK_SRCDIR/data/prompts/reflect.zh.md")"
 USER_MSG=$(jq -r '.body.messages[1].content' <<<"$REQ")
 check "user message names the task" grep -qx '任务ID: t1.mode=error.lesson=paths' <<<"$USER_MSG"
 RESP_LINE=$(grep '^系统回复（前500字）: ' <<<"$USER_MSG")
@@ -63,6 +63,11 @@ check "ERROR does not touch preferences.md" test ! -e workspace/memory/user/pref
 cd - >/dev/null
 
 # --- stdin, markdown, --lang en, --no-json-mode, config file and aliases -----------------------------
+testing "the default prompt is the English one" \
+	"$RTK reflect --dry-run --json input | jq -r '.parameters.lang, (.results[0].request.body.messages[0].content == \$p)' --rawfile p '$RTK_SRCDIR/data/prompts/reflect.en.md'" \
+	"en\ntrue\n" "$(trace dflt)\n"
+testing "a dry run without an API key says a real run needs one" \
+	"RTK_LLM_API_KEY= GEMINI_API_KEY= OPENAI_API_KEY= $RTK reflect --dry-run input | grep -c 'No API key was found'" "1\n" "$(trace nokey)\n"
 testing "stdin trace, markdown verdict" "$RTK reflect - --workspace ws | sed -n '5,7p'" \
 	"## s1.mode=preference.lesson=shorter — PREFERENCE (PARTIAL)\n\nLesson shorter\n" "" "$(trace s1.mode=preference.lesson=shorter 'too long')\n"
 testing "--lang en sends the English prompt and labels" \
@@ -79,7 +84,7 @@ testing "GEMINI_API_KEY is the fallback key, --api-key-file comes first" \
 	"Bearer gem-key-1\nBearer file-key-2\n" "$(trace k1.mode=none)\n"
 
 testing "--secrets adds patterns; a credential in the base URL is shown redacted" \
-	"printf 'extra_patterns:\n  - {name: ticket, regex: \"INTERNAL-[0-9]+\"}\n' > s.yaml; $RTK reflect --secrets s.yaml --base-url 'http://127.0.0.1:$PORT/v1?key=abc' --dry-run --json input | jq -r '.parameters.base_url, (.results[0].request.body.messages[1].content | split(\"\n\")[1])'" \
+	"printf 'extra_patterns:\n  - {name: ticket, regex: \"INTERNAL-[0-9]+\"}\n' > s.yaml; $RTK reflect --lang zh --secrets s.yaml --base-url 'http://127.0.0.1:$PORT/v1?key=abc' --dry-run --json input | jq -r '.parameters.base_url, (.results[0].request.body.messages[1].content | split(\"\n\")[1])'" \
 	"http://127.0.0.1:$PORT/v1?key=[REDACTED:url_credential]\n用户消息: see [REDACTED:ticket] [REDACTED:openai_key]\n" \
 	'{"task_id": "sx", "user_message": "see INTERNAL-4711 sk-abcdefghijklmnop1234", "system_response": "r"}\n'
 testing "a bad config file is named with its line" "printf 'llm: [\n' > bad.yaml; $RTK reflect --config bad.yaml input 2>&1 | sed 's/:[0-9]*: .*/: .../'; echo \${PIPESTATUS[0]}" \
@@ -107,7 +112,7 @@ check "--dry-run exits 0" test $? -eq 0
 conforms "--dry-run output conforms" out.json reflect
 check "--dry-run sends nothing" test "$(requests_count)" -eq "$BEFORE"
 check "--dry-run masks the key" test "$(jq -r '.results[0].request.headers.Authorization' out.json)" = "Bearer ****"
-check "--dry-run shows the body" test "$(jq -r '.results[0].request.body.messages[1].content | split("\n")[0]' out.json)" = "任务ID: d1.mode=error"
+check "--dry-run shows the body" test "$(jq -r '.results[0].request.body.messages[1].content | split("\n")[0]' out.json)" = "Task ID: d1.mode=error"
 check "--dry-run writes no workspace" test ! -e workspace
 "$RTK" reflect --dry-run d1.json > out.md
 check "--dry-run markdown holds the request, not the key" bash -c "grep -q 'Bearer \*\*\*\*' out.md && ! grep -q '$KEY' out.md"

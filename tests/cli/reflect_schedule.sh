@@ -62,8 +62,15 @@ cmd=$(cut -d' ' -f6- "$CRON")
 env -i HOME="$H" PATH="$SCRATCH/bin:/usr/bin:/bin" RTK_DATADIR="${RTK_DATADIR:-$RTK_SRCDIR}" /bin/sh -c "$cmd"
 check "the cron command exits 0" test $? -eq 0
 check "the cron command reflected on the spool and routed the lesson" ran cron
-check "the cron command appended its JSON to ~/agent/reflect.log" \
-	jqtrue '.results[0].status == "reflected"' "$H/agent/reflect.log"
+check "the cron command appended its JSON to ~/agent/reflect.json" \
+	jqtrue '.results[0].status == "reflected"' "$H/agent/reflect.json"
+# A second run (an empty spool, and a trace that is not JSON, which rtk reports on stderr): the log is
+# still a stream of JSON documents jq reads, the messages in their own file.
+echo 'not json' >"$H/agent/spool/bad.json"
+env -i HOME="$H" PATH="$SCRATCH/bin:/usr/bin:/bin" RTK_DATADIR="${RTK_DATADIR:-$RTK_SRCDIR}" /bin/sh -c "$cmd"
+check "two cron runs leave two JSON documents jq reads, stderr kept apart" \
+	jqtrue -s 'length == 2 and all(.schema == "rtk.reflect.v1")' "$H/agent/reflect.json"
+check "rtk's messages went to ~/agent/reflect.err" test -s "$H/agent/reflect.err"
 
 # --- systemd ------------------------------------------------------------------------------------------
 for u in rtk-reflect.service rtk-reflect.timer; do

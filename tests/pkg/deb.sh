@@ -68,6 +68,9 @@ check "rtk calibrate on the shipped corpus prints what the build tree's rtk prin
 testing "risk-floor (the bare name in /usr/libexec/rtk/bin) reads the shipped rules" \
 	"/usr/libexec/rtk/bin/risk-floor --json src/auth/login.c README.md | jq -c '[.risk.needs_review, .risk.surface, .config_sha256]'" \
 	"$(RTK_DATADIR=$top "$BUILT" risk-floor --json src/auth/login.c README.md | jq -c '[.risk.needs_review, .risk.surface, .config_sha256]')\n"
+testing "rtk(1) names the folder the package put the bare names in" \
+	"zcat /usr/share/man/man1/rtk.1.gz | grep -c /usr/libexec/rtk/bin" "2\n"
+check "the folder rtk(1) names holds the bare names" test -x /usr/libexec/rtk/bin/calibrate
 check "each applet has its rtk-APPLET link and man page" bash -c \
 	'for a in $(rtk --list); do [ -L /usr/bin/rtk-$a ] && [ -f /usr/share/man/man1/rtk-$a.1.gz ] || exit 1; done'
 

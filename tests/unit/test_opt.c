@@ -89,6 +89,10 @@ static void errors_name_the_option(void **state)
 	assert_int_equal(parse(&argc, unknown), RTK_EXIT_USAGE);
 	assert_string_equal(rtk_error_message(), "unknown option '--nope'");
 
+	char *mistyped[] = { "x", "--cuont=3", NULL };
+	assert_int_equal(parse(&argc, mistyped), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "unknown option '--cuont'; did you mean '--count'?");
+
 	char *unknown_short[] = { "x", "-fz", NULL };
 	assert_int_equal(parse(&argc, unknown_short), RTK_EXIT_USAGE);
 	assert_string_equal(rtk_error_message(), "unknown option '-z'");

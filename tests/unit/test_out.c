@@ -193,6 +193,41 @@ static void flat_text_keeps_one_line_and_no_escapes(void **state)
 	}
 }
 
+/* text folded at width, as a string (the caller frees it) */
+static char *folded(const char *text, size_t width)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	assert_non_null(f);
+	assert_int_equal(rtk_out_md_fold(text, strlen(text), width, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void markdown_folds_prose_only(void **state)
+{
+	(void)state;
+	char *got = folded("# A heading that is longer than twenty\n\nOne two three four five six seven.\n\n"
+			   "- a bullet with words enough to fold\n| a table row longer than twenty |\n"
+			   "```\na fenced line longer than twenty characters\n```\n", 20);
+	assert_string_equal(got, "# A heading that is longer than twenty\n\nOne two three four\nfive six seven.\n\n"
+				 "- a bullet with\n  words enough to\n  fold\n| a table row longer than twenty |\n"
+				 "```\na fenced line longer than twenty characters\n```\n");
+	free(got);
+	/* a word longer than the width stays whole; code points, not bytes, are counted */
+	got = folded("short averyveryverylongwordindeed end\n", 10);
+	assert_string_equal(got, "short\naveryveryverylongwordindeed\nend\n");
+	free(got);
+	got = folded("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n", 9);
+	assert_string_equal(got, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n");
+	free(got);
+	/* the text's last line without a newline keeps none */
+	got = folded("a b c d e f", 5);
+	assert_string_equal(got, "a b c\nd e f\n");
+	free(got);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(flat_text_keeps_one_line_and_no_escapes),
 	cmocka_unit_test(undefined_statistics_are_null),
@@ -202,6 +237,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(format_names),
 	cmocka_unit_test(number_helpers),
 	cmocka_unit_test(emit_after_keeps_the_run_code_and_reason),
+	cmocka_unit_test(markdown_folds_prose_only),
 };
 
 RTK_UNIT_MAIN(tests)
