@@ -266,6 +266,11 @@ int resume_command(const struct resume_client *c, const char *command, const cha
 		return *why = "no usable session id", 0;
 	if (!split_words(command, &w))
 		return *why = "the command is not one simple command rtk can add words to", 0;
+	if (w.n > WORDS_MAX - 3) {
+		/* the words added would make a command that resume_client_of no longer reads */
+		words_free(&w);
+		return *why = "the command is not one simple command rtk can add words to", 0;
+	}
 	if ((prog = program_word(command, &w)) == w.n || client_named(w.v[prog].value) != c)
 		*why = "the command does not run the client";
 	else
