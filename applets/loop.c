@@ -15,6 +15,7 @@
 static struct loopcli_opts {
 	const char *plan, *agent, *prompt, *round_timeout, *reflect_spool;
 	long max_rounds, no_progress_limit;
+	bool continue_session;
 } o = { .no_progress_limit = 3, .round_timeout = "60min" };
 
 static const struct rtk_opt options[] = {
@@ -25,6 +26,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_INT(0, "no-progress-limit", &o.no_progress_limit, "N", "stop after N rounds in a row without progress, exit 4 (default 3)"),
 	RTK_OPT_STRING(0, "round-timeout", &o.round_timeout, "DURATION", "a round running longer is killed with its children (default 60min)"),
 	RTK_OPT_STRING(0, "reflect-spool", &o.reflect_spool, "DIR", "write one trace per round into DIR for rtk reflect --spool"),
+	RTK_OPT_BOOL(0, "continue-session", &o.continue_session, "each round resumes the agent's conversation of the round before (claude, codex, gemini) instead of starting a fresh one"),
 	RTK_OPT_END(),
 };
 
@@ -131,7 +133,8 @@ static int loopcli_check_options(int argc, struct loop_opts *lo)
 		o.agent = loopcli_default_agent();
 	*lo = (struct loop_opts){ .plan = o.plan, .agent = o.agent, .prompt = o.prompt, .max_rounds = o.max_rounds,
 				  .no_progress_limit = o.no_progress_limit, .round_timeout_ms = seconds * 1000,
-				  .reflect_spool = o.reflect_spool, .on_note = loopcli_note, .cancel = &interrupted };
+				  .reflect_spool = o.reflect_spool, .continue_session = o.continue_session, .on_note = loopcli_note,
+				  .cancel = &interrupted };
 	if (isatty(STDOUT_FILENO))
 		lo->on_line = loopcli_stream, lo->user = stderr;
 	return 0;
@@ -147,6 +150,7 @@ static void loopcli_parameters(cJSON *result)
 	cJSON_AddNumberToObject(p, "no_progress_limit", (double)o.no_progress_limit);
 	cJSON_AddStringToObject(p, "round_timeout", o.round_timeout);
 	cJSON_AddItemToObject(p, "reflect_spool", o.reflect_spool ? cJSON_CreateString(o.reflect_spool) : cJSON_CreateNull());
+	cJSON_AddBoolToObject(p, "continue_session", o.continue_session);
 }
 
 /* The engine's result under the common envelope. */

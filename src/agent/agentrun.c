@@ -84,6 +84,25 @@ static void read_stderr(struct agentrun *io, const char *line, size_t len)
 	free(clean);
 }
 
+/*
+ * The first session id the client reports. It goes into a command line and a state file: besides
+ * resume_id_valid's characters, an id the secret scanner would redact is not kept.
+ */
+static void read_session(struct agentrun *io, enum proc_stream stream, const char *line, size_t len)
+{
+	char id[RESUME_ID_MAX + 1], *clean;
+	size_t clean_len;
+	if (!io->client || io->session_id[0] || !resume_id_from_line(io->client, stream, line, len, id))
+		return;
+	if (!(clean = secrets_redact(io->redact.s, id, strlen(id), 0, &clean_len, NULL))) {
+		io->write_failed = true;
+		return;
+	}
+	if (clean_len == strlen(id) && !memcmp(clean, id, clean_len))
+		memcpy(io->session_id, id, sizeof(id));
+	free(clean);
+}
+
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
 	struct agentrun *io = user;
@@ -102,6 +121,9 @@ static enum proc_verdict on_output(void *user, enum proc_stream stream, const ch
 	if (io->on_line)
 		io->on_line(io->user, clean, clean_len);
 	free(clean);
+	if (newline && !(io->midline & (1u << stream)))
+		read_session(io, stream, line, len);
+	io->midline = newline ? io->midline & ~(1u << stream) : io->midline | (1u << stream);
 	if (stream == PROC_STDERR)
 		read_stderr(io, line, len);
 	else
@@ -175,7 +197,12 @@ void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u)
 	char *clean;
 	double cost;
 	*u = (struct agentrun_usage){ .tokens = -1, .duration_ms = -1, .cost_usd = -1 };
-	if (!io->last.len || io->last.failed || !(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
+	if (!io->last.len || io->last.failed)
+		return;
+	/* a final event longer than a piece of a line (Claude Code's result with a long answer) still names its session */
+	if (io->last_done)
+		read_session(io, PROC_STDOUT, io->last.s, io->last.len);
+	if (!(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
 		return;
 	if (secrets_redact_json(io->redact.s, event, 0, NULL)) { /* untrusted: the agent wrote it */
 		io->write_failed = true; /* no memory to redact with: nothing of the event is kept */

@@ -4,6 +4,7 @@
 
 #include "exec/proc.h"
 #include "ratelimit.h"
+#include "resume.h"
 #include "rules/secrets.h"
 #include "lib/strbuf.h"
 
@@ -25,6 +26,7 @@ struct agentrun {
 	void *user;                     /* passed to on_line and on_start */
 	void (*on_start)(void *user, pid_t pgid); /* NULL: none; see proc_spec.on_start */
 	size_t keep_stdout;             /* 0: keep no reply; else keep up to this many bytes of the end of stdout */
+	const struct resume_client *client; /* NULL: no session id is read */
 	/* out */
 	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */
 	struct rtk_strbuf reply;        /* the end of stdout, redacted (when keep_stdout) */
@@ -34,6 +36,8 @@ struct agentrun {
 	bool plain_stdout;              /* a non-blank stdout line was not a JSON object: the final event is not the whole reply */
 	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE; its excerpt is redacted */
 	const char *hit_source;         /* "stderr" or "final_event" */
+	char session_id[RESUME_ID_MAX + 1]; /* the first session id the client reported (resume_id_from_line), "" when none */
+	unsigned midline;               /* the streams (1 << proc_stream) whose last piece was cut: the next piece ends a line, it is not one */
 	bool write_failed;
 };
 

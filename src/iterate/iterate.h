@@ -13,6 +13,10 @@
 #define ITERATE_PROMPT_DEVELOPER "data/prompts/iterate-developer.txt"
 #define ITERATE_PROMPT_ACCEPTOR "data/prompts/iterate-acceptor.txt"
 #define ITERATE_PROMPT_FINAL "data/prompts/iterate-final.txt"
+/* The same, for an agent whose conversation of the milestone goes on (session: persistent). */
+#define ITERATE_PROMPT_DEVELOPER_CONTINUE "data/prompts/iterate-developer-continue.txt"
+#define ITERATE_PROMPT_ACCEPTOR_CONTINUE "data/prompts/iterate-acceptor-continue.txt"
+#define ITERATE_PROMPT_FINAL_CONTINUE "data/prompts/iterate-final-continue.txt"
 
 /* Called with a notice for people: a milestone started, a verdict, a pause, a rate-limit wait. */
 typedef void (*iterate_note_fn)(void *user, const char *project, const char *text);

@@ -3,6 +3,7 @@
 #include "iterate_internal.h"
 #include "agent/agentrun.h"
 #include "agent/ratelimit.h"
+#include "agent/resume.h"
 #include "rules/secrets.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -272,6 +273,9 @@ enum agent_end { AGENT_REPLIED, AGENT_TIMED_OUT, AGENT_RATE_LIMITED, AGENT_INTER
 
 struct agent_turn {
 	const char *role;       /* "developer", "acceptor", "final" */
+	const struct resume_client *client; /* the client the command runs, NULL: one rtk cannot resume */
+	bool resumed;           /* the run continued the agent's conversation of the milestone */
+	char session_id[RESUME_ID_MAX + 1]; /* the session the run reported, "" when none */
 	enum agent_end end;
 	char *text;             /* the reply: the final event's result, else stdout's end */
 	char *log;              /* relative to the project root */
@@ -318,7 +322,7 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 {
 	char *env[6] = { 0 }, *branch = NULL, title[96];
 	struct agentrun io = { .rl = c->rl, .redact = { .s = c->secrets }, .keep_stdout = ITERATE_REPLY_MAX,
-			       .on_start = record_agent, .user = c };
+			       .on_start = record_agent, .user = c, .client = t->client };
 	int fd = open_log(c, m, t), rc = 0;
 	if (fd < 0)
 		return -fd;
@@ -341,6 +345,7 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 	if (!rc) {
 		agentrun_final_event(&io, &t->usage);
 		t->hit = io.hit;
+		memcpy(t->session_id, io.session_id, sizeof(t->session_id));
 		/* The final event's result is the reply only when stdout is events alone (Claude Code's JSON
 		 * modes); after text of its own, a JSON line is one more line of the reply: "REJECTED: ..."
 		 * then {"result": "ACCEPTED"} is a rejection, not a verdict the agent took back. */
@@ -382,6 +387,8 @@ static cJSON *round_row(struct check *c, const struct iterate_milestone *m, cons
 	cJSON_AddItemToObject(r, "tokens", t->usage.tokens >= 0 ? cJSON_CreateNumber(t->usage.tokens) : cJSON_CreateNull());
 	cJSON_AddItemToObject(r, "cost_usd", t->usage.cost_usd >= 0 ? cJSON_CreateNumber(t->usage.cost_usd) : cJSON_CreateNull());
 	cJSON_AddStringToObject(r, "log", t->log ? t->log : "");
+	cJSON_AddItemToObject(r, "session_id", t->session_id[0] ? cJSON_CreateString(t->session_id) : cJSON_CreateNull());
+	cJSON_AddBoolToObject(r, "resumed", t->resumed);
 	cJSON_AddItemToArray(c->rounds, r);
 	return r;
 }
@@ -475,15 +482,118 @@ static int begin_turn(struct check *c, struct iterate_milestone *m, struct agent
 	return save_state(c, ITERATE_AWAKE, m);
 }
 
+/* --- the agents' conversations ------------------------------------------------------------------------- */
+
+/* The conversation a turn belongs to: the final acceptance is the Acceptor's. */
+static struct iterate_session *session_of(struct iterate_milestone *m, const struct agent_turn *t)
+{
+	return &m->sessions[!strcmp(t->role, "developer") ? ITERATE_AGENT_DEVELOPER : ITERATE_AGENT_ACCEPTOR];
+}
+
+/*
+ * How the turn's agent starts: with session: persistent, resuming its conversation of the milestone
+ * when there is one and its client can (*resume: the command that does, malloc'd); else a new one,
+ * and when the agent had an earlier conversation in the milestone, why it is not continued
+ * (in->new_session, into why_buf). 0 or the rtk_exit code.
+ */
+static int plan_session(struct check *c, struct iterate_milestone *m, struct agent_turn *t, const char *command,
+			struct iterate_prompt_in *in, char **resume, char *why_buf, size_t why_size)
+{
+	struct iterate_session *s = session_of(m, t);
+	const char *why = NULL;
+	int rc;
+	*resume = NULL;
+	in->continued = false;
+	in->new_session = NULL;
+	t->client = resume_client_of(command);
+	if (c->p.cfg.fresh_sessions)
+		return 0;
+	if (s->id && t->client && s->client && strcmp(s->client, resume_client_name(t->client)))
+		why = "the agent command now runs another client";
+	else if (s->id && (rc = resume_command(t->client, command, s->id, resume, &why)))
+		return rc;
+	else if (!s->id)
+		why = t->client ? "the client reported no session id" : "the agent is not a client rtk knows how to resume (claude, codex, gemini)";
+	if (*resume) {
+		in->continued = t->resumed = true;
+		return 0;
+	}
+	if (s->runs > 0) {
+		snprintf(why_buf, why_size, "%s", why);
+		in->new_session = why_buf;
+	}
+	return 0;
+}
+
+/*
+ * Whether a resumed run failed to resume: it ended by itself, not 0, without naming a session (a
+ * client that cannot find the session prints an error and exits). A run that failed in the
+ * conversation still names it.
+ */
+static bool resume_failed(const struct agent_turn *t)
+{
+	return t->resumed && t->end == AGENT_REPLIED && t->pr.exit_code != 0 && !t->session_id[0];
+}
+
+/* After a run: the session it reported is the agent's conversation from now on (saved before the reply is judged). */
+static int keep_session(struct check *c, struct iterate_milestone *m, const struct agent_turn *t)
+{
+	struct iterate_session *s = session_of(m, t);
+	s->runs++;
+	if (!c->p.cfg.fresh_sessions && t->session_id[0] && (!s->id || strcmp(s->id, t->session_id))) {
+		if (replace_string(&s->id, t->session_id) || replace_string(&s->client, resume_client_name(t->client)))
+			return RTK_EXIT_FAILURE;
+	}
+	return iterate_milestone_save(&c->p, m);
+}
+
+/* Before a run again: what the last one kept of the agent's output goes. */
+static void turn_reset(struct agent_turn *t)
+{
+	turn_free(t);
+	*t = (struct agent_turn){ .role = t->role, .client = t->client };
+}
+
+typedef int (*prompt_fn)(const struct iterate_prompt_in *in, char **out);
+
+/* Runs the agent with the prompt make builds, resuming its conversation when it can; a resume the client refuses is run again in a new one. */
+static int run_turn(struct check *c, struct iterate_milestone *m, struct agent_turn *t, const char *command,
+		    struct iterate_prompt_in *in, prompt_fn make)
+{
+	char *resume = NULL, *prompt = NULL, why[256];
+	int rc = plan_session(c, m, t, command, in, &resume, why, sizeof(why));
+	if (!rc && !(rc = make(in, &prompt)))
+		rc = run_agent(c, m, resume ? resume : command, prompt, t);
+	free(prompt);
+	prompt = NULL;
+	if (!rc && resume_failed(t)) {
+		struct iterate_session *s = session_of(m, t);
+		snprintf(why, sizeof(why), "resuming session %s failed: the client exited %d without naming a session", s->id, t->pr.exit_code);
+		note(c, "milestone %s round %ld: %s; the %s starts a new conversation", m->id, m->round, why, t->role);
+		free(s->id);
+		free(s->client);
+		s->id = s->client = NULL;
+		s->runs++;
+		turn_reset(t);
+		in->continued = false;
+		in->new_session = why;
+		if (!(rc = make(in, &prompt)))
+			rc = run_agent(c, m, command, prompt, t);
+		free(prompt);
+	}
+	free(resume);
+	return rc ? rc : keep_session(c, m, t);
+}
+
 /*
  * Runs the agent for turn t and lists its round. true with *end set when the turn ends the rounds
  * before its reply is judged (rtk could not run it, it was interrupted, or it hit a rate limit);
  * false when the caller judges the reply (or the timeout).
  */
-static bool take_turn(struct check *c, struct iterate_milestone *m, struct agent_turn *t, const char *command, const char *prompt,
-		      enum ms_end *end)
+static bool take_turn(struct check *c, struct iterate_milestone *m, struct agent_turn *t, const char *command,
+		      struct iterate_prompt_in *in, prompt_fn make, enum ms_end *end)
 {
-	if (run_agent(c, m, command, prompt, t)) {
+	if (run_turn(c, m, t, command, in, make)) {
 		*end = MS_ERROR;
 		return true;
 	}
@@ -506,7 +616,7 @@ static enum ms_end developer_round(struct check *c, struct iterate_milestone *m,
 	struct agent_turn t = { .role = "developer" };
 	struct iterate_dev_reply reply = { 0 };
 	struct iterate_prompt_in in = { &c->p, m, branch, NULL, c->recovery };
-	char *prompt = NULL, *commits = NULL, full[41];
+	char *commits = NULL, full[41];
 	enum ms_end end = MS_DONE;
 	bool on;
 	m->round++;
@@ -514,11 +624,7 @@ static enum ms_end developer_round(struct check *c, struct iterate_milestone *m,
 	if (iterate_milestone_save(&c->p, m) || begin_turn(c, m, &t) || commits_text(c, m, branch, &commits))
 		return MS_ERROR;
 	in.commits = commits;
-	if (iterate_prompt_developer(&in, &prompt)) {
-		end = MS_ERROR;
-		goto out;
-	}
-	if (take_turn(c, m, &t, c->p.cfg.developer_command, prompt, &end))
+	if (take_turn(c, m, &t, c->p.cfg.developer_command, &in, iterate_prompt_developer, &end))
 		goto out;
 	/* The Developer must stay on the branch: put it back, and fail the round */
 	if (iterate_git_on_branch(c->repo, branch, &on)) {
@@ -577,7 +683,6 @@ static enum ms_end developer_round(struct check *c, struct iterate_milestone *m,
 		end = MS_ERROR;
 out:
 	iterate_dev_reply_free(&reply);
-	free(prompt);
 	free(commits);
 	turn_free(&t);
 	return end;
@@ -603,17 +708,13 @@ static enum ms_end review_round(struct check *c, struct iterate_milestone *m, co
 {
 	struct agent_turn t = { .role = final ? "final" : "acceptor" };
 	struct iterate_prompt_in in = { &c->p, m, branch, NULL, c->recovery };
-	char *prompt = NULL, *commits = NULL, *reason = NULL;
+	char *commits = NULL, *reason = NULL;
 	enum ms_end end = MS_DONE;
 	bool accepted = false;
 	if (begin_turn(c, m, &t) || commits_text(c, m, branch, &commits))
 		return MS_ERROR;
 	in.commits = commits;
-	if (final ? iterate_prompt_final(&in, &prompt) : iterate_prompt_acceptor(&in, &prompt)) {
-		end = MS_ERROR;
-		goto out;
-	}
-	if (take_turn(c, m, &t, c->p.cfg.acceptor_command, prompt, &end))
+	if (take_turn(c, m, &t, c->p.cfg.acceptor_command, &in, final ? iterate_prompt_final : iterate_prompt_acceptor, &end))
 		goto out;
 	if (t.end == AGENT_TIMED_OUT) {
 		char why[128];
@@ -672,7 +773,6 @@ static enum ms_end review_round(struct check *c, struct iterate_milestone *m, co
 		end = MS_ERROR;
 out:
 	free(reason);
-	free(prompt);
 	free(commits);
 	turn_free(&t);
 	return end;

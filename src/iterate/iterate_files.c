@@ -28,6 +28,7 @@ static const char *const status_names[] = { "sleeping", "checking", "awake", "pa
 static const char *const ms_status_names[] = { "draft", "ready", "in_progress", "awaiting_review", "completed", "paused" };
 static const char *const phase_names[] = { "none", "developer", "acceptor", "final" };
 static const char *const feedback_names[] = { "", "rejected", "failed", "final_rejected", "recovery" };
+static const char *const agent_names[] = { "developer", "acceptor" };
 
 const char *iterate_status_name(enum iterate_status s)
 {
@@ -166,7 +167,7 @@ static long long_of(const cJSON *obj, const char *name, long dflt)
 static void read_config(struct iterate_config *c, const cJSON *j)
 {
 	const cJSON *ws = cJSON_GetObjectItemCaseSensitive(j, "wake_schedule"), *t;
-	const char *mode = string_of(ws, "mode");
+	const char *mode = string_of(ws, "mode"), *session = string_of(j, "session");
 	*c = (struct iterate_config){ .mode = ITERATE_WAKE_MANUAL, .agent_timeout_ms = 600000, .max_iterations = 20 };
 	if (mode && !strcmp(mode, "interval"))
 		c->mode = ITERATE_WAKE_INTERVAL;
@@ -182,6 +183,7 @@ static void read_config(struct iterate_config *c, const cJSON *j)
 	}
 	c->agent_timeout_ms = (int64_t)number_of(j, "agent_timeout_ms", 600000);
 	c->max_iterations = long_of(j, "max_iterations_per_milestone", 20);
+	c->fresh_sessions = session && !strcmp(session, "fresh");
 	c->developer_command = dup_string_of(j, "developer_command");
 	c->acceptor_command = dup_string_of(j, "acceptor_command");
 }
@@ -357,6 +359,31 @@ static void read_report(struct iterate_report_ref *r, const cJSON *j)
 	r->text = dup_string_of(j, "text");
 }
 
+static void read_sessions(struct iterate_session *s, const cJSON *j)
+{
+	for (size_t i = 0; i < ITERATE_AGENT_COUNT; i++) {
+		const cJSON *one = cJSON_GetObjectItemCaseSensitive(j, agent_names[i]);
+		s[i].id = dup_string_of(one, "id");
+		s[i].client = s[i].id ? dup_string_of(one, "client") : NULL;
+		s[i].runs = long_of(one, "runs", 0);
+	}
+}
+
+static cJSON *sessions_json(const struct iterate_session *s)
+{
+	cJSON *o = cJSON_CreateObject(), *one;
+	for (size_t i = 0; o && i < ITERATE_AGENT_COUNT; i++) {
+		if (!(one = cJSON_AddObjectToObject(o, agent_names[i]))) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+		cJSON_AddItemToObject(one, "id", string_or_null(s[i].id));
+		cJSON_AddItemToObject(one, "client", string_or_null(s[i].id ? s[i].client : NULL));
+		cJSON_AddNumberToObject(one, "runs", (double)s[i].runs);
+	}
+	return o;
+}
+
 int iterate_milestone_load(const struct iterate_project *p, const char *id, struct iterate_milestone *m)
 {
 	char *path = milestone_path(p, id, "json");
@@ -397,6 +424,7 @@ int iterate_milestone_load(const struct iterate_project *p, const char *id, stru
 	m->reviews_without_confidence = long_of(j, "reviews_without_confidence", 0);
 	m->outcomes_written = long_of(j, "outcomes_written", 0);
 	m->paused_reason = dup_string_of(j, "paused_reason");
+	read_sessions(m->sessions, cJSON_GetObjectItemCaseSensitive(j, "sessions"));
 	return 0;
 }
 
@@ -439,6 +467,7 @@ int iterate_milestone_save(const struct iterate_project *p, struct iterate_miles
 	set_item(m->json, "reviews_without_confidence", cJSON_CreateNumber((double)m->reviews_without_confidence));
 	set_item(m->json, "outcomes_written", cJSON_CreateNumber((double)m->outcomes_written));
 	set_item(m->json, "paused_reason", string_or_null(m->status == ITERATE_MS_PAUSED ? m->paused_reason : NULL));
+	set_item(m->json, "sessions", sessions_json(m->sessions));
 	rc = save_json(path, p->schemas[SCHEMA_MILESTONE], m->json);
 	free(path);
 	return rc;
@@ -452,6 +481,10 @@ void iterate_milestone_free(struct iterate_milestone *m)
 	free(m->report.feature);
 	free(m->report.text);
 	free(m->paused_reason);
+	for (size_t i = 0; i < ITERATE_AGENT_COUNT; i++) {
+		free(m->sessions[i].id);
+		free(m->sessions[i].client);
+	}
 	cJSON_Delete(m->json);
 	memset(m, 0, sizeof(*m));
 }

@@ -23,6 +23,7 @@ struct iterate_config {
 	int times[ITERATE_TIMES_MAX][2];     /* hour, minute */
 	int64_t agent_timeout_ms;            /* default 600000 */
 	long max_iterations;                 /* max_iterations_per_milestone, default 20 */
+	bool fresh_sessions;                 /* session: fresh (a new conversation every round); default persistent */
 	char *developer_command, *acceptor_command; /* NULL when not set: check refuses to run rounds */
 };
 
@@ -58,6 +59,16 @@ struct iterate_report_ref {
 	char *text;           /* the report as the Developer wrote it */
 };
 
+/* The conversations a milestone keeps: one per agent (the final acceptance is the Acceptor's). */
+enum iterate_agent { ITERATE_AGENT_DEVELOPER, ITERATE_AGENT_ACCEPTOR, ITERATE_AGENT_COUNT };
+
+/* One agent's conversation for the milestone ("sessions" of the milestone's file). */
+struct iterate_session {
+	char *id;     /* the client's session id to resume, NULL: none (yet, or no longer) */
+	char *client; /* the client that reported it ("claude", ...), NULL with id */
+	long runs;    /* the agent's runs in this milestone: after the first, a new conversation is told it is one */
+};
+
 struct iterate_milestone {
 	char *id;
 	enum iterate_ms_status status;
@@ -72,6 +83,7 @@ struct iterate_milestone {
 	struct iterate_report_ref report;
 	long features_accepted, reviews_without_confidence, outcomes_written;
 	char *paused_reason;
+	struct iterate_session sessions[ITERATE_AGENT_COUNT];
 	cJSON *json;                    /* the file as read (see iterate_state.json) */
 };
 
@@ -190,12 +202,16 @@ struct iterate_prompt_in {
 	const char *branch;    /* milestone/ID */
 	const char *commits;   /* the branch's commits since the start, "abc1234 subject" lines, newest first */
 	bool recovery;         /* the milestone was interrupted by a restart */
+	bool continued;        /* the agent's conversation goes on: the short prompt (data/prompts/iterate-*-continue.txt) */
+	const char *new_session; /* NULL, or why the agent's earlier conversation of the milestone is not continued */
 };
 
 /*
  * The prompts, from the shipped templates (ITERATE_PROMPT_*) and the project's files (VISION.md,
  * .anima/soul.md, .anima/memory/project.md, the milestone's .md; a missing one reads "(none)", one
- * over ITERATE_PROMPT_FILE_MAX is cut with a note). malloc'd into *out; 0 or the rtk_exit code.
+ * over ITERATE_PROMPT_FILE_MAX is cut with a note). A continued conversation gets the short templates
+ * (ITERATE_PROMPT_*_CONTINUE): what changed since the agent's last turn, not the files again.
+ * malloc'd into *out; 0 or the rtk_exit code.
  */
 #define ITERATE_PROMPT_FILE_MAX (256 * 1024)
 int iterate_prompt_developer(const struct iterate_prompt_in *in, char **out);

@@ -156,9 +156,22 @@ static char *quoted(const char *who, const char *text)
 	return rtk_strbuf_take(&b);
 }
 
-static const char *recovery_note(const struct iterate_prompt_in *in)
+/* Why the agent's earlier conversation of the milestone does not go on: appended to b. */
+static void new_session_note(const struct iterate_prompt_in *in, struct rtk_strbuf *b)
 {
-	return in->recovery ? "\n# Note\nThis milestone was interrupted by a restart; continue where it stopped.\n" : "";
+	if (in->new_session)
+		rtk_strbuf_printf(b, "\n# A new conversation\nYou worked on this milestone in an earlier conversation, which cannot be "
+				  "continued (%s). This one starts afresh: the sections above say where things stand.\n", in->new_session);
+}
+
+/* The Acceptor's notes on a restart and on a conversation that could not go on, malloc'd ("" when none; NULL: out of memory). */
+static char *recovery_note(const struct iterate_prompt_in *in)
+{
+	struct rtk_strbuf b = { 0 };
+	if (in->recovery)
+		rtk_strbuf_printf(&b, "\n# Note\nThis milestone was interrupted by a restart; continue where it stopped.\n");
+	new_session_note(in, &b);
+	return rtk_strbuf_take(&b);
 }
 
 /* The Developer's "what to fix first" section for the milestone's feedback. */
@@ -191,6 +204,7 @@ static void feedback_section(const struct iterate_prompt_in *in, struct rtk_strb
 		rtk_strbuf_printf(b, "\n# Restart\nThis milestone was interrupted by a restart; continue where it stopped. Iterations so far: %ld.\n",
 				  m->iteration_count);
 	}
+	new_session_note(in, b);
 }
 
 int iterate_prompt_developer(const struct iterate_prompt_in *in, char **out)
@@ -203,7 +217,7 @@ int iterate_prompt_developer(const struct iterate_prompt_in *in, char **out)
 	*out = NULL;
 	if ((rc = files_read(in, &f)))
 		return rc;
-	if ((rc = template_text(ITERATE_PROMPT_DEVELOPER, &tmpl)))
+	if ((rc = template_text(in->continued ? ITERATE_PROMPT_DEVELOPER_CONTINUE : ITERATE_PROMPT_DEVELOPER, &tmpl)))
 		goto out;
 	snprintf(round, sizeof(round), "%ld", in->m->round);
 	feedback_section(in, &fb);
@@ -224,25 +238,27 @@ int iterate_prompt_acceptor(const struct iterate_prompt_in *in, char **out)
 	static const char *const names[] = { "SOUL", "CRITERIA", "REPORT", "ROUND", "COMMIT", "FEATURE", "MILESTONE", "BRANCH", "RECOVERY" };
 	struct prompt_files f;
 	struct rtk_strbuf b = { 0 };
-	char *tmpl = NULL, *criteria = NULL, *report = NULL, *feature = NULL, round[32];
+	char *tmpl = NULL, *criteria = NULL, *report = NULL, *feature = NULL, *note = NULL, round[32];
 	int rc;
 	*out = NULL;
 	if ((rc = files_read(in, &f)))
 		return rc;
-	if ((rc = template_text(ITERATE_PROMPT_ACCEPTOR, &tmpl)))
+	if ((rc = template_text(in->continued ? ITERATE_PROMPT_ACCEPTOR_CONTINUE : ITERATE_PROMPT_ACCEPTOR, &tmpl)))
 		goto out;
 	criteria = iterate_prompt_section(f.milestone, "Acceptance Criteria");
 	snprintf(round, sizeof(round), "%ld", in->m->round);
-	if (!(report = quoted("DEVELOPER REPORT", in->m->report.text)) || !(feature = rtk_out_md_flat(in->m->report.feature ? in->m->report.feature : ""))) {
+	if (!(report = quoted("DEVELOPER REPORT", in->m->report.text)) || !(feature = rtk_out_md_flat(in->m->report.feature ? in->m->report.feature : "")) ||
+	    !(note = recovery_note(in))) {
 		rc = rtk_oom();
 		goto out;
 	}
 	const char *values[] = { f.soul, criteria ? criteria : f.milestone, report, round, in->m->report.commit,
-				 feature, in->m->id, in->branch, recovery_note(in) };
+				 feature, in->m->id, in->branch, note };
 	rtk_strbuf_fill(&b, tmpl, names, values, sizeof(names) / sizeof(*names));
 	if (!(*out = rtk_strbuf_take(&b)))
 		rc = rtk_oom();
 out:
+	free(note);
 	free(report);
 	free(feature);
 	free(criteria);
@@ -256,24 +272,25 @@ int iterate_prompt_final(const struct iterate_prompt_in *in, char **out)
 	static const char *const names[] = { "SOUL", "MILESTONE", "MILESTONE_TEXT", "COMMITS", "BASE", "BRANCH", "REPORT", "RECOVERY" };
 	struct prompt_files f;
 	struct rtk_strbuf b = { 0 };
-	char *tmpl = NULL, *report = NULL, base[13];
+	char *tmpl = NULL, *report = NULL, *note = NULL, base[13];
 	int rc;
 	*out = NULL;
 	if ((rc = files_read(in, &f)))
 		return rc;
-	if ((rc = template_text(ITERATE_PROMPT_FINAL, &tmpl)))
+	if ((rc = template_text(in->continued ? ITERATE_PROMPT_FINAL_CONTINUE : ITERATE_PROMPT_FINAL, &tmpl)))
 		goto out;
 	snprintf(base, sizeof(base), "%.12s", in->m->base_commit);
-	if (!(report = quoted("DEVELOPER SUMMARY", in->m->report.text))) {
+	if (!(report = quoted("DEVELOPER SUMMARY", in->m->report.text)) || !(note = recovery_note(in))) {
 		rc = rtk_oom();
 		goto out;
 	}
 	const char *values[] = { f.soul, in->m->id, f.milestone, in->commits && *in->commits ? in->commits : "(none)\n", base,
-				 in->branch, report, recovery_note(in) };
+				 in->branch, report, note };
 	rtk_strbuf_fill(&b, tmpl, names, values, sizeof(names) / sizeof(*names));
 	if (!(*out = rtk_strbuf_take(&b)))
 		rc = rtk_oom();
 out:
+	free(note);
 	free(report);
 	free(tmpl);
 	files_free(&f);

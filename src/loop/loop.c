@@ -151,6 +151,7 @@ static int setup(struct loop_state *st)
 	    ((rc = rtk_fs_mkdir_p(st->o->reflect_spool, 0755)) || (rc = shipped_schema_open("schemas/trace.v1.schema.json", &st->trace_schema))))
 		return rc;
 	runid_new(st->run_id);
+	st->client = resume_client_of(st->o->agent);
 	return make_log_dir(st);
 }
 
@@ -350,19 +351,14 @@ static int open_log(struct loop_state *st, struct loop_round *r)
 	return fd;
 }
 
-static bool round_agent(struct loop_state *st, struct loop_round *r)
+/* One run of the agent for round r with command, its output into fd. 0 or agentrun_run's error. */
+static int round_run(struct loop_state *st, struct loop_round *r, const char *command, const char *prompt, int fd)
 {
-	char *prompt = loop_prompt_render(st->prompt, st->plan, r->item, st->run_id, r->n);
-	struct proc_spec spec = { .command = st->o->agent, .env_unset = agentrun_env_scrub, .timeout_ms = st->o->round_timeout_ms,
-				  .cancel = st->o->cancel };
-	int fd = prompt ? open_log(st, r) : -rtk_oom(), rc;
+	struct proc_spec spec = { .command = command, .env_unset = agentrun_env_scrub, .timeout_ms = st->o->round_timeout_ms,
+				  .cancel = st->o->cancel, .stdin_data = prompt, .stdin_len = strlen(prompt) };
 	char title[64];
-	if (fd < 0) {
-		free(prompt);
-		return stop(st, "error", -fd, "%s", rtk_error_message()), false;
-	}
-	spec.stdin_data = prompt, spec.stdin_len = strlen(prompt);
-	r->io = (struct agentrun){ .log_fd = fd, .rl = st->rl, .redact = { .s = st->secrets } };
+	int rc;
+	r->io = (struct agentrun){ .log_fd = fd, .rl = st->rl, .redact = { .s = st->secrets }, .client = st->client };
 	if (st->o->on_line)
 		r->io.on_line = stream_line, r->io.user = r;
 	snprintf(title, sizeof(title), "round %ld: waiting for agent", r->n);
@@ -370,8 +366,54 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 		spec.progress = rtk_progress_start_timer(title);
 	rc = agentrun_run(&r->io, &spec, &r->pr);
 	rtk_progress_stop(&spec.progress, !rc && proc_result_ok(&r->pr));
+	return rc;
+}
+
+/*
+ * With --continue-session, the command that resumes the conversation of the round before (malloc'd
+ * into *resume), or NULL for a new one: the first round, a client rtk cannot resume, no session named.
+ */
+static int round_resume_command(struct loop_state *st, char **resume)
+{
+	const char *why;
+	*resume = NULL;
+	if (!st->o->continue_session || !st->session_id[0])
+		return 0;
+	return resume_command(st->client, st->o->agent, st->session_id, resume, &why);
+}
+
+/* A resumed run that ended by itself, not 0, naming no session: the client could not resume it (it prints an error and exits). */
+static bool round_resume_failed(const struct loop_round *r)
+{
+	return r->resumed && !r->pr.interrupted && !r->pr.timed_out && r->io.hit.kind == RATELIMIT_NONE && r->pr.exit_code != 0 &&
+	       !r->io.session_id[0];
+}
+
+static bool round_agent(struct loop_state *st, struct loop_round *r)
+{
+	char *prompt = loop_prompt_render(st->prompt, st->plan, r->item, st->run_id, r->n), *resume = NULL;
+	int fd = prompt ? open_log(st, r) : -rtk_oom(), rc = 0;
+	if (fd < 0 || (rc = round_resume_command(st, &resume))) {
+		free(prompt);
+		if (fd >= 0)
+			close(fd);
+		return stop(st, "error", fd < 0 ? -fd : rc, "%s", rtk_error_message()), false;
+	}
+	r->resumed = resume != NULL;
+	rc = round_run(st, r, resume ? resume : st->o->agent, prompt, fd);
+	if (!rc && round_resume_failed(r)) {
+		note(st, "round %ld: resuming session %s failed (the agent exited %d naming no session): the round starts a new conversation",
+		     r->n, st->session_id, r->pr.exit_code);
+		st->session_id[0] = '\0';
+		r->resumed = false;
+		agentrun_free(&r->io);
+		rc = round_run(st, r, st->o->agent, prompt, fd);
+	}
+	if (!rc && st->o->continue_session && r->io.session_id[0])
+		memcpy(st->session_id, r->io.session_id, sizeof(st->session_id));
 	if (close(fd) && !rc)
 		r->io.write_failed = true;
+	free(resume);
 	free(prompt);
 	if (rc)
 		return stop(st, "error", rc, "round %ld: the agent could not be started: %s", r->n, rtk_error_message()), false;
@@ -528,6 +570,8 @@ int loop_run(const struct loop_opts *o, cJSON **result)
 		state_free(&st);
 		return rc;
 	}
+	if (o->continue_session && !st.client)
+		note(&st, "--continue-session: the agent is not a client rtk knows how to resume (claude, codex, gemini): every round starts a new conversation");
 	for (long n = 1; !st.stop; n++)
 		run_round(&st, n);
 	rc = st.exit;

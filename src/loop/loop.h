@@ -1,9 +1,10 @@
-/* src/loop/loop.h — rtk loop's engine: fresh agent processes on a plan, round after round, until its checklist is done. */
+/* src/loop/loop.h — rtk loop's engine: fresh agent processes on a plan (or one conversation resumed, on request), round after round, until its checklist is done. */
 #ifndef RTK_LOOP_H
 #define RTK_LOOP_H
 
 #include <cjson/cJSON.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@ struct loop_opts {
 	long no_progress_limit;        /* rounds in a row without progress that stop the loop */
 	int64_t round_timeout_ms;      /* 0: none */
 	const char *reflect_spool;     /* a spool folder for one trace per round, or NULL */
+	bool continue_session;         /* each round resumes the conversation of the round before (agent/resume.h) */
 	loop_line_fn on_line;          /* NULL: output only goes to the round logs */
 	loop_note_fn on_note;          /* NULL: notices only go to the result */
 	void *user;

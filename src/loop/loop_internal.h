@@ -6,6 +6,7 @@
 #include "agent/agentrun.h"
 #include "exec/proc.h"
 #include "agent/ratelimit.h"
+#include "agent/resume.h"
 #include "git/gitx.h"
 #include "checklist.h"
 #include "exec/runid.h"
@@ -124,6 +125,8 @@ struct loop_state {
 	struct checklist final;
 	cJSON *unbacked;              /* items ticked by rounds that showed no progress, until reopened or ticked again with a change */
 	cJSON *vanished;              /* items open at the start that are gone from the final checklist */
+	const struct resume_client *client; /* the client the agent command runs, NULL: one rtk cannot resume */
+	char session_id[RESUME_ID_MAX + 1]; /* with continue_session: the conversation the next round resumes, "" when none */
 };
 
 /* One round as it runs and as it is reported. */
@@ -138,6 +141,7 @@ struct loop_round {
 	char *log;
 	struct proc_result pr;
 	struct agentrun io;
+	bool resumed;                      /* the round continued the conversation of the round before */
 	struct checklist_diff diff;
 	struct gitx_paths commits;
 	size_t files_changed;

@@ -86,6 +86,8 @@ cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r
 	add_number_or_null(j, "agent_duration_ms", r->usage.duration_ms);
 	cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
 	cJSON_AddItemToObject(j, "trace", r->trace ? cJSON_CreateString(r->trace) : cJSON_CreateNull());
+	cJSON_AddItemToObject(j, "session_id", r->io.session_id[0] ? cJSON_CreateString(r->io.session_id) : cJSON_CreateNull());
+	cJSON_AddBoolToObject(j, "resumed", r->resumed);
 	return j;
 }
 

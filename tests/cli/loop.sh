@@ -236,6 +236,45 @@ for sig in TERM:143 INT:130; do
 	conforms "an interrupted run's JSON conforms (SIG${sig%:*})" "$SCRATCH/out.json" loop
 done
 
+# --- --continue-session: one conversation for the run (tests/fixtures/fake-client.sh linked as claude) -------
+# clp AGENT [OPTIONS...]: rtk loop in $SCRATCH/p with the fake client doing "say tick code commit" ($SCRATCH/inner.sh
+# when it exists); its runs in $SCRATCH/fake/clients, "N CLIENT ROLE SESSION HOW ARGS...".
+clp() {
+	local agent=$1
+	shift
+	mkdir -p "$SCRATCH/bin" && ln -sf "$FIX/fake-client.sh" "$SCRATCH/bin/claude"
+	[ -e "$SCRATCH/inner.sh" ] || printf '#!/bin/sh\nexec bash "%s/loop-agent.sh" say tick code commit\n' "$FIX" > "$SCRATCH/inner.sh"
+	(cd "$SCRATCH" && project simple && FAKE_DIR=$SCRATCH/fake FAKE_INNER="sh $SCRATCH/inner.sh" \
+		"$RTK" loop --agent "$agent" --json "$@" > ../out.json 2> ../err.txt; echo $? > ../rc)
+}
+hows() { awk '{ printf "%s%s", (NR > 1 ? " " : ""), $5 }' "$SCRATCH/fake/clients"; }
+scratch
+clp "$SCRATCH/bin/claude -p --output-format json" --continue-session
+sid=$(awk 'NR == 1 { print $4 }' "$SCRATCH/fake/clients")
+check "--continue-session: done in 3 rounds" test "$(cd "$SCRATCH/p" && summary)" = "0 done progress,progress,progress"
+check "--continue-session: one new session, then resumed each round" test "$(hows)" = "new resumed resumed"
+check "... with --resume and the id the first round reported" grep -q " resumed -p --output-format json --resume $sid\$" "$SCRATCH/fake/clients"
+check "... so the third round's conversation holds the first round's prompt" \
+	test "$(grep -c '^--- prompt' "$SCRATCH/fake/sessions/$sid.txt")" = 3
+check "the rounds say so" test "$(jq -c '[.rounds[] | [.session_id == "'"$sid"'", .resumed]]' "$SCRATCH/out.json")" = '[[true,false],[true,true],[true,true]]'
+check "the parameters say so" test "$(jq -c .parameters.continue_session "$SCRATCH/out.json")" = true
+conforms "a --continue-session run's JSON conforms" "$SCRATCH/out.json" loop
+scratch
+clp "$SCRATCH/bin/claude -p --output-format json"
+check "without it, a fresh session every round (the loop's point)" test "$(hows) $(awk '{ print $4 }' "$SCRATCH/fake/clients" | sort -u | wc -l)" = "new new new 3"
+check "... never given --resume" bash -c "! grep -q -- --resume '$SCRATCH/fake/clients'"
+check "... and the rounds say so" test "$(jq -c '[.rounds[].resumed]' "$SCRATCH/out.json") $(jq -c .parameters.continue_session "$SCRATCH/out.json")" = "[false,false,false] false"
+scratch
+printf '#!/bin/sh\n[ -e "$FAKE_DIR/forgot" ] || { touch "$FAKE_DIR/forgot" "$FAKE_DIR/forget"; }\nexec bash "%s/loop-agent.sh" say tick code commit\n' "$FIX" > "$SCRATCH/inner.sh"
+clp "$SCRATCH/bin/claude -p --output-format json" --continue-session
+check "a session the client lost: refused, the round runs again in a new one, which the next resumes" test "$(hows)" = "new refused new resumed"
+check "... no round is lost to it" test "$(cd "$SCRATCH/p" && summary)" = "0 done progress,progress,progress"
+check "... and it is named" grep -q "^rtk loop: round 2: resuming session .* failed (the agent exited 1 naming no session): the round starts a new conversation$" "$SCRATCH/err.txt"
+scratch
+(cd "$SCRATCH" && project one && lp "tick code commit" --continue-session)
+check "--continue-session with an agent rtk cannot resume: a note, and fresh rounds" \
+	grep -q "^rtk loop: --continue-session: the agent is not a client rtk knows how to resume (claude, codex, gemini): every round starts a new conversation$" "$SCRATCH/err.txt"
+
 # --- --reflect-spool: one trace per round, consumed by rtk reflect --spool -----------------------------------------
 SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rtk-llm.XXXXXX")
 python3 "$RTK_SRCDIR/tests/servers/llm_server.py" --port-file "$SERVER_DIR/port" --log "$SERVER_DIR/requests.jsonl" &
