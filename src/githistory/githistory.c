@@ -281,6 +281,10 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		rtk_out_md_para(md, "%.0f remedies name test/CI only outside their own words (a pull-request template's section or "
 				"checkbox, an HTML comment, the subject a revert quotes): not T (rule ci-not-own-words).",
 				rtk_out_json_num(nd, "ci_not_own_words"));
+	if (rtk_out_json_num(nd, "test_not_own") > 0)
+		rtk_out_md_para(md, "%.0f remedies change a test of their culprit's but write no test line of their own (they delete "
+				"test lines, or a revert gives back the lines its culprit took out): not T by that test (rule test-not-own).",
+				rtk_out_json_num(nd, "test_not_own"));
 
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);
