@@ -690,9 +690,10 @@ static bool tests_culprit(const struct githistory_rules *r, const char *t, const
 
 /*
  * T by path (issue 25, item 6): a test file (data/rules/test-paths.yaml) the remedy adds or changes, testing what a
- * culprit changed (tests_culprit), to which it writes lines of its own: not a test it deletes, and for a revert
- * not the lines its culprit took out and it gives back. A revert deleting the culprit's own tests, or restoring
- * the ones it changed, shows no test caught anything: f->test_not_own then, unless another test gives T.
+ * culprit changed (tests_culprit), and keeps: not one it deletes. A revert must write lines of its own there, not
+ * only delete the culprit's test cases or give back the lines its culprit took out: such a revert shows no test
+ * caught anything (f->test_not_own then, unless another test gives T). A fix's change counts whatever it is: one
+ * deleting only an xfail marker enables a test of what it fixes, as flipping git's test_expect_failure does.
  */
 static int test_by_path(struct githistory_run *h, struct githistory_classify_failure *f)
 {
@@ -713,7 +714,11 @@ static int test_by_path(struct githistory_run *h, struct githistory_classify_fai
 			tests = tests_culprit(r, t, f->culprit[i]);
 		if (!tests)
 			continue;
-		if (githistory_blob_at(h, f->remedy, t, &blob) && (rc = githistory_patchid_own_lines(h, f->remedy, given_back, t, &own)))
+		if (!githistory_blob_at(h, f->remedy, t, &blob))
+			own = 0; /* a test it deletes */
+		else if (!given_back)
+			own = 1;
+		else if ((rc = githistory_patchid_own_lines(h, f->remedy, given_back, t, &own)))
 			return rc;
 		f->T = own > 0;
 		f->test_not_own |= !own;

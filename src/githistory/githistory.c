@@ -282,8 +282,8 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 				"checkbox, an HTML comment, the subject a revert quotes): not T (rule ci-not-own-words).",
 				rtk_out_json_num(nd, "ci_not_own_words"));
 	if (rtk_out_json_num(nd, "test_not_own") > 0)
-		rtk_out_md_para(md, "%.0f remedies change a test of their culprit's but write no test line of their own (they delete "
-				"test lines, or a revert gives back the lines its culprit took out): not T by that test (rule test-not-own).",
+		rtk_out_md_para(md, "%.0f remedies delete their culprit's tests, or revert it writing no test line of their own "
+				"(deleting its test cases, giving back the test lines it changed): not T by those tests (rule test-not-own).",
 				rtk_out_json_num(nd, "test_not_own"));
 
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);

@@ -27,9 +27,12 @@ testing "a revert giving back the test lines its culprit changed, after another 
 	"$(gh revert-restores-tests "$t")" '[[false,3,"test-not-own",null],1]\n'
 testing "a revert that also writes a test of its own is T by that test" "$(gh revert-with-test "$t")" \
 	'[[true,1,"test-path","tests/test_quotes.py"],0]\n'
-testing "a fix that only deletes a test line is not T" "$(gh fix-deletes-test "$t")" '[[false,3,"test-not-own",null],1]\n'
+testing "a fix deleting the test file its culprit added is not T" "$(gh fix-deletes-test-file "$t")" \
+	'[[false,3,"test-not-own",null],1]\n'
+testing "a fix deleting only the xfail marker of a test is T: it enables a test of what it fixes" \
+	"$(gh fix-enables-test "$t")" '[[true,1,"test-path","scipy/optimize/tests/test_constraints.py"],0]\n'
 testing "the markdown says why no T" "cd $(repo revert-deletes-tests) && $RTK git-history | grep 'rule test-not-own'" \
-	"1 remedies change a test of their culprit's but write no test line of their own (they delete test lines, or a revert gives back the lines its culprit took out): not T by that test (rule test-not-own).\n"
+	"1 remedies delete their culprit's tests, or revert it writing no test line of their own (deleting its test cases, giving back the test lines it changed): not T by those tests (rule test-not-own).\n"
 
 # --- class 7: tests by ecosystem ---------------------------------------------------------------------------------
 testing "type tests: a *.test-d.ts in a dts-test package tests every package (a test tree)" "$(gh type-tests "$t")" \
