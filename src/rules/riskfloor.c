@@ -133,7 +133,7 @@ static int compile_surface(struct surface_rule *r, const cJSON *def, const char 
 		return rtk_oom();
 	}
 	rc = 0;
-	cJSON_ArrayForEach(p, patterns) { /* each alone compiles only for riskfloor_prepare_patterns */
+	cJSON_ArrayForEach(p, patterns) { /* checked alone here; compiled with edges by riskfloor_prepare_patterns */
 		if (!rc && !(rc = check_pattern(p->valuestring, what)) && !(r->src[r->npat++] = strdup(p->valuestring)))
 			rc = rtk_oom();
 	}
