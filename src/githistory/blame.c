@@ -956,12 +956,12 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 		/* Lines in test files link a culprit only when the fix changes nothing else of substance. */
 		bool other_changed = false, other_context = false;
 		for (size_t i = 0; i < n; i++)
-			if (!rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
+			if (!githistory_testpaths_is_test(&h->rules.tests, f->files.v[i])) {
 				other_changed |= changed[i].n > 0;
 				other_context |= context[i].n > 0;
 			}
 		for (size_t i = 0; i < n; i++)
-			if (rtk_re_matches(h->rules.test_paths, f->files.v[i], strlen(f->files.v[i]))) {
+			if (githistory_testpaths_is_test(&h->rules.tests, f->files.v[i])) {
 				if ((other_changed || other_context) && changed[i].n) {
 					out->test_lines += linetrack_set_lines(&changed[i]);
 					linetrack_set_clear(&changed[i]);

@@ -674,7 +674,58 @@ static size_t top_len(const char *path)
 /* A test file is no review surface (classification.surface_skips_tests): tests/unit/auth.tcl is not auth code. */
 static bool is_test_file(const struct githistory_rules *r, const char *path)
 {
-	return r->surface_skips_tests && (matches(r->test_paths, path) || matches(r->test_trees, path));
+	return r->surface_skips_tests && githistory_testpaths_is_test(&r->tests, path);
+}
+
+/* Whether test file t tests what culprit c changed: t is under a test tree, or in a top-level folder c changed. */
+static bool tests_culprit(const struct githistory_rules *r, const char *t, const struct githistory_commit *c)
+{
+	if (githistory_testpaths_in_tree(&r->tests, t))
+		return true;
+	for (size_t j = 0; j < c->files.n; j++)
+		if (top_len(c->files.v[j]) == top_len(t) && !strncmp(c->files.v[j], t, top_len(t)))
+			return true;
+	return false;
+}
+
+/*
+ * T by path (issue 25, item 6): a test file (data/rules/test-paths.yaml) the remedy adds or changes, testing what a
+ * culprit changed (tests_culprit), and keeps: not one it deletes. A revert must write lines of its own there, not
+ * only delete the culprit's test cases or give back the lines its culprit took out: such a revert shows no test
+ * caught anything (f->test_not_own then, unless another test gives T). A fix's change counts whatever it is: one
+ * deleting only an xfail marker enables a test of what it fixes, as flipping git's test_expect_failure does.
+ */
+static int test_by_path(struct githistory_run *h, struct githistory_classify_failure *f)
+{
+	const struct githistory_rules *r = &h->rules;
+	struct githistory_commit *given_back = !strcmp(f->kind, "revert") ? f->culprit[0] : NULL;
+	int rc;
+
+	if ((rc = githistory_walk_files(h, f->remedy)))
+		return rc;
+	for (size_t k = 0; k < f->remedy->files.n && !f->T; k++) {
+		const char *t = f->remedy->files.v[k];
+		bool tests = false;
+		git_oid blob;
+		size_t own = 0;
+		if (!githistory_testpaths_is_test(&r->tests, t))
+			continue;
+		for (size_t i = 0; i < f->nculprits && !tests; i++)
+			tests = tests_culprit(r, t, f->culprit[i]);
+		if (!tests)
+			continue;
+		if (!githistory_blob_at(h, f->remedy, t, &blob))
+			own = 0; /* a test it deletes */
+		else if (!given_back)
+			own = 1;
+		else if ((rc = githistory_patchid_own_lines(h, f->remedy, given_back, t, &own)))
+			return rc;
+		f->T = own > 0;
+		f->test_not_own |= !own;
+		if (f->T)
+			cJSON_AddStringToObject(f->evidence, "test_file", t);
+	}
+	return 0;
 }
 
 int githistory_classify_bucket(struct githistory_run *h, struct githistory_classify_failure *f)
@@ -735,28 +786,12 @@ int githistory_classify_bucket(struct githistory_run *h, struct githistory_class
 				f->S_needs |= 1u << j;
 		}
 	}
-	/* T by path: a test file the remedy adds or changes, in a top-level folder the culprit changed. */
-	if ((rc = githistory_walk_files(h, f->remedy)))
+	if ((rc = test_by_path(h, f)))
 		return rc;
-	for (size_t k = 0; k < f->remedy->files.n && !f->T; k++) {
-		const char *t = f->remedy->files.v[k];
-		git_oid blob;
-		if (!(matches(r->test_paths, t) || matches(r->test_trees, t)) ||
-		    !githistory_blob_at(h, f->remedy, t, &blob)) /* a deleted test does not count */
-			continue;
-		/* A top-level test tree (classification.test_trees) tests every folder beside it. */
-		if (matches(r->test_trees, t)) {
-			f->T = true;
-			break;
-		}
-		for (size_t i = 0; i < f->nculprits && !f->T; i++)
-			for (size_t j = 0; j < f->culprit[i]->files.n && !f->T; j++) {
-				const char *p = f->culprit[i]->files.v[j];
-				f->T = top_len(p) == top_len(t) && !strncmp(p, t, top_len(t));
-			}
-	}
 	if (f->T)
 		fired(f, "test-path");
+	else if (f->test_not_own)
+		fired(f, "test-not-own");
 	if (matches(r->ci_message, f->remedy->message)) {
 		/*
 		 * The message's own words: not a pull-request template's sections and boxes, not the subject of the

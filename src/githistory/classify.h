@@ -23,6 +23,7 @@ struct githistory_classify_failure {
 	uint32_t S_needs;     /* bit j: S holds only with non-discriminating pattern h->nd[j] */
 	bool ci_scope_only;   /* the CI-message rule matched the remedy's scope alone (ignored) */
 	bool ci_not_own;      /* the CI-message rule matched only words not the remedy's own (ignored) */
+	bool test_not_own;    /* the remedy deletes a test of the culprit's, or a revert writes no test line of its own (not T) */
 	struct githistory_commit *reverted_by; /* a fix later reverted: set aside when detection ends */
 	int bucket;
 };
@@ -44,6 +45,7 @@ struct githistory_classify_failures {
 	size_t fixed_before_landing; /* remedies whose culprit landed with them (main_line.fixed_before_landing) */
 	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */
 	size_t ci_not_own_words;   /* failures whose remedy named CI only in a template or a reverted commit's subject */
+	size_t test_not_own;       /* failures whose remedy deletes the culprit's tests or gives back their lines, and not T */
 	/* coverage: the window's non-merges, and those matching a failure rule */
 	size_t looked_at, fixes_matched, reverts_matched, fix_word_subjects;
 	/* ground truth agreement: [0] fixes with Fixes: trailers, [1] reverts naming their commit */

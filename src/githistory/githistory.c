@@ -283,6 +283,10 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		rtk_out_md_para(md, "%.0f remedies name test/CI only outside their own words (a pull-request template's section or "
 				"checkbox, an HTML comment, the subject a revert quotes): not T (rule ci-not-own-words).",
 				rtk_out_json_num(nd, "ci_not_own_words"));
+	if (rtk_out_json_num(nd, "test_not_own") > 0)
+		rtk_out_md_para(md, "%.0f remedies delete their culprit's tests, or revert it writing no test line of their own "
+				"(deleting its test cases, giving back the test lines it changed): not T by those tests (rule test-not-own).",
+				rtk_out_json_num(nd, "test_not_own"));
 
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);

@@ -4,7 +4,7 @@
  * The engine's layers, each a header that includes only the one(s) below it, so that no file sees (nor can
  * call) a layer above its own; tests/tools/check_layering.py holds the headers to that (no include circle):
  *
- *   internal.h (rules.c) <- message.h <- walk.h <- patchid.h, blame.h <- classify.h <- report.h
+ *   internal.h (rules.c, testpaths.c) <- message.h <- walk.h <- patchid.h, blame.h <- classify.h <- report.h
  *                                                   blame.h <- run.h
  *
  * and githistory.c, the engine's entry (githistory.h), on top of run.h and report.h.
@@ -62,13 +62,24 @@ struct githistory_convention {
 	size_t subjects;        /* the window's non-merge commits following it (githistory_message_fix_set) */
 };
 
+/*
+ * Which files are tests, by ecosystem (data/rules/test-paths.yaml, merged with --config's test_paths:; issue 25,
+ * item 6): each ecosystem's paths name test files, its trees test files that test every folder (test/ beside
+ * src/, a package of type tests). Matched through one alternation of every ecosystem's patterns.
+ */
+struct githistory_testpaths {
+	cJSON *json;                  /* the table as merged */
+	struct rtk_re *paths, *trees; /* every ecosystem's paths and trees, and every ecosystem's trees; NULL: none */
+};
+
 struct githistory_rules {
 	const struct githistory_opts *opts;
 	cJSON *json;
 	char sha256[65];
 	int64_t fix_window, revert_lookback;
 	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
-	struct rtk_re *test_paths, *ci_message, *agent_message, *agent_author, *agent_email, *bot_author, *bot_email;
+	struct githistory_testpaths tests; /* test-paths.yaml: what is a test (issue 25, item 6) */
+	struct rtk_re *ci_message, *agent_message, *agent_author, *agent_email, *bot_author, *bot_email;
 	struct rtk_re *dependency_subject, *manifest_paths, *manifest_subject;
 	int64_t revert_max_age, fixes_max_age; /* revert.max_age, fix.fixes_trailer_max_age */
 	bool tests_only_alone, reverted_fix_set_aside;
@@ -77,7 +88,7 @@ struct githistory_rules {
 	bool reland_links_revert;  /* revert.reland_links_revert (issue 25, item 4) */
 	bool link_weak; /* blame.weak_links: link (weak evidence links a culprit) or unlink */
 	struct rtk_re *names_culprit; /* fix.names_culprit: the message names the culprit; NULL when the list is empty */
-	struct rtk_re *cleanup_subject, *test_trees; /* fix.cleanup_subject, classification.test_trees */
+	struct rtk_re *cleanup_subject; /* fix.cleanup_subject */
 	struct rtk_re *rename_keywords; /* blame.rename_keywords */
 	long moved_min_chars, rename_min_lines;
 	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
@@ -112,6 +123,21 @@ struct githistory_rules {
 int githistory_rules_load(struct githistory_rules *r);
 /* Frees what githistory_rules_load made (also after it failed). */
 void githistory_rules_free(struct githistory_rules *r);
+/* A pattern or a non-empty list of them (v, named what in messages) compiled as one case-insensitive alternation. */
+int githistory_rules_compile(const cJSON *v, const char *what, struct rtk_re **out, const char *origin);
+
+/* ----- testpaths.c: the test-path table (data/rules/test-paths.yaml) ----- */
+
+/*
+ * Loads the table with --config's test_paths: merged over it (r->json read already), compiles it into
+ * r->tests, and joins its digest to r->sha256. 0, or RTK_EXIT_USAGE naming the file and the entry.
+ */
+int githistory_testpaths_load(struct githistory_rules *r);
+/* Whether path is a test file: an ecosystem's paths or trees match it. */
+bool githistory_testpaths_is_test(const struct githistory_testpaths *t, const char *path);
+/* Whether path is under a test tree: a test of every folder of the repository. */
+bool githistory_testpaths_in_tree(const struct githistory_testpaths *t, const char *path);
+void githistory_testpaths_free(struct githistory_testpaths *t);
 /* A tag kind's name in the conventions table and the result: "fix", "revert", ..., "neutral". */
 const char *githistory_rules_kind_name(enum githistory_tag_kind k);
 

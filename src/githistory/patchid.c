@@ -307,8 +307,10 @@ static int bag_lines(struct line_bag *bag, const char *path, const struct gitodb
 	return 0;
 }
 
-/* The lines a commit adds (origin '+') or deletes ('-') against its first parent, each hashed with its path. */
-static int line_bag(struct githistory_run *h, struct githistory_commit *c, char origin, struct line_bag *bag)
+/* The lines a commit adds (origin '+') or deletes ('-') against its first parent, each hashed with its path; only
+ * those of path only when it is not NULL. */
+static int line_bag(struct githistory_run *h, struct githistory_commit *c, char origin, const char *only,
+		    struct line_bag *bag)
 {
 	struct githistory_commit *p = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
 	int rc;
@@ -318,6 +320,8 @@ static int line_bag(struct githistory_run *h, struct githistory_commit *c, char 
 	if ((rc = githistory_walk_files(h, c)))
 		return rc;
 	for (size_t i = 0; i < c->files.n && !rc; i++) {
+		if (only && strcmp(only, c->files.v[i]))
+			continue;
 		git_oid old_id, new_id;
 		const struct gitodb_object *old = blob_read(h, p, c->files.v[i], &old_id),
 					   *new = blob_read(h, c, c->files.v[i], &new_id);
@@ -347,8 +351,8 @@ static void line_bag_sort(struct line_bag *b)
 		qsort(b->v, b->n, sizeof(*b->v), cmp_u64);
 }
 
-/* Share of the (sorted) added lines the (sorted) removed lines take back, as a multiset; NaN when none were added. */
-static double bag_share(const struct line_bag *added, const struct line_bag *removed)
+/* How many of the (sorted) added lines the (sorted) removed lines take back, as a multiset. */
+static size_t bag_matched(const struct line_bag *added, const struct line_bag *removed)
 {
 	size_t i = 0, j = 0, matched = 0;
 	while (i < added->n && j < removed->n) {
@@ -359,7 +363,13 @@ static double bag_share(const struct line_bag *added, const struct line_bag *rem
 		else
 			j++;
 	}
-	return added->n ? (double)matched / (double)added->n : NAN;
+	return matched;
+}
+
+/* Share of the (sorted) added lines the (sorted) removed lines take back; NaN when none were added. */
+static double bag_share(const struct line_bag *added, const struct line_bag *removed)
+{
+	return added->n ? (double)bag_matched(added, removed) / (double)added->n : NAN;
 }
 
 /* Share of x's added lines that r deletes (a multiset match on path and text); NaN when x adds none. */
@@ -369,7 +379,8 @@ int githistory_patchid_revert_share(struct githistory_run *h, struct githistory_
 	struct line_bag added = { 0 }, removed = { 0 };
 	int rc;
 	*share = NAN;
-	if ((rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added)) || (rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, &removed)))
+	if ((rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, NULL, &added)) ||
+	    (rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, NULL, &removed)))
 		goto out;
 	line_bag_sort(&added);
 	line_bag_sort(&removed);
@@ -377,6 +388,24 @@ int githistory_patchid_revert_share(struct githistory_run *h, struct githistory_
 out:
 	free(added.v);
 	free(removed.v);
+	return rc;
+}
+
+int githistory_patchid_own_lines(struct githistory_run *h, struct githistory_commit *r, struct githistory_commit *x,
+				 const char *path, size_t *n)
+{
+	struct line_bag added = { 0 }, given_back = { 0 };
+	int rc;
+	*n = 0;
+	if ((rc = line_bag(h, r, GIT_DIFF_LINE_ADDITION, path, &added)) ||
+	    (x && (rc = line_bag(h, x, GIT_DIFF_LINE_DELETION, path, &given_back))))
+		goto out;
+	line_bag_sort(&added);
+	line_bag_sort(&given_back);
+	*n = added.n - bag_matched(&added, &given_back);
+out:
+	free(added.v);
+	free(given_back.v);
 	return rc;
 }
 
@@ -472,7 +501,7 @@ int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory
 			rc = rtk_oom();
 			goto out;
 		}
-	if ((rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, &removed)))
+	if ((rc = line_bag(h, r, GIT_DIFF_LINE_DELETION, NULL, &removed)))
 		goto out;
 	if (!removed.n)
 		goto out; /* it deletes nothing: it takes back no one's lines */
@@ -483,7 +512,7 @@ int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory
 		struct line_bag added = { 0 };
 		if (x == r || (rc = githistory_walk_files(h, x)) || !shares_path(paths, x))
 			continue;
-		if (!(rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, &added))) {
+		if (!(rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, NULL, &added))) {
 			bool ancestor;
 			line_bag_sort(&added);
 			double share = bag_share(&added, &removed);

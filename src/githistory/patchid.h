@@ -37,5 +37,12 @@ int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory
 /* Share of x's added lines that r deletes (a multiset match on path and text); NaN when x adds none. */
 int githistory_patchid_revert_share(struct githistory_run *h, struct githistory_commit *r, struct githistory_commit *x,
 				    double *share);
+/*
+ * How many lines r adds to path against its first parent that are not among the lines x deletes from it (x NULL:
+ * none left out), a multiset match on text: the lines r writes there itself, not those it gives back. A revert
+ * restoring the test lines its culprit changed writes no test of its own (issue 25, item 6).
+ */
+int githistory_patchid_own_lines(struct githistory_run *h, struct githistory_commit *r, struct githistory_commit *x,
+				 const char *path, size_t *n);
 
 #endif

@@ -304,6 +304,7 @@ static cJSON *non_discriminating_json(const struct githistory_run *h, const stru
 	}
 	cJSON_AddNumberToObject(j, "ci_scope_ignored", (double)fs->ci_scope_ignored);
 	cJSON_AddNumberToObject(j, "ci_not_own_words", (double)fs->ci_not_own_words);
+	cJSON_AddNumberToObject(j, "test_not_own", (double)fs->test_not_own);
 	return j;
 }
 
@@ -474,6 +475,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	for (size_t i = 0; i < fs->n; i++) {
 		fs->ci_scope_ignored += fs->v[i].ci_scope_only;
 		fs->ci_not_own_words += fs->v[i].ci_not_own;
+		fs->test_not_own += fs->v[i].test_not_own && !fs->v[i].T;
 	}
 	parameters_json(cJSON_GetObjectItemCaseSensitive(result, "parameters"), h);
 	cJSON_AddItemToObject(result, "verdict", verdict_json(h, fs, all));

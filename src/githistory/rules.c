@@ -23,8 +23,7 @@ static const cJSON *rule_at(const cJSON *root, const char *section, const char *
 	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, section), name);
 }
 
-/* A pattern or a list of patterns (v, named what in messages), joined into one alternation. */
-static int compile_node(const cJSON *v, const char *what, struct rtk_re **out, const char *origin)
+int githistory_rules_compile(const cJSON *v, const char *what, struct rtk_re **out, const char *origin)
 {
 	const cJSON *p;
 	char *joined;
@@ -67,7 +66,7 @@ static int compile_rule(struct githistory_rules *r, const char *section, const c
 {
 	char what[96];
 	snprintf(what, sizeof(what), "%s.%s", section, name);
-	return compile_node(rule_at(r->json, section, name), what, out, origin);
+	return githistory_rules_compile(rule_at(r->json, section, name), what, out, origin);
 }
 
 /* As compile_rule, but an empty list turns the rule off (*out NULL). */
@@ -88,7 +87,7 @@ static int compile_rule2(struct githistory_rules *r, const char *section, const 
 {
 	char what[96];
 	snprintf(what, sizeof(what), "%s.%s.%s", section, sub, name);
-	return compile_node(cJSON_GetObjectItemCaseSensitive(rule_at(r->json, section, sub), name), what, out, origin);
+	return githistory_rules_compile(cJSON_GetObjectItemCaseSensitive(rule_at(r->json, section, sub), name), what, out, origin);
 }
 
 /* As compile_rule2, but an empty list turns the rule off (*out NULL). */
@@ -149,11 +148,11 @@ static int load_convention(struct githistory_convention *k, const char *name, co
 	if (!header == !message)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: conventions.%s needs a header (subjects) or a message pattern, not both", origin, name);
 	snprintf(what, sizeof(what), "conventions.%s.%s", name, header ? "header" : "message");
-	if ((rc = compile_node(header ? header : message, what, header ? &k->header : &k->message, origin)))
+	if ((rc = githistory_rules_compile(header ? header : message, what, header ? &k->header : &k->message, origin)))
 		return rc;
 	if (tags) {
 		snprintf(what, sizeof(what), "conventions.%s.tags", name);
-		if ((rc = compile_node(tags, what, &k->tags, origin)))
+		if ((rc = githistory_rules_compile(tags, what, &k->tags, origin)))
 			return rc;
 	}
 	if (kinds && !cJSON_IsObject(kinds))
@@ -231,7 +230,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	const struct githistory_opts *o = r->opts;
 	const char *origin = o->config ? o->config : RULES_FILE;
 	double d;
-	int rc = rtk_data_rules_load(RULES_FILE, o->config, "blame_only: ~\nconventions: {'*': ~}\n", &r->json, r->sha256);
+	/* conventions: and test_paths: of --config merge over their own tables (load_conventions, githistory_testpaths_load) */
+	int rc = rtk_data_rules_load(RULES_FILE, o->config,
+				     "blame_only: ~\nconventions: {'*': ~}\ntest_paths: {'*': {title: ~, paths: ~, trees: ~}}\n",
+				     &r->json, r->sha256);
 	if (rc)
 		return rc;
 	/* --fix-window is part of the rules: it goes into the hashed config like any other override. */
@@ -273,7 +275,6 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule(r, "revert", "reapply_subject", &r->reapply_subject, origin)) ||
 	    (rc = compile_rule(r, "revert", "quoted_subject", &r->quoted_subject, origin)) ||
 	    (rc = compile_rule(r, "fix", "subject", &r->fix_subject, origin)) ||
-	    (rc = compile_rule(r, "classification", "test_paths", &r->test_paths, origin)) ||
 	    (rc = compile_rule(r, "classification", "ci_message", &r->ci_message, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "message", &r->agent_message, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "author_name", &r->agent_author, origin)) ||
@@ -287,7 +288,6 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = duration_rule(r, "fix", "fixes_trailer_max_age", &r->fixes_max_age, origin)) ||
 	    (rc = compile_rule(r, "fix", "cleanup_subject", &r->cleanup_subject, origin)) ||
 	    (rc = compile_optional_rule(r, "fix", "names_culprit", &r->names_culprit, origin)) ||
-	    (rc = compile_rule(r, "classification", "test_trees", &r->test_trees, origin)) ||
 	    (rc = compile_rule(r, "blame", "rename_keywords", &r->rename_keywords, origin)) ||
 	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
 	    (rc = compile_optional_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
@@ -333,7 +333,7 @@ int githistory_rules_load(struct githistory_rules *r)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.link_min_share must not exceed blame.strong_min_share", origin);
 	/* What a message's own words are (the CI-message rule reads only them). */
 	r->own = (struct ownwords_rules){ r->template_headings, r->template_lines, { r->reverts_commit, r->reversing_changes } };
-	if ((rc = load_conventions(r)))
+	if ((rc = load_conventions(r)) || (rc = githistory_testpaths_load(r)))
 		return rc;
 	/* fix.rule_set: auto, free-form, conventional (Conventional Commits) or a convention of the table by name. */
 	const cJSON *set = rule_at(r->json, "fix", "rule_set");
@@ -402,10 +402,10 @@ const char *githistory_rules_kind_name(enum githistory_tag_kind k)
 void githistory_rules_free(struct githistory_rules *r)
 {
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
-				 r->quoted_subject, r->fix_subject, r->test_paths, r->ci_message, r->agent_message, r->agent_author,
+				 r->quoted_subject, r->fix_subject, r->ci_message, r->agent_message, r->agent_author,
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
 				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
-				 r->cleanup_subject, r->test_trees, r->rename_keywords, r->names_culprit,
+				 r->cleanup_subject, r->rename_keywords, r->names_culprit,
 				 r->enhancement_subject, r->planned_subject, r->docs_paths, r->template_headings,
 				 r->template_lines };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
@@ -416,5 +416,6 @@ void githistory_rules_free(struct githistory_rules *r)
 		rtk_re_free(r->conv[k].message);
 	}
 	cJSON_Delete(r->conventions_json);
+	githistory_testpaths_free(&r->tests);
 	cJSON_Delete(r->json);
 }

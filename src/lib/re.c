@@ -84,7 +84,7 @@ int rtk_re_compile(struct rtk_re **out, const char *pattern, unsigned flags, con
 				what ? ": " : "", pattern, (const char *)why, (size_t)offset);
 	}
 	/* JIT is an optimisation: where it is unavailable the interpreter gives the same answers. */
-	if (!RUNNING_ON_VALGRIND)
+	if (!RUNNING_ON_VALGRIND && !(flags & RTK_RE_NO_JIT))
 		pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
 	*out = re;
 	return 0;

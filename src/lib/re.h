@@ -10,6 +10,7 @@ enum {
 	RTK_RE_UTF = 1 << 1,       /* pattern and subjects are UTF-8; code points, not bytes */
 	RTK_RE_MULTILINE = 1 << 2, /* ^ and $ at every line */
 	RTK_RE_UTF_ASCII = 1 << 3, /* UTF-8 code points, but \d \w \s \b stay ASCII (as ECMA-262 wants) */
+	RTK_RE_NO_JIT = 1 << 4,    /* no JIT: a pattern only checked, or searched a few times, is not worth its cost */
 };
 
 struct rtk_re;

@@ -28,6 +28,7 @@ struct surface_rule {
 struct riskfloor {
 	struct surface_rule *rules; /* highest weight first; ties keep file order */
 	size_t n, npat;
+	bool prepared; /* each pattern compiled alone (riskfloor_prepare_patterns) */
 	double threshold;
 	char sha256[65];
 };
@@ -38,6 +39,42 @@ static const char *known_surface(const char *name)
 		if (!strcmp(name, riskfloor_surface_names[i]) && strcmp(name, "none"))
 			return riskfloor_surface_names[i];
 	return NULL;
+}
+
+/*
+ * A pattern matches whole words of a path, not any substring of it (issue 25, item 6: auth must not match a file
+ * named ...-author...): its match must start and end at a word's edge. An edge is the path's start or end, a
+ * character other than a letter or digit on either side ('/', '.', '-', '_': src/auth/x.ts, user_auth.py), or a
+ * camelCase step: a lower-case letter or digit then an upper-case letter (UserAuth), or an upper-case letter then
+ * one that starts a capitalised word (HTTPAuth, OAuth). Case is read as written there, though patterns ignore it.
+ */
+#define RISKFLOOR_EDGE                                                                                             \
+	"(?-i:(?<![[:alnum:]])|(?![[:alnum:]])|(?<=[[:lower:][:digit:]])(?=[[:upper:]])|(?<=[[:upper:]])(?=[[:upper:]][[:lower:]]))"
+
+/* Compiles a pattern (or an alternation of them) to match whole words (RISKFLOOR_EDGE); what names it in messages. */
+static int compile_words(struct rtk_re **out, const char *pattern, const char *what)
+{
+	size_t size = strlen(pattern) + 2 * sizeof(RISKFLOOR_EDGE) + 8;
+	char *words = malloc(size);
+	int rc;
+	if (!words)
+		return rtk_oom();
+	snprintf(words, size, "%s(?:%s)%s", RISKFLOOR_EDGE, pattern, RISKFLOOR_EDGE);
+	rc = rtk_re_compile(out, words, RTK_RE_CASELESS, what);
+	free(words);
+	return rc;
+}
+
+/*
+ * Checks one pattern as written, compiled alone (without JIT: it is not searched), so that a bad one is named as
+ * the user wrote it and one closing a parenthesis it did not open cannot reach into the alternation it joins.
+ */
+static int check_pattern(const char *pattern, const char *what)
+{
+	struct rtk_re *alone = NULL;
+	int rc = rtk_re_compile(&alone, pattern, RTK_RE_CASELESS | RTK_RE_NO_JIT, what);
+	rtk_re_free(alone);
+	return rc;
 }
 
 /* "(?:p1)|(?:p2)|...": one search per path and surface, however many patterns a surface has. */
@@ -89,25 +126,24 @@ static int compile_surface(struct surface_rule *r, const cJSON *def, const char 
 	if (!(joined = join_patterns(patterns, origin, r->name)))
 		return RTK_EXIT_USAGE;
 	snprintf(what, sizeof(what), "surface %s", r->name);
-	rc = rtk_re_compile(&r->re, joined, RTK_RE_CASELESS, what);
+	size_t np = (size_t)cJSON_GetArraySize(patterns);
+	const cJSON *p;
+	if (!(r->pat = calloc(np, sizeof(*r->pat))) || !(r->src = calloc(np, sizeof(*r->src)))) {
+		free(joined);
+		return rtk_oom();
+	}
+	rc = 0;
+	cJSON_ArrayForEach(p, patterns) { /* checked alone here; compiled with edges by riskfloor_prepare_patterns */
+		if (!rc && !(rc = check_pattern(p->valuestring, what)) && !(r->src[r->npat++] = strdup(p->valuestring)))
+			rc = rtk_oom();
+	}
+	if (!rc)
+		rc = compile_words(&r->re, joined, what);
 	free(joined);
 	if (rc) {
 		char why[512]; /* a copy: rtk_fail overwrites the message it would be reading */
 		snprintf(why, sizeof(why), "%s", rtk_error_message());
 		return rtk_fail(rc, "%s: %s", origin, why);
-	}
-	size_t np = (size_t)cJSON_GetArraySize(patterns);
-	const cJSON *p;
-	if (!(r->pat = calloc(np, sizeof(*r->pat))) || !(r->src = calloc(np, sizeof(*r->src))))
-		return rtk_oom();
-	cJSON_ArrayForEach(p, patterns) { /* each alone too, to tell which matched (they compiled joined) */
-		if (!(r->src[r->npat] = strdup(p->valuestring)))
-			return rtk_oom();
-		if ((rc = rtk_re_compile(&r->pat[r->npat++], p->valuestring, RTK_RE_CASELESS, what))) {
-			char why[512];
-			snprintf(why, sizeof(why), "%s", rtk_error_message());
-			return rtk_fail(rc, "%s: %s", origin, why);
-		}
 	}
 	return 0;
 }
@@ -207,6 +243,27 @@ struct riskfloor_surface riskfloor_classify(const struct riskfloor *rf, const ch
 	return (struct riskfloor_surface){ "none", 0 };
 }
 
+int riskfloor_prepare_patterns(struct riskfloor *rf)
+{
+	char what[64];
+	int rc;
+	for (size_t s = 0; s < rf->n; s++)
+		for (size_t k = 0; k < rf->rules[s].npat; k++) {
+			snprintf(what, sizeof(what), "surface %s", rf->rules[s].name);
+			if (!rf->rules[s].pat[k] && (rc = compile_words(&rf->rules[s].pat[k], rf->rules[s].src[k], what)))
+				return rc;
+		}
+	rf->prepared = true;
+	return 0;
+}
+
+/* The pattern-by-pattern questions need riskfloor_prepare_patterns: asking before is a bug of the caller. */
+static void need_prepared(const struct riskfloor *rf)
+{
+	if (!rf->prepared)
+		RTK_BUG("riskfloor: patterns asked for one by one before riskfloor_prepare_patterns");
+}
+
 size_t riskfloor_pattern_count(const struct riskfloor *rf)
 {
 	return rf->npat;
@@ -236,6 +293,7 @@ const char *riskfloor_pattern(const struct riskfloor *rf, size_t i, const char *
 
 void riskfloor_pattern_hits(const struct riskfloor *rf, const char *path, size_t len, size_t *hits)
 {
+	need_prepared(rf);
 	for (size_t s = 0; s < rf->n; s++) /* a surface's alternation first: most paths match few surfaces */
 		if (rtk_re_matches(rf->rules[s].re, path, len))
 			for (size_t k = 0; k < rf->rules[s].npat; k++)
@@ -244,6 +302,7 @@ void riskfloor_pattern_hits(const struct riskfloor *rf, const char *path, size_t
 
 struct riskfloor_surface riskfloor_classify_without(const struct riskfloor *rf, const char *path, size_t len, size_t skip)
 {
+	need_prepared(rf);
 	for (size_t s = 0; s < rf->n; s++) {
 		const struct surface_rule *r = &rf->rules[s];
 		if (!rtk_re_matches(r->re, path, len))

@@ -40,6 +40,13 @@ struct riskfloor_surface {
 struct riskfloor_surface riskfloor_classify(const struct riskfloor *rf, const char *path, size_t len);
 
 /*
+ * Compiles each pattern alone, for the questions below that tell patterns apart (riskfloor_pattern_hits,
+ * riskfloor_classify_without): only git-history asks them, so loading the rules leaves this out (it would
+ * cost every `rtk risk-floor` and capture hook a few milliseconds). 0, or an RTK_EXIT_* code.
+ */
+int riskfloor_prepare_patterns(struct riskfloor *rf);
+
+/*
  * The patterns one by one, numbered 0 .. riskfloor_pattern_count() - 1 in the order classification
  * tries them: pattern i's text (NULL past the end) and its surface's name into *surface (may be NULL).
  */

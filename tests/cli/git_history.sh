@@ -173,11 +173,11 @@ testing "fixes of a typo, a warning and lint are cleanups, set aside" \
 testing "a fix.cleanup_subject matching nothing: all four are failures" \
 	"cd $(repo cleanup-fixes) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.cleanups]'" \
 	'[4,0]\n' "fix: {cleanup_subject: '(?!)'}\n"
-testing "a test added under test/ gives T for a culprit in src/ (classification.test_trees)" \
-	"$(gh sibling-tests '[.failures[] | [.T, .bucket, .rules]]')" '[[true,1,["fix-type","blame","test-path"]]]\n'
-testing "classification.test_trees matching nothing: test/ is not src/'s folder, no T" \
+testing "a test added under test/ gives T for a culprit in src/ (a test tree of data/rules/test-paths.yaml)" \
+	"$(gh sibling-tests '[.failures[] | [.T, .bucket, .rules, .evidence.test_file]]')" '[[true,1,["fix-type","blame","test-path"],"test/app.test.ts"]]\n'
+testing "test_paths with no trees: test/ is not src/'s folder, no T" \
 	"cd $(repo sibling-tests) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | [.T, .bucket]]'" \
-	'[[false,3]]\n' "classification: {test_trees: '(?!)'}\n"
+	'[[false,3]]\n' "test_paths: {js-ts: {trees: []}, python: {trees: []}, rust: {trees: []}, c-cpp: {trees: []}, ruby: {trees: []}}\n"
 testing "a Fixes: trailer naming a 200-day-old commit is unlinked as too old" \
 	"$(gh old-fixes-trailer '[.buckets.n, (.unlinked[] | [.reason_code, .reason])]')" \
 	'[0,["too-old","the commit its Fixes: trailer names is 200 days older than the fix (fix.fixes_trailer_max_age 180 days): not a recent failure"]]\n'
@@ -237,9 +237,9 @@ testing "revert.planned_subject [] turns it off: both reverts are failures" \
 	'[3,0]\n' "revert: {planned_subject: []}\n"
 testing "git's t/ is a test tree for blame too: a test_expect_failure the fix flips links nothing" \
 	"$(gh t-tests '[[.failures[].culprit.subject], [.unlinked[] | .reason_code]]')" '[[],["older-than-window"]]\n'
-testing "without t/ in classification.test_paths the test's author is blamed" \
+testing "without t/ in test_paths' c-cpp the test's author is blamed" \
 	"cd $(repo t-tests) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[].culprit.subject]'" \
-	'["t5333: demonstrate various pseudo-merge bugs"]\n' "classification: {test_paths: ['(^|/)(tests?|__tests__|spec)/']}\n"
+	'["t5333: demonstrate various pseudo-merge bugs"]\n' "test_paths: {c-cpp: {paths: ['(^|/)tests?/'], trees: ['^tests?/']}}\n"
 testing "a risk-floor pattern matching every tracked file is named with its share" \
 	"$(gh non-discriminating '.non_discriminating | [.tracked_files, (.surface_patterns[] | [.surface, .pattern, .files, .share, .failures_S_only_by_it])]')" \
 	'[26,["build","vite",26,1,25]]\n'

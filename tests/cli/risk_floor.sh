@@ -13,6 +13,14 @@ testing "docs alone needs no review" "$RTK risk-floor --json README.md docs/a.tx
 testing "a build file passes the 0.5 floor" "$RTK risk-floor --json package.json src/x.c | $q" \
 	'[true,0.6,"build","build: package.json"]\n'
 testing "ui stays below it" "$RTK risk-floor --json apps/web/page.tsx | $q" '[false,0.4,"ui","ui: apps/web/page.tsx"]\n'
+testing "patterns match whole words of a path: auth is not in author, token not in tokenizer" \
+	"$RTK risk-floor --json src/author.c data/ruff-author-list.txt src/tokenizer.rs | jq -c '[.risk.surface, [.files[].surface]]'" \
+	'["none",["none","none","none"]]\n'
+testing "a word's edge is a separator or a camelCase step" \
+	"$RTK risk-floor --json lib/user_auth.py src/AuthProvider.tsx app/migrations/0001.py | jq -c '[.files[].surface]'" \
+	'["auth","auth","data"]\n'
+testing "--rules patterns match words too" "$RTK risk-floor --json --rules input src/prepayments.c src/payments/x.c | jq -c '[.files[].surface]'" \
+	'["none","data"]\n' "surfaces:\n  data: {patterns: [payments]}\n"
 testing "no path matches" "$RTK risk-floor --json src/math.c | $q" \
 	'[false,0,"none","none: no path matches a risk surface"]\n'
 testing "per-file surfaces in input order" \
@@ -77,7 +85,7 @@ testing "--rules with a misspelt key names its line and the key meant" "$RTK ris
 testing "--rules: a quoted number is the number" "$RTK risk-floor --json --rules input src/auth/login.ts | jq -c '[.risk.score, .risk.needs_review]'" \
 	"[0.3,false]\n" "threshold: '0.5'\nsurfaces:\n  auth: {weight: \"0.3\"}\n"
 testing "--rules with a bad regex" "$RTK risk-floor --rules input a 2>&1 | sed 's/ at offset.*//'; echo \${PIPESTATUS[0]}" \
-	"rtk risk-floor: input: surface auth: bad regular expression '(?:[)': missing terminating ] for character class\n2\n" \
+	"rtk risk-floor: input: surface auth: bad regular expression '[': missing terminating ] for character class\n2\n" \
 	"surfaces:\n  auth: {patterns: ['[']}\n"
 testing "--rules not YAML" "$RTK risk-floor --rules input a 2>&1; echo \$?" \
 	"rtk risk-floor: input:2:1: did not find expected ',' or ']' while parsing a flow sequence\n2\n" "[a\n"

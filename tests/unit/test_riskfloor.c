@@ -136,7 +136,7 @@ static void equal_weights_go_to_the_surface_listed_first(void **state)
 					    "  docs: {weight: 0.7, patterns: [x]}\n"
 					    "  ui: {weight: 0.7, patterns: [x]}\n"
 					    "  test: {weight: 0.9, patterns: ['^x$']}\n", 0);
-	assert_string_equal(surface_of(rf, "ax"), "docs");
+	assert_string_equal(surface_of(rf, "a-x"), "docs");
 	assert_string_equal(surface_of(rf, "x"), "test");
 	assert_string_equal(riskfloor_sha256(rf), "");
 	riskfloor_free(rf);
@@ -159,6 +159,65 @@ static void bad_rules_are_usage_errors(void **state)
 	assert_non_null(strstr(rtk_error_message(), "unknown surface 'none'"));
 }
 
+/* Patterns match whole words of a path (issue 25, item 6): never inside a word, as auth inside author. */
+static void patterns_match_whole_words(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		/* a word's edge: '/', '.', '-', '_', the path's ends, a camelCase step */
+		{ "src/auth.c", "auth" },                      { "auth", "auth" },
+		{ "lib/user-auth.ts", "auth" },                { "lib/user_auth.py", "auth" },
+		{ "src/UserAuth.tsx", "auth" },                { "src/AuthProvider.tsx", "auth" },
+		{ "src/HTTPAuthGuard.java", "auth" },          { "src/OAuth.java", "auth" },
+		{ "src/v2Auth.go", "auth" },                   { "SRC/AUTH/X.C", "auth" },
+		/* inside a word: no match */
+		{ "src/author.c", "none" },                    { "AUTHORS", "none" },
+		{ "crates/ruff_linter/src/rules/flake8_todos/snapshots/ruff_linter__rules__flake8_todos__tests__missing-todo-author_TD002.py.snap",
+		  "none" },
+		{ "src/tokenizer.rs", "none" },               { "src/Tokenizer.java", "none" },
+		{ "lib/composables/x.js", "none" },            { "src/reseeded.c", "none" },
+		{ "packages/vitest/x.js", "none" },            { "q.sqlx", "none" },
+		/* the forms the table names */
+		{ "lib/authn.c", "auth" },                     { "lib/authz/policy.go", "auth" },
+		{ "src/authentication.py", "auth" },           { "src/authorize.ts", "auth" },
+		{ "oauth2/client.go", "auth" },                { "src/sessions.py", "auth" },
+		{ "app/migrations/0001_initial.py", "data" },  { "db/seeders/users.php", "data" },
+		{ "src/entities/user.ts", "data" },            { "src/repositories/users.ts", "data" },
+		{ "schemas/user.json", "data" },               { "db.sqlite3", "data" },
+		{ ".dockerignore", "infra" },                  { "k8s.d/deployment.yaml", "infra" },
+		{ "guide.mdx", "docs" },
+	};
+	struct riskfloor *rf = shipped();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *got = surface_of(rf, cases[i][0]);
+		if (strcmp(got, cases[i][1]))
+			fail_msg("%s: expected %s, got %s", cases[i][0], cases[i][1], got);
+	}
+	riskfloor_free(rf);
+}
+
+/* A pattern that matches a separator at its own edge needs no word around it: \.sql after a name, pnpm- before one. */
+static void edges_of_separators(void **state)
+{
+	(void)state;
+	struct riskfloor *rf = compile_yaml("threshold: 0.5\nsurfaces:\n"
+					    "  data: {weight: 0.9, patterns: ['\\.sql', 'pnpm-', '/x/']}\n", 0);
+	assert_string_equal(surface_of(rf, "db/init.sql"), "data");
+	assert_string_equal(surface_of(rf, "pnpm-lock.yaml"), "data");
+	assert_string_equal(surface_of(rf, "a/x/b"), "data");
+	assert_string_equal(surface_of(rf, "db/init.sqlx"), "none");
+	assert_string_equal(surface_of(rf, "apnpm-lock.yaml"), "none");
+	riskfloor_free(rf);
+}
+
+/* A pattern closing a parenthesis it did not open is refused: it would reach into the alternation it joins. */
+static void a_pattern_must_stand_alone(void **state)
+{
+	(void)state;
+	compile_yaml("threshold: 0.5\nsurfaces: {auth: {weight: 1, patterns: ['a)|(b']}}\n", RTK_EXIT_USAGE);
+	assert_non_null(strstr(rtk_error_message(), "t.yaml: surface auth: bad regular expression 'a)|(b'"));
+}
+
 static void patterns_one_by_one(void **state)
 {
 	(void)state;
@@ -168,6 +227,7 @@ static void patterns_one_by_one(void **state)
 					    "  auth: {weight: 1, patterns: [auth, login]}\n", 0);
 	const char *surface;
 	size_t hits[4] = { 0 };
+	assert_int_equal(riskfloor_prepare_patterns(rf), 0);
 	assert_int_equal(riskfloor_pattern_count(rf), 4);
 	assert_string_equal(riskfloor_pattern(rf, 0, &surface), "auth");
 	assert_string_equal(surface, "auth");
@@ -196,6 +256,9 @@ static void patterns_one_by_one(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(patterns_one_by_one),
 	cmocka_unit_test(shipped_table_classifies_each_surface),
+	cmocka_unit_test(patterns_match_whole_words),
+	cmocka_unit_test(edges_of_separators),
+	cmocka_unit_test(a_pattern_must_stand_alone),
 	cmocka_unit_test(highest_weight_wins_for_one_path),
 	cmocka_unit_test(risk_object_names_the_surface_and_its_files),
 	cmocka_unit_test(threshold_is_inclusive_and_empty_needs_no_review),
