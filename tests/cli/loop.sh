@@ -38,7 +38,7 @@ check "each round names the item it worked on" test "$(jq -c '[.rounds[].item]' 
 check "each round lists what it ticked" test "$(jq -c '[.rounds[].ticked[]]' "$SCRATCH/out.json")" = '["Item 1 of the plan","Item 2 of the plan","Item 3 of the plan"]'
 check "each round lists its commit" test "$(jq -r '.rounds[].commits[]' "$SCRATCH/out.json" | tr '\n' ' ')" = "$(git -C "$SCRATCH/p" log --format=%H -3 --reverse | tr '\n' ' ')"
 check "the commits are the agent's" test "$(git -C "$SCRATCH/p" log --format=%s -3 | tr '\n' '|')" = "feat: Item 3 of the plan|feat: Item 2 of the plan|feat: Item 1 of the plan|"
-check "totals count rounds, commits, ticks" test "$(jq -c '.totals' "$SCRATCH/out.json")" = '{"rounds":3,"commits":3,"stashes":0,"ticked":3,"skipped":0,"rate_limit_waits":0}'
+check "totals count rounds, commits, ticks" test "$(jq -c '.totals' "$SCRATCH/out.json")" = '{"rounds":3,"commits":3,"stashes":0,"ticked":3,"skipped":0,"rate_limit_waits":0,"backoffs":0,"tokens_used":null,"tokens":{"input":null,"output":null,"cache_read":null,"cache_write":null}}'
 check "the final checklist is all done" test "$(jq -c '.checklist | [.open, .done, .skipped]' "$SCRATCH/out.json")" = '[0,3,0]'
 check "the items outside ## Checklist are left alone" grep -q '^- \[ \] not an item: outside the section$' "$SCRATCH/p/docs/plans/plan.md"
 log=$SCRATCH/p/$(jq -r '.rounds[1].log' "$SCRATCH/out.json")
