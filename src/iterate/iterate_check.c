@@ -400,6 +400,11 @@ static cJSON *round_row(struct check *c, const struct iterate_milestone *m, cons
 	cJSON_AddItemToObject(r, "tokens", t->usage.tokens >= 0 ? cJSON_CreateNumber(t->usage.tokens) : cJSON_CreateNull());
 	cJSON_AddItemToObject(r, "cost_usd", t->usage.cost_usd >= 0 ? cJSON_CreateNumber(t->usage.cost_usd) : cJSON_CreateNull());
 	cJSON_AddStringToObject(r, "log", t->log ? t->log : "");
+	if (t->profile) {
+		cJSON *p = cJSON_AddObjectToObject(r, "agent_profile");
+		cJSON_AddStringToObject(p, "name", profile_name(t->profile));
+		cJSON_AddStringToObject(p, "sha256", profile_sha256(t->profile));
+	}
 	cJSON_AddItemToArray(c->rounds, r);
 	return r;
 }

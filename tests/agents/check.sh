@@ -24,8 +24,9 @@
 #   hook/json       (claude) rtk capture registered as the Stop hook in .claude/settings.json gets the real
 #                   payload and writes its reflection.v1
 #   replan/json     rtk run-plan --replan with the real client writing the next plan
-#   accept/json     rtk iterate: Developer report, Acceptor ACCEPTED, ALL_FEATURES_COMPLETE, final ACCEPTED
-#   reject/json     rtk iterate: the Acceptor's REJECTED reason reaches the Developer's next round, then accepted
+#   accept/json     rtk iterate: Developer report, Acceptor ACCEPTED, ALL_FEATURES_COMPLETE, final ACCEPTED; the
+#                   milestone's text talks about rate limits (no false rate limit)
+#   reject/text     rtk iterate: the Acceptor's REJECTED reason reaches the Developer's next round, then accepted
 # The clients' own retries are capped (clients.sh, RETRIES 0) so that error cases take seconds; waits of
 # rtk are scaled down with RTK_TEST_WAIT_SCALE. Cases of persistent sessions (kill -9 mid-round, the
 # resumed conversation) go in the section marked "sessions" below.
@@ -48,7 +49,7 @@ shift $((OPTIND - 1))
 selectors=("$@")
 
 CLIENTS="claude codex gemini"
-CASES="plan/json 429/text 429/json 529/text 529/json 401/text 401/json words/text words/json noop/json hook/json replan/json accept/json reject/json"
+CASES="plan/json 429/text 429/json 529/text 529/json 401/text 401/json words/text words/json noop/json hook/json replan/json accept/json reject/text"
 
 # wanted CLIENT CASE/MODE: whether the case applies to the client and was asked for.
 wanted() {
@@ -305,13 +306,13 @@ case_replan() {
 	is "the blocker card's path reached it" "$(grep -c 'thinking/blocker.latest.yaml' "$D/requests.jsonl" | awk '{print ($1 > 0)}')" 1
 }
 
-# iterate_project CLIENT: one milestone, one feature; both roles are the client.
+# iterate_project CLIENT MODE: one milestone, one feature, its text about rate limits; both roles are the client.
 iterate_project() {
 	bash "$top/tests/fixtures/iterate/make_project.sh" "$D/iproj" --order M1 >/dev/null || return 1
 	rm -rf "$D/proj" && mv "$D/iproj" "$D/proj"
-	printf '# M1\n\n## Goal\nGreet.\n\n## Features\n- alpha\n\n## Acceptance Criteria\n- features/alpha.txt says hello\n' >"$D/proj/.anima/milestones/M1.md"
+	printf '# M1\n\n## Goal\nAdd rate limiting to the login endpoint: on HTTP 429 Too Many Requests ("rate limit exceeded, try again in 5 minutes") the client waits.\n\n## Features\n- alpha\n\n## Acceptance Criteria\n- features/alpha.txt says hello\n' >"$D/proj/.anima/milestones/M1.md"
 	local cmd
-	cmd=$(agent_cmd "$1" json)
+	cmd=$(agent_cmd "$1" "$2")
 	jq --arg c "$cmd" '.developer_command = $c | .acceptor_command = $c' "$D/proj/.anima/config.json" >"$D/config.json" &&
 		mv "$D/config.json" "$D/proj/.anima/config.json"
 	git -C "$D/proj" add -A && git -C "$D/proj" commit -qm "one feature"
@@ -324,7 +325,7 @@ dev_round() { # CLIENT TEXT
 }
 
 case_iterate() { # CLIENT MODE accept|reject
-	iterate_project "$1" || { bad "no project"; return; }
+	iterate_project "$1" "$2" || { bad "no project"; return; }
 	{
 		echo "["
 		if [ "$3" = reject ]; then
@@ -341,6 +342,7 @@ case_iterate() { # CLIENT MODE accept|reject
 	RC=$?
 	unserve
 	is "exit 0, the milestone completed" "$RC $(jqr '.projects[0].pass.milestones[0].status')" '0 "completed"'
+	is "no round rate limited by the milestone's words" "$(jqr '[.projects[0].pass.rounds[] | select(.verdict == "rate_limited")] | length')" 0
 	if [ "$3" = reject ]; then
 		is "the verdicts" "$(jqr '[.projects[0].pass.rounds[] | .role + ":" + .verdict]')" \
 			'["developer:report","acceptor:rejected","developer:report","acceptor:accepted","developer:complete","final:accepted"]'
@@ -352,7 +354,10 @@ print(sum("must say hello, not hi" in json.dumps(r["body"]) for r in reqs[3:]) >
 		is "the verdicts" "$(jqr '[.projects[0].pass.rounds[] | .role + ":" + .verdict]')" \
 			'["developer:report","acceptor:accepted","developer:complete","final:accepted"]'
 	fi
-	is "the milestone's tokens count the cache" "$(jq '.tokens_used > 0' "$D/proj/.anima/milestones/M1.json")" true
+	# usage is in the JSON modes only
+	[ "$2" = text ] || is "the milestone's tokens_used is what the server reported, the cache included" \
+		"$(jq .tokens_used "$D/proj/.anima/milestones/M1.json")" "$(server_tokens "$1")"
+	is "each round names the client's profile" "$(jqr "[.projects[0].pass.rounds[].agent_profile.name] | unique")" "[\"$1\"]"
 }
 
 # --- sessions (issue 26 item 4, branch ag-sessions): kill -9 mid-round and the resumed sessions, the REJECTED
