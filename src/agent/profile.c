@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The shipped profiles, in the order a program name is looked up (generic names none). */
 static const char *const shipped_names[] = { "claude", "codex", "gemini", "generic" };
@@ -32,6 +33,7 @@ static const char known_keys[] =
 struct profile_set {
 	struct profile *shipped[SHIPPED_COUNT];
 	struct profile *given;       /* a profile file named by --agent-profile, when one was */
+	struct stat given_stat;      /* that file when it was loaded */
 	const char **scrub;          /* the union of env_scrub, NULL-terminated */
 };
 
@@ -562,10 +564,21 @@ static int choose_forced(struct profile_set *set, const char *forced, const stru
 	struct rtk_strbuf names = { 0 };
 	int rc;
 	if (strchr(forced, '/') || (n > 5 && !strcmp(forced + n - 5, ".yaml"))) {
+		struct stat st;
+		bool have = stat(forced, &st) == 0;
+		/* the same file, unchanged: the one loaded (iterate chooses for every turn, and holds the last) */
+		if (set->given && have && !strcmp(profile_source(set->given), forced) && st.st_dev == set->given_stat.st_dev &&
+		    st.st_ino == set->given_stat.st_ino && st.st_size == set->given_stat.st_size &&
+		    st.st_mtim.tv_sec == set->given_stat.st_mtim.tv_sec && st.st_mtim.tv_nsec == set->given_stat.st_mtim.tv_nsec) {
+			*out = set->given;
+			return 0;
+		}
 		profile_free(set->given);
 		set->given = NULL;
 		if ((rc = load_file(forced, forced, &set->given)))
 			return rc;
+		if (have)
+			set->given_stat = st;
 		*out = set->given;
 		return 0;
 	}

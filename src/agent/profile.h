@@ -29,7 +29,8 @@ void profile_set_free(struct profile_set *set);
 /*
  * The profile for command (an agent command line, run with /bin/sh -c): forced when not NULL (a
  * shipped profile's name, or a path to a profile file: one holding a '/' or ending in .yaml, loaded
- * and kept in set), else the shipped profile naming the command's program (the file name of its first
+ * and kept in set; chosen again while unchanged, it is the same profile, and one chosen earlier stays
+ * valid until the file changes and is chosen again), else the shipped profile naming the command's program (the file name of its first
  * word, past NAME=VALUE words and wrappers such as env, exec, nice, timeout, npx PACKAGE, node
  * SCRIPT), else PROFILE_DEFAULT. *chosen_by gets "option", "program" or "default". 0, or
  * RTK_EXIT_USAGE for a forced name that is no profile (naming the known ones).

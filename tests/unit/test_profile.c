@@ -90,7 +90,7 @@ static void choosing_by_program(void **state)
 static void profile_files(void **state)
 {
 	char dir[64], path[128];
-	const struct profile *p;
+	const struct profile *p, *again;
 	const char *by;
 	FILE *f;
 	(void)state;
@@ -105,6 +105,9 @@ static void profile_files(void **state)
 	assert_string_equal(by, "option");
 	assert_int_equal(strlen(profile_sha256(p)), 64);
 	assert_string_not_equal(profile_sha256(p), profile_sha256(profile_find(set, "generic")));
+	/* chosen again unchanged (iterate chooses for each turn): the same profile, still valid */
+	assert_int_equal(profile_choose(set, "kiro-cli", path, &again, &by), 0);
+	assert_ptr_equal(again, p);
 	/* a misspelt key is an error naming its line, not a setting left at its default */
 	assert_non_null(f = fopen(path, "w"));
 	fputs("name: kiro\ntrouble:\n  rate_limit_wait_second: 60\n", f);
