@@ -12,10 +12,12 @@
 
 static struct iteratecli_opts {
 	struct rtk_opt_list projects;
+	const char *agent_profile;
 } o;
 
 static const struct rtk_opt options[] = {
 	RTK_OPT_LIST(0, "project", &o.projects, "DIR", "the project's root, holding .anima/ (repeatable for run, status and watch; default: the current folder)"),
+	RTK_OPT_STRING(0, "agent-profile", &o.agent_profile, "NAME", "read both agents as claude, codex, gemini or generic, or with the profile FILE (default: chosen by each command's program)"),
 	RTK_OPT_END(),
 };
 
@@ -105,7 +107,7 @@ static int iteratecli_status_all(cJSON *projects)
 static int iteratecli_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	static const char *const here[] = { ".", NULL };
-	struct iterate_opts io = { .on_note = iteratecli_note, .cancel = &interrupted };
+	struct iterate_opts io = { .on_note = iteratecli_note, .cancel = &interrupted, .agent_profile = o.agent_profile };
 	struct sigaction sa = { .sa_handler = on_signal };
 	cJSON *result = NULL, *projects, *one = NULL;
 	const char *command = argc ? argv[0] : NULL;

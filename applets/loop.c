@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static struct loopcli_opts {
-	const char *plan, *agent, *prompt, *round_timeout, *reflect_spool;
+	const char *plan, *agent, *agent_profile, *prompt, *round_timeout, *reflect_spool;
 	long max_rounds, no_progress_limit;
 	bool continue_session;
 } o = { .no_progress_limit = 3, .round_timeout = "60min" };
@@ -21,6 +21,7 @@ static struct loopcli_opts {
 static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "plan", &o.plan, "FILE", "the plan (default: the path in docs/plans/.active)"),
 	RTK_OPT_STRING(0, "agent", &o.agent, "COMMAND", "the agent, run with /bin/sh -c, the prompt on stdin (default $RTK_AGENT, else loop.agent of ~/.config/rtk/config.yaml)"),
+	RTK_OPT_STRING(0, "agent-profile", &o.agent_profile, "NAME", "read the agent as claude, codex, gemini or generic, or with the profile FILE (default: chosen by the agent's program)"),
 	RTK_OPT_STRING(0, "prompt", &o.prompt, "FILE", "the prompt template (default data/prompts/loop.txt)"),
 	RTK_OPT_INT(0, "max-rounds", &o.max_rounds, "N", "stop after N rounds, exit 5 (default: no limit)"),
 	RTK_OPT_INT(0, "no-progress-limit", &o.no_progress_limit, "N", "stop after N rounds in a row without progress, exit 4 (default 3)"),
@@ -131,7 +132,7 @@ static int loopcli_check_options(int argc, struct loop_opts *lo)
 		return rtk_fail(RTK_EXIT_USAGE, "--round-timeout: %s", rtk_error_message());
 	if (!o.agent)
 		o.agent = loopcli_default_agent();
-	*lo = (struct loop_opts){ .plan = o.plan, .agent = o.agent, .prompt = o.prompt, .max_rounds = o.max_rounds,
+	*lo = (struct loop_opts){ .plan = o.plan, .agent = o.agent, .agent_profile = o.agent_profile, .prompt = o.prompt, .max_rounds = o.max_rounds,
 				  .no_progress_limit = o.no_progress_limit, .round_timeout_ms = seconds * 1000,
 				  .reflect_spool = o.reflect_spool, .continue_session = o.continue_session, .on_note = loopcli_note,
 				  .cancel = &interrupted };
@@ -145,6 +146,7 @@ static void loopcli_parameters(cJSON *result)
 	cJSON *p = cJSON_GetObjectItemCaseSensitive(result, "parameters");
 	cJSON_AddItemToObject(p, "plan", o.plan ? cJSON_CreateString(o.plan) : cJSON_CreateNull());
 	cJSON_AddItemToObject(p, "agent", o.agent ? cJSON_CreateString(o.agent) : cJSON_CreateNull());
+	cJSON_AddItemToObject(p, "agent_profile", o.agent_profile ? cJSON_CreateString(o.agent_profile) : cJSON_CreateNull());
 	cJSON_AddItemToObject(p, "prompt", o.prompt ? cJSON_CreateString(o.prompt) : cJSON_CreateNull());
 	cJSON_AddNumberToObject(p, "max_rounds", (double)o.max_rounds);
 	cJSON_AddNumberToObject(p, "no_progress_limit", (double)o.no_progress_limit);

@@ -13,7 +13,7 @@
 
 static struct run_plan_opts {
 	const char *plan, *mode, *sandbox_root, *project_root, *state_dir, *latch, *step_timeout, *isolate;
-	const char *rules, *secrets, *replan;
+	const char *rules, *secrets, *replan, *agent_profile;
 	struct rtk_opt_list exclude;
 	long max_retries;
 	bool keep_sandbox, network, unlatch;
@@ -34,6 +34,7 @@ static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "rules", &o.rules, "FILE", "rules merged over data/rules/run-plan.yaml"),
 	RTK_OPT_STRING(0, "secrets", &o.secrets, "FILE", "secret patterns merged over data/rules/secrets.yaml"),
 	RTK_OPT_STRING(0, "replan", &o.replan, "COMMAND", "after a failed step, run COMMAND to write a new plan, and run it again"),
+	RTK_OPT_STRING(0, "agent-profile", &o.agent_profile, "NAME", "with --replan: read the re-plan agent as claude, codex, gemini or generic, or with the profile FILE (default: chosen by its program)"),
 	RTK_OPT_INT(0, "max-retries", &o.max_retries, "N", "with --replan: re-plans at most (default 2)"),
 	RTK_OPT_BOOL(0, "unlatch", &o.unlatch, "remove the latch and print what it held; run nothing"),
 	RTK_OPT_END(),
@@ -135,7 +136,7 @@ static int run_plan_check_options(int argc, struct runplan_opts *ro)
 	*ro = (struct runplan_opts){ .plan = o.plan, .project = o.project_root, .state_dir = o.state_dir, .latch = o.latch,
 				     .sandbox_root = o.sandbox_root, .rules = o.rules, .secrets = o.secrets,
 				     .exclude = o.exclude.n ? o.exclude.v : NULL, .step_timeout_ms = seconds * 1000,
-				     .keep_sandbox = o.keep_sandbox, .network = o.network, .replan = o.replan,
+				     .keep_sandbox = o.keep_sandbox, .network = o.network, .replan = o.replan, .agent_profile = o.agent_profile,
 				     .max_retries = o.max_retries, .cancel = &interrupted,
 				     .mode = !strcmp(o.mode, "worktree") ? SANDBOX_WORKTREE : !strcmp(o.mode, "copy") ? SANDBOX_COPY : SANDBOX_AUTO,
 				     .isolate = strcmp(o.isolate, "bwrap") ? RUNPLAN_ISOLATE_NONE : RUNPLAN_ISOLATE_BWRAP };
@@ -163,6 +164,7 @@ static void run_plan_parameters(cJSON *result)
 	cJSON_AddItemToObject(p, "rules", o.rules ? cJSON_CreateString(o.rules) : cJSON_CreateNull());
 	cJSON_AddItemToObject(p, "secrets", o.secrets ? cJSON_CreateString(o.secrets) : cJSON_CreateNull());
 	cJSON_AddItemToObject(p, "replan", o.replan ? cJSON_CreateString(o.replan) : cJSON_CreateNull());
+	cJSON_AddItemToObject(p, "agent_profile", o.agent_profile ? cJSON_CreateString(o.agent_profile) : cJSON_CreateNull());
 	cJSON_AddNumberToObject(p, "max_retries", (double)o.max_retries);
 	cJSON_AddBoolToObject(p, "unlatch", o.unlatch);
 }

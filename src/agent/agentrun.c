@@ -1,23 +1,16 @@
-/* src/agent/agentrun.c — one agent run (loop, iterate): its output logged and redacted, its end kept, its rate limits read from stderr and its final event only. */
+/* src/agent/agentrun.c — one agent run (loop, iterate, run-plan): its output logged and redacted, its end kept, read through the client's profile; the waits between runs. */
 #include "config.h"
 #include "agentrun.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/progress.h"
 #include "lib/timeutil.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *const agentrun_env_scrub[] = {
-	"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SSE_PORT", /* Claude Code */
-	"CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED",              /* Codex */
-	"GEMINI_CLI",                                                   /* Gemini CLI */
-	NULL,
-};
-
-/* The last line of stdout may be a long JSON event; past this it is not kept (and not read). */
-enum { LAST_LINE_MAX = 1024 * 1024 };
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 static void keep_tail(struct agentrun *io, const char *text, size_t len, bool newline)
 {
@@ -43,45 +36,6 @@ static void keep_stdout(struct agentrun *io, const char *text, size_t len, bool 
 		rtk_strbuf_truncate(&io->reply, io->keep_stdout);
 		io->reply_cut = true;
 	}
-}
-
-/* stdout's last non-blank line, raw (the rate-limit parser decodes JSON itself). */
-static void keep_last(struct agentrun *io, const char *line, size_t len, unsigned flags)
-{
-	size_t i = 0;
-	if (io->last_done) {
-		while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
-			i++;
-		if (i == len)
-			return; /* a blank line does not replace the event before it */
-		if (line[i] != '{')
-			io->plain_stdout = true;
-		rtk_strbuf_truncate(&io->last, 0);
-	}
-	if (io->last.len + len <= LAST_LINE_MAX)
-		rtk_strbuf_put(&io->last, line, len);
-	io->last_done = !(flags & PROC_LINE_CUT);
-}
-
-/*
- * Only the agent's own error output can say it is rate-limited: its stdout may quote any file it read.
- * The line is read redacted, so the excerpt the hit keeps (a round's reason) holds no secret, nor the
- * start of one cut off at the excerpt's end.
- */
-static void read_stderr(struct agentrun *io, const char *line, size_t len)
-{
-	struct ratelimit_hit hit;
-	size_t clean_len;
-	char *clean;
-	if (io->hit.kind != RATELIMIT_NONE)
-		return;
-	if (!(clean = secrets_redact(io->redact.s, line, len, 0, &clean_len, NULL))) {
-		io->write_failed = true; /* no memory to redact with: no excerpt rather than a raw one */
-		return;
-	}
-	if (!ratelimit_parse(io->rl, clean, clean_len, rtk_time_now(), &hit) && hit.kind != RATELIMIT_NONE)
-		io->hit = hit, io->hit_source = "stderr";
-	free(clean);
 }
 
 /*
@@ -120,14 +74,12 @@ static enum proc_verdict on_output(void *user, enum proc_stream stream, const ch
 		keep_stdout(io, clean, clean_len, newline);
 	if (io->on_line)
 		io->on_line(io->user, clean, clean_len);
+	/* the profile reads the lines redacted: what it keeps may reach a result, a state file or a model */
+	profile_read_line(&io->reader, stream == PROC_STDERR ? PROFILE_STDERR : PROFILE_STDOUT, clean, clean_len, !newline);
 	free(clean);
 	if (newline && !(io->midline & (1u << stream)))
 		read_session(io, stream, line, len);
 	io->midline = newline ? io->midline & ~(1u << stream) : io->midline | (1u << stream);
-	if (stream == PROC_STDERR)
-		read_stderr(io, line, len);
-	else
-		keep_last(io, line, len, flags);
 	return PROC_CONTINUE;
 }
 
@@ -153,93 +105,93 @@ int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result
 		spec->stdin_data = clean, spec->stdin_len = clean_len;
 	}
 	spec->on_start = io->on_start ? on_started : NULL;
-	io->last_done = true;
+	profile_reader_init(&io->reader, io->profile);
 	spec->on_line = on_output;
 	spec->user = io;
 	rc = proc_run(spec, pr);
 	spec->stdin_data = prompt, spec->stdin_len = prompt_len;
 	free(clean);
-	return rc;
+	if (rc)
+		return rc;
+	if (profile_read_end(&io->reader, pr->exit_code, io->rl, io->redact.s, rtk_time_now(), &io->outcome))
+		io->write_failed = true; /* no memory to read it with: no trouble, no usage, rather than a guess */
+	if (io->outcome.incomplete)
+		io->write_failed = true;
+	io->plain_stdout = io->outcome.plain_stdout;
+	/* a final event longer than a piece of a line (Claude Code's result with a long answer) still names its session */
+	if (!io->session_id[0] && io->client && io->outcome.session_id && resume_id_valid(io->outcome.session_id) &&
+	    strlen(io->outcome.session_id) < sizeof(io->session_id))
+		strcpy(io->session_id, io->outcome.session_id);
+	if (io->outcome.trouble == PROFILE_TROUBLE_RATE_LIMIT)
+		io->hit = io->outcome.hit, io->hit_source = io->outcome.source;
+	return 0;
 }
 
-static double number_of(const cJSON *obj, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0 ? v->valuedouble : -1; /* cJSON reads 1e309 as inf */
-}
-
-/* Tokens as agents report them: tokens_used or total_tokens, else usage's input + output tokens. */
-static double tokens_of(const cJSON *event)
-{
-	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(event, "usage");
-	double t = number_of(event, "tokens_used"), in, out;
-	if (t < 0)
-		t = number_of(event, "total_tokens");
-	if (t >= 0 || !cJSON_IsObject(usage))
-		return t;
-	in = number_of(usage, "input_tokens"), out = number_of(usage, "output_tokens");
-	if (in < 0 && out < 0)
-		return number_of(usage, "total_tokens");
-	t = (in > 0 ? in : 0) + (out > 0 ? out : 0);
-	return isfinite(t) ? t : -1; /* two counts near DBL_MAX overflow: no count rather than infinity */
-}
-
-/*
- * The final event is read once, redacted, and everything taken from it comes from that: the result
- * (iterate's reply, which goes into the next prompt), the model, and a rate limit's excerpt (a round's
- * reason). Loop and iterate both read it here.
- */
 void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u)
 {
-	struct ratelimit_hit hit;
-	cJSON *event;
-	const cJSON *m, *result;
-	char *clean;
-	double cost;
-	*u = (struct agentrun_usage){ .tokens = -1, .duration_ms = -1, .cost_usd = -1 };
-	if (!io->last.len || io->last.failed)
-		return;
-	/* a final event longer than a piece of a line (Claude Code's result with a long answer) still names its session */
-	if (io->last_done)
-		read_session(io, PROC_STDOUT, io->last.s, io->last.len);
-	if (!(event = cJSON_ParseWithLength(io->last.s, io->last.len)))
-		return;
-	if (secrets_redact_json(io->redact.s, event, 0, NULL)) { /* untrusted: the agent wrote it */
-		io->write_failed = true; /* no memory to redact with: nothing of the event is kept */
-		cJSON_Delete(event);
-		return;
-	}
-	if (cJSON_IsObject(event)) {
-		if (io->hit.kind == RATELIMIT_NONE && (clean = cJSON_PrintUnformatted(event))) {
-			if (!ratelimit_parse(io->rl, clean, strlen(clean), rtk_time_now(), &hit) && hit.kind != RATELIMIT_NONE)
-				io->hit = hit, io->hit_source = "final_event";
-			free(clean);
-		}
-		u->tokens = tokens_of(event);
-		u->duration_ms = number_of(event, "duration_ms");
-		cost = number_of(event, "total_cost_usd");
-		u->cost_usd = cost >= 0 ? cost : number_of(event, "cost_usd");
-		m = cJSON_GetObjectItemCaseSensitive(event, "model");
-		if (cJSON_IsString(m) && *m->valuestring)
-			u->model = strdup(m->valuestring);
-		result = cJSON_GetObjectItemCaseSensitive(event, "result");
-		if (cJSON_IsString(result))
-			u->result = strdup(result->valuestring);
-	}
-	cJSON_Delete(event);
+	const struct profile_outcome *o = &io->outcome;
+	*u = (struct agentrun_usage){ .tokens = o->usage.total, .input_tokens = o->usage.input, .output_tokens = o->usage.output,
+				      .cache_read_tokens = o->usage.cache_read, .cache_write_tokens = o->usage.cache_write,
+				      .duration_ms = o->duration_ms, .cost_usd = o->cost_usd };
+	if ((o->model && !(u->model = strdup(o->model))) || (o->result && !(u->result = strdup(o->result))) ||
+	    (o->session_id && !(u->session_id = strdup(o->session_id))))
+		io->write_failed = true;
 }
 
 void agentrun_usage_free(struct agentrun_usage *u)
 {
 	free(u->model);
 	free(u->result);
-	u->model = u->result = NULL;
+	free(u->session_id);
+	u->model = u->result = u->session_id = NULL;
 }
 
 void agentrun_free(struct agentrun *io)
 {
 	rtk_strbuf_free(&io->tail);
-	rtk_strbuf_free(&io->last);
 	rtk_strbuf_free(&io->reply);
+	profile_reader_free(&io->reader);
+	profile_outcome_free(&io->outcome);
 	secrets_stream_free(&io->redact);
+}
+
+uint32_t agentrun_random(void)
+{
+	uint32_t r = 0;
+	struct timespec now;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint32_t)now.tv_nsec ^ (uint32_t)getpid();
+}
+
+/* RTK_TEST_WAIT_SCALE (tests only): waits are multiplied by it, so 0.001 turns an hour into 3.6 s. */
+static double wait_scale(void)
+{
+	const char *s = getenv("RTK_TEST_WAIT_SCALE");
+	char *end;
+	double v = s && *s ? strtod(s, &end) : 1;
+	return s && *s && !*end && v >= 0 && v <= 1 ? v : 1;
+}
+
+bool agentrun_wait(int64_t seconds, volatile sig_atomic_t *cancel, struct rtk_progress *meter)
+{
+	struct timespec end, now;
+	double total = (double)seconds * wait_scale();
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)total;
+	end.tv_nsec += (long)((total - (double)(int64_t)total) * 1e9);
+	if (end.tv_nsec >= 1000000000L)
+		end.tv_sec++, end.tv_nsec -= 1000000000L;
+	for (;;) {
+		if (cancel && *cancel)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t left_ms = (int64_t)(end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left_ms <= 0)
+			return true;
+		struct timespec step = { 0, (left_ms > 100 ? 100 : left_ms) * 1000000L };
+		nanosleep(&step, NULL);
+		rtk_progress_update(meter, 0);
+	}
 }

@@ -1,15 +1,19 @@
-/* src/agent/agentrun.h — one run of an agent CLI for loop and iterate: output logged and redacted, reply and end kept, rate limits and usage read. */
+/* src/agent/agentrun.h — one run of an agent CLI for loop, iterate and run-plan: output logged and redacted, reply and end kept, read through its profile (usage, result, session, trouble). */
 #ifndef RTK_AGENTRUN_H
 #define RTK_AGENTRUN_H
 
 #include "exec/proc.h"
+#include "profile.h"
 #include "ratelimit.h"
 #include "resume.h"
 #include "rules/secrets.h"
+#include "lib/progress.h"
 #include "lib/strbuf.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Keeps this much of the end of the agent's output, both streams, for traces and views (bytes; cut to characters later). */
 #define AGENTRUN_TAIL_BYTES (16 * 1024)
@@ -20,6 +24,7 @@ typedef void (*agentrun_line_fn)(void *user, const char *line, size_t len);
 struct agentrun {
 	/* in */
 	int log_fd;                     /* every line, redacted, goes here */
+	const struct profile *profile;  /* how the client's output is read (profile_choose) */
 	const struct ratelimit *rl;
 	struct secrets_stream redact;   /* every line is redacted before it is logged, kept or shown */
 	agentrun_line_fn on_line;       /* NULL: none */
@@ -31,11 +36,11 @@ struct agentrun {
 	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */
 	struct rtk_strbuf reply;        /* the end of stdout, redacted (when keep_stdout) */
 	bool reply_cut;                 /* reply lost its beginning to keep_stdout */
-	struct rtk_strbuf last;         /* stdout's last non-blank line, raw: the final structured event (read it with agentrun_final_event) */
-	bool last_done;                 /* last holds a whole line (a new piece starts a new line) */
-	bool plain_stdout;              /* a non-blank stdout line was not a JSON object: the final event is not the whole reply */
-	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE; its excerpt is redacted */
-	const char *hit_source;         /* "stderr" or "final_event" */
+	struct profile_reader reader;   /* the output as the profile reads it */
+	struct profile_outcome outcome; /* what the profile read, once the run has ended */
+	bool plain_stdout;              /* a non-blank stdout line was not JSON: the final event is not the whole reply */
+	struct ratelimit_hit hit;       /* outcome's rate limit, or RATELIMIT_NONE; its excerpt is redacted */
+	const char *hit_source;         /* where the client reported it: "final_event", "stdout", "stderr" */
 	char session_id[RESUME_ID_MAX + 1]; /* the first session id the client reported (resume_id_from_line), "" when none */
 	unsigned midline;               /* the streams (1 << proc_stream) whose last piece was cut: the next piece ends a line, it is not one */
 	bool write_failed;
@@ -43,32 +48,36 @@ struct agentrun {
 
 /*
  * Runs spec (its on_line and user are set here) with io, its stdin (the prompt) redacted with
- * io->redact.s first; 0 or proc_run's error. Frees nothing of io.
+ * io->redact.s first, then reads its output through io->profile into io->outcome (and io->hit when
+ * it is a rate limit); 0 or proc_run's error. Frees nothing of io.
  */
 int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result *pr);
 
-/* What the agent's final structured event (stdout's last line, when it is a JSON object) reports. */
+/* What the agent's final structured event reports (counts, durations and costs are -1 when absent). */
 struct agentrun_usage {
-	double tokens;      /* tokens_used, total_tokens, or usage's input + output tokens; -1 when absent */
-	double duration_ms; /* -1 when absent */
-	double cost_usd;    /* total_cost_usd or cost_usd; -1 when absent */
+	double tokens;      /* tokens_used: the client's own total, else input + output + cache read + cache write */
+	double input_tokens, output_tokens, cache_read_tokens, cache_write_tokens; /* input excludes the cache */
+	double duration_ms;
+	double cost_usd;
 	char *model;        /* malloc'd, NULL when absent */
-	char *result;       /* the event's "result" text (Claude Code's answer), malloc'd, NULL when absent */
+	char *result;       /* the client's answer (Claude Code's "result"), malloc'd, NULL when absent */
+	char *session_id;   /* the client's session, a safe word (profile_session_id_ok), malloc'd, NULL when absent */
 };
 
-/*
- * Reads the final event into *u, and a rate limit it reports into io->hit, all of it redacted with
- * io->redact.s (the event's strings as decoded, untrusted). Free u with agentrun_usage_free.
- */
+/* Copies what io->outcome read into *u (after agentrun_run). Free u with agentrun_usage_free. */
 void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u);
 void agentrun_usage_free(struct agentrun_usage *u);
 
 void agentrun_free(struct agentrun *io);
 
+/* Random bits for a backoff's jitter (getrandom, else the clock). */
+uint32_t agentrun_random(void);
+
 /*
- * The variables removed from the agent's environment (NULL-terminated): the markers an agent CLI
- * sets for the programs it runs, on which a nested agent refuses to start or acts as a child.
+ * Sleeps seconds, waking early when *cancel (may be NULL) is set; false when it was. The test-only
+ * RTK_TEST_WAIT_SCALE (a number from 0 to 1) multiplies every wait, so tests never sleep for real.
+ * meter (may be NULL) is redrawn as it goes.
  */
-extern const char *const agentrun_env_scrub[];
+bool agentrun_wait(int64_t seconds, volatile sig_atomic_t *cancel, struct rtk_progress *meter);
 
 #endif

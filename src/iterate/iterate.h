@@ -26,6 +26,7 @@ struct iterate_opts {
 	void *user;
 	volatile sig_atomic_t *cancel; /* set by the caller's SIGINT/SIGTERM handler to the signal */
 	bool progress;                 /* a meter while an agent runs (lib/progress.h): not for the scheduler's threads, whose lines would mix */
+	const char *agent_profile;     /* a profile's name or file for both agents (--agent-profile); NULL: chosen by each command's program */
 };
 
 /*

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "iterate_internal.h"
 #include "agent/agentrun.h"
+#include "agent/profile.h"
 #include "agent/ratelimit.h"
 #include "agent/resume.h"
 #include "rules/secrets.h"
@@ -36,6 +37,7 @@ struct check {
 	const struct iterate_opts *o;
 	git_repository *repo;
 	struct ratelimit *rl;
+	struct profile_set *profiles;
 	struct secrets *secrets;
 	cJSON *rounds;  /* this pass's rounds, as the result lists them */
 	cJSON *touched; /* milestones started or resumed */
@@ -269,7 +271,7 @@ static enum ms_end pause_milestone(struct check *c, struct iterate_milestone *m,
 
 /* --- one agent run -------------------------------------------------------------------------------------- */
 
-enum agent_end { AGENT_REPLIED, AGENT_TIMED_OUT, AGENT_RATE_LIMITED, AGENT_INTERRUPTED };
+enum agent_end { AGENT_REPLIED, AGENT_TIMED_OUT, AGENT_RATE_LIMITED, AGENT_INTERRUPTED, AGENT_TRANSIENT, AGENT_FATAL };
 
 struct agent_turn {
 	const char *role;       /* "developer", "acceptor", "final" */
@@ -282,12 +284,15 @@ struct agent_turn {
 	struct proc_result pr;
 	struct agentrun_usage usage;
 	struct ratelimit_hit hit;
+	const struct profile *profile; /* how the agent's output was read */
+	char *trouble;          /* transient or fatal trouble in words ("claude: HTTP 401: Invalid API key"), NULL */
 	cJSON *row;             /* the round as the result lists it */
 };
 
 static void turn_free(struct agent_turn *t)
 {
 	free(t->text);
+	free(t->trouble);
 	free(t->log);
 	agentrun_usage_free(&t->usage);
 }
@@ -323,14 +328,18 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 	char *env[6] = { 0 }, *branch = NULL, title[96];
 	struct agentrun io = { .rl = c->rl, .redact = { .s = c->secrets }, .keep_stdout = ITERATE_REPLY_MAX,
 			       .on_start = record_agent, .user = c, .client = t->client };
-	int fd = open_log(c, m, t), rc = 0;
-	if (fd < 0)
+	const char *chosen_by;
+	int fd, rc = profile_choose(c->profiles, command, c->o ? c->o->agent_profile : NULL, &t->profile, &chosen_by);
+	if (rc)
+		return rc;
+	io.profile = t->profile;
+	if ((fd = open_log(c, m, t)) < 0)
 		return -fd;
 	if (asprintf(&branch, "milestone/%s", m->id) < 0 || asprintf(&env[0], "RTK_ITERATE_ROLE=%s", t->role) < 0 ||
 	    asprintf(&env[1], "RTK_ITERATE_MILESTONE=%s", m->id) < 0 || asprintf(&env[2], "RTK_ITERATE_ROUND=%ld", m->round) < 0 ||
 	    asprintf(&env[3], "RTK_ITERATE_BRANCH=%s", branch) < 0 || asprintf(&env[4], "RTK_ITERATE_PROJECT=%s", c->p.root) < 0)
 		rc = rtk_oom();
-	struct proc_spec spec = { .command = command, .cwd = c->p.root, .env_unset = agentrun_env_scrub,
+	struct proc_spec spec = { .command = command, .cwd = c->p.root, .env_unset = profile_env_scrub(c->profiles),
 				  .env_set = (const char *const *)env, .stdin_data = prompt, .stdin_len = strlen(prompt),
 				  .timeout_ms = c->p.cfg.agent_timeout_ms, .cancel = c->o ? c->o->cancel : NULL };
 	io.log_fd = fd;
@@ -360,7 +369,16 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 	}
 	t->end = t->pr.interrupted ? AGENT_INTERRUPTED
 		 : io.hit.kind != RATELIMIT_NONE ? AGENT_RATE_LIMITED
-		 : t->pr.timed_out ? AGENT_TIMED_OUT : AGENT_REPLIED;
+		 : t->pr.timed_out ? AGENT_TIMED_OUT
+		 : io.outcome.trouble == PROFILE_TROUBLE_TRANSIENT ? AGENT_TRANSIENT
+		 : io.outcome.trouble == PROFILE_TROUBLE_FATAL ? AGENT_FATAL : AGENT_REPLIED;
+	if (!rc && (t->end == AGENT_TRANSIENT || t->end == AGENT_FATAL)) {
+		char status[32] = "";
+		if (io.outcome.status)
+			snprintf(status, sizeof(status), "HTTP %d: ", io.outcome.status);
+		if (asprintf(&t->trouble, "%s: %s%s", profile_name(t->profile), status, io.outcome.excerpt) < 0)
+			t->trouble = NULL, rc = rtk_oom();
+	}
 	if (t->usage.tokens > 0)
 		m->tokens_used += t->usage.tokens;
 	if (t->usage.cost_usd > 0)
@@ -389,6 +407,11 @@ static cJSON *round_row(struct check *c, const struct iterate_milestone *m, cons
 	cJSON_AddStringToObject(r, "log", t->log ? t->log : "");
 	cJSON_AddItemToObject(r, "session_id", t->session_id[0] ? cJSON_CreateString(t->session_id) : cJSON_CreateNull());
 	cJSON_AddBoolToObject(r, "resumed", t->resumed);
+	if (t->profile) {
+		cJSON *p = cJSON_AddObjectToObject(r, "agent_profile");
+		cJSON_AddStringToObject(p, "name", profile_name(t->profile));
+		cJSON_AddStringToObject(p, "sha256", profile_sha256(t->profile));
+	}
 	cJSON_AddItemToArray(c->rounds, r);
 	return r;
 }
@@ -593,12 +616,38 @@ static int run_turn(struct check *c, struct iterate_milestone *m, struct agent_t
 static bool take_turn(struct check *c, struct iterate_milestone *m, struct agent_turn *t, const char *command,
 		      struct iterate_prompt_in *in, prompt_fn make, enum ms_end *end)
 {
-	if (run_turn(c, m, t, command, in, make)) {
+	for (unsigned attempt = 1;; attempt++) {
+		int64_t wait;
+		if (run_turn(c, m, t, command, in, make)) {
+			*end = MS_ERROR;
+			return true;
+		}
+		t->row = round_row(c, m, t);
+		if (t->end != AGENT_TRANSIENT)
+			break;
+		/* the API failed for a while: the same turn again after a backoff, not counted as a rejection */
+		row_verdict(t->row, "transient_error", NULL, NULL, t->trouble);
+		if (!(wait = profile_backoff_seconds(t->profile, attempt, agentrun_random()))) {
+			rtk_fail(RTK_EXIT_LIMIT, "milestone %s: the %s's API kept failing, past the %s profile's %u retries (%s)", m->id,
+				 t->role, profile_name(t->profile), profile_backoff_max_retries(t->profile), t->trouble ? t->trouble : "?");
+			*end = MS_ERROR;
+			return true;
+		}
+		note(c, "milestone %s: the %s hit a transient error (%s): backing off %lld s", m->id, t->role,
+		     t->trouble ? t->trouble : "?", (long long)wait);
+		if (!agentrun_wait(wait, c->o ? c->o->cancel : NULL, NULL)) {
+			*end = MS_INTERRUPTED;
+			return true;
+		}
+		turn_reset(t);
+	}
+	c->recovery = false;
+	if (t->end == AGENT_FATAL) {
+		row_verdict(t->row, "fatal_error", NULL, NULL, t->trouble);
+		rtk_fail(RTK_EXIT_FAILURE, "milestone %s: the %s cannot work, not retried: %s", m->id, t->role, t->trouble ? t->trouble : "?");
 		*end = MS_ERROR;
 		return true;
 	}
-	t->row = round_row(c, m, t);
-	c->recovery = false;
 	if (t->end == AGENT_INTERRUPTED) {
 		row_verdict(t->row, "interrupted", NULL, NULL, NULL);
 		*end = MS_INTERRUPTED;
@@ -920,7 +969,8 @@ static int open_check(struct check *c, const char *root, const struct iterate_op
 		return rc;
 	if ((rc = gitx_open(&c->repo, c->p.root)))
 		return rc;
-	if ((rc = ratelimit_load(NULL, &c->rl, sha)) || (rc = secrets_load(NULL, &c->secrets, sha)))
+	if ((rc = ratelimit_load(NULL, &c->rl, sha)) || (rc = secrets_load(NULL, &c->secrets, sha)) ||
+	    (rc = profile_set_load(&c->profiles)))
 		return rc;
 	if (!(c->rounds = cJSON_CreateArray()) || !(c->touched = cJSON_CreateArray()))
 		return rtk_oom();
@@ -933,6 +983,7 @@ static void close_check(struct check *c)
 	if (c->repo)
 		git_repository_free(c->repo);
 	ratelimit_free(c->rl);
+	profile_set_free(c->profiles);
 	secrets_free(c->secrets);
 	cJSON_Delete(c->rounds);
 	cJSON_Delete(c->touched);

@@ -17,44 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
-
-/* --- the clock: every wait goes through here ------------------------------------------------------- */
-
-/* RTK_TEST_WAIT_SCALE (tests only): waits are multiplied by it, so 0.001 turns an hour into 3.6 s. */
-static double wait_scale(void)
-{
-	const char *s = getenv("RTK_TEST_WAIT_SCALE");
-	char *end;
-	double v = s && *s ? strtod(s, &end) : 1;
-	return s && *s && !*end && v >= 0 && v <= 1 ? v : 1;
-}
-
-/* Sleeps seconds (scaled), waking early when *cancel is set; false when it was. Redraws meter as it goes. */
-static bool loop_wait(int64_t seconds, volatile sig_atomic_t *cancel, struct rtk_progress *meter)
-{
-	struct timespec end, now;
-	double total = (double)seconds * wait_scale();
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += (time_t)total;
-	end.tv_nsec += (long)((total - (double)(int64_t)total) * 1e9);
-	if (end.tv_nsec >= 1000000000L)
-		end.tv_sec++, end.tv_nsec -= 1000000000L;
-	for (;;) {
-		if (cancel && *cancel)
-			return false;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		int64_t left_ms = (int64_t)(end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
-		if (left_ms <= 0)
-			return true;
-		struct timespec step = { 0, (left_ms > 100 ? 100 : left_ms) * 1000000L };
-		nanosleep(&step, NULL);
-		rtk_progress_update(meter, 0);
-	}
-}
 
 /* --- set-up ---------------------------------------------------------------------------------------- */
 
@@ -144,6 +109,9 @@ static int setup(struct loop_state *st)
 	int rc;
 	if (!st->o->agent || !*st->o->agent)
 		return rtk_fail(RTK_EXIT_USAGE, "no agent: give --agent 'COMMAND' or set RTK_AGENT");
+	if ((rc = profile_set_load(&st->profiles)) ||
+	    (rc = profile_choose(st->profiles, st->o->agent, st->o->agent_profile, &st->profile, &st->profile_chosen_by)))
+		return rc;
 	if ((rc = resolve_plan(st)) || (rc = check_plan(st)) || (rc = open_repo(st)) || (rc = load_prompt(st)) ||
 	    (rc = ratelimit_load(NULL, &st->rl, sha)) || (rc = secrets_load(NULL, &st->secrets, sha)))
 		return rc;
@@ -351,14 +319,31 @@ static int open_log(struct loop_state *st, struct loop_round *r)
 	return fd;
 }
 
+/* Adds a count to a total that starts absent (-1). */
+static void add_count(double *total, double n)
+{
+	if (n >= 0)
+		*total = (*total < 0 ? 0 : *total) + n;
+}
+
+static void add_tokens(struct loop_state *st, const struct agentrun_usage *u)
+{
+	add_count(&st->tokens.tokens, u->tokens);
+	add_count(&st->tokens.input_tokens, u->input_tokens);
+	add_count(&st->tokens.output_tokens, u->output_tokens);
+	add_count(&st->tokens.cache_read_tokens, u->cache_read_tokens);
+	add_count(&st->tokens.cache_write_tokens, u->cache_write_tokens);
+}
+
 /* One run of the agent for round r with command, its output into fd. 0 or agentrun_run's error. */
 static int round_run(struct loop_state *st, struct loop_round *r, const char *command, const char *prompt, int fd)
 {
-	struct proc_spec spec = { .command = command, .env_unset = agentrun_env_scrub, .timeout_ms = st->o->round_timeout_ms,
+	struct proc_spec spec = { .command = command, .env_unset = profile_env_scrub(st->profiles), .timeout_ms = st->o->round_timeout_ms,
 				  .cancel = st->o->cancel, .stdin_data = prompt, .stdin_len = strlen(prompt) };
 	char title[64];
 	int rc;
-	r->io = (struct agentrun){ .log_fd = fd, .rl = st->rl, .redact = { .s = st->secrets }, .client = st->client };
+	r->io = (struct agentrun){ .log_fd = fd, .profile = st->profile, .rl = st->rl, .redact = { .s = st->secrets },
+				   .client = st->client };
 	if (st->o->on_line)
 		r->io.on_line = stream_line, r->io.user = r;
 	snprintf(title, sizeof(title), "round %ld: waiting for agent", r->n);
@@ -420,6 +405,7 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 	if (r->io.write_failed)
 		rtk_warn("round %ld: the log %s is incomplete (a write failed)", r->n, r->log);
 	agentrun_final_event(&r->io, &r->usage);
+	add_tokens(st, &r->usage);
 	return true;
 }
 
@@ -427,8 +413,10 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 static bool round_judge(struct loop_state *st, struct loop_round *r)
 {
 	git_repository *repo;
+	enum profile_trouble trouble = r->io.outcome.trouble;
 	struct loop_facts f = { .interrupted = r->pr.interrupted, .timed_out = r->pr.timed_out,
-				.rate_limited = r->io.hit.kind != RATELIMIT_NONE };
+				.rate_limited = trouble == PROFILE_TROUBLE_RATE_LIMIT, .transient = trouble == PROFILE_TROUBLE_TRANSIENT,
+				.fatal = trouble == PROFILE_TROUBLE_FATAL };
 	int rc;
 	bool plan_ok = read_plan(st, r, &r->after, "after");
 	if (plan_ok && checklist_diff(&r->before, &r->after, &r->diff))
@@ -475,28 +463,68 @@ static void round_trace(struct loop_state *st, struct loop_round *r)
 	cJSON_Delete(t);
 }
 
-/* A rate limit: wait until the time it gave (or the rules' default), plus a little jitter. */
+/* Waits seconds (with a meter), and stops the loop when interrupted meanwhile. */
+static void wait_out(struct loop_state *st, int64_t seconds, const char *title, const char *what)
+{
+	struct rtk_progress *meter = rtk_progress_start_timer(title);
+	bool waited_out = agentrun_wait(seconds, st->o->cancel, meter);
+	rtk_progress_stop(&meter, waited_out);
+	if (!waited_out)
+		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted while waiting for %s to pass", what);
+}
+
+/* A rate limit: wait until the time it gave (or the profile's default), plus a little jitter. */
 static void round_wait(struct loop_state *st, struct loop_round *r)
 {
 	int64_t now = rtk_time_now(), wait = r->io.hit.resume_at > now ? r->io.hit.resume_at - now : 0;
-	unsigned char j = 0;
 	int64_t spread = wait / 10 < 30 ? wait / 10 + 1 : 30;
-	if (getrandom(&j, 1, 0) != 1)
-		j = (unsigned char)getpid();
-	r->wait_seconds = wait + (int64_t)j % spread;
+	r->wait_seconds = wait + (int64_t)(agentrun_random() % (uint32_t)spread);
 	st->waits++;
 	note(st, "round %ld: rate limited (%s): waiting %lld s", r->n, r->io.hit.signal, (long long)r->wait_seconds);
-	struct rtk_progress *waited = rtk_progress_start_timer("waiting for the rate limit");
-	bool waited_out = loop_wait(r->wait_seconds, st->o->cancel, waited);
-	rtk_progress_stop(&waited, waited_out);
-	if (!waited_out)
-		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted while waiting for a rate limit to pass");
+	wait_out(st, r->wait_seconds, "waiting for the rate limit", "a rate limit");
+}
+
+/* The client's trouble in words for a note or a stop: "claude: HTTP 529 (overloaded_error): API Error: ...". */
+static char *trouble_words(const struct loop_state *st, const struct loop_round *r)
+{
+	const struct profile_outcome *o = &r->io.outcome;
+	char *text = NULL, status[32] = "";
+	if (o->status)
+		snprintf(status, sizeof(status), "HTTP %d: ", o->status);
+	if (asprintf(&text, "%s: %s%s%s%s%s", profile_name(st->profile), status, o->error_type ? o->error_type : "",
+		     o->error_type ? ": " : "", o->excerpt, "") < 0)
+		return NULL;
+	return text;
+}
+
+/* Transient trouble: back off (doubling, capped, jittered), or stop once the profile's retries are used up. */
+static void round_backoff(struct loop_state *st, struct loop_round *r)
+{
+	char *words = trouble_words(st, r);
+	int64_t wait = profile_backoff_seconds(st->profile, ++st->transient_streak, agentrun_random());
+	if (!wait) {
+		stop(st, "transient_limit", RTK_EXIT_LIMIT, "round %ld: the agent's API kept failing for %u rounds in a row, "
+		     "past the %s profile's %u retries (%s)", r->n, st->transient_streak, profile_name(st->profile),
+		     profile_backoff_max_retries(st->profile), words ? words : "?");
+	} else {
+		r->wait_seconds = wait;
+		st->backoffs++;
+		note(st, "round %ld: transient error (%s): backing off %lld s (retry %u of %u)", r->n, words ? words : "?",
+		     (long long)wait, st->transient_streak, profile_backoff_max_retries(st->profile));
+		wait_out(st, wait, "backing off", "a backoff");
+	}
+	free(words);
 }
 
 static void round_decide(struct loop_state *st, struct loop_round *r)
 {
 	if (r->verdict == LOOP_INTERRUPTED || (st->o->cancel && *st->o->cancel))
 		stop(st, "interrupted", 128 + (int)*st->o->cancel, "interrupted in round %ld: the agent's process group was stopped", r->n);
+	if (r->io.outcome.trouble == PROFILE_TROUBLE_FATAL && !st->stop) {
+		char *words = trouble_words(st, r);
+		stop(st, "fatal", RTK_EXIT_FAILURE, "round %ld: the agent cannot work, not retried: %s", r->n, words ? words : "?");
+		free(words);
+	}
 	if (loop_verdict_counts_against(r->verdict))
 		st->streak++;
 	else if (r->verdict == LOOP_PROGRESS)
@@ -509,6 +537,10 @@ static void round_decide(struct loop_state *st, struct loop_round *r)
 		stop(st, "no_progress", RTK_EXIT_NO_PROGRESS, "%ld rounds in a row made no progress; stuck on: %s", st->streak,
 		     st->stuck ? st->stuck : "?");
 	}
+	if (r->io.outcome.trouble != PROFILE_TROUBLE_TRANSIENT)
+		st->transient_streak = 0;
+	else if (!st->stop)
+		round_backoff(st, r);
 	if (r->verdict == LOOP_RATE_LIMITED || (r->io.hit.kind != RATELIMIT_NONE && r->verdict == LOOP_PROGRESS))
 		if (!st->stop)
 			round_wait(st, r);
@@ -521,7 +553,9 @@ static void round_decide(struct loop_state *st, struct loop_round *r)
 
 static void run_round(struct loop_state *st, long n)
 {
-	struct loop_round r = { .o = st->o, .n = n, .usage = { .tokens = -1, .duration_ms = -1, .cost_usd = -1 } };
+	struct loop_round r = { .o = st->o, .n = n,
+				.usage = { .tokens = -1, .input_tokens = -1, .output_tokens = -1, .cache_read_tokens = -1,
+					   .cache_write_tokens = -1, .duration_ms = -1, .cost_usd = -1 } };
 	bool ran = round_start(st, &r) && round_agent(st, &r);
 	if (ran) {
 		round_judge(st, &r);
@@ -548,6 +582,7 @@ static void state_free(struct loop_state *st)
 	free(st->reason);
 	free(st->stuck);
 	ratelimit_free(st->rl);
+	profile_set_free(st->profiles);
 	secrets_free(st->secrets);
 	shipped_schema_free(st->trace_schema);
 	cJSON_Delete(st->rounds);
@@ -559,7 +594,9 @@ static void state_free(struct loop_state *st)
 
 int loop_run(const struct loop_opts *o, cJSON **result)
 {
-	struct loop_state st = { .o = o, .rounds = cJSON_CreateArray(), .unbacked = cJSON_CreateArray(), .vanished = cJSON_CreateArray() };
+	struct loop_state st = { .o = o, .rounds = cJSON_CreateArray(), .unbacked = cJSON_CreateArray(), .vanished = cJSON_CreateArray(),
+				 .tokens = { .tokens = -1, .input_tokens = -1, .output_tokens = -1, .cache_read_tokens = -1,
+					     .cache_write_tokens = -1, .duration_ms = -1, .cost_usd = -1 } };
 	int rc;
 	*result = NULL;
 	if (!st.rounds || !st.unbacked || !st.vanished) {

@@ -23,6 +23,7 @@ typedef void (*loop_note_fn)(void *user, const char *text);
 struct loop_opts {
 	const char *plan;              /* the plan; NULL: the path in LOOP_ACTIVE_FILE */
 	const char *agent;             /* the agent's command line, run with /bin/sh -c */
+	const char *agent_profile;     /* a profile's name or file (--agent-profile); NULL: chosen by the agent's program */
 	const char *prompt;            /* a prompt template file; NULL: LOOP_PROMPT */
 	long max_rounds;               /* 0: no limit */
 	long no_progress_limit;        /* rounds in a row without progress that stop the loop */
@@ -37,8 +38,9 @@ struct loop_opts {
 
 /*
  * Runs rounds until the plan's checklist has no open item (0), no_progress_limit rounds in a row
- * made no progress (RTK_EXIT_NO_PROGRESS), max_rounds were run (RTK_EXIT_LIMIT), the plan vanished
- * or a round could not be run (RTK_EXIT_FAILURE), or *cancel was set (128 + the signal). *result
+ * made no progress (RTK_EXIT_NO_PROGRESS), max_rounds were run or transient trouble outlasted the
+ * profile's backoff (RTK_EXIT_LIMIT), the plan vanished, a round could not be run or the agent
+ * reported fatal trouble (RTK_EXIT_FAILURE), or *cancel was set (128 + the signal). *result
  * gets the rtk.loop.v1 result (without the common envelope) in each of these cases, with the reason
  * recorded as well when the code is not 0. Before any round: RTK_EXIT_USAGE with *result NULL for
  * a plan without "## Checklist" or without an open item, no git repository, or no agent.

@@ -4,6 +4,7 @@
 
 #include "loop.h"
 #include "agent/agentrun.h"
+#include "agent/profile.h"
 #include "exec/proc.h"
 #include "agent/ratelimit.h"
 #include "agent/resume.h"
@@ -16,7 +17,7 @@
 
 #include <stdbool.h>
 
-/* What a round came to. Only progress resets the breaker; rate limits and interrupts do not count. */
+/* What a round came to. Only progress resets the breaker; the agent's trouble and interrupts do not count. */
 enum loop_verdict {
 	LOOP_PROGRESS,     /* an item ticked with a change to the code, or an item skipped */
 	LOOP_SUSPICIOUS,   /* an item ticked, but no file other than the plan changed */
@@ -24,17 +25,19 @@ enum loop_verdict {
 	LOOP_TIMED_OUT,    /* past --round-timeout: the agent's group was killed */
 	LOOP_RATE_LIMITED, /* the agent hit a rate limit (and made no progress): wait, and do not count it */
 	LOOP_INTERRUPTED,  /* rtk was told to stop */
+	LOOP_TRANSIENT,    /* the agent's API failed for a while (overloaded, 5xx, no connection): back off, do not count it */
+	LOOP_FATAL,        /* the agent cannot work (401/403, an unknown model, no such program): stop */
 };
 
 /* What the verdict is judged on. */
 struct loop_facts {
-	bool interrupted, timed_out, rate_limited;
+	bool interrupted, timed_out, rate_limited, transient, fatal;
 	size_t ticked, skipped; /* items newly done / newly skipped */
 	bool code_changed;      /* a file other than the plan differs from the round's start (committed or not) */
 };
 
 enum loop_verdict loop_judge(const struct loop_facts *f);
-/* "progress", "suspicious", "no_progress", "timed_out", "rate_limited", "interrupted". */
+/* "progress", "suspicious", "no_progress", "timed_out", "rate_limited", "interrupted", "transient_error", "fatal_error". */
 const char *loop_verdict_name(enum loop_verdict v);
 /* Whether the verdict is one more round without progress for the breaker. */
 bool loop_verdict_counts_against(enum loop_verdict v);
@@ -113,11 +116,16 @@ struct loop_state {
 	char run_id[RUNID_MAX];
 	char *plan, *plan_rel, *log_dir, *prompt;
 	struct ratelimit *rl;
+	struct profile_set *profiles;
+	const struct profile *profile; /* the agent's */
+	const char *profile_chosen_by; /* "option", "program", "default" */
 	struct secrets *secrets;
 	struct shipped_schema *trace_schema;
 	cJSON *rounds;
 	long streak;                  /* rounds in a row without progress */
-	size_t commits, stashes, ticked, skipped, waits;
+	size_t commits, stashes, ticked, skipped, waits, backoffs;
+	unsigned transient_streak;    /* rounds in a row with transient trouble */
+	struct agentrun_usage tokens; /* the rounds' token counts added up (each count -1 until one is reported) */
 	const char *stop;             /* why it stopped, once it has */
 	int exit;
 	char *reason, *stuck;

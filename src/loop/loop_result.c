@@ -59,6 +59,38 @@ static void add_number_or_null(cJSON *o, const char *name, double v)
 	cJSON_AddItemToObject(o, name, v >= 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
+/* The agent's trouble as its profile read it: what kind, where, the status and the client's words. */
+static cJSON *trouble_json(const struct loop_round *r)
+{
+	const struct profile_outcome *oc = &r->io.outcome;
+	cJSON *o;
+	char *valid;
+	if (oc->trouble == PROFILE_TROUBLE_NONE)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "kind", profile_trouble_name(oc->trouble));
+	cJSON_AddStringToObject(o, "source", oc->source ? oc->source : "");
+	cJSON_AddItemToObject(o, "status", oc->status ? cJSON_CreateNumber(oc->status) : cJSON_CreateNull());
+	valid = oc->error_type ? rtk_utf8_repair(oc->error_type, strlen(oc->error_type)) : NULL;
+	cJSON_AddItemToObject(o, "error_type", valid ? cJSON_CreateString(valid) : cJSON_CreateNull());
+	free(valid);
+	valid = rtk_utf8_repair(oc->excerpt, strlen(oc->excerpt)); /* read redacted */
+	cJSON_AddStringToObject(o, "excerpt", valid ? valid : "");
+	free(valid);
+	cJSON_AddNumberToObject(o, "wait_seconds", (double)r->wait_seconds);
+	return o;
+}
+
+/* Token counts: the total (tokens_used) and its parts, each null when the agent did not report it. */
+static void add_tokens(cJSON *o, const struct agentrun_usage *u)
+{
+	cJSON *t = cJSON_AddObjectToObject(o, "tokens");
+	add_number_or_null(t, "input", u->input_tokens);
+	add_number_or_null(t, "output", u->output_tokens);
+	add_number_or_null(t, "cache_read", u->cache_read_tokens);
+	add_number_or_null(t, "cache_write", u->cache_write_tokens);
+}
+
 cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r)
 {
 	cJSON *j = cJSON_CreateObject(), *commits;
@@ -82,7 +114,10 @@ cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r
 	cJSON_AddBoolToObject(j, "head_moved", r->head_moved);
 	cJSON_AddItemToObject(j, "stash", stash_json(st, r));
 	cJSON_AddItemToObject(j, "rate_limit", rate_limit_json(r));
+	cJSON_AddItemToObject(j, "trouble", trouble_json(r));
 	add_number_or_null(j, "tokens_used", r->usage.tokens);
+	add_tokens(j, &r->usage);
+	add_number_or_null(j, "cost_usd", r->usage.cost_usd);
 	add_number_or_null(j, "agent_duration_ms", r->usage.duration_ms);
 	cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
 	cJSON_AddItemToObject(j, "trace", r->trace ? cJSON_CreateString(r->trace) : cJSON_CreateNull());
@@ -114,6 +149,11 @@ cJSON *loop_result(struct loop_state *st)
 	cJSON_AddStringToObject(r, "run_id", st->run_id);
 	cJSON_AddStringToObject(r, "plan", st->plan);
 	cJSON_AddStringToObject(r, "log_dir", st->log_dir);
+	t = cJSON_AddObjectToObject(r, "agent_profile");
+	cJSON_AddStringToObject(t, "name", profile_name(st->profile));
+	cJSON_AddStringToObject(t, "source", profile_source(st->profile));
+	cJSON_AddStringToObject(t, "sha256", profile_sha256(st->profile));
+	cJSON_AddStringToObject(t, "chosen_by", st->profile_chosen_by);
 	cJSON_AddStringToObject(r, "stop_reason", st->stop);
 	cJSON_AddNumberToObject(r, "exit_code", st->exit);
 	cJSON_AddStringToObject(r, "reason", st->reason ? st->reason : "");
@@ -127,6 +167,9 @@ cJSON *loop_result(struct loop_state *st)
 	cJSON_AddNumberToObject(t, "ticked", (double)st->ticked);
 	cJSON_AddNumberToObject(t, "skipped", (double)st->skipped);
 	cJSON_AddNumberToObject(t, "rate_limit_waits", (double)st->waits);
+	cJSON_AddNumberToObject(t, "backoffs", (double)st->backoffs);
+	add_number_or_null(t, "tokens_used", st->tokens.tokens);
+	add_tokens(t, &st->tokens);
 	cJSON_AddItemToObject(r, "rounds", st->rounds);
 	st->rounds = NULL;
 	cJSON_AddItemToObject(r, "checklist", checklist_json(&st->final));

@@ -16,14 +16,19 @@ enum loop_verdict loop_judge(const struct loop_facts *f)
 		return LOOP_TIMED_OUT; /* whatever it ticked, a round cut off is not one to trust */
 	if ((f->ticked && f->code_changed) || (f->skipped && !f->ticked))
 		return LOOP_PROGRESS; /* a skip claims no work, so it needs no code; a tick does */
+	if (f->fatal)
+		return LOOP_FATAL;
 	if (f->rate_limited)
 		return LOOP_RATE_LIMITED;
+	if (f->transient)
+		return LOOP_TRANSIENT;
 	return f->ticked || f->skipped ? LOOP_SUSPICIOUS : LOOP_NO_PROGRESS;
 }
 
 const char *loop_verdict_name(enum loop_verdict v)
 {
-	static const char *const names[] = { "progress", "suspicious", "no_progress", "timed_out", "rate_limited", "interrupted" };
+	static const char *const names[] = { "progress", "suspicious", "no_progress", "timed_out", "rate_limited", "interrupted",
+					     "transient_error", "fatal_error" };
 	return (size_t)v < sizeof(names) / sizeof(*names) ? names[v] : "unknown";
 }
 
@@ -93,7 +98,8 @@ cJSON *loop_trace_build(const struct loop_trace_in *in, const struct secrets *s,
 char *loop_feedback(enum loop_verdict v, size_t ticked, size_t skipped, size_t commits, int exit_code, int signal)
 {
 	static const char *const words[] = { "progress", "suspicious tick (no change to the code)", "no progress",
-					     "no progress (round timed out)", "rate limited", "interrupted" };
+					     "no progress (round timed out)", "rate limited", "interrupted",
+					     "transient error of the agent's API", "fatal error of the agent" };
 	struct rtk_strbuf b = { 0 };
 	rtk_strbuf_printf(&b, "%s: %zu ticked, %zu skipped, %zu commit%s", words[v], ticked, skipped, commits, commits == 1 ? "" : "s");
 	if (signal)

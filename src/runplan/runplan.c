@@ -1,6 +1,8 @@
 /* src/runplan/runplan.c — run-plan's attempts: latch, plan, secret gate, sandbox, cwd gate, steps, evidence; and the re-plan loop. */
 #include "config.h"
 #include "runplan_internal.h"
+#include "agent/agentrun.h"
+#include "agent/profile.h"
 #include "exec/proc.h"
 #include "exec/runid.h"
 #include "lib/err.h"
@@ -250,20 +252,93 @@ static char *absolute_env(const char *name, const char *dir, const char *rel)
 	return out;
 }
 
+/* The re-planning agent's shared parts: its profile, the rate-limit rules, its log (in the thinking folder). */
+struct replan_agent {
+	struct profile_set *profiles;
+	const struct profile *profile;
+	struct ratelimit *rl;
+	int log_fd;
+};
+
+static int replan_agent_open(const struct runplan_opts *o, struct replan_agent *ag)
+{
+	char sha[65], *dir = NULL, *log = NULL;
+	const char *by;
+	int rc;
+	ag->log_fd = -1;
+	if ((rc = profile_set_load(&ag->profiles)) || (rc = profile_choose(ag->profiles, o->replan, o->agent_profile, &ag->profile, &by)) ||
+	    (rc = ratelimit_load(NULL, &ag->rl, sha)))
+		return rc;
+	if (asprintf(&dir, "%s/thinking", o->state_dir) < 0 || asprintf(&log, "%s/replan.log", dir) < 0)
+		rc = rtk_oom();
+	else if (!(rc = rtk_fs_mkdir_p(dir, 0755)) && (ag->log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0)
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot open the re-plan log %s", log);
+	free(dir);
+	free(log);
+	return rc;
+}
+
+static void replan_agent_close(struct replan_agent *ag)
+{
+	profile_set_free(ag->profiles);
+	ratelimit_free(ag->rl);
+	if (ag->log_fd >= 0)
+		close(ag->log_fd);
+}
+
+/*
+ * One run of the re-plan agent: true when it succeeded. Its trouble, read through its profile: a rate
+ * limit waits for the reset and a transient error backs off, both retried up to the profile's retries;
+ * a fatal one gives up at once (the run ends as the failed attempt did, exit 1).
+ */
+static bool replan_run(const struct runplan_opts *o, struct runplan_attempt *a, struct replan_agent *ag, const char *const *env)
+{
+	for (unsigned attempt = 1;; attempt++) {
+		struct agentrun io = { .log_fd = ag->log_fd, .profile = ag->profile, .rl = ag->rl, .redact = { .s = a->rules->secrets } };
+		struct proc_spec spec = { .command = o->replan, .cwd = o->project, .env_set = env, .env_unset = profile_env_scrub(ag->profiles),
+					  .timeout_ms = a->rules->step_timeout_ms, .cancel = o->cancel };
+		struct proc_result pr;
+		enum profile_trouble trouble;
+		int64_t wait = 0, now = rtk_time_now();
+		bool ok = agentrun_run(&io, &spec, &pr) == 0 && proc_result_shell_status(&pr) == 0;
+		trouble = io.outcome.trouble;
+		if (trouble == PROFILE_TROUBLE_RATE_LIMIT)
+			wait = attempt <= profile_backoff_max_retries(ag->profile) ? (io.hit.resume_at > now ? io.hit.resume_at - now : 0) : -1;
+		else if (trouble == PROFILE_TROUBLE_TRANSIENT)
+			wait = profile_backoff_seconds(ag->profile, attempt, agentrun_random());
+		if (trouble == PROFILE_TROUBLE_NONE || trouble == PROFILE_TROUBLE_FATAL || wait < 0 ||
+		    (trouble == PROFILE_TROUBLE_TRANSIENT && !wait)) {
+			if (trouble)
+				rtk_warn("the re-plan agent (%s) reported %s trouble%s: %s", profile_name(ag->profile),
+					 profile_trouble_name(trouble), trouble == PROFILE_TROUBLE_FATAL ? ", not retried" : ", retries used up",
+					 io.outcome.excerpt);
+			else if (!ok)
+				rtk_warn("the re-plan command failed (%s)", pr.timed_out ? "timed out" : "non-zero exit");
+			agentrun_free(&io);
+			return ok && !trouble;
+		}
+		rtk_warn("the re-plan agent (%s) reported %s trouble: %s; waiting %lld s", profile_name(ag->profile),
+			 profile_trouble_name(trouble), io.outcome.excerpt, (long long)wait);
+		agentrun_free(&io);
+		if (!agentrun_wait(wait, o->cancel, NULL))
+			return false;
+	}
+}
+
 static bool replan(const struct runplan_opts *o, struct runplan_attempt *a)
 {
 	char *blocker = absolute_env("RTK_BLOCKER", o->state_dir, "thinking/blocker.latest.yaml");
 	char *plan_env = absolute_env("RTK_PLAN", NULL, o->plan);
-	struct proc_result pr;
+	struct replan_agent ag = { 0 };
 	bool ok = false;
 	if (blocker && plan_env) {
 		const char *env[] = { blocker, plan_env, NULL };
-		struct proc_spec spec = { .command = o->replan, .cwd = o->project, .env_set = env,
-					  .timeout_ms = a->rules->step_timeout_ms, .cancel = o->cancel };
-		ok = proc_run(&spec, &pr) == 0 && proc_result_shell_status(&pr) == 0;
-		if (!ok)
-			rtk_warn("the re-plan command failed (%s)", pr.timed_out ? "timed out" : "non-zero exit");
+		if (replan_agent_open(o, &ag))
+			rtk_warn("the re-plan agent could not be started: %s", rtk_error_message());
+		else
+			ok = replan_run(o, a, &ag, env);
 	}
+	replan_agent_close(&ag);
 	free(blocker);
 	free(plan_env);
 	return ok;

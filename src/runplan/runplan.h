@@ -28,7 +28,8 @@ struct runplan_opts {
 	bool keep_sandbox;
 	enum runplan_isolate isolate;
 	bool network;             /* with bwrap: keep the network */
-	const char *replan;       /* the re-plan command, or NULL for a single attempt */
+	const char *replan;       /* the re-plan command (an agent, read through its profile), or NULL for a single attempt */
+	const char *agent_profile; /* the re-plan agent's profile name or file; NULL: chosen by its program */
 	long max_retries;         /* re-plans after the first attempt */
 	runplan_line_fn on_line;  /* NULL: lines only go to the logs */
 	void *user;

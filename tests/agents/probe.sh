@@ -18,7 +18,7 @@
 # tables made from it. Default OUT_DIR:
 # ~/.cache/rtk-agents/probe-DATE (not under /tmp: Codex warns about a CODEX_HOME in a temporary folder).
 #
-# Cases (the model's script; "limited" means the client's own retries are capped, see *_limits below):
+# Cases (the model's script; "limited" means the client's own retries are capped, 2 retries, see tests/agents/clients.sh):
 #   plan          the model edits PLAN.md with the client's file-edit tool (- [ ] -> - [x]) and creates
 #                 hello.txt with its shell tool, then says it is done
 #   429           HTTP 429 with retry-after: 1 on every request (limited)
@@ -41,11 +41,12 @@
 #   env           the model runs `env | sort > ../tool.env` with the client's shell tool: the variables a
 #                 client adds to the environment of the commands it runs (what a nested agent would see)
 #   usage-limit   (codex) HTTP 429 with ChatGPT's usage_limit_reached body (resets_at, resets_in_seconds)
-# shellcheck disable=SC2034 # the CLIENT_modes and CLIENT_server variables are read through ${!name}
+# shellcheck disable=SC2034 # the CLIENT_modes variables are read through ${!name}
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+. "$here/clients.sh"
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/rtk-agents/npm
 out=
 quiet=
@@ -168,13 +169,6 @@ error_script() {
 }
 
 # --- Claude Code ---------------------------------------------------------------------------------------------
-claude_server=anthropic_server.py
-claude_setup() { :; }
-claude_env() { # DIR PORT LIMITED
-	echo "HOME=$1/home IS_SANDBOX=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1"
-	echo "ANTHROPIC_BASE_URL=http://127.0.0.1:$2 ANTHROPIC_API_KEY=sk-ant-test"
-	[ "$3" = 1 ] && echo "CLAUDE_CODE_MAX_RETRIES=2"
-}
 claude_cmd() { # MODE [resume ID | resume-last]
 	local a=("$bin/claude" -p --dangerously-skip-permissions)
 	case $1 in
@@ -232,31 +226,6 @@ EOF
 }
 
 # --- Codex CLI -----------------------------------------------------------------------------------------------
-codex_server=openai_responses_server.py
-codex_setup() { # DIR PORT LIMITED
-	mkdir -p "$1/codex"
-	{
-		cat <<EOF
-# CODEX_HOME/config.toml for the probe: the scripted server as the only model provider.
-model = "gpt-5.5"
-model_provider = "scripted"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-
-# Without this, codex exec waits ~5 s at exit (analytics it cannot send).
-[analytics]
-enabled = false
-
-[model_providers.scripted]
-name = "scripted"
-base_url = "http://127.0.0.1:$2/v1"
-wire_api = "responses"
-env_key = "OPENAI_API_KEY"
-EOF
-		[ "$3" = 1 ] && printf 'request_max_retries = 2\nstream_max_retries = 2\n'
-	} >"$1/codex/config.toml"
-}
-codex_env() { echo "HOME=$1/home CODEX_HOME=$1/codex OPENAI_API_KEY=sk-test"; }
 codex_cmd() {
 	local a=("$bin/codex" exec)
 	[ "$1" = json ] && a+=(--json)
@@ -289,15 +258,6 @@ codex_session() { # the thread id: thread.started in --json mode, the banner's "
 }
 
 # --- Gemini CLI ----------------------------------------------------------------------------------------------
-gemini_server=gemini_server.py
-gemini_setup() { # DIR PORT LIMITED
-	mkdir -p "$1/home/.gemini"
-	local attempts=
-	[ "$3" = 1 ] && attempts=', "general": {"maxAttempts": 3}'
-	echo "{\"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}, \"privacy\": {\"usageStatisticsEnabled\": false}$attempts}" \
-		>"$1/home/.gemini/settings.json"
-}
-gemini_env() { echo "HOME=$1/home GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$2 GEMINI_API_KEY=test-gemini-key"; }
 gemini_cmd() {
 	local a=("$bin/gemini" --yolo --skip-trust)
 	case $1 in
@@ -355,7 +315,7 @@ invoke() {
 	shift 5
 	"${client}_cmd" "$mode" "$@"
 	local envs
-	envs=$("${client}_env" "$d" "$port" "$limited" | tr '\n' ' ')
+	envs=$(client_env "$client" "$d" "$port" "$retries" | tr '\n' ' ')
 	{
 		echo "# environment (env -i, then these):"
 		echo "PATH=$bin:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 TMPDIR=$d/tmp $envs"
@@ -381,18 +341,17 @@ run() { # CLIENT CASE MODE
 	rm -rf "$d"
 	mkdir -p "$d/home" "$d/tmp"
 	project "$d/proj" "$case"
-	limited=1
-	case $case in *-default | 401 | plan | words | resume*) limited=0 ;; esac
+	retries=2 # "limited": the client's own retries capped
+	case $case in *-default | 401 | plan | words | resume*) retries= ;; esac
 	"${client}_script" "$case" "$d/proj" >"$d/script.json"
 	$PY -c 'import json,sys; json.load(open(sys.argv[1]))' "$d/script.json" || { echo "probe.sh: bad script for $client/$case" >&2; return 1; }
-	local server=${client}_server
-	$PY "$top/tests/servers/${!server}" --port-file "$d/port" --log "$d/requests.jsonl" \
+	$PY "$top/tests/servers/$(client_server "$client")" --port-file "$d/port" --log "$d/requests.jsonl" \
 		--script "$d/script.json" &
 	local spid=$!
 	for _ in $(seq 100); do [ -s "$d/port" ] && break; sleep 0.1; done
 	[ -s "$d/port" ] || { echo "probe.sh: $client/$case/$mode: the server did not start" >&2; kill "$spid"; return 1; }
 	port=$(cat "$d/port")
-	"${client}_setup" "$d" "$port" "$limited"
+	client_setup "$client" "$d" "$port" "$retries"
 	[ "$case" = hook ] && claude_hook "$d" "$d/proj"
 	say "probe.sh: $client/$case/$mode ..."
 	invoke "$client" "$mode" "$d" "" "$(prompt_of "$case")"

@@ -2,7 +2,8 @@
 # tests/cli/iterate.sh — rtk iterate on real repositories with scripted fake agents
 # (tests/fixtures/iterate/fake_agent.sh): ready vs draft and order.json, the branch and an untouched main,
 # prompts, rejections and their feedback, the pause after 3, the final acceptance gate, failed rounds,
-# timeouts, max iterations, completion and the next milestone, human review, rate limits, restart
+# timeouts, max iterations, completion and the next milestone, human review, rate limits, the clients' transient and fatal
+# trouble through their profiles (tests/fixtures/canned-client.sh), restart
 # recovery, outcomes for rtk calibrate, token and cost accounting, status, bad files, a busy project,
 # signals, secrets in what agents print, and the scheduler (two projects, interval and times modes on the
 # test clock, wake). Every .anima file is validated against its schema after each transition seen,
@@ -699,6 +700,37 @@ t_sched_ratelimit() {
 	valid "after a scheduled rate-limit wait: the files conform"
 }
 
+# --- the client's trouble, read through its profile (tests/fixtures/canned-client.sh as Claude Code and Codex) ---
+# client_agents NAME: both agents are the fake client linked as NAME, its canned output in $SCRATCH/fake.
+client_agents() {
+	mkdir -p "$SCRATCH/bin" "$SCRATCH/fake" && ln -sf "$RTK_SRCDIR/tests/fixtures/canned-client.sh" "$SCRATCH/bin/$1"
+	jq --arg c "FAKE_CLIENT_DIR='$SCRATCH/fake' '$SCRATCH/bin/$1' $2" '.developer_command = $c | .acceptor_command = $c' \
+		"$P/.anima/config.json" > "$SCRATCH/config.json" && mv "$SCRATCH/config.json" "$P/.anima/config.json"
+}
+t_trouble() {
+	new_case --draft M2
+	client_agents claude "-p --output-format json"
+	printf '%s\n' '{"type":"result","is_error":true,"api_error_status":401,"result":"Invalid API key · Fix external API key"}' > "$SCRATCH/fake/out"
+	echo 1 > "$SCRATCH/fake/rc"
+	ck
+	is "fatal trouble (Claude Code's 401): exit 1 at once, the client run once, the milestone still in progress" \
+		"1 1 in_progress 0" "$(rc) $(cat "$SCRATCH/fake/calls") $(ms M1 .status) $(ms M1 .consecutive_rejections)"
+	has "... with one line naming the client and its words" "$SCRATCH/err" \
+		"milestone M1: the developer cannot work, not retried: claude: HTTP 401: Invalid API key · Fix external API key"
+
+	new_case --draft M2
+	client_agents codex "exec -"
+	sed 's/^  backoff: .*/  backoff: {first_seconds: 1, max_seconds: 2, max_retries: 2}/' "$RTK_SRCDIR/data/agents/codex.yaml" > "$SCRATCH/fast.yaml"
+	printf '%s\n' 'user' 'Add rate limiting to the login endpoint' \
+		'ERROR: unexpected status 529 <unknown status code>: The server is overloaded, please try again later' > "$SCRATCH/fake/err"
+	echo 1 > "$SCRATCH/fake/rc"
+	RTK_TEST_WAIT_SCALE=0.01 ck --agent-profile "$SCRATCH/fast.yaml"
+	is "transient trouble (529): the same turn again after each backoff, no rejection; exit 5 past the retries" \
+		"5 3 in_progress 0" "$(rc) $(cat "$SCRATCH/fake/calls") $(ms M1 .status) $(ms M1 .consecutive_rejections)"
+	has "... naming the profile's retries" "$SCRATCH/err" "milestone M1: the developer's API kept failing, past the codex profile's 2 retries"
+	hasnt "... and its transcript's words are no rate limit" "$SCRATCH/err" "rate limited"
+}
+
 # --- usage errors -------------------------------------------------------------------------------------------
 t_usage() {
 	testing "an unknown command is a usage error" "$RTK iterate frobnicate >/dev/null 2>&1; echo \$?" "2\n"
@@ -721,7 +753,7 @@ t_progress() {
 }
 
 # RTK_TEST_ITERATE="whole pause ..." runs only those (default: all, in this order).
-for t in ${RTK_TEST_ITERATE:-whole order feedback lying pause failed final max review outcomes tokens ratelimit secrets recovery bad busy interval times manual two sched_ratelimit usage progress}; do
+for t in ${RTK_TEST_ITERATE:-whole order feedback lying pause failed final max review outcomes tokens ratelimit trouble secrets recovery bad busy interval times manual two sched_ratelimit usage progress}; do
 	echo "--- $t"
 	t_start=$(now_ms)
 	"t_$t"

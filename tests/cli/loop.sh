@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/loop.sh — rtk loop on real repositories with fake agent processes (tests/fixtures/loop-agent.sh):
-# done, breaker, suspicious ticks, a vanished plan, rate limits (stderr only), fences and dates, stashes,
+# done, breaker, suspicious ticks, a vanished plan, rate limits (stderr only), the clients' trouble read through
+# their profiles (tests/fixtures/canned-client.sh: rate limit, transient, fatal, no false rate limit, tokens), fences and dates, stashes,
 # skips, timeouts, the environment scrub, limits, signals, traces for rtk reflect, and every JSON's schema.
 . "$(dirname "$0")/lib.sh"
 . "$RTK_SRCDIR/tests/fixtures/gitrepo.sh" # identities for the agents' commits; no user git config
@@ -38,7 +39,7 @@ check "each round names the item it worked on" test "$(jq -c '[.rounds[].item]' 
 check "each round lists what it ticked" test "$(jq -c '[.rounds[].ticked[]]' "$SCRATCH/out.json")" = '["Item 1 of the plan","Item 2 of the plan","Item 3 of the plan"]'
 check "each round lists its commit" test "$(jq -r '.rounds[].commits[]' "$SCRATCH/out.json" | tr '\n' ' ')" = "$(git -C "$SCRATCH/p" log --format=%H -3 --reverse | tr '\n' ' ')"
 check "the commits are the agent's" test "$(git -C "$SCRATCH/p" log --format=%s -3 | tr '\n' '|')" = "feat: Item 3 of the plan|feat: Item 2 of the plan|feat: Item 1 of the plan|"
-check "totals count rounds, commits, ticks" test "$(jq -c '.totals' "$SCRATCH/out.json")" = '{"rounds":3,"commits":3,"stashes":0,"ticked":3,"skipped":0,"rate_limit_waits":0}'
+check "totals count rounds, commits, ticks" test "$(jq -c '.totals' "$SCRATCH/out.json")" = '{"rounds":3,"commits":3,"stashes":0,"ticked":3,"skipped":0,"rate_limit_waits":0,"backoffs":0,"tokens_used":null,"tokens":{"input":null,"output":null,"cache_read":null,"cache_write":null}}'
 check "the final checklist is all done" test "$(jq -c '.checklist | [.open, .done, .skipped]' "$SCRATCH/out.json")" = '[0,3,0]'
 check "the items outside ## Checklist are left alone" grep -q '^- \[ \] not an item: outside the section$' "$SCRATCH/p/docs/plans/plan.md"
 log=$SCRATCH/p/$(jq -r '.rounds[1].log' "$SCRATCH/out.json")
@@ -221,6 +222,47 @@ scratch
 (cd "$SCRATCH" && project one && CLAUDECODE=1 CLAUDE_CODE_ENTRYPOINT=cli CODEX_SANDBOX=seatbelt GEMINI_CLI=1 KEEP_ME=yes lp "env tick code commit")
 check "CLAUDECODE and the like are removed from the agent's environment" bash -c "! grep -qE '^(CLAUDECODE|CLAUDE_CODE_ENTRYPOINT|CODEX_SANDBOX|GEMINI_CLI)=' '$SCRATCH/state/env'"
 check "the rest of the environment is kept" grep -qx 'KEEP_ME=yes' "$SCRATCH/state/env"
+
+# --- the agent's client, read through its profile (tests/fixtures/canned-client.sh prints what the real one does) --
+# client NAME: ../bin/NAME is the fake client, its canned output in ../fake (FAKE_CLIENT_DIR).
+client() {
+	mkdir -p ../bin ../fake && ln -sf "$FIX/canned-client.sh" "../bin/$1" && export FAKE_CLIENT_DIR=$PWD/../fake
+}
+# tickwork: the work a round does (tick the first open item, change a file), for ../fake/work.
+tickwork() {
+	printf '%s\n' "sed -i '0,/- \[ \]/s//- [x]/' docs/plans/plan.md; echo x >> src/app.c" > "../fake/${1:-work}"
+}
+export -f client tickwork
+CLAUDE_429='API Error: Request rejected (429) · This request would exceed the rate limit for your organization of 50 requests per minute. Please try again later.'
+export CLAUDE_429
+testing "Claude Code's text-mode 429 is on stdout: a rate limit, waited for, not counted; then the work goes on" \
+	"project one && client claude && printf '%s\n' \"\$CLAUDE_429\" > ../fake/out.1 && echo 1 > ../fake/rc.1 && tickwork work.2 && RTK_TEST_WAIT_SCALE=0.0001 \$RTK loop --agent '../bin/claude -p --dangerously-skip-permissions' --no-progress-limit 1 --json > ../out.json 2> ../err.txt; echo \$?; jq -c '[.agent_profile.name, .agent_profile.chosen_by, [.rounds[].verdict], .rounds[0].trouble.kind, .rounds[0].trouble.source, .rounds[0].trouble.status, .rounds[0].rate_limit.kind, .totals.rate_limit_waits]' ../out.json" \
+	"0\n[\"claude\",\"program\",[\"rate_limited\",\"progress\"],\"rate_limit\",\"stdout\",429,\"resume_unknown\",1]\n"
+testing "Claude Code's 401 (JSON mode) stops at once with one line, exit 1, never retried" \
+	"project one && client claude && printf '%s\n' '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"api_error_status\":401,\"result\":\"Invalid API key · Fix external API key\",\"session_id\":\"1fc91bdd\",\"usage\":{\"input_tokens\":0,\"output_tokens\":0}}' > ../fake/out && echo 1 > ../fake/rc && \$RTK loop --agent '../bin/claude -p --output-format json' --json > ../out.json 2> ../err.txt; echo \$?; cat ../err.txt; jq -c '[.stop_reason, [.rounds[].verdict], .rounds[0].trouble.kind]' ../out.json; cat ../fake/calls" \
+	"1\nrtk loop: round 1: the agent cannot work, not retried: claude: HTTP 401: Invalid API key · Fix external API key\n[\"fatal\",[\"fatal_error\"],\"fatal\"]\n1\n"
+testing "Codex's transcript on stderr talks about rate limits: no false rate limit, the round is progress" \
+	"project one && client codex && printf '%s\n' 'OpenAI Codex v0.171.0' 'user' 'Add rate limiting to the login endpoint: on HTTP 429 (rate limit exceeded) try again in 5 minutes.' 'exec' 'Error: rate limit exceeded (HTTP 429 Too Many Requests), try again in 5 minutes' 'tokens used' '900' > ../fake/err && echo 'Added rate limiting.' > ../fake/out && tickwork && \$RTK loop --agent '../bin/codex exec -' --json > ../out.json 2> ../err.txt; echo \$?; jq -c '[[.rounds[].verdict], .rounds[0].trouble, .rounds[0].rate_limit, .totals.rate_limit_waits]' ../out.json" \
+	"0\n[[\"progress\"],null,null,0]\n"
+testing "Codex's own ERROR: line on a failure is its rate limit (exit 1), read with its time" \
+	"project one && client codex && printf '%s\n' 'user' 'Add rate limiting' 'ERROR: rate limit exceeded: Rate limit reached for gpt-5.5. Please try again in 2s.' > ../fake/err.1 && echo 1 > ../fake/rc.1 && tickwork work.2 && RTK_TEST_WAIT_SCALE=0.01 \$RTK loop --agent '../bin/codex exec -' --json > ../out.json 2> ../err.txt; echo \$?; jq -c '[[.rounds[].verdict], .rounds[0].rate_limit.source, .rounds[0].rate_limit.kind, .rounds[0].rate_limit.wait_seconds >= 2]' ../out.json" \
+	"0\n[[\"rate_limited\",\"progress\"],\"stderr\",\"resume_at\",true]\n"
+testing "transient trouble (529) backs off, is not counted, and stops with exit 5 past the profile's retries" \
+	"project one && client codex && sed 's/^  backoff: .*/  backoff: {first_seconds: 1, max_seconds: 2, max_retries: 2}/' \$RTK_SRCDIR/data/agents/codex.yaml > ../fast.yaml && printf '%s\n' '{\"type\":\"thread.started\",\"thread_id\":\"t1\"}' '{\"type\":\"turn.failed\",\"error\":{\"message\":\"unexpected status 529 <unknown status code>: The server is overloaded, please try again later\"}}' > ../fake/out && echo 1 > ../fake/rc && RTK_TEST_WAIT_SCALE=0.01 \$RTK loop --agent '../bin/codex exec --json -' --agent-profile ../fast.yaml --no-progress-limit 1 --json > ../out.json 2> ../err.txt; echo \$?; jq -c '[.stop_reason, [.rounds[].verdict], [.rounds[].trouble.status], .totals.backoffs, .agent_profile.chosen_by]' ../out.json; grep -c 'backing off' ../err.txt" \
+	"5\n[\"transient_limit\",[\"transient_error\",\"transient_error\",\"transient_error\"],[529,529,529],2,\"option\"]\n2\n"
+testing "a program that is not there is fatal: exit 1 after one round" \
+	"project one && \$RTK loop --agent 'no-such-agent-cli -p' --json > ../out.json 2> ../err.txt; echo \$?; jq -c '[.stop_reason, .rounds[0].trouble.kind, .rounds[0].trouble.source, .rounds[0].exit_code]' ../out.json" \
+	"1\n[\"fatal\",\"fatal\",\"exit_code\",127]\n"
+testing "tokens_used counts the cache: Gemini's own total, its parts apart, and the run's totals" \
+	"project one && client gemini && printf '%s\n' '{' '  \"session_id\": \"2d37c58d\",' '  \"response\": \"Done.\",' '  \"stats\": {\"models\": {\"gemini-3.8-flash\": {\"tokens\": {\"prompt\": 15360, \"candidates\": 90, \"total\": 15480, \"cached\": 15000, \"thoughts\": 30}}}}' '}' > ../fake/out && tickwork && \$RTK loop --agent '../bin/gemini --yolo --skip-trust --output-format json' --json > ../out.json 2> ../err.txt; echo \$?; jq -c '[.rounds[0].tokens_used, .rounds[0].tokens, .totals.tokens_used]' ../out.json" \
+	"0\n[15480,{\"input\":360,\"output\":120,\"cache_read\":15000,\"cache_write\":null},15480]\n"
+testing "--agent-profile names an unknown profile: a usage error listing the known ones" \
+	"project one && \$RTK loop --agent 'claude -p' --agent-profile claud > /dev/null; echo \$?" \
+	"2\n"
+scratch
+(cd "$SCRATCH" && project one && client claude && printf '%s\n' "$CLAUDE_429" > ../fake/out.1 && echo 1 > ../fake/rc.1 && tickwork work.2 &&
+	RTK_TEST_WAIT_SCALE=0.0001 "$RTK" loop --agent '../bin/claude -p' --json > ../out.json 2> ../err.txt)
+conforms "a run with the agent's trouble conforms" "$SCRATCH/out.json" loop
 
 # --- limits and signals ----------------------------------------------------------------------------------------
 testing "--max-rounds stops with exit 5" "project five && lp 'tick code commit' --max-rounds 2 && summary && jq .checklist.open ../out.json" \

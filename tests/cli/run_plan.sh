@@ -368,6 +368,16 @@ testing "re-plan: past --max-retries it is MAX_RETRIES with the latch left" \
 testing "re-plan: a secret leak is never retried" \
 	"setup_case clean && plan && step a 'echo sk-abcdefghijklmnopqrstuvwx' && rp --json --replan 'exit 0' > o.json; echo \$? \$(jq -r '.attempts | length' o.json)" \
 	"99 1\n"
+testing "re-plan: an agent's fatal trouble (Claude Code's 401) is one warning, not retried, and the run fails" \
+	"setup_case clean && plan && step first 'exit 1' && mkdir -p bin fake && ln -s \"$RTK_SRCDIR/tests/fixtures/canned-client.sh\" bin/claude && printf '%s\\n' '{\"type\":\"result\",\"is_error\":true,\"api_error_status\":401,\"result\":\"Invalid API key · Fix external API key\"}' > fake/out && echo 1 > fake/rc && FAKE_CLIENT_DIR=\$PWD/fake rp --json --replan \"\$PWD/bin/claude -p --output-format json\" > o.json 2>err; echo \$? \$(jq -r '.attempts | length' o.json) \$(cat fake/calls); grep -c 'the re-plan agent (claude) reported fatal trouble, not retried: Invalid API key' err; grep -c 'Invalid API key' state/thinking/replan.log" \
+	"1 1 1\n1\n1\n"
+# What the fake client's second call does: write a plan that passes (sourced in the project, RTK_PLAN set).
+cat > "$SCRATCH_ROOT/replan-work.sh" <<'EOF'
+printf 'new_plan:\n  steps:\n    - {id: ok, commands: ["true"]}\n' > "$RTK_PLAN"
+EOF
+testing "re-plan: an agent's transient trouble (529) is backed off and retried; the planner then writes the plan" \
+	"setup_case clean && plan && step first 'exit 1' && mkdir -p bin fake && ln -s \"$RTK_SRCDIR/tests/fixtures/canned-client.sh\" bin/codex && echo 'ERROR: unexpected status 529 <unknown status code>: The server is overloaded' > fake/err.1 && echo 1 > fake/rc.1 && cp \"$SCRATCH_ROOT/replan-work.sh\" fake/work.2 && RTK_TEST_WAIT_SCALE=0.001 FAKE_CLIENT_DIR=\$PWD/fake rp --json --replan \"\$PWD/bin/codex exec -\" > o.json 2>err; echo \$? \$(jq -r '[.attempts[].outcome] | join(\" \")' o.json) \$(cat fake/calls); grep -c 'reported transient trouble: ERROR: unexpected status 529' err" \
+	"0 STEP_FAILED OK 2\n1\n"
 
 # --- options -------------------------------------------------------------------------------------------
 testing "a bad --mode is a usage error" "\"$RTK\" run-plan --mode fast 2>&1; echo \$?" \

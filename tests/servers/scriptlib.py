@@ -11,6 +11,9 @@
 #    "error": {"type": "rate_limit_error", "message": "..."}}   (type/message/code/status as that vendor uses them)
 #   {"stream_error": {"type": "overloaded_error"}}          HTTP 200, then an error event inside the stream
 #
+#   {"text_from": "/abs/file"}                               a reply read from that file when the step is answered
+#                                                           (a file the model's own tool call wrote: a report naming
+#                                                           the commit hash it just made)
 # Any step may also carry "times": N (give it N requests in a row), "forever": true (every request from then on),
 # "delay": SECONDS (wait before answering) and "usage": {...} (token counts to report, in the server's own
 # vocabulary; see each server's DEFAULT_USAGE). Once the script is used up, main requests get the text
@@ -185,6 +188,13 @@ def main_step(server):
         return None, {"text": "(script exhausted)"}, True
     if step.get("delay"):
         time.sleep(float(step["delay"]))
+    if step.get("text_from"):
+        step = dict(step)
+        try:
+            with open(step["text_from"]) as f:
+                step["text"] = f.read()
+        except OSError as e:
+            step["text"] = "(text_from: %s)" % e
     return i, step, False
 
 
