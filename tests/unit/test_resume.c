@@ -184,12 +184,19 @@ static void run_reports(const char *script, const char *command_for_client, char
 {
 	struct secrets *s;
 	struct ratelimit *rl;
+	struct profile_set *profiles;
+	const struct profile *profile;
+	const char *chosen_by;
 	char sha[65];
 	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(secrets_load(NULL, &s, sha), 0);
 	assert_int_equal(ratelimit_load(NULL, &rl, sha), 0);
-	struct agentrun io = { .log_fd = fd, .rl = rl, .redact = { .s = s }, .client = resume_client_of(command_for_client) };
+	/* the output is read through the client's profile, as loop and iterate read it */
+	assert_int_equal(profile_set_load(&profiles), 0);
+	assert_int_equal(profile_choose(profiles, command_for_client, NULL, &profile, &chosen_by), 0);
+	struct agentrun io = { .log_fd = fd, .rl = rl, .redact = { .s = s }, .profile = profile,
+			       .client = resume_client_of(command_for_client) };
 	struct proc_spec spec = { .command = script, .timeout_ms = UNIT_HANG_GUARD_MS };
 	struct proc_result pr;
 	struct agentrun_usage u;
@@ -200,6 +207,7 @@ static void run_reports(const char *script, const char *command_for_client, char
 	agentrun_free(&io);
 	secrets_free(s);
 	ratelimit_free(rl);
+	profile_set_free(profiles);
 	close(fd);
 }
 
