@@ -231,7 +231,8 @@ int githistory_rules_load(struct githistory_rules *r)
 	const struct githistory_opts *o = r->opts;
 	const char *origin = o->config ? o->config : RULES_FILE;
 	double d;
-	int rc = rtk_data_rules_load(RULES_FILE, o->config, "blame_only: ~\nconventions: {'*': ~}\n", &r->json, r->sha256);
+	int rc = rtk_data_rules_load(RULES_FILE, o->config, "blame_only: ~\nconventions: {'*': ~}\ngenerated: {attributes: ~, shapes: {'*': ~}}\n",
+				     &r->json, r->sha256);
 	if (rc)
 		return rc;
 	/* --fix-window is part of the rules: it goes into the hashed config like any other override. */
@@ -333,7 +334,7 @@ int githistory_rules_load(struct githistory_rules *r)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.link_min_share must not exceed blame.strong_min_share", origin);
 	/* What a message's own words are (the CI-message rule reads only them). */
 	r->own = (struct ownwords_rules){ r->template_headings, r->template_lines, { r->reverts_commit, r->reversing_changes } };
-	if ((rc = load_conventions(r)))
+	if ((rc = load_conventions(r)) || (rc = githistory_generated_load(r)))
 		return rc;
 	/* fix.rule_set: auto, free-form, conventional (Conventional Commits) or a convention of the table by name. */
 	const cJSON *set = rule_at(r->json, "fix", "rule_set");
@@ -416,5 +417,6 @@ void githistory_rules_free(struct githistory_rules *r)
 		rtk_re_free(r->conv[k].message);
 	}
 	cJSON_Delete(r->conventions_json);
+	githistory_generated_rules_free(&r->generated);
 	cJSON_Delete(r->json);
 }
