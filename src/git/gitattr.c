@@ -651,7 +651,7 @@ static bool match_pathname(const struct gitattr_rule *r, const char *path, size_
 	size_t plen = r->len, prefix = r->nowild;
 	if (*pat == '/')
 		pat++, plen--, prefix--;
-	if (len < f->baselen + 1 || (f->baselen && path[f->baselen] != '/') || memcmp(path, f->base, f->baselen))
+	if (len < f->baselen + 1 || (f->baselen && (path[f->baselen] != '/' || memcmp(path, f->base, f->baselen))))
 		return false;
 	const char *name = f->baselen ? path + f->baselen + 1 : path;
 	size_t namelen = len - (size_t)(name - path);

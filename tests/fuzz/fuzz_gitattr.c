@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_gitattr.c — libFuzzer harness: .gitattributes files (a root one and nested ones) read by gitattr, the
- * attributes of paths below them, and git's wildmatch. */
+ * attributes of paths below them with defaults below every file, and git's wildmatch. */
 #include "config.h"
 #include "fuzz.h"
 #include "git/gitattr.h"
@@ -55,7 +55,9 @@ static const char *const fuzz_attrs[] = { "linguist-generated", "linguist-vendor
 static struct gitattr *fuzz_open(struct fuzz_input *in, int ids[FUZZ_NATTRS])
 {
 	struct gitattr *a;
-	if (gitattr_new(&a, fuzz_read, in))
+	/* Defaults as git-history adds its shapes: below every file, patterns from the root, a macro. */
+	static const char defaults[] = "*.lock linguist-generated\n**/__snapshots__/** a\n/top/*.min.js m\n[attr]m -diff\n";
+	if (gitattr_new(&a, fuzz_read, in) || gitattr_add_defaults(a, defaults, sizeof(defaults) - 1))
 		RTK_BUG("gitattr_new failed on a reader that cannot fail: %s", rtk_error_message());
 	for (size_t i = 0; i < FUZZ_NATTRS; i++)
 		if ((ids[i] = gitattr_id(a, fuzz_attrs[i])) < 0)

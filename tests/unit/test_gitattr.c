@@ -136,7 +136,7 @@ static void test_rules_of_the_syntax(void **state)
 	(void)state;
 	assert_state(a, "data.json", "linguist-generated", GITATTR_VALUE, "true");     /* no '/': any depth */
 	assert_state(a, "package.json", "linguist-generated", GITATTR_UNSET, NULL);   /* a later line wins */
-	assert_state(a, "docs/index.md", "linguist-generated", GITATTR_SET, NULL);    /* /docs/*.md from the root */
+	assert_state(a, "docs/index.md", "linguist-generated", GITATTR_SET, NULL);    /* the root's anchored docs pattern */
 	assert_state(a, "docs/guide.md", "linguist-generated", GITATTR_UNSET, NULL);  /* a deeper file wins */
 	assert_state(a, "docs/sub/a.md", "linguist-vendored", GITATTR_SET, NULL);     /* sub/ from docs/, not the root */
 	assert_state(a, "docs/sub/deep/b.md", "linguist-vendored", GITATTR_UNSPECIFIED, NULL); /* '*' stops at '/' */
@@ -171,7 +171,8 @@ static void test_rules_of_the_syntax(void **state)
 static void test_defaults_below_the_tree(void **state)
 {
 	static const char defaults[] = "*.lock linguist-generated\n*.json linguist-generated=false\n"
-				       "[attr]mine linguist-vendored\nREADME.md mine\n!*.md linguist-generated\n";
+				       "[attr]mine linguist-vendored\nREADME.md mine\n!*.md linguist-generated\n"
+				       "/docs/api/** linguist-generated\n";
 	struct gitattr *a = open_tree();
 	(void)state;
 	assert_int_equal(gitattr_add_defaults(a, defaults, strlen(defaults)), 0);
@@ -180,6 +181,8 @@ static void test_defaults_below_the_tree(void **state)
 	assert_state(a, "README.md", "linguist-vendored", GITATTR_SET, NULL);
 	assert_state(a, "api.pb.go", "diff", GITATTR_UNSET, NULL);
 	assert_state(a, "docs/guide.md", "linguist-generated", GITATTR_UNSET, NULL);
+	assert_state(a, "docs/api/y/z.txt", "linguist-generated", GITATTR_SET, NULL); /* a path pattern, from the root */
+	assert_state(a, "x/docs/api/z.txt", "linguist-generated", GITATTR_UNSPECIFIED, NULL);
 	assert_int_equal(gitattr_ignored_lines(a), 4 + 1);
 	gitattr_free(a);
 }
