@@ -135,17 +135,19 @@ static int generated_open(struct githistory_run *h)
 	gitodb_release(tip);
 	if (rc)
 		return rc;
-	if (!(x->cache = rtk_strmap_new()))
+	if (!x->cache && !(x->cache = rtk_strmap_new()))
 		return rtk_oom();
-	if ((rc = gitattr_new_tree(&x->attrs, h->odb, &c.tree)) ||
-	    (rc = gitattr_add_defaults(x->attrs, g->shapes, g->shapes_len)))
+	if ((rc = gitattr_new_tree(&x->attrs, h->odb, &c.tree)))
 		return rc;
-	for (size_t i = 0; i < g->nattr; i++)
-		if ((x->ids[i] = gitattr_id(x->attrs, g->attr[i])) < 0)
-			return rtk_oom(); /* the names were checked when loaded */
-	if ((x->shape_id = gitattr_id(x->attrs, GENERATED_SHAPE_ATTR)) < 0)
-		return rtk_oom();
-	return 0;
+	rc = gitattr_add_defaults(x->attrs, g->shapes, g->shapes_len);
+	for (size_t i = 0; !rc && i <= g->nattr; i++)
+		if ((x->ids[i] = gitattr_id(x->attrs, i < g->nattr ? g->attr[i] : GENERATED_SHAPE_ATTR)) < 0)
+			rc = rtk_oom(); /* the names were checked when loaded */
+	if (rc) { /* never half open: the next path would be judged without the shapes */
+		gitattr_free(x->attrs);
+		x->attrs = NULL;
+	}
+	return rc;
 }
 
 /* The verdict on path: an attribute that holds; else a shape, unless a `name` attribute is unset or false. */
@@ -159,7 +161,6 @@ static int generated_check(struct githistory_run *h, const char *path, enum gith
 	*by = GITHISTORY_GENERATED_NO;
 	if (!x->attrs && (rc = generated_open(h)))
 		return rc;
-	x->ids[g->nattr] = x->shape_id;
 	if ((rc = gitattr_check(x->attrs, path, x->ids, g->nattr + 1, v)))
 		return rc;
 	for (size_t i = 0; i < g->nattr; i++) {

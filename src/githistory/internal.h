@@ -140,7 +140,7 @@ enum githistory_generated_by { GITHISTORY_GENERATED_NO, GITHISTORY_GENERATED_ATT
 /* --rev's .gitattributes and the shapes, read at first use, and what the report counts of them. */
 struct githistory_generated {
 	struct gitattr *attrs;
-	int ids[GITHISTORY_MAX_GENERATED_ATTRS], shape_id;
+	int ids[GITHISTORY_MAX_GENERATED_ATTRS + 1]; /* the rules' attributes, then the shapes' */
 	struct rtk_strmap *cache; /* path -> enum githistory_generated_by + 1 */
 	size_t tracked, by_attribute, by_shape; /* --rev's tracked files: generated or vendored, by which */
 	size_t fix_files;     /* files fixes change that blame left (githistory_blame_fix) */

@@ -66,6 +66,10 @@ testing "an attribute that is no attribute name is refused" \
 	"$RTK git-history --repo $(repo lock-file) --config input 2>&1; echo \$?" \
 	"$E: input: generated.attributes: 'linguist generated' is not an attribute (name or -name: letters, digits, '-', '.' and '_')\n2\n" \
 	"generated: {attributes: [linguist generated]}\n"
+testing "eight attributes are the most: they are read, a ninth is refused" \
+	"$(gh lock-file '[(.coverage.generated.attributes | length), .coverage.generated.files]' config) &&
+	 $RTK git-history --repo $(repo lock-file) --config <(echo 'generated: {attributes: [a, b, c, d, e, f, g, h, i]}') 2>&1 | sed 's|/dev/fd/[0-9]*|FILE|'" \
+	"[8,3]\n$E: FILE: generated.attributes: more than 8 attributes\n" "generated: {attributes: [a, b, c, d, e, f, g, -diff]}\n"
 testing "a misspelt key under generated is refused with its line" \
 	"$RTK git-history --repo $(repo lock-file) --config input 2>&1 | sed 's/:  *did you mean.*//'; echo \${PIPESTATUS[0]}" \
 	"$E: input:1:13: unknown key \`shape\` in \`generated\`\n2\n" "generated: {shape: {}}\n"
