@@ -905,8 +905,15 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 		struct blob_diff d;
 		struct linetrack_set all_changed = { 0 }, all_context = { 0 };
 		size_t kept = 0;
+		enum githistory_generated_by by;
 		if (!githistory_blob_at(h, p, f->files.v[i], &old_blob))
 			continue; /* a new file: nothing older to blame */
+		if ((rc = githistory_generated_is(h, f->files.v[i], &by)))
+			break;
+		if (by) { /* its lines were written by a tool: whoever last ran it caused nothing (issue 25, item 2) */
+			out->generated_files++;
+			continue;
+		}
 		bool have_new = githistory_blob_at(h, f, f->files.v[i], &new_blob);
 		if (!have_new) {
 			/* The fix deletes the path: if it only renamed the file, compare with where it went. */
@@ -994,6 +1001,9 @@ const char *githistory_blame_why_none(const struct githistory_blame_result *b)
 	return b->older_lines     ? "the lines it fixes were last changed before the fix window"
 	       : b->skipped_lines && b->skipped_by_fix ? "the lines it fixes were last changed by another fix or revert"
 	       : b->skipped_lines ? "the lines it fixes were last changed by a revert"
+	       : !b->blamed_lines && b->generated_files
+		       ? "it changes no substantive line outside generated or vendored files (.gitattributes, "
+			 "data/rules/generated-files.yaml), whose lines name no culprit"
 	       : !b->blamed_lines && b->insubstantial_lines + b->formatting_lines
 		       ? "it changes only blank, comment, import or formatting lines, which link no culprit"
 		       : "nothing older to blame (it only adds new files, or touches no earlier line)";

@@ -22,13 +22,15 @@ struct githistory_blame_result {
 	uint32_t test_lines;          /* changed lines in test files left out: the fix changes other lines */
 	uint32_t moved_lines;         /* lines followed through a commit that moved them (blame.moved_min_chars) */
 	uint32_t renamed_lines;       /* lines followed through a commit that only renamed in them (blame.rename_min_lines) */
+	uint32_t generated_files;     /* files it changes that are generated or vendored: never blamed (generated.c) */
 };
 
 /*
  * Blames the substantive lines fix f deletes or changes (or, when it changes none, the substantive
  * context around its substantive additions: *weak) within the fix window before f's author date;
  * lines matching blame.insubstantial_lines and hunks that change only formatting are left out, and
- * lines a culprit only reformatted are followed through it. f->files must be loaded. Free *out with
+ * lines a culprit only reformatted are followed through it; generated and vendored files (generated.c) are
+ * left whole. f->files must be loaded. Free *out with
  * githistory_blame_result_free, also on failure.
  */
 int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, struct githistory_blame_result *out,

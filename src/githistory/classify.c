@@ -130,6 +130,7 @@ static const char *why_none_code(const struct githistory_blame_result *b)
 {
 	return b->older_lines     ? "older-than-window"
 	       : b->skipped_lines ? "by-fix-or-revert"
+	       : !b->blamed_lines && b->generated_files ? "generated"
 	       : !b->blamed_lines && b->insubstantial_lines + b->formatting_lines ? "insubstantial"
 									       : "nothing-older";
 }
@@ -504,6 +505,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 
 	if ((rc = githistory_blame_fix(h, fx, &b, &weak)))
 		goto out;
+	h->generated.fix_files += b.generated_files;
 	if (b.n > 1)
 		qsort(b.v, b.n, sizeof(*b.v), by_lines_desc);
 	if (fixes_trailers(fx->message, fixes_trailer, &truth) < 0) {
@@ -597,6 +599,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 			cJSON_AddItemToArray(rules, cJSON_CreateString(trailer_named ? "fixes-trailer" : "message-names"));
 			rc = not_ancestor(h, fs, fx, "fix", off_line, rules);
 		} else {
+			h->generated.fixes_only += !strcmp(why_none_code(&b), "generated");
 			rc = unlinked(h, fs, fx, "fix", why_none_code(&b), githistory_blame_why_none(&b), rules);
 		}
 		goto out;
@@ -728,6 +731,17 @@ static int test_by_path(struct githistory_run *h, struct githistory_classify_fai
 	return 0;
 }
 
+/* Nor is a generated or vendored file (issue 25, item 2): a generated schema.json is no data review. *no set then. */
+static int no_surface(struct githistory_run *h, const char *path, bool *no)
+{
+	enum githistory_generated_by by = GITHISTORY_GENERATED_NO;
+	int rc = 0;
+	*no = is_test_file(&h->rules, path);
+	if (!*no && !(rc = githistory_generated_is(h, path, &by)))
+		*no = by != GITHISTORY_GENERATED_NO;
+	return rc;
+}
+
 int githistory_classify_bucket(struct githistory_run *h, struct githistory_classify_failure *f)
 {
 	const struct githistory_rules *r = &h->rules;
@@ -740,7 +754,10 @@ int githistory_classify_bucket(struct githistory_run *h, struct githistory_class
 		if ((rc = githistory_walk_files(h, c)))
 			return rc;
 		for (size_t k = 0; k < c->files.n; k++) {
-			if (is_test_file(r, c->files.v[k]))
+			bool no;
+			if ((rc = no_surface(h, c->files.v[k], &no)))
+				return rc;
+			if (no)
 				continue;
 			struct riskfloor_surface s = riskfloor_classify(h->risk, c->files.v[k], strlen(c->files.v[k]));
 			if (s.weight > best)
@@ -777,7 +794,10 @@ int githistory_classify_bucket(struct githistory_run *h, struct githistory_class
 			for (size_t i = 0; i < f->nculprits; i++)
 				for (size_t k = 0; k < f->culprit[i]->files.n; k++) {
 					const char *p = f->culprit[i]->files.v[k];
-					if (is_test_file(r, p))
+					bool no;
+					if ((rc = no_surface(h, p, &no)))
+						return rc;
+					if (no)
 						continue;
 					double x = riskfloor_classify_without(h->risk, p, strlen(p), h->nd[j]).weight;
 					w = x > w ? x : w;
@@ -837,7 +857,7 @@ static int count_tracked(const char *path, size_t len, void *arg)
 	struct githistory_run *h = arg;
 	h->tracked_files++;
 	riskfloor_pattern_hits(h->risk, path, len, h->pattern_hits);
-	return 0;
+	return githistory_generated_count(h, path); /* the generated files of the coverage line */
 }
 
 /* The window's non-merge commits, and for each pattern those changing at least one path it matches. */

@@ -256,13 +256,23 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	} else
 		snprintf(share_of, sizeof(share_of), "%s of subjects are Conventional Commits",
 			 cJSON_IsNumber(cs) ? rtk_out_md_num(cs->valuedouble, 2) : "none");
+	/* Said only when there are any, so a report of a repository without them reads as before (issue 25, item 2). */
+	const cJSON *gen = cJSON_GetObjectItemCaseSensitive(cov, "generated");
+	char generated[400] = "";
+	if (rtk_out_json_num(gen, "files") > 0 || rtk_out_json_num(gen, "fix_files_not_blamed") > 0)
+		snprintf(generated, sizeof(generated), " %.0f of %.0f tracked files are generated or vendored (%.0f by .gitattributes, "
+			 "%.0f by data/rules/generated-files.yaml): never blamed, never a review surface; fixes changed %.0f of "
+			 "them, and %.0f fixes changed nothing else of substance.",
+			 rtk_out_json_num(gen, "files"), rtk_out_json_num(gen, "tracked_files"), rtk_out_json_num(gen, "by_attributes"),
+			 rtk_out_json_num(gen, "by_shapes"), rtk_out_json_num(gen, "fix_files_not_blamed"),
+			 rtk_out_json_num(gen, "fixes_only_generated"));
 	rtk_out_md_para(md, "Coverage: %.0f commits looked at, %.0f matched a failure rule (%.0f fixes, %.0f reverts)%s; "
-			"fix rules: %s (%s; %s); %.0f subjects say fix.%s%s%s",
+			"fix rules: %s (%s; %s); %.0f subjects say fix.%s%s%s%s",
 			rtk_out_json_num(cov, "commits_looked_at"), rtk_out_json_num(cov, "matched_failure_rule"),
 			rtk_out_json_num(cov, "fixes_matched"), rtk_out_json_num(cov, "reverts_matched"), landed,
 			rtk_out_json_str(cov, "fix_rule_set"),
 			!strcmp(rtk_out_json_str(cov, "chosen_by"), "config") ? "set in the config" : "chosen automatically",
-			share_of, rtk_out_json_num(cov, "fix_word_subjects"),
+			share_of, rtk_out_json_num(cov, "fix_word_subjects"), generated,
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? " **" : "",
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? rtk_out_json_str(cov, "note") : "",
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? ".**" : "");

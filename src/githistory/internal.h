@@ -4,7 +4,7 @@
  * The engine's layers, each a header that includes only the one(s) below it, so that no file sees (nor can
  * call) a layer above its own; tests/tools/check_layering.py holds the headers to that (no include circle):
  *
- *   internal.h (rules.c, testpaths.c) <- message.h <- walk.h <- patchid.h, blame.h <- classify.h <- report.h
+ *   internal.h (rules.c, testpaths.c, generated.c) <- message.h <- walk.h <- patchid.h, blame.h <- classify.h <- report.h
  *                                                   blame.h <- run.h
  *
  * and githistory.c, the engine's entry (githistory.h), on top of run.h and report.h.
@@ -14,6 +14,7 @@
 
 #include "githistory.h"
 #include "ownwords.h"
+#include "git/gitattr.h"
 #include "git/gitodb.h"
 #include "git/gitx.h"
 #include "lib/re.h"
@@ -72,6 +73,17 @@ struct githistory_testpaths {
 	struct rtk_re *paths, *trees; /* every ecosystem's paths and trees, and every ecosystem's trees; NULL: none */
 };
 
+/* The generated-files table (data/rules/generated-files.yaml, merged with --config's generated:; generated.c). */
+#define GITHISTORY_MAX_GENERATED_ATTRS 8
+struct githistory_generated_rules {
+	cJSON *json;
+	const char *attr[GITHISTORY_MAX_GENERATED_ATTRS]; /* attribute names, borrowed from json */
+	bool attr_unset[GITHISTORY_MAX_GENERATED_ATTRS]; /* "-name": holds when unset; else when set or not false */
+	size_t nattr;
+	char *shapes; /* the shapes as .gitattributes lines, for gitattr_add_defaults */
+	size_t shapes_len;
+};
+
 struct githistory_rules {
 	const struct githistory_opts *opts;
 	cJSON *json;
@@ -117,6 +129,7 @@ struct githistory_rules {
 	long max_files, add_only_context, min_n;
 	const char *ignore_revs_file;
 	bool blame_only; /* --blame-only (or blame_only: true): no culprit a message names links (issue 25 item 7) */
+	struct githistory_generated_rules generated; /* issue 25, item 2 */
 };
 
 /* Loads the rules r->opts asks for (its config and fix_window), compiling every pattern. 0 or RTK_EXIT_*. */
@@ -140,6 +153,32 @@ bool githistory_testpaths_in_tree(const struct githistory_testpaths *t, const ch
 void githistory_testpaths_free(struct githistory_testpaths *t);
 /* A tag kind's name in the conventions table and the result: "fix", "revert", ..., "neutral". */
 const char *githistory_rules_kind_name(enum githistory_tag_kind k);
+
+/* ----- generated.c: generated and vendored files (issue 25, item 2) ----- */
+
+/* Loads data/rules/generated-files.yaml with r->json's generated: over it; its digest joins r->sha256. */
+int githistory_generated_load(struct githistory_rules *r);
+void githistory_generated_rules_free(struct githistory_generated_rules *g);
+
+/* What makes a file generated or vendored: nothing, the repository's .gitattributes, or a shipped shape. */
+enum githistory_generated_by { GITHISTORY_GENERATED_NO, GITHISTORY_GENERATED_ATTRIBUTE, GITHISTORY_GENERATED_SHAPE };
+
+/* --rev's .gitattributes and the shapes, read at first use, and what the report counts of them. */
+struct githistory_generated {
+	struct gitattr *attrs;
+	int ids[GITHISTORY_MAX_GENERATED_ATTRS + 1]; /* the rules' attributes, then the shapes' */
+	struct rtk_strmap *cache; /* path -> enum githistory_generated_by + 1 */
+	size_t tracked, by_attribute, by_shape; /* --rev's tracked files: generated or vendored, by which */
+	size_t fix_files;     /* files fixes change that blame left (githistory_blame_fix) */
+	size_t fixes_only;    /* fixes unlinked for changing no substantive line outside them */
+};
+
+struct githistory_run;
+/* Whether path (as at --rev) is generated or vendored, and by what, into *by. 0, or reading --rev's files failed. */
+int githistory_generated_is(struct githistory_run *h, const char *path, enum githistory_generated_by *by);
+/* As githistory_generated_is for every file tracked at --rev, counted (h->generated.tracked, ...), not kept. */
+int githistory_generated_count(struct githistory_run *h, const char *path);
+void githistory_generated_free(struct githistory_run *h);
 
 /* ----- the run: one record per commit walked (or looked up on demand) ----- */
 
@@ -209,6 +248,7 @@ struct githistory_run {
 	size_t changed_commits, *changed_hits; /* the window's non-merges, and those changing a path each pattern matches */
 	size_t nd[GITHISTORY_MAX_ND], n_nd; /* the numbers of the patterns matching more than surface_max_share */
 	char rules_sha[65]; /* of the git-history rules and the risk-floor table together */
+	struct githistory_generated generated; /* generated.c's */
 };
 
 /* FNV-1a over n bytes, continuing from h (first GITHISTORY_FNV_BASIS): path sets and line bags. */

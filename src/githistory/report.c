@@ -241,6 +241,30 @@ static cJSON *conventions_json(const struct githistory_run *h)
 	return list;
 }
 
+/* Generated and vendored files (issue 25, item 2): how many --rev tracks, by which source, and what blame left of them. */
+static cJSON *generated_json(const struct githistory_run *h)
+{
+	const struct githistory_generated *x = &h->generated;
+	const struct githistory_generated_rules *g = &h->rules.generated;
+	cJSON *j = cJSON_CreateObject(), *list;
+	char name[128];
+	if (!j)
+		return NULL;
+	cJSON_AddNumberToObject(j, "files", (double)x->tracked);
+	cJSON_AddNumberToObject(j, "tracked_files", (double)h->tracked_files);
+	cJSON_AddNumberToObject(j, "by_attributes", (double)x->by_attribute);
+	cJSON_AddNumberToObject(j, "by_shapes", (double)x->by_shape);
+	list = cJSON_AddArrayToObject(j, "attributes");
+	for (size_t i = 0; list && i < g->nattr; i++) {
+		snprintf(name, sizeof(name), "%s%s", g->attr_unset[i] ? "-" : "", g->attr[i]);
+		cJSON_AddItemToArray(list, cJSON_CreateString(name));
+	}
+	cJSON_AddNumberToObject(j, "attribute_lines_ignored", x->attrs ? (double)gitattr_ignored_lines(x->attrs) : 0);
+	cJSON_AddNumberToObject(j, "fix_files_not_blamed", (double)x->fix_files);
+	cJSON_AddNumberToObject(j, "fixes_only_generated", (double)x->fixes_only);
+	return j;
+}
+
 /* How far fix detection reached: commits looked at, those matching a failure rule, the rule set. */
 static cJSON *coverage_json(const struct githistory_run *h, const struct githistory_classify_failures *fs)
 {
@@ -265,6 +289,7 @@ static cJSON *coverage_json(const struct githistory_run *h, const struct githist
 	cJSON_AddNumberToObject(j, "reverts_matched", (double)fs->reverts_matched);
 	cJSON_AddNumberToObject(j, "fix_word_subjects", (double)fs->fix_word_subjects);
 	cJSON_AddBoolToObject(j, "applies", detection_applies(fs));
+	cJSON_AddItemToObject(j, "generated", generated_json(h));
 	if (!fs->looked_at)
 		cJSON_AddStringToObject(j, "note", "the window holds no commit to look at");
 	else if (!detection_applies(fs)) {

@@ -230,9 +230,11 @@ int githistory_rules_load(struct githistory_rules *r)
 	const struct githistory_opts *o = r->opts;
 	const char *origin = o->config ? o->config : RULES_FILE;
 	double d;
-	/* conventions: and test_paths: of --config merge over their own tables (load_conventions, githistory_testpaths_load) */
+	/* conventions:, test_paths: and generated: of --config merge over their own tables (load_conventions,
+	 * githistory_testpaths_load, githistory_generated_load) */
 	int rc = rtk_data_rules_load(RULES_FILE, o->config,
-				     "blame_only: ~\nconventions: {'*': ~}\ntest_paths: {'*': {title: ~, paths: ~, trees: ~}}\n",
+				     "blame_only: ~\nconventions: {'*': ~}\ntest_paths: {'*': {title: ~, paths: ~, trees: ~}}\n"
+				     "generated: {attributes: ~, shapes: {'*': ~}}\n",
 				     &r->json, r->sha256);
 	if (rc)
 		return rc;
@@ -333,7 +335,7 @@ int githistory_rules_load(struct githistory_rules *r)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.link_min_share must not exceed blame.strong_min_share", origin);
 	/* What a message's own words are (the CI-message rule reads only them). */
 	r->own = (struct ownwords_rules){ r->template_headings, r->template_lines, { r->reverts_commit, r->reversing_changes } };
-	if ((rc = load_conventions(r)) || (rc = githistory_testpaths_load(r)))
+	if ((rc = load_conventions(r)) || (rc = githistory_testpaths_load(r)) || (rc = githistory_generated_load(r)))
 		return rc;
 	/* fix.rule_set: auto, free-form, conventional (Conventional Commits) or a convention of the table by name. */
 	const cJSON *set = rule_at(r->json, "fix", "rule_set");
@@ -417,5 +419,6 @@ void githistory_rules_free(struct githistory_rules *r)
 	}
 	cJSON_Delete(r->conventions_json);
 	githistory_testpaths_free(&r->tests);
+	githistory_generated_rules_free(&r->generated);
 	cJSON_Delete(r->json);
 }

@@ -69,6 +69,7 @@ void githistory_run_close(struct githistory_run *h)
 {
 	/* Each layer frees what it hung on the run, the walk's commit records last. */
 	githistory_blame_changes_free_all(h);
+	githistory_generated_free(h);
 	free(h->pattern_hits); /* githistory_classify_discrimination's */
 	free(h->changed_hits);
 	githistory_walk_free(h);
