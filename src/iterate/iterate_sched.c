@@ -181,10 +181,10 @@ static int project_setup(struct sched_project *sp)
 		rc = rtk_oom();
 		goto out;
 	}
-	if ((rc = rtk_fs_mkdir_p(run, 0777)))
+	if ((rc = rtk_fs_mkdir_within(p.root, run, 0777)))
 		goto out;
-	if ((sp->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0) {
-		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", lock);
+	if ((sp->lock_fd = rtk_fs_open_within(p.root, lock, O_RDWR | O_CREAT, 0666)) < 0) {
+		rc = RTK_EXIT_FAILURE;
 		goto out;
 	}
 	if (flock(sp->lock_fd, LOCK_EX | LOCK_NB) < 0) {

@@ -546,7 +546,7 @@ static const char *within_rel(const char *root, const char *path)
 	if (n == 1 && root[0] == '/' && path[0] == '/')
 		return path + 1;
 	if (n && !strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0'))
-		return path + n;
+		return path + n + (path[n] == '/');
 	rtk_fail(RTK_EXIT_FAILURE, "%s: not inside %s", path, root);
 	return NULL;
 }
@@ -723,4 +723,55 @@ int rtk_fs_unlink_within(const char *root, const char *path)
 		err = errno;
 	close(dir_fd);
 	return err ? rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path) : 0;
+}
+
+/* --- folders only this user can write ------------------------------------------------------------- */
+
+int rtk_fs_check_dir_owner(const char *dir, uid_t uid, bool private)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) != 0)
+		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", dir);
+	if (!S_ISDIR(st.st_mode))
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: %s, not a folder", dir, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a folder");
+	if (st.st_uid != uid && (private || st.st_uid != 0))
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: owned by uid %ju, not by uid %ju who runs rtk: refusing to use it", dir,
+				(uintmax_t)st.st_uid, (uintmax_t)uid);
+	/* a sticky folder (/tmp) lets no one rename or remove what another made in it */
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (private || !(st.st_mode & S_ISVTX)))
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: writable by %s (mode %04o)%s: refusing to use it", dir,
+				st.st_mode & S_IWOTH ? "everyone" : "its group", (unsigned)(st.st_mode & 07777),
+				private ? "" : " and not sticky");
+	return 0;
+}
+
+int rtk_fs_private_dir(const char *sub, char **out)
+{
+	const char *run = getenv("XDG_RUNTIME_DIR"), *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *base = NULL, *dir = NULL;
+	int rc;
+
+	*out = NULL;
+	if (run && run[0] == '/' && access(run, W_OK) == 0)
+		rc = asprintf(&base, "%s/rtk", run);
+	else if (state && state[0] == '/')
+		rc = asprintf(&base, "%s/rtk", state);
+	else if (home && home[0] == '/')
+		rc = asprintf(&base, "%s/.local/state/rtk", home);
+	else
+		return rtk_fail(RTK_EXIT_FAILURE, "no folder for rtk's private state: set HOME, XDG_STATE_HOME or XDG_RUNTIME_DIR");
+	if (rc < 0 || asprintf(&dir, "%s/%s", base, sub) < 0) {
+		free(base);
+		return rtk_oom();
+	}
+	/* only base and below are rtk's: made 0700, and both checked, so no one else can plant a file there */
+	if (!(rc = rtk_fs_mkdir_p(dir, 0700)) && !(rc = rtk_fs_check_dir_owner(base, geteuid(), true)))
+		rc = rtk_fs_check_dir_owner(dir, geteuid(), true);
+	free(base);
+	if (rc)
+		free(dir);
+	else
+		*out = dir;
+	return rc;
 }

@@ -123,5 +123,21 @@ int rtk_fs_append_locked_once_within(const char *root, const char *path, const v
 /* Removes the file path within root; a missing file or folder is fine. 0, or RTK_EXIT_FAILURE. */
 int rtk_fs_unlink_within(const char *root, const char *path);
 
+/*
+ * Whether rtk may use dir for this user (uid): a folder, not a link, that no other user can plant or
+ * swap anything in. Shared (private false): owned by uid or root, and writable by no one else unless
+ * sticky (/tmp). Private: owned by uid, writable by no one else. 0, or RTK_EXIT_FAILURE "DIR: owned
+ * by uid N, ..." / "DIR: writable by everyone (mode 0777) and not sticky: refusing to use it".
+ */
+int rtk_fs_check_dir_owner(const char *dir, uid_t uid, bool private);
+
+/*
+ * The folder sub (e.g. "iterate") of rtk's per-user private state, outside every project, where
+ * nothing an agent confined to a project can write: $XDG_RUNTIME_DIR/rtk/SUB, else
+ * $XDG_STATE_HOME/rtk/SUB, else ~/.local/state/rtk/SUB; made 0700 and checked private. malloc'd
+ * into *out; 0, or RTK_EXIT_FAILURE.
+ */
+int rtk_fs_private_dir(const char *sub, char **out);
+
 
 #endif

@@ -182,8 +182,8 @@ static int open_log(struct runplan_attempt *a, const struct plan_step *st, struc
 		return -rtk_oom();
 	}
 	/* O_EXCL: a run's logs are never overwritten (each run has its own run_id) */
-	if ((fd = open(res->log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
-		return -rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot create the log %s", res->log);
+	if ((fd = rtk_fs_open_within(a->o->state_dir, res->log, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+		return -rtk_fail(RTK_EXIT_FAILURE, "cannot create the log: %s", rtk_error_message());
 	cJSON_AddItemToArray(a->written, cJSON_CreateString(res->log));
 	return fd;
 }
@@ -296,7 +296,7 @@ int runplan_run_steps(struct runplan_attempt *a)
 	int rc;
 	if (asprintf(&logs, "%s/logs", a->run_dir) < 0)
 		return rtk_oom();
-	rc = rtk_fs_mkdir_p(logs, 0755);
+	rc = rtk_fs_mkdir_within(a->o->state_dir, logs, 0755);
 	free(logs);
 	if (rc) {
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());

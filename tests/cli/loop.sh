@@ -100,6 +100,11 @@ scratch
 (cd "$SCRATCH" && project simple && lp tickall)
 conforms "an unverified run's JSON conforms" "$SCRATCH/out.json" loop
 
+# --- an agent confined to the project gains nothing outside it through rtk (issue 27) ----------------------
+testing "the run's log folder linked outside by the agent: no log is made there, exit 1 saying why" \
+	"project simple && lp 'linkrun tick code'; cat ../rc; ls -A ../state/outside | wc -l; grep -o 'round-2.log: .rtk/loop/[^ ]* is a symbolic link, and rtk follows no link inside .$' ../err.txt | sed 's|loop/[^/ ]*|loop/RUN|'" \
+	"1\n0\nround-2.log: .rtk/loop/RUN is a symbolic link, and rtk follows no link inside .\n"
+
 # --- an agent that does nothing ------------------------------------------------------------------------
 testing "does nothing: exit 4 after 3 rounds" "project simple && lp say && summary" "4 no_progress no_progress,no_progress,no_progress\n"
 testing "--no-progress-limit 1 stops at once" "project simple && lp say --no-progress-limit 1 && summary" "4 no_progress no_progress\n"

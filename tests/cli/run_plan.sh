@@ -323,6 +323,11 @@ testing "env_status says SET or UNSET, never the value" \
 	"setup_case clean && plan && step a 'echo \$RTK_TEST_SET_VAR \${RTK_TEST_UNSET_VAR:-x} \$HOME' && RTK_TEST_SET_VAR=hunter2 rp --json | jq -c .env_status" \
 	'{"HOME":"<SET>","RTK_TEST_SET_VAR":"<SET>","RTK_TEST_UNSET_VAR":"<UNSET>"}\n'
 
+# --- no link below the state folder is followed (issue 27) ------------------------------------------------
+testing "the state folder's reflectloop/ linked outside: nothing is written there, exit 1 saying why" \
+	"setup_case clean && plan && step a 'echo hi' && mkdir -p state outside && ln -s ../outside state/reflectloop && rp --json > o.json 2> err; echo \$? \$(jq -r .error_code o.json); ls -A outside | wc -l; grep -c ': reflectloop is a symbolic link, and rtk follows no link inside state' err o.json" \
+	"1 SANDBOX_CREATE_FAILED\n0\nerr:1\no.json:1\n"
+
 # --- --isolate bwrap -----------------------------------------------------------------------------------
 if ! command -v bwrap >/dev/null; then
 	echo "SKIP: --isolate bwrap: bwrap is not installed (Debian package bubblewrap)"
