@@ -5,14 +5,17 @@
 #include "lib/err.h"
 #include "lib/progress.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -100,6 +103,7 @@ struct proc_child {
 	enum proc_cause cause;
 	int64_t grace_ms;
 	int64_t start_ms, exit_ms, term_ms, kill_ms; /* CLOCK_MONOTONIC; -1: not yet */
+	unsigned long long start_ticks; /* clock ticks since boot when the run began: no orphan of it started earlier */
 };
 
 static int64_t proc_now_ms(void)
@@ -251,6 +255,33 @@ static int proc_spawn_files(posix_spawn_file_actions_t *fa, const struct proc_sp
 	return err;
 }
 
+/*
+ * rtk is a child subreaper (PR_SET_CHILD_SUBREAPER): a process a command started that left its group
+ * (setsid) and whose parent died is reparented to rtk instead of init, where rtk can see it, end it and
+ * reap it. The shells proc_run is running right now (several threads may run commands at once) are
+ * listed here, so that no thread takes another's shell for an orphan.
+ */
+static pthread_mutex_t proc_shells_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t proc_shells[64];
+static size_t proc_nshells;
+
+static void proc_shell_listed(pid_t pid, bool listed)
+{
+	if (listed && proc_nshells < sizeof(proc_shells) / sizeof(*proc_shells))
+		proc_shells[proc_nshells++] = pid;
+	for (size_t i = 0; !listed && i < proc_nshells; i++)
+		if (proc_shells[i] == pid)
+			proc_shells[i] = proc_shells[--proc_nshells];
+}
+
+static bool proc_is_running_shell(pid_t pid)
+{
+	for (size_t i = 0; i < proc_nshells; i++)
+		if (proc_shells[i] == pid)
+			return true;
+	return false;
+}
+
 /* Starts the shell with the child's ends of the pipes; the caller closes them afterwards. */
 static int proc_spawn(struct proc_child *c, char **env, int in_r, int out_w, int err_w)
 {
@@ -260,8 +291,13 @@ static int proc_spawn(struct proc_child *c, char **env, int in_r, int out_w, int
 	int err = proc_spawn_attr(&attr);
 	if (!err && !(err = posix_spawn_file_actions_init(&fa))) {
 		err = proc_spawn_files(&fa, c->spec, in_r, out_w, err_w);
-		if (!err)
+		if (!err) {
+			pthread_mutex_lock(&proc_shells_lock);
 			err = posix_spawn(&c->pid, "/bin/sh", &fa, &attr, argv, env);
+			if (!err)
+				proc_shell_listed(c->pid, true);
+			pthread_mutex_unlock(&proc_shells_lock);
+		}
 		posix_spawn_file_actions_destroy(&fa);
 	}
 	posix_spawnattr_destroy(&attr);
@@ -301,6 +337,117 @@ static int proc_start(struct proc_child *c)
 		fcntl(c->in_fd, F_SETFL, O_NONBLOCK);
 	c->pidfd = pidfd_open(c->pid, 0);
 	return 0;
+}
+
+/* ---- what the command leaves behind ------------------------------------------------------------ */
+
+/* Clock ticks since boot, the unit of a process's start time in /proc/PID/stat. */
+static unsigned long long proc_boot_ticks(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (unsigned long long)ts.tv_sec * (unsigned long long)(hz > 0 ? hz : 100) +
+	       (unsigned long long)ts.tv_nsec / (1000000000ULL / (unsigned long long)(hz > 0 ? hz : 100));
+}
+
+/* State, parent, group and start time of process pid from /proc/PID/stat; false when it is gone. */
+static bool proc_stat_of(const char *pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	int fd, pp = 0, pg = 0;
+	ssize_t n;
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* the command name may hold spaces and parentheses: fields are counted after its last ')' */
+	if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %d %d", state, &pp, &pg) != 3)
+		return false;
+	*ppid = pp, *pgrp = pg, *start = 0;
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		*start = strtoull(p + 1, NULL, 10);
+	return true;
+}
+
+/* Whether a process other than the shell itself, and not a zombie, is still in the shell's group. */
+static bool proc_group_alive(const struct proc_child *c)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool alive = false;
+	if (!d)
+		return kill(-c->pid, 0) == 0;
+	while (!alive && (e = readdir(d))) {
+		char state;
+		pid_t ppid, pgrp;
+		unsigned long long start;
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && atoi(e->d_name) != c->pid &&
+		    proc_stat_of(e->d_name, &state, &ppid, &pgrp, &start))
+			alive = pgrp == c->pid && state != 'Z';
+	}
+	closedir(d);
+	return alive;
+}
+
+/*
+ * The shell has exited (its zombie still pins the group id): what is left of its group goes too, even
+ * what no longer holds its output — TERM, then KILL after the grace period for what ignores TERM.
+ */
+static void proc_end_group(struct proc_child *c)
+{
+	int64_t term_at;
+	if (!proc_group_alive(c))
+		return;
+	kill(-c->pid, SIGTERM);
+	term_at = proc_now_ms();
+	while (proc_group_alive(c) && proc_now_ms() < term_at + c->grace_ms)
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	kill(-c->pid, SIGKILL);
+}
+
+/*
+ * Kills and reaps rtk's children that no running proc_run started directly and that began after this
+ * run did: descendants of the command that left its group and were reparented to rtk. Returns how many.
+ */
+static size_t proc_kill_orphans(const struct proc_child *c)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid(), found[256];
+	size_t n = 0;
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&proc_shells_lock);
+	while (n < sizeof(found) / sizeof(*found) && (e = readdir(d))) {
+		char state;
+		pid_t ppid, pgrp, pid = (pid_t)atoi(e->d_name);
+		unsigned long long start;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || !proc_stat_of(e->d_name, &state, &ppid, &pgrp, &start) ||
+		    ppid != self || start < c->start_ticks || proc_is_running_shell(pid))
+			continue;
+		kill(pid, SIGKILL);
+		found[n++] = pid;
+	}
+	pthread_mutex_unlock(&proc_shells_lock);
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		while (waitpid(found[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	return n;
+}
+
+/* Until none is left: each one killed may leave children of its own to rtk. */
+static void proc_sweep_orphans(const struct proc_child *c)
+{
+	for (int round = 0; round < 1000 && proc_kill_orphans(c); round++)
+		;
 }
 
 /* ---- ending the group ------------------------------------------------------------------------ */
@@ -566,7 +713,12 @@ static int proc_run_started(struct proc_child *c)
 	proc_close(&c->out_fd);
 	proc_close(&c->err_fd);
 	proc_close(&c->pidfd);
+	proc_end_group(c);
 	int reaped = proc_reap(c);
+	pthread_mutex_lock(&proc_shells_lock);
+	proc_shell_listed(c->pid, false);
+	pthread_mutex_unlock(&proc_shells_lock);
+	proc_sweep_orphans(c);
 	return rc ? rc : reaped;
 }
 
@@ -585,6 +737,9 @@ int proc_run(const struct proc_spec *spec, struct proc_result *result)
 		rc = proc_lines_setup(&c);
 	if (!rc) {
 		proc_sigpipe_block(&sp);
+		/* once for the whole process: orphans of every command come back to rtk from now on */
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+		c.start_ticks = proc_boot_ticks() - 1;
 		c.start_ms = proc_now_ms();
 		rc = proc_start(&c);
 		if (!rc && spec->on_start)

@@ -125,10 +125,19 @@ struct proc_result {
  * or *cancel is set; after PROC_STOP nothing more is handed to on_line, in the other cases the
  * lines written while the group winds down still are. When the shell exits normally, processes it
  * left in the background holding its output are ended the same way after PROC_LINGER_MS
- * (result->leftovers); those that redirected their output elsewhere are left alone, as a shell
- * would. After SIGKILL, output held open by a process outside the group is waited for at most
- * PROC_DRAIN_MS. The shell is always reaped before proc_run returns. SIGPIPE from a child that
- * closes its stdin early is absorbed; SIGCHLD must not be ignored by the caller.
+ * (result->leftovers). After SIGKILL, output held open by a process outside the group is waited
+ * for at most PROC_DRAIN_MS. The shell is always reaped before proc_run returns.
+ *
+ * Nothing the command started outlives the run, where the kernel can tell: once the shell has
+ * exited, what is left of its group is ended (TERM, KILL after grace_ms), and rtk is made a child
+ * subreaper (PR_SET_CHILD_SUBREAPER, for the whole process), so that a descendant that left the
+ * group (setsid, a daemon's double fork) is handed to rtk when its parent dies; every such child
+ * of rtk begun since the run started, other than a shell another thread's proc_run is running, is
+ * killed and reaped before proc_run returns (a thread's run may so end another's escaped
+ * descendants: none is meant to outlive its command). A process that left the group while its
+ * parent lives on outside it is beyond reach; so is anything once rtk itself is killed by SIGKILL.
+ * SIGPIPE from a child that closes its stdin early is absorbed; SIGCHLD must not be ignored by the
+ * caller.
  *
  * 0 when the command ran, whatever its outcome (see *result); RTK_EXIT_FAILURE with a reason naming
  * what failed when it could not be started (a missing or unusable cwd, a malformed env_set entry, no
