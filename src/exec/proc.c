@@ -207,6 +207,12 @@ static const char *proc_cwd_name(const struct proc_spec *spec)
 static int proc_check_cwd(const struct proc_spec *spec)
 {
 	struct stat st;
+	if (spec->cwd_fd) {
+		if (fstat(*spec->cwd_fd, &st) < 0 || !S_ISDIR(st.st_mode))
+			return rtk_fail_errno(RTK_EXIT_FAILURE, errno ? errno : ENOTDIR, "cannot use %s as a command's working directory",
+					      proc_cwd_name(spec));
+		return 0;
+	}
 	if (!spec->cwd)
 		return 0;
 	if (stat(spec->cwd, &st) < 0)
@@ -242,13 +248,16 @@ static int proc_spawn_attr(posix_spawnattr_t *attr)
 static int proc_spawn_files(posix_spawn_file_actions_t *fa, const struct proc_spec *spec, int in_r, int out_w,
 			    int err_w)
 {
-	int err = in_r >= 0 ? posix_spawn_file_actions_adddup2(fa, in_r, 0)
+	/* first: the folder's descriptor may be 0-2 when rtk was started with those closed */
+	int err = spec->cwd_fd ? posix_spawn_file_actions_addfchdir_np(fa, *spec->cwd_fd) : 0;
+	if (!err)
+		err = in_r >= 0 ? posix_spawn_file_actions_adddup2(fa, in_r, 0)
 				: posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!err)
 		err = posix_spawn_file_actions_adddup2(fa, out_w, 1);
 	if (!err)
 		err = posix_spawn_file_actions_adddup2(fa, err_w, 2);
-	if (!err && spec->cwd)
+	if (!err && spec->cwd && !spec->cwd_fd)
 		err = posix_spawn_file_actions_addchdir_np(fa, spec->cwd);
 	if (!err)
 		err = posix_spawn_file_actions_addclosefrom_np(fa, 3);

@@ -77,6 +77,12 @@ void proc_lines_free(struct proc_lines *pl);
 struct proc_spec {
 	const char *command;          /* run as /bin/sh -c command */
 	const char *cwd;              /* working directory; NULL: the caller's */
+	/*
+	 * When not NULL, the working directory as a folder the caller opened (and checked): the child
+	 * enters it with fchdir, so a link swapped in at cwd's path since the check leads nowhere; cwd
+	 * then only names it in messages. The caller closes it.
+	 */
+	const int *cwd_fd;
 	const char *const *env_unset; /* NULL-terminated names removed from the caller's environment, or NULL */
 	const char *const *env_set;   /* NULL-terminated "NAME=VALUE" added, replacing any NAME, or NULL */
 	const void *stdin_data;       /* fed to the command's stdin, then closed; NULL: stdin is /dev/null */

@@ -749,6 +749,22 @@ int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exi
 	return 0;
 }
 
+int sandbox_open_cwd(const struct sandbox *sb, const char *cwd, char **out, int *fd)
+{
+	int rc = sandbox_resolve_cwd(sb, cwd, true, out);
+	*fd = -1;
+	if (rc)
+		return rc;
+	/* the real path has no link in it: one there now was swapped in since realpath looked */
+	if ((*fd = rtk_fs_open_dir_within(sb->dir, *out, false, 0)) < 0) {
+		rc = errno == ELOOP ? RTK_EXIT_SANDBOX_ESCAPE : RTK_EXIT_FAILURE;
+		rtk_fail(rc, "cwd '%s': %s", cwd ? cwd : ".", rtk_error_message());
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 /* Appends the sandbox's copy of each file diff shows as binary (regular files only: a link is text in the patch). */
 static int add_binaries(const struct sandbox *sb, git_diff *diff, struct rtk_strbuf *binary)
 {

@@ -48,6 +48,13 @@ int sandbox_create(const struct sandbox_spec *spec, struct sandbox **out);
 int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exist, char **out);
 
 /*
+ * sandbox_resolve_cwd (must_exist) and the folder opened there, never through a link, into *fd: what
+ * was checked is what a step enters (proc_spec.cwd_fd), even if a link is swapped in at the path
+ * afterwards; a link found there already is RTK_EXIT_SANDBOX_ESCAPE. *out as above; close *fd.
+ */
+int sandbox_open_cwd(const struct sandbox *sb, const char *cwd, char **out, int *fd);
+
+/*
  * What the steps changed: a git patch (binary-safe, new files included) of the sandbox's work tree
  * against its baseline, such that `git apply` accepts it on the project. malloc'd into *patch.
  * When the work tree is provably still what its index says (wtindex_unchanged: the stat data of

@@ -189,12 +189,12 @@ static int open_log(struct runplan_attempt *a, const struct plan_step *st, struc
 }
 
 /* Runs one command of a step; false when the step must stop (failure, timeout, leak, interrupt). */
-static bool run_command(struct step_io *io, const char *cwd, const char *command, int64_t deadline,
+static bool run_command(struct step_io *io, const char *cwd, const int *cwd_fd, const char *command, int64_t deadline,
 			struct runplan_step_result *res)
 {
 	struct runplan_attempt *a = io->a;
 	char *wrapped = a->o->isolate == RUNPLAN_ISOLATE_BWRAP ? isolated_command(a, cwd, command) : NULL;
-	struct proc_spec spec = { .command = wrapped ? wrapped : command, .cwd = cwd, .on_line = on_output, .user = io,
+	struct proc_spec spec = { .command = wrapped ? wrapped : command, .cwd = cwd, .cwd_fd = cwd_fd, .on_line = on_output, .user = io,
 				  .timeout_ms = deadline - now_ms(), .grace_ms = a->rules->kill_grace_ms,
 				  .cancel = a->o->cancel };
 	struct proc_result pr;
@@ -257,7 +257,7 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	int64_t deadline = now_ms() + timeout;
 	struct step_io io = { .a = a, .step_id = st->id, .redact = { .s = a->rules->secrets } };
 	char *cwd = NULL;
-	int rc;
+	int rc, cwd_fd = -1;
 	bool ok = true;
 	tail_reset(&a->tail, (size_t)a->rules->last_lines);
 	if ((io.log = open_log(a, st, res)) < 0) {
@@ -267,14 +267,14 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 		return false;
 	}
 	/* checked again now: an earlier step may have made the folder, or a link in its place */
-	if ((rc = sandbox_resolve_cwd(a->sb, st->cwd, true, &cwd))) {
+	if ((rc = sandbox_open_cwd(a->sb, st->cwd, &cwd, &cwd_fd))) {
 		res->status = rc == RTK_EXIT_SANDBOX_ESCAPE ? RUNPLAN_STEP_ESCAPED : RUNPLAN_STEP_FAILED;
 		log_redacted(&io, rtk_error_message(), strlen(rtk_error_message()), 0, true);
 		runplan_set_error(a, rc == RTK_EXIT_SANDBOX_ESCAPE ? "SANDBOX_ESCAPE" : "STEP_FAILED", rc, "step '%s': %s", st->id, rtk_error_message());
 		ok = false;
 	}
 	for (size_t i = 0; ok && i < st->ncommands; i++)
-		ok = run_command(&io, cwd, st->commands[i], deadline, res);
+		ok = run_command(&io, cwd, &cwd_fd, st->commands[i], deadline, res);
 	if (io.write_failed && ok) {
 		res->status = RUNPLAN_STEP_FAILED;
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "cannot write the log %s", res->log);
@@ -286,6 +286,8 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	tail_straighten(&a->tail);
 	secrets_stream_free(&io.redact);
 	close(io.log);
+	if (cwd_fd >= 0)
+		close(cwd_fd);
 	free(cwd);
 	return ok;
 }

@@ -790,6 +790,34 @@ static void cwd_is_honoured(void **state)
 	unit_remove_tree(dir);
 }
 
+/* The folder opened (and checked) is where the command runs, though a link to elsewhere took its path since. */
+static void cwd_fd_wins_over_a_link_swapped_in(void **state)
+{
+	(void)state;
+	char dir[64], step[128], moved[128], elsewhere[128];
+	assert_int_equal(unit_mkdtemp(dir, "proc"), 0);
+	snprintf(step, sizeof(step), "%s/step", dir);
+	snprintf(moved, sizeof(moved), "%s/step-moved", dir);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", dir);
+	assert_int_equal(mkdir(step, 0755), 0);
+	assert_int_equal(mkdir(elsewhere, 0755), 0);
+	int fd = open(step, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(rename(step, moved), 0);
+	assert_int_equal(symlink(elsewhere, step), 0);
+	char *real = realpath(moved, NULL);
+	struct proc_spec spec = { .cwd = step, .cwd_fd = &fd };
+	struct capture cap = { 0 };
+	struct proc_result res;
+	assert_int_equal(run("pwd -P", &spec, &cap, &res), 0);
+	assert_int_equal(cap.n, 1);
+	assert_string_equal(cap.v[0].text, real);
+	close(fd);
+	free(real);
+	capture_free(&cap);
+	unit_remove_tree(dir);
+}
+
 static void missing_or_file_cwd_is_an_error_naming_it(void **state)
 {
 	(void)state;
@@ -1011,6 +1039,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(environment_scrubbed_and_added),
 	cmocka_unit_test(environment_entry_without_name_is_an_error),
 	cmocka_unit_test(cwd_is_honoured),
+	cmocka_unit_test(cwd_fd_wins_over_a_link_swapped_in),
 	cmocka_unit_test(missing_or_file_cwd_is_an_error_naming_it),
 	cmocka_unit_test(no_descriptor_of_the_caller_reaches_the_child),
 	cmocka_unit_test(signal_dispositions_and_mask_are_reset),
