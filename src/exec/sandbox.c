@@ -24,7 +24,7 @@
 
 /* The folder no sandbox may hold, in either mode: a copy leaves it out whatever the rules say; a
  * worktree cannot, so a repository that tracks it gets a copy. */
-static const char secrets_folder[] = ".claude/private/secrets";
+static const char secrets_folder[] = SANDBOX_SECRETS_FOLDER;
 
 /* --- exclusions --------------------------------------------------------------------------------- */
 

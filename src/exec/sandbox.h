@@ -10,6 +10,9 @@
 
 enum sandbox_mode { SANDBOX_AUTO, SANDBOX_WORKTREE, SANDBOX_COPY };
 
+/* The folder no sandbox may hold, in any mode: never copied, refused in a worktree, masked under bwrap. */
+#define SANDBOX_SECRETS_FOLDER ".claude/private/secrets"
+
 struct sandbox_spec {
 	const char *project;        /* the project's root folder */
 	const char *sandbox_root;   /* where sandboxes go; must not be inside the project */

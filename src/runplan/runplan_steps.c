@@ -134,9 +134,26 @@ static void shell_quote(struct rtk_strbuf *b, const char *s)
 	rtk_strbuf_puts(b, "'");
 }
 
+/* --tmpfs over the real path of dir/.claude/private/secrets, when there is one: an empty folder in its place. */
+static void mask_secrets(struct rtk_strbuf *b, const char *dir)
+{
+	char *path = NULL, *real;
+	if (asprintf(&path, "%s/%s", dir, SANDBOX_SECRETS_FOLDER) < 0)
+		return;
+	if ((real = realpath(path, NULL))) {
+		rtk_strbuf_puts(b, "--tmpfs ");
+		shell_quote(b, real);
+		rtk_strbuf_puts(b, " ");
+	}
+	free(real);
+	free(path);
+}
+
 /*
  * command under bwrap: the sandbox is the only writable folder (and a private /tmp), $HOME is empty
- * and read-only, everything else is read-only, and the network is gone unless asked for.
+ * and read-only, everything else is read-only, and the network is gone unless asked for. The
+ * project's secrets folder is masked wherever it really is (a .claude link in the project or the
+ * sandbox leads to it by its real path), and so is the sandbox's own, should a step have made one.
  */
 static char *isolated_command(const struct runplan_attempt *a, const char *cwd, const char *command)
 {
@@ -158,7 +175,10 @@ static char *isolated_command(const struct runplan_attempt *a, const char *cwd, 
 	shell_quote(&b, a->sb->dir);
 	rtk_strbuf_puts(&b, " ");
 	shell_quote(&b, a->sb->dir);
-	rtk_strbuf_puts(&b, " --chdir ");
+	rtk_strbuf_puts(&b, " ");
+	mask_secrets(&b, a->sb->project);
+	mask_secrets(&b, a->sb->dir);
+	rtk_strbuf_puts(&b, "--chdir ");
 	shell_quote(&b, cwd);
 	rtk_strbuf_puts(&b, " /bin/sh -c ");
 	shell_quote(&b, command);

@@ -341,6 +341,24 @@ else
 	testing "bwrap: writing outside the sandbox fails, inside works" \
 		"setup_case clean && plan && step in 'touch inside' && step out 'touch $outside' && rp --isolate bwrap --json > o.json; echo \$? \$(jq -r '[.steps[].status] | join(\",\")' o.json); test -e $outside; echo \$?; rm -f $outside" \
 		"1 passed,failed\n1\n"
+	# The secrets folder is masked whatever the path to it: the project's by its absolute path, and through
+	# a link in the project (.claude/private -> elsewhere), copied into the sandbox as a link. Neither /tmp
+	# nor $HOME (both emptied under bwrap) may hold the project, or it would be hidden for another reason.
+	base=$(mktemp -d /var/tmp/rtk-cli-secrets.XXXXXX)
+	(cd "$base" && setup_case clean && plan && step a "cat $base/project/.claude/private/secrets/key.txt; true" &&
+		rp --isolate bwrap --json > o.json; echo $? $(jq -r .sandbox.mode o.json) > rc)
+	check "bwrap: the project's secrets folder is empty by its absolute path (no SECRET_LEAK)" test "$(cat "$base/rc")" = "0 worktree"
+	check "... the step found nothing there" grep -q 'secrets/key.txt: No such file' "$base"/state/reflectloop/runs/*/logs/a.log
+	rm -rf "$base"
+	base=$(mktemp -d /var/tmp/rtk-cli-secrets.XXXXXX)
+	(cd "$base" && setup_case clean && mkdir -p elsewhere/secrets && echo TOP-SECRET-WORDS > elsewhere/secrets/key.txt &&
+		rm -rf project/.claude/private && ln -s "$base/elsewhere" project/.claude/private && plan &&
+		step a "cat $base/elsewhere/secrets/key.txt; cat $base/project/.claude/private/secrets/key.txt; cat .claude/private/secrets/key.txt; true" &&
+		rp --isolate bwrap --mode copy --json > o.json; echo $? $(jq -r .sandbox.mode o.json) > rc)
+	check "bwrap: a .claude/private link to the secrets elsewhere, copied into the sandbox: the step ran" test "$(cat "$base/rc")" = "0 copy"
+	check "... and the secrets folder is empty by every path to it" \
+		bash -c "! grep -q TOP-SECRET-WORDS '$base'/state/reflectloop/runs/*/logs/a.log && test \$(grep -c 'key.txt: No such file' '$base'/state/reflectloop/runs/*/logs/a.log) = 3"
+	rm -rf "$base"
 	testing "bwrap: no network without --network" \
 		"setup_case clean && plan && step net 'python3 -c \"import socket; s=socket.socket(); s.connect((\\\"127.0.0.1\\\", 9))\"' && rp --isolate bwrap --json > o.json; echo \$? \$(jq -r '.steps[0].status' o.json); grep -c 'Network is unreachable\|Connection refused' state/reflectloop/runs/*/logs/net.log" \
 		"1 failed\n1\n"
