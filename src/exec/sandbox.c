@@ -91,6 +91,11 @@ static int make_root(const struct sandbox_spec *spec, const char *project, struc
 	int rc;
 	if ((rc = rtk_fs_mkdir_p(spec->sandbox_root, 0700)) || (rc = real_path(spec->sandbox_root, &base)))
 		return rc;
+	/* another user who owns or can write the root could swap a sandbox for a link, or read it */
+	if ((rc = rtk_fs_check_dir_owner(base, geteuid(), false))) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "the sandbox root %s", rtk_error_message());
+		goto out;
+	}
 	if (path_within(base, project)) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "the sandbox root %s is inside the project %s", base, project);
 		goto out;

@@ -15,7 +15,8 @@ enum sandbox_mode { SANDBOX_AUTO, SANDBOX_WORKTREE, SANDBOX_COPY };
 
 struct sandbox_spec {
 	const char *project;        /* the project's root folder */
-	const char *sandbox_root;   /* where sandboxes go; must not be inside the project */
+	const char *sandbox_root;   /* where sandboxes go; not inside the project, owned by the user (or root)
+				     * and writable by no one else unless sticky (rtk_fs_check_dir_owner) */
 	const char *run_id;         /* names <sandbox_root>/<run_id>/repo (no slashes: plan.v1 checks) */
 	enum sandbox_mode mode;
 	const char *const *exclude; /* copy mode: gitignore-style globs, NULL-terminated (see sandbox_excluded) */

@@ -323,6 +323,17 @@ testing "env_status says SET or UNSET, never the value" \
 	"setup_case clean && plan && step a 'echo \$RTK_TEST_SET_VAR \${RTK_TEST_UNSET_VAR:-x} \$HOME' && RTK_TEST_SET_VAR=hunter2 rp --json | jq -c .env_status" \
 	'{"HOME":"<SET>","RTK_TEST_SET_VAR":"<SET>","RTK_TEST_UNSET_VAR":"<UNSET>"}\n'
 
+# --- a sandbox root another user owns or can write is refused (issue 27) ------------------------------------
+testing "a sandbox root everyone can write (not sticky): exit 1, nothing made in it" \
+	"setup_case clean && plan && step a 'echo hi' && mkdir sb && chmod 777 sb && rp --json > o.json 2> err; echo \$? \$(jq -r .error_code o.json); ls -A sb | wc -l; sed \"s|\$PWD|DIR|\" err" \
+	"1 SANDBOX_CREATE_FAILED\n0\nrtk run-plan: the sandbox root DIR/sb: writable by everyone (mode 0777) and not sticky: refusing to use it\n"
+testing "a sticky shared sandbox root (like /tmp) is fine" \
+	"setup_case clean && plan && step a 'echo hi' && mkdir sb && chmod 1777 sb && rp --json > o.json; echo \$? \$(jq -r .status o.json)" \
+	"0 OK\n"
+testing "the default sandbox root is the user's own" \
+	"setup_case clean && plan && step a 'echo hi' && mkdir tmp && TMPDIR=\$PWD/tmp \"$RTK\" run-plan --project-root project --state-dir state --latch latch --plan plan.yaml --keep-sandbox --json | jq -r '.parameters.sandbox_root == \"'\$PWD'/tmp/reflectloop-'\$(id -u)'\"'; stat -c %a tmp/reflectloop-\$(id -u)" \
+	"true\n700\n"
+
 # --- no link below the state folder is followed (issue 27) ------------------------------------------------
 testing "the state folder's reflectloop/ linked outside: nothing is written there, exit 1 saying why" \
 	"setup_case clean && plan && step a 'echo hi' && mkdir -p state outside && ln -s ../outside state/reflectloop && rp --json > o.json 2> err; echo \$? \$(jq -r .error_code o.json); ls -A outside | wc -l; grep -c ': reflectloop is a symbolic link, and rtk follows no link inside state' err o.json" \

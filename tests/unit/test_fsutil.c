@@ -815,6 +815,60 @@ static void within_writes_what_it_should(void **state)
 	assert_untouched(target);
 }
 
+/* A folder shared with other users must be theirs to write in only when sticky; a private one not at all. */
+static void dir_owner_and_mode_are_checked(void **state)
+{
+	struct fixture *f = *state;
+	char dir[128], link[160];
+	uid_t me = geteuid();
+	snprintf(dir, sizeof(dir), "%s/root", f->dir);
+	snprintf(link, sizeof(link), "%s/link", f->dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(rtk_fs_check_dir_owner(dir, me, false), 0);
+	assert_int_equal(rtk_fs_check_dir_owner(dir, me, true), 0);
+	/* owned by another user: refused, shared or private (root, who may own a shared one, can give it away;
+	 * another user asks as uid me + 1 about a folder that is not root's) */
+	uid_t asking = me + 1;
+	if (me == 0) {
+		assert_int_equal(chown(dir, 12345, (gid_t)-1), 0);
+		asking = 0;
+	}
+	assert_refused(rtk_fs_check_dir_owner(dir, asking, false), "owned by uid");
+	assert_refused(rtk_fs_check_dir_owner(dir, asking, true), "owned by uid");
+	if (me == 0)
+		assert_int_equal(chown(dir, 0, (gid_t)-1), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_refused(rtk_fs_check_dir_owner(dir, me, false), "writable by everyone (mode 0777) and not sticky");
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_refused(rtk_fs_check_dir_owner(dir, me, false), "writable by its group");
+	assert_int_equal(chmod(dir, 01777), 0);
+	assert_int_equal(rtk_fs_check_dir_owner(dir, me, false), 0); /* sticky, like /tmp */
+	assert_refused(rtk_fs_check_dir_owner(dir, me, true), "writable by everyone");
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_refused(rtk_fs_check_dir_owner(link, me, false), "a symbolic link");
+}
+
+static void private_dir_is_made_private(void **state)
+{
+	struct fixture *f = *state;
+	char *dir = NULL, state_home[128], base[160];
+	struct stat st;
+	snprintf(state_home, sizeof(state_home), "%s/state", f->dir);
+	snprintf(base, sizeof(base), "%s/rtk", state_home);
+	unsetenv("XDG_RUNTIME_DIR");
+	setenv("XDG_STATE_HOME", state_home, 1);
+	assert_int_equal(rtk_fs_private_dir("iterate", &dir), 0);
+	assert_non_null(strstr(dir, "/state/rtk/iterate"));
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	free(dir);
+	assert_int_equal(chmod(base, 0777), 0); /* someone widened it: nothing is kept there */
+	assert_refused(rtk_fs_private_dir("iterate", &dir), "writable by everyone");
+	assert_null(dir);
+	unsetenv("XDG_STATE_HOME");
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -835,6 +889,8 @@ static const struct CMUnitTest tests[] = {
 	TEST(within_follows_no_link_at_any_depth),
 	TEST(within_refuses_hard_links_and_fifos),
 	TEST(within_writes_what_it_should),
+	TEST(dir_owner_and_mode_are_checked),
+	TEST(private_dir_is_made_private),
 	cmocka_unit_test(safe_file_name_never_leaves_its_folder),
 };
 
