@@ -2,6 +2,7 @@
 #include "config.h"
 #include "proc.h"
 
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/progress.h"
 
@@ -271,12 +272,13 @@ static int proc_spawn_files(posix_spawn_file_actions_t *fa, const struct proc_sp
  * listed here, so that no thread takes another's shell for an orphan.
  */
 static pthread_mutex_t proc_shells_lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t proc_shells[64];
-static size_t proc_nshells;
+static pid_t *proc_shells;
+static size_t proc_nshells, proc_shells_cap;
 
+/* Lists (room made before the spawn, so this cannot fail) or unlists pid; the caller holds the lock. */
 static void proc_shell_listed(pid_t pid, bool listed)
 {
-	if (listed && proc_nshells < sizeof(proc_shells) / sizeof(*proc_shells))
+	if (listed)
 		proc_shells[proc_nshells++] = pid;
 	for (size_t i = 0; !listed && i < proc_nshells; i++)
 		if (proc_shells[i] == pid)
@@ -302,7 +304,8 @@ static int proc_spawn(struct proc_child *c, char **env, int in_r, int out_w, int
 		err = proc_spawn_files(&fa, c->spec, in_r, out_w, err_w);
 		if (!err) {
 			pthread_mutex_lock(&proc_shells_lock);
-			err = posix_spawn(&c->pid, "/bin/sh", &fa, &attr, argv, env);
+			err = RTK_ALLOC_GROW(proc_shells, proc_nshells + 1, proc_shells_cap) ? ENOMEM
+			      : posix_spawn(&c->pid, "/bin/sh", &fa, &attr, argv, env);
 			if (!err)
 				proc_shell_listed(c->pid, true);
 			pthread_mutex_unlock(&proc_shells_lock);

@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,10 +94,20 @@ static int64_t next_check(struct sched_project *sp, int64_t last)
 	return next;
 }
 
-/* Consumes the wake file: whether someone asked for a check. */
+/* Consumes the wake file: whether someone asked for a check. Removed within the project (sp->dir less
+ * its "/.anima"), so that an .anima swapped for a link leads the removal nowhere. */
 static bool take_wake(struct sched_project *sp)
 {
-	return unlink(sp->wake_path) == 0;
+	struct stat st;
+	char *root = strndup(sp->dir, strlen(sp->dir) - strlen("/" ITERATE_DIR));
+	bool asked = lstat(sp->wake_path, &st) == 0;
+	if (asked && (!root || rtk_fs_unlink_within(root, sp->wake_path))) {
+		say(sp, "the wake file is left alone: %s", root ? rtk_error_message() : "out of memory");
+		rtk_error_clear();
+		asked = false; /* one that cannot be consumed would ask again at once, for ever */
+	}
+	free(root);
+	return asked;
 }
 
 static void arm_timer(struct sched_project *sp, int64_t at)
