@@ -379,10 +379,11 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 	int fd = open_log(c, m, t), rc = 0;
 	if (fd < 0)
 		return -fd;
+	announce_agent(c);
 	if (asprintf(&branch, "milestone/%s", m->id) < 0 || asprintf(&env[0], "RTK_ITERATE_ROLE=%s", t->role) < 0 ||
 	    asprintf(&env[1], "RTK_ITERATE_MILESTONE=%s", m->id) < 0 || asprintf(&env[2], "RTK_ITERATE_ROUND=%ld", m->round) < 0 ||
 	    asprintf(&env[3], "RTK_ITERATE_BRANCH=%s", branch) < 0 || asprintf(&env[4], "RTK_ITERATE_PROJECT=%s", c->p.root) < 0 ||
-	    (announce_agent(c), asprintf(&env[5], AGENT_TOKEN_VAR "=%s", c->agent_token) < 0))
+	    asprintf(&env[5], AGENT_TOKEN_VAR "=%s", c->agent_token) < 0)
 		rc = rtk_oom();
 	struct proc_spec spec = { .command = command, .cwd = c->p.root, .env_unset = agentrun_env_scrub,
 				  .env_set = (const char *const *)env, .stdin_data = prompt, .stdin_len = strlen(prompt),
