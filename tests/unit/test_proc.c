@@ -630,7 +630,7 @@ static void background_job_without_output_is_ended(void **state)
 static void processes_that_left_the_group_are_ended(void **state)
 {
 	(void)state;
-	char dir[64], cmd[768], pidfile[128], deepfile[128];
+	char dir[64], cmd[1024], pidfile[80], deepfile[80];
 	assert_int_equal(unit_mkdtemp(dir, "proc"), 0);
 	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
 	snprintf(deepfile, sizeof(deepfile), "%s/deep", dir);
