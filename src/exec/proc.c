@@ -388,40 +388,71 @@ static bool proc_stat_of(const char *pid, char *state, pid_t *ppid, pid_t *pgrp,
 	return true;
 }
 
-/* Whether a process other than the shell itself, and not a zombie, is still in the shell's group. */
-static bool proc_group_alive(const struct proc_child *c)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	bool alive = false;
-	if (!d)
-		return kill(-c->pid, 0) == 0;
-	while (!alive && (e = readdir(d))) {
-		char state;
-		pid_t ppid, pgrp;
-		unsigned long long start;
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && atoi(e->d_name) != c->pid &&
-		    proc_stat_of(e->d_name, &state, &ppid, &pgrp, &start))
-			alive = pgrp == c->pid && state != 'Z';
-	}
-	closedir(d);
-	return alive;
-}
-
 /*
  * The shell has exited (its zombie still pins the group id): what is left of its group goes too, even
- * what no longer holds its output — TERM, then KILL after the grace period for what ignores TERM.
+ * what no longer holds its output. TERM first, for what can tidy up at once, then KILL: the command
+ * is over, and waiting would cost every command a look through /proc.
  */
 static void proc_end_group(struct proc_child *c)
 {
-	int64_t term_at;
-	if (!proc_group_alive(c))
-		return;
 	kill(-c->pid, SIGTERM);
-	term_at = proc_now_ms();
-	while (proc_group_alive(c) && proc_now_ms() < term_at + c->grace_ms)
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
 	kill(-c->pid, SIGKILL);
+}
+
+/* Whether pid (a child of rtk) is an orphan of this run: not a shell a proc_run runs, begun since this run did. */
+static bool proc_orphan_of(const struct proc_child *c, pid_t pid)
+{
+	char name[24], state;
+	pid_t ppid, pgrp;
+	unsigned long long start;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	return !proc_is_running_shell(pid) && proc_stat_of(name, &state, &ppid, &pgrp, &start) && ppid == getpid() &&
+	       start >= c->start_ticks;
+}
+
+/* Adds to found (at most max) the orphans of this run among rtk's children, as each thread's
+ * /proc/self/task/TID/children lists them (a reparented process goes to one of rtk's threads);
+ * false when the kernel has no such file. */
+static bool proc_children_orphans(const struct proc_child *c, pid_t *found, size_t *n, size_t max)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool listed = false;
+	char path[300], buf[4096];
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		int fd;
+		ssize_t len;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		listed = true;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[len > 0 ? len : 0] = '\0';
+		for (char *p = buf, *end; *n < max && (*p >= '0' && *p <= '9'); p = end + (*end == ' ')) {
+			pid_t pid = (pid_t)strtol(p, &end, 10);
+			if (proc_orphan_of(c, pid))
+				found[(*n)++] = pid;
+		}
+	}
+	closedir(d);
+	return listed;
+}
+
+/* The same from every process in /proc, for kernels without the children files. */
+static void proc_scan_orphans(const struct proc_child *c, pid_t *found, size_t *n, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && *n < max && (e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && proc_orphan_of(c, (pid_t)atoi(e->d_name)))
+			found[(*n)++] = (pid_t)atoi(e->d_name);
+	if (d)
+		closedir(d);
 }
 
 /*
@@ -430,25 +461,14 @@ static void proc_end_group(struct proc_child *c)
  */
 static size_t proc_kill_orphans(const struct proc_child *c)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t self = getpid(), found[256];
+	pid_t found[256];
 	size_t n = 0;
-	if (!d)
-		return 0;
 	pthread_mutex_lock(&proc_shells_lock);
-	while (n < sizeof(found) / sizeof(*found) && (e = readdir(d))) {
-		char state;
-		pid_t ppid, pgrp, pid = (pid_t)atoi(e->d_name);
-		unsigned long long start;
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' || !proc_stat_of(e->d_name, &state, &ppid, &pgrp, &start) ||
-		    ppid != self || start < c->start_ticks || proc_is_running_shell(pid))
-			continue;
-		kill(pid, SIGKILL);
-		found[n++] = pid;
-	}
+	if (!proc_children_orphans(c, found, &n, sizeof(found) / sizeof(*found)))
+		proc_scan_orphans(c, found, &n, sizeof(found) / sizeof(*found));
+	for (size_t i = 0; i < n; i++)
+		kill(found[i], SIGKILL);
 	pthread_mutex_unlock(&proc_shells_lock);
-	closedir(d);
 	for (size_t i = 0; i < n; i++)
 		while (waitpid(found[i], NULL, 0) < 0 && errno == EINTR)
 			;

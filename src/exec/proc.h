@@ -135,7 +135,7 @@ struct proc_result {
  * for at most PROC_DRAIN_MS. The shell is always reaped before proc_run returns.
  *
  * Nothing the command started outlives the run, where the kernel can tell: once the shell has
- * exited, what is left of its group is ended (TERM, KILL after grace_ms), and rtk is made a child
+ * exited, what is left of its group is ended (TERM, then KILL at once), and rtk is made a child
  * subreaper (PR_SET_CHILD_SUBREAPER, for the whole process), so that a descendant that left the
  * group (setsid, a daemon's double fork) is handed to rtk when its parent dies; every such child
  * of rtk begun since the run started, other than a shell another thread's proc_run is running, is
