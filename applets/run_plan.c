@@ -6,6 +6,7 @@
 #include "lib/timeutil.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static struct run_plan_opts {
 static const struct rtk_opt options[] = {
 	RTK_OPT_STRING(0, "plan", &o.plan, "FILE", "the plan (default STATE/thinking/plan.latest.yaml)"),
 	RTK_OPT_STRING(0, "mode", &o.mode, "auto|worktree|copy", "sandbox: a detached git worktree, a copy, or worktree when the tree is clean (default auto)"),
-	RTK_OPT_STRING(0, "sandbox-root", &o.sandbox_root, "DIR", "where sandboxes go (default $TMPDIR/reflectloop; never inside the project)"),
+	RTK_OPT_STRING(0, "sandbox-root", &o.sandbox_root, "DIR", "where sandboxes go (default $TMPDIR/reflectloop-UID; yours, never inside the project)"),
 	RTK_OPT_STRING(0, "project-root", &o.project_root, "DIR", "the project (default .)"),
 	RTK_OPT_STRING(0, "state-dir", &o.state_dir, "DIR", "where results, logs and the blocker go (default .claude/state)"),
 	RTK_OPT_STRING(0, "latch", &o.latch, "FILE", "the latch file (default $HOME/.claude/latch.lock)"),
@@ -113,7 +114,8 @@ static int run_plan_defaults(void)
 		o.plan = default_paths[0];
 	if (!o.latch && asprintf(&default_paths[1], "%s/.claude/latch.lock", home && *home ? home : ".") >= 0)
 		o.latch = default_paths[1];
-	if (!o.sandbox_root && asprintf(&default_paths[2], "%s/reflectloop", tmp && *tmp ? tmp : "/tmp") >= 0)
+	/* per user: a shared /tmp/reflectloop could be made first, and written, by another user */
+	if (!o.sandbox_root && asprintf(&default_paths[2], "%s/reflectloop-%ju", tmp && *tmp ? tmp : "/tmp", (uintmax_t)geteuid()) >= 0)
 		o.sandbox_root = default_paths[2];
 	return o.plan && o.latch && o.sandbox_root ? 0 : rtk_oom();
 }

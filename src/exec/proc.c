@@ -2,17 +2,21 @@
 #include "config.h"
 #include "proc.h"
 
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/progress.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -100,6 +104,7 @@ struct proc_child {
 	enum proc_cause cause;
 	int64_t grace_ms;
 	int64_t start_ms, exit_ms, term_ms, kill_ms; /* CLOCK_MONOTONIC; -1: not yet */
+	unsigned long long start_ticks; /* clock ticks since boot when the run began: no orphan of it started earlier */
 };
 
 static int64_t proc_now_ms(void)
@@ -203,6 +208,12 @@ static const char *proc_cwd_name(const struct proc_spec *spec)
 static int proc_check_cwd(const struct proc_spec *spec)
 {
 	struct stat st;
+	if (spec->cwd_fd) {
+		if (fstat(*spec->cwd_fd, &st) < 0 || !S_ISDIR(st.st_mode))
+			return rtk_fail_errno(RTK_EXIT_FAILURE, errno ? errno : ENOTDIR, "cannot use %s as a command's working directory",
+					      proc_cwd_name(spec));
+		return 0;
+	}
 	if (!spec->cwd)
 		return 0;
 	if (stat(spec->cwd, &st) < 0)
@@ -238,17 +249,48 @@ static int proc_spawn_attr(posix_spawnattr_t *attr)
 static int proc_spawn_files(posix_spawn_file_actions_t *fa, const struct proc_spec *spec, int in_r, int out_w,
 			    int err_w)
 {
-	int err = in_r >= 0 ? posix_spawn_file_actions_adddup2(fa, in_r, 0)
+	/* first: the folder's descriptor may be 0-2 when rtk was started with those closed */
+	int err = spec->cwd_fd ? posix_spawn_file_actions_addfchdir_np(fa, *spec->cwd_fd) : 0;
+	if (!err)
+		err = in_r >= 0 ? posix_spawn_file_actions_adddup2(fa, in_r, 0)
 				: posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!err)
 		err = posix_spawn_file_actions_adddup2(fa, out_w, 1);
 	if (!err)
 		err = posix_spawn_file_actions_adddup2(fa, err_w, 2);
-	if (!err && spec->cwd)
+	if (!err && spec->cwd && !spec->cwd_fd)
 		err = posix_spawn_file_actions_addchdir_np(fa, spec->cwd);
 	if (!err)
 		err = posix_spawn_file_actions_addclosefrom_np(fa, 3);
 	return err;
+}
+
+/*
+ * rtk is a child subreaper (PR_SET_CHILD_SUBREAPER): a process a command started that left its group
+ * (setsid) and whose parent died is reparented to rtk instead of init, where rtk can see it, end it and
+ * reap it. The shells proc_run is running right now (several threads may run commands at once) are
+ * listed here, so that no thread takes another's shell for an orphan.
+ */
+static pthread_mutex_t proc_shells_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *proc_shells;
+static size_t proc_nshells, proc_shells_cap;
+
+/* Lists (room made before the spawn, so this cannot fail) or unlists pid; the caller holds the lock. */
+static void proc_shell_listed(pid_t pid, bool listed)
+{
+	if (listed)
+		proc_shells[proc_nshells++] = pid;
+	for (size_t i = 0; !listed && i < proc_nshells; i++)
+		if (proc_shells[i] == pid)
+			proc_shells[i] = proc_shells[--proc_nshells];
+}
+
+static bool proc_is_running_shell(pid_t pid)
+{
+	for (size_t i = 0; i < proc_nshells; i++)
+		if (proc_shells[i] == pid)
+			return true;
+	return false;
 }
 
 /* Starts the shell with the child's ends of the pipes; the caller closes them afterwards. */
@@ -260,8 +302,14 @@ static int proc_spawn(struct proc_child *c, char **env, int in_r, int out_w, int
 	int err = proc_spawn_attr(&attr);
 	if (!err && !(err = posix_spawn_file_actions_init(&fa))) {
 		err = proc_spawn_files(&fa, c->spec, in_r, out_w, err_w);
-		if (!err)
-			err = posix_spawn(&c->pid, "/bin/sh", &fa, &attr, argv, env);
+		if (!err) {
+			pthread_mutex_lock(&proc_shells_lock);
+			err = RTK_ALLOC_GROW(proc_shells, proc_nshells + 1, proc_shells_cap) ? ENOMEM
+			      : posix_spawn(&c->pid, "/bin/sh", &fa, &attr, argv, env);
+			if (!err)
+				proc_shell_listed(c->pid, true);
+			pthread_mutex_unlock(&proc_shells_lock);
+		}
 		posix_spawn_file_actions_destroy(&fa);
 	}
 	posix_spawnattr_destroy(&attr);
@@ -301,6 +349,137 @@ static int proc_start(struct proc_child *c)
 		fcntl(c->in_fd, F_SETFL, O_NONBLOCK);
 	c->pidfd = pidfd_open(c->pid, 0);
 	return 0;
+}
+
+/* ---- what the command leaves behind ------------------------------------------------------------ */
+
+/* Clock ticks since boot, the unit of a process's start time in /proc/PID/stat. */
+static unsigned long long proc_boot_ticks(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (unsigned long long)ts.tv_sec * (unsigned long long)(hz > 0 ? hz : 100) +
+	       (unsigned long long)ts.tv_nsec / (1000000000ULL / (unsigned long long)(hz > 0 ? hz : 100));
+}
+
+/* State, parent, group and start time of process pid from /proc/PID/stat; false when it is gone. */
+static bool proc_stat_of(const char *pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	int fd, pp = 0, pg = 0;
+	ssize_t n;
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* the command name may hold spaces and parentheses: fields are counted after its last ')' */
+	if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %d %d", state, &pp, &pg) != 3)
+		return false;
+	*ppid = pp, *pgrp = pg, *start = 0;
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		*start = strtoull(p + 1, NULL, 10);
+	return true;
+}
+
+/*
+ * The shell has exited (its zombie still pins the group id): what is left of its group goes too, even
+ * what no longer holds its output. TERM first, for what can tidy up at once, then KILL: the command
+ * is over, and waiting would cost every command a look through /proc.
+ */
+static void proc_end_group(struct proc_child *c)
+{
+	kill(-c->pid, SIGTERM);
+	kill(-c->pid, SIGKILL);
+}
+
+/* Whether pid (a child of rtk) is an orphan of this run: not a shell a proc_run runs, begun since this run did. */
+static bool proc_orphan_of(const struct proc_child *c, pid_t pid)
+{
+	char name[24], state;
+	pid_t ppid, pgrp;
+	unsigned long long start;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	return !proc_is_running_shell(pid) && proc_stat_of(name, &state, &ppid, &pgrp, &start) && ppid == getpid() &&
+	       start >= c->start_ticks;
+}
+
+/* Adds to found (at most max) the orphans of this run among rtk's children, as each thread's
+ * /proc/self/task/TID/children lists them (a reparented process goes to one of rtk's threads);
+ * false when the kernel has no such file. */
+static bool proc_children_orphans(const struct proc_child *c, pid_t *found, size_t *n, size_t max)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool listed = false;
+	char path[300], buf[4096];
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		int fd;
+		ssize_t len;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		listed = true;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[len > 0 ? len : 0] = '\0';
+		for (char *p = buf, *end; *n < max && (*p >= '0' && *p <= '9'); p = end + (*end == ' ')) {
+			pid_t pid = (pid_t)strtol(p, &end, 10);
+			if (proc_orphan_of(c, pid))
+				found[(*n)++] = pid;
+		}
+	}
+	closedir(d);
+	return listed;
+}
+
+/* The same from every process in /proc, for kernels without the children files. */
+static void proc_scan_orphans(const struct proc_child *c, pid_t *found, size_t *n, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && *n < max && (e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && proc_orphan_of(c, (pid_t)atoi(e->d_name)))
+			found[(*n)++] = (pid_t)atoi(e->d_name);
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Kills and reaps rtk's children that no running proc_run started directly and that began after this
+ * run did: descendants of the command that left its group and were reparented to rtk. Returns how many.
+ */
+static size_t proc_kill_orphans(const struct proc_child *c)
+{
+	pid_t found[256];
+	size_t n = 0;
+	pthread_mutex_lock(&proc_shells_lock);
+	if (!proc_children_orphans(c, found, &n, sizeof(found) / sizeof(*found)))
+		proc_scan_orphans(c, found, &n, sizeof(found) / sizeof(*found));
+	for (size_t i = 0; i < n; i++)
+		kill(found[i], SIGKILL);
+	pthread_mutex_unlock(&proc_shells_lock);
+	for (size_t i = 0; i < n; i++)
+		while (waitpid(found[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	return n;
+}
+
+/* Until none is left: each one killed may leave children of its own to rtk. */
+static void proc_sweep_orphans(const struct proc_child *c)
+{
+	for (int round = 0; round < 1000 && proc_kill_orphans(c); round++)
+		;
 }
 
 /* ---- ending the group ------------------------------------------------------------------------ */
@@ -566,7 +745,12 @@ static int proc_run_started(struct proc_child *c)
 	proc_close(&c->out_fd);
 	proc_close(&c->err_fd);
 	proc_close(&c->pidfd);
+	proc_end_group(c);
 	int reaped = proc_reap(c);
+	pthread_mutex_lock(&proc_shells_lock);
+	proc_shell_listed(c->pid, false);
+	pthread_mutex_unlock(&proc_shells_lock);
+	proc_sweep_orphans(c);
 	return rc ? rc : reaped;
 }
 
@@ -585,6 +769,9 @@ int proc_run(const struct proc_spec *spec, struct proc_result *result)
 		rc = proc_lines_setup(&c);
 	if (!rc) {
 		proc_sigpipe_block(&sp);
+		/* once for the whole process: orphans of every command come back to rtk from now on */
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+		c.start_ticks = proc_boot_ticks() - 1;
 		c.start_ms = proc_now_ms();
 		rc = proc_start(&c);
 		if (!rc && spec->on_start)

@@ -77,6 +77,12 @@ void proc_lines_free(struct proc_lines *pl);
 struct proc_spec {
 	const char *command;          /* run as /bin/sh -c command */
 	const char *cwd;              /* working directory; NULL: the caller's */
+	/*
+	 * When not NULL, the working directory as a folder the caller opened (and checked): the child
+	 * enters it with fchdir, so a link swapped in at cwd's path since the check leads nowhere; cwd
+	 * then only names it in messages. The caller closes it.
+	 */
+	const int *cwd_fd;
 	const char *const *env_unset; /* NULL-terminated names removed from the caller's environment, or NULL */
 	const char *const *env_set;   /* NULL-terminated "NAME=VALUE" added, replacing any NAME, or NULL */
 	const void *stdin_data;       /* fed to the command's stdin, then closed; NULL: stdin is /dev/null */
@@ -125,10 +131,19 @@ struct proc_result {
  * or *cancel is set; after PROC_STOP nothing more is handed to on_line, in the other cases the
  * lines written while the group winds down still are. When the shell exits normally, processes it
  * left in the background holding its output are ended the same way after PROC_LINGER_MS
- * (result->leftovers); those that redirected their output elsewhere are left alone, as a shell
- * would. After SIGKILL, output held open by a process outside the group is waited for at most
- * PROC_DRAIN_MS. The shell is always reaped before proc_run returns. SIGPIPE from a child that
- * closes its stdin early is absorbed; SIGCHLD must not be ignored by the caller.
+ * (result->leftovers). After SIGKILL, output held open by a process outside the group is waited
+ * for at most PROC_DRAIN_MS. The shell is always reaped before proc_run returns.
+ *
+ * Nothing the command started outlives the run, where the kernel can tell: once the shell has
+ * exited, what is left of its group is ended (TERM, then KILL at once), and rtk is made a child
+ * subreaper (PR_SET_CHILD_SUBREAPER, for the whole process), so that a descendant that left the
+ * group (setsid, a daemon's double fork) is handed to rtk when its parent dies; every such child
+ * of rtk begun since the run started, other than a shell another thread's proc_run is running, is
+ * killed and reaped before proc_run returns (a thread's run may so end another's escaped
+ * descendants: none is meant to outlive its command). A process that left the group while its
+ * parent lives on outside it is beyond reach; so is anything once rtk itself is killed by SIGKILL.
+ * SIGPIPE from a child that closes its stdin early is absorbed; SIGCHLD must not be ignored by the
+ * caller.
  *
  * 0 when the command ran, whatever its outcome (see *result); RTK_EXIT_FAILURE with a reason naming
  * what failed when it could not be started (a missing or unusable cwd, a malformed env_set entry, no

@@ -24,7 +24,7 @@
 
 /* The folder no sandbox may hold, in either mode: a copy leaves it out whatever the rules say; a
  * worktree cannot, so a repository that tracks it gets a copy. */
-static const char secrets_folder[] = ".claude/private/secrets";
+static const char secrets_folder[] = SANDBOX_SECRETS_FOLDER;
 
 /* --- exclusions --------------------------------------------------------------------------------- */
 
@@ -91,6 +91,11 @@ static int make_root(const struct sandbox_spec *spec, const char *project, struc
 	int rc;
 	if ((rc = rtk_fs_mkdir_p(spec->sandbox_root, 0700)) || (rc = real_path(spec->sandbox_root, &base)))
 		return rc;
+	/* another user who owns or can write the root could swap a sandbox for a link, or read it */
+	if ((rc = rtk_fs_check_dir_owner(base, geteuid(), false))) {
+		rc = rtk_fail(RTK_EXIT_FAILURE, "the sandbox root %s", rtk_error_message());
+		goto out;
+	}
 	if (path_within(base, project)) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "the sandbox root %s is inside the project %s", base, project);
 		goto out;
@@ -747,6 +752,22 @@ int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exi
 	}
 	*out = real;
 	return 0;
+}
+
+int sandbox_open_cwd(const struct sandbox *sb, const char *cwd, char **out, int *fd)
+{
+	int rc = sandbox_resolve_cwd(sb, cwd, true, out);
+	*fd = -1;
+	if (rc)
+		return rc;
+	/* the real path has no link in it: one there now was swapped in since realpath looked */
+	if ((*fd = rtk_fs_open_dir_within(sb->dir, *out, false, 0)) < 0) {
+		rc = errno == ELOOP ? RTK_EXIT_SANDBOX_ESCAPE : RTK_EXIT_FAILURE;
+		rtk_fail(rc, "cwd '%s': %s", cwd ? cwd : ".", rtk_error_message());
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 /* Appends the sandbox's copy of each file diff shows as binary (regular files only: a link is text in the patch). */

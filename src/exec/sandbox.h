@@ -10,9 +10,13 @@
 
 enum sandbox_mode { SANDBOX_AUTO, SANDBOX_WORKTREE, SANDBOX_COPY };
 
+/* The folder no sandbox may hold, in any mode: never copied, refused in a worktree, masked under bwrap. */
+#define SANDBOX_SECRETS_FOLDER ".claude/private/secrets"
+
 struct sandbox_spec {
 	const char *project;        /* the project's root folder */
-	const char *sandbox_root;   /* where sandboxes go; must not be inside the project */
+	const char *sandbox_root;   /* where sandboxes go; not inside the project, owned by the user (or root)
+				     * and writable by no one else unless sticky (rtk_fs_check_dir_owner) */
 	const char *run_id;         /* names <sandbox_root>/<run_id>/repo (no slashes: plan.v1 checks) */
 	enum sandbox_mode mode;
 	const char *const *exclude; /* copy mode: gitignore-style globs, NULL-terminated (see sandbox_excluded) */
@@ -46,6 +50,13 @@ int sandbox_create(const struct sandbox_spec *spec, struct sandbox **out);
  * NULL when must_exist is false, RTK_EXIT_FAILURE when it is true.
  */
 int sandbox_resolve_cwd(const struct sandbox *sb, const char *cwd, bool must_exist, char **out);
+
+/*
+ * sandbox_resolve_cwd (must_exist) and the folder opened there, never through a link, into *fd: what
+ * was checked is what a step enters (proc_spec.cwd_fd), even if a link is swapped in at the path
+ * afterwards; a link found there already is RTK_EXIT_SANDBOX_ESCAPE. *out as above; close *fd.
+ */
+int sandbox_open_cwd(const struct sandbox *sb, const char *cwd, char **out, int *fd);
 
 /*
  * What the steps changed: a git patch (binary-safe, new files included) of the sandbox's work tree

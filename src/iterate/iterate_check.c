@@ -9,6 +9,7 @@
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/progress.h"
+#include "lib/sha256.h"
 #include "lib/timeutil.h"
 #include "lib/utf8.h"
 
@@ -21,6 +22,8 @@
 #include <dirent.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +45,7 @@ struct check {
 	cJSON *rounds;  /* this pass's rounds, as the result lists them */
 	cJSON *touched; /* milestones started or resumed */
 	int lock_fd;
+	char agent_token[33]; /* the running agent's RTK_ITERATE_AGENT value */
 	bool recovery;  /* the milestone being run was interrupted by an earlier process */
 	bool after_rate_limit; /* this pass began by resuming after a rate limit's reset: not an interruption */
 };
@@ -99,8 +103,8 @@ static unsigned long long process_start(pid_t pid)
 
 /*
  * The process groups (at most max, into out) of the live processes, zombies aside and our own group
- * aside, that are in group `also` (when > 1) or whose environment holds `entry` (every agent of a
- * project carries RTK_ITERATE_PROJECT=ROOT, and so do its children). Reads /proc.
+ * aside, that are in group `also` (when > 1) or whose environment holds `entry` (the token of the
+ * agent rtk started, which its children inherit). Reads /proc.
  */
 static size_t agent_groups(const char *entry, pid_t also, pid_t *out, size_t max)
 {
@@ -156,43 +160,97 @@ static size_t agent_groups(const char *entry, pid_t also, pid_t *out, size_t max
 	return n;
 }
 
+/*
+ * The proof that rtk started an agent, kept where the agent cannot write it: "PGID START TOKEN" in rtk's
+ * private folder (rtk_fs_private_dir), under a name made from the project's root, never in the project
+ * (a record there could name any process for the next check to kill). TOKEN is a random value given to
+ * that agent alone (RTK_ITERATE_AGENT): a process whose environment holds it descends from the agent,
+ * even one that left its group. The record is written before the agent starts (PGID 0: not yet known),
+ * so an rtk killed between the two still leaves the token behind.
+ */
+#define AGENT_TOKEN_VAR "RTK_ITERATE_AGENT"
+
+static char *agent_record_path(const struct check *c)
+{
+	char *dir = NULL, *path = NULL, hash[65];
+	if (rtk_fs_private_dir("iterate", &dir))
+		return NULL;
+	rtk_sha256_hex(c->p.root, strlen(c->p.root), hash);
+	if (asprintf(&path, "%s/%.32s.agent", dir, hash) < 0)
+		path = NULL;
+	free(dir);
+	return path;
+}
+
+static void write_agent_record(struct check *c, pid_t pgid)
+{
+	char *path = agent_record_path(c), line[128];
+	int len = snprintf(line, sizeof(line), "%d %llu %s\n", (int)pgid, pgid ? process_start(pgid) : 0ULL, c->agent_token);
+	if (!path || rtk_fs_write_file_atomic(path, line, (size_t)len))
+		rtk_warn("the agent's process group is not recorded (%s): a restart after a crash cannot end it",
+			 path ? rtk_error_message() : "no private folder");
+	free(path);
+}
+
 static void record_agent(void *user, pid_t pgid)
 {
-	struct check *c = user;
-	char *path = iterate_path(&c->p, "run/agent.pid"), line[64];
-	int len = snprintf(line, sizeof(line), "%d %llu\n", (int)pgid, process_start(pgid));
-	if (path && rtk_fs_write_file_atomic(path, line, (size_t)len))
-		rtk_error_clear(); /* only a restart after a crash needs it */
-	free(path);
+	write_agent_record(user, pgid);
+}
+
+/* A new token for the next agent, recorded before it starts. */
+static void announce_agent(struct check *c)
+{
+	unsigned char bytes[16];
+	if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
+		for (size_t i = 0; i < sizeof(bytes); i++)
+			bytes[i] = (unsigned char)(rtk_time_now() >> (i % 8) ^ getpid() ^ (pid_t)i * 131);
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(c->agent_token + 2 * i, 3, "%02x", bytes[i]);
+	write_agent_record(c, 0);
 }
 
 static void forget_agent(struct check *c)
 {
-	char *path = iterate_path(&c->p, "run/agent.pid");
+	char *path = agent_record_path(c);
 	if (path)
 		unlink(path);
+	rtk_error_clear();
 	free(path);
 }
 
+/* The record, when it is rtk's own: a regular file of this user in the private folder. */
+static bool read_agent_record(const char *path, int *pgid, unsigned long long *start, char token[33])
+{
+	char *text = NULL;
+	size_t len;
+	struct stat st;
+	bool ok = lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !rtk_fs_read_file(path, &text, &len) &&
+		  sscanf(text, "%d %llu %32[0-9a-f]", pgid, start, token) == 3 && strlen(token) == 32;
+	free(text);
+	return ok;
+}
+
 /*
- * Ends the agents a killed rtk left running: the group it recorded in run/agent.pid (the same group,
- * by its leader's start time), and any process whose environment names this project (rtk may have
- * been killed between starting an agent and recording it). TERM first, so that a git the agent runs
- * removes its lock files, KILL after a second; then waits (2 s at most) until they are gone: a
+ * Ends the agent a killed rtk left running, by the record only: its group (the same group, by its
+ * leader's start time) and the processes that carry its token. TERM first, so that a git the agent
+ * runs removes its lock files, KILL after a second; then waits (2 s at most) until they are gone: a
  * delivered signal is not a finished process, and no agent may run next to the one about to start.
  */
 static void end_left_agent(struct check *c)
 {
-	char *path = iterate_path(&c->p, "run/agent.pid"), *text = NULL, *entry = NULL;
-	size_t len, n;
+	char *path = agent_record_path(c), *entry = NULL, token[33] = "";
+	size_t n;
 	int pgid = 0;
 	unsigned long long start = 0;
 	pid_t groups[64];
-	if (path && !rtk_fs_read_file(path, &text, &len) && sscanf(text, "%d %llu", &pgid, &start) == 2 &&
-	    !(pgid > 1 && start && process_start(pgid) == start))
+	if (!path || !read_agent_record(path, &pgid, &start, token)) {
+		rtk_error_clear();
+		free(path);
+		return;
+	}
+	if (!(pgid > 1 && start && process_start(pgid) == start))
 		pgid = 0;
-	rtk_error_clear();
-	if (asprintf(&entry, "RTK_ITERATE_PROJECT=%s", c->p.root) < 0)
+	if (asprintf(&entry, AGENT_TOKEN_VAR "=%s", token) < 0)
 		entry = NULL;
 	if (entry && (n = agent_groups(entry, pgid, groups, 64))) {
 		note(c, "ending %zu agent process group%s left by an interrupted rtk (%d%s)", n, n > 1 ? "s" : "", (int)groups[0],
@@ -206,10 +264,8 @@ static void end_left_agent(struct check *c)
 			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
 		}
 	}
-	if (path)
-		unlink(path);
+	unlink(path);
 	free(entry);
-	free(text);
 	free(path);
 }
 
@@ -222,10 +278,10 @@ static int take_lock(struct check *c)
 	c->lock_fd = -1;
 	if (!dir || !path)
 		rc = rtk_oom();
-	else if ((rc = rtk_fs_mkdir_p(dir, 0777)))
+	else if ((rc = rtk_fs_mkdir_within(c->p.root, dir, 0777)))
 		;
-	else if ((c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
-		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	else if ((c->lock_fd = rtk_fs_open_within(c->p.root, path, O_RDWR | O_CREAT, 0666)) < 0)
+		rc = RTK_EXIT_FAILURE;
 	else if (flock(c->lock_fd, LOCK_EX | LOCK_NB) < 0)
 		rc = rtk_fail(RTK_EXIT_FAILURE, "%s: busy: another rtk iterate is working on this project", c->p.root);
 	free(dir);
@@ -309,10 +365,11 @@ static int open_log(struct check *c, const struct iterate_milestone *m, struct a
 		free(dir);
 		return -rtk_oom();
 	}
-	if ((rc = rtk_fs_mkdir_p(dir, 0777)))
+	/* .anima/ is the agents' to write as well: no link there is followed */
+	if ((rc = rtk_fs_mkdir_within(c->p.root, dir, 0777)))
 		fd = -rc;
-	else if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
-		fd = -rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	else if ((fd = rtk_fs_open_within(c->p.root, path, O_WRONLY | O_CREAT | O_APPEND, 0666)) < 0)
+		fd = -RTK_EXIT_FAILURE;
 	else {
 		rtk_time_format(rtk_time_now(), when);
 		snprintf(head, sizeof(head), "--- rtk iterate: %s, round %ld, started %s ---\n", t->role, m->round, when);
@@ -325,7 +382,7 @@ static int open_log(struct check *c, const struct iterate_milestone *m, struct a
 
 static int run_agent(struct check *c, struct iterate_milestone *m, const char *command, const char *prompt, struct agent_turn *t)
 {
-	char *env[6] = { 0 }, *branch = NULL, title[96];
+	char *env[7] = { 0 }, *branch = NULL, title[96];
 	struct agentrun io = { .rl = c->rl, .redact = { .s = c->secrets }, .keep_stdout = ITERATE_REPLY_MAX,
 			       .on_start = record_agent, .user = c, .client = t->client };
 	const char *chosen_by;
@@ -335,9 +392,11 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 	io.profile = t->profile;
 	if ((fd = open_log(c, m, t)) < 0)
 		return -fd;
+	announce_agent(c);
 	if (asprintf(&branch, "milestone/%s", m->id) < 0 || asprintf(&env[0], "RTK_ITERATE_ROLE=%s", t->role) < 0 ||
 	    asprintf(&env[1], "RTK_ITERATE_MILESTONE=%s", m->id) < 0 || asprintf(&env[2], "RTK_ITERATE_ROUND=%ld", m->round) < 0 ||
-	    asprintf(&env[3], "RTK_ITERATE_BRANCH=%s", branch) < 0 || asprintf(&env[4], "RTK_ITERATE_PROJECT=%s", c->p.root) < 0)
+	    asprintf(&env[3], "RTK_ITERATE_BRANCH=%s", branch) < 0 || asprintf(&env[4], "RTK_ITERATE_PROJECT=%s", c->p.root) < 0 ||
+	    asprintf(&env[5], AGENT_TOKEN_VAR "=%s", c->agent_token) < 0)
 		rc = rtk_oom();
 	struct proc_spec spec = { .command = command, .cwd = c->p.root, .env_unset = profile_env_scrub(c->profiles),
 				  .env_set = (const char *const *)env, .stdin_data = prompt, .stdin_len = strlen(prompt),
@@ -384,7 +443,7 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 	if (t->usage.cost_usd > 0)
 		m->cost_usd += t->usage.cost_usd;
 	agentrun_free(&io);
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < 6; i++)
 		free(env[i]);
 	free(branch);
 	return rc;

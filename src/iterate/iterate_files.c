@@ -95,8 +95,8 @@ static int load_json(const char *path, const struct shipped_schema *schema, bool
 	return rc;
 }
 
-/* Checks v against schema and writes it to path atomically (a file rtk made wrong would be a bug, but is refused all the same). */
-static int save_json(const char *path, const struct shipped_schema *schema, const cJSON *v)
+/* Checks v against schema and writes it to path (inside p's root, no link followed) atomically (a file rtk made wrong would be a bug, but is refused all the same). */
+static int save_json(const struct iterate_project *p, const char *path, const struct shipped_schema *schema, const cJSON *v)
 {
 	char *why = shipped_schema_check(schema, v), *text;
 	int rc;
@@ -109,7 +109,7 @@ static int save_json(const char *path, const struct shipped_schema *schema, cons
 		return rtk_oom();
 	size_t len = strlen(text);
 	text[len] = '\n'; /* cJSON_Print's NUL becomes the final newline */
-	rc = rtk_fs_write_file_atomic(path, text, len + 1);
+	rc = rtk_fs_write_file_atomic_within(p->root, path, text, len + 1);
 	free(text);
 	return rc;
 }
@@ -254,7 +254,7 @@ int iterate_state_save(struct iterate_project *p)
 		set_item(st->json, "checks", cJSON_CreateNumber(0));
 	if (!cJSON_HasObjectItem(st->json, "last_check_at"))
 		set_item(st->json, "last_check_at", cJSON_CreateNull());
-	rc = save_json(path, p->schemas[SCHEMA_STATE], st->json);
+	rc = save_json(p, path, p->schemas[SCHEMA_STATE], st->json);
 	free(path);
 	return rc;
 }
@@ -468,7 +468,7 @@ int iterate_milestone_save(const struct iterate_project *p, struct iterate_miles
 	set_item(m->json, "outcomes_written", cJSON_CreateNumber((double)m->outcomes_written));
 	set_item(m->json, "paused_reason", string_or_null(m->status == ITERATE_MS_PAUSED ? m->paused_reason : NULL));
 	set_item(m->json, "sessions", sessions_json(m->sessions));
-	rc = save_json(path, p->schemas[SCHEMA_MILESTONE], m->json);
+	rc = save_json(p, path, p->schemas[SCHEMA_MILESTONE], m->json);
 	free(path);
 	return rc;
 }
@@ -556,7 +556,7 @@ int iterate_outcome_append(const struct iterate_project *p, const struct iterate
 	}
 	line = record;
 	memcpy(line + len, "\n", 2);
-	rc = rtk_fs_append_locked_once(path, line, len + 1, key, strlen(key), NULL);
+	rc = rtk_fs_append_locked_once_within(p->root, path, line, len + 1, key, strlen(key), NULL);
 out:
 	free(why);
 	free(key);

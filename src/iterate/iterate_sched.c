@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,10 +94,20 @@ static int64_t next_check(struct sched_project *sp, int64_t last)
 	return next;
 }
 
-/* Consumes the wake file: whether someone asked for a check. */
+/* Consumes the wake file: whether someone asked for a check. Removed within the project (sp->dir less
+ * its "/.anima"), so that an .anima swapped for a link leads the removal nowhere. */
 static bool take_wake(struct sched_project *sp)
 {
-	return unlink(sp->wake_path) == 0;
+	struct stat st;
+	char *root = strndup(sp->dir, strlen(sp->dir) - strlen("/" ITERATE_DIR));
+	bool asked = lstat(sp->wake_path, &st) == 0;
+	if (asked && (!root || rtk_fs_unlink_within(root, sp->wake_path))) {
+		say(sp, "the wake file is left alone: %s", root ? rtk_error_message() : "out of memory");
+		rtk_error_clear();
+		asked = false; /* one that cannot be consumed would ask again at once, for ever */
+	}
+	free(root);
+	return asked;
 }
 
 static void arm_timer(struct sched_project *sp, int64_t at)
@@ -181,10 +192,10 @@ static int project_setup(struct sched_project *sp)
 		rc = rtk_oom();
 		goto out;
 	}
-	if ((rc = rtk_fs_mkdir_p(run, 0777)))
+	if ((rc = rtk_fs_mkdir_within(p.root, run, 0777)))
 		goto out;
-	if ((sp->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0) {
-		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", lock);
+	if ((sp->lock_fd = rtk_fs_open_within(p.root, lock, O_RDWR | O_CREAT, 0666)) < 0) {
+		rc = RTK_EXIT_FAILURE;
 		goto out;
 	}
 	if (flock(sp->lock_fd, LOCK_EX | LOCK_NB) < 0) {

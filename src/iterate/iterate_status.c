@@ -145,7 +145,7 @@ int iterate_wake(const char *root, bool *running)
 		*running = iterate_scheduler_running(&p);
 		rtk_time_format(rtk_time_now(), when);
 		strcat(when, "\n");
-		rc = path ? rtk_fs_write_file_atomic(path, when, strlen(when)) : rtk_oom();
+		rc = path ? rtk_fs_write_file_atomic_within(p.root, path, when, strlen(when)) : rtk_oom();
 		free(path);
 	}
 	free(p.root);

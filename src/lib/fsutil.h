@@ -1,4 +1,4 @@
-/* src/lib/fsutil.h — file writes that never leave a half-written file: atomic replacement and locked appends. */
+/* src/lib/fsutil.h — file writes that never leave a half-written file (atomic replacement, locked appends), nor leave the folder they are confined to. */
 #ifndef RTK_FSUTIL_H
 #define RTK_FSUTIL_H
 
@@ -87,6 +87,57 @@ char *rtk_fs_safe_file_name(const char *s, size_t max);
 
 /* Creates path and any missing parents with mode (less umask); existing folders are fine. */
 int rtk_fs_mkdir_p(const char *path, mode_t mode);
+
+/*
+ * Writing inside a folder that a program rtk runs can write too (a project's .anima/ and .rtk/, where
+ * agents and steps work): such a program may put a symbolic link, a hard link or a FIFO where rtk is
+ * about to write, to make rtk write a file elsewhere (~/.bashrc) or hang. Every file rtk writes in
+ * such a folder goes through the *_within functions below, which take root (the folder, which is the
+ * caller's own and is followed) and path, which is root + "/" + a relative part (or, when root is
+ * ".", any relative path). The relative part is walked one folder at a time with openat(O_DIRECTORY |
+ * O_NOFOLLOW) from root's descriptor, so no symbolic link below root is followed, at any depth, even
+ * when one is swapped in mid-way; a ".." component is refused. A file opened for writing must be a
+ * regular file with no other hard link; a FIFO fails at once instead of blocking. A refusal is
+ * RTK_EXIT_FAILURE "PATH: ... is a symbolic link, and rtk follows no link inside ROOT" (or "not a
+ * regular file", "has N hard links"). These are for writes; reading files is another matter.
+ */
+
+/* open(2) of path within root with flags (O_NOFOLLOW and O_CLOEXEC added): fd, or -1 with the reason recorded. */
+int rtk_fs_open_within(const char *root, const char *path, int flags, mode_t mode);
+
+/* The folder path within root, opened (O_RDONLY | O_DIRECTORY), missing folders made with mode when create:
+ * fd, or -1 with the reason recorded and errno set (ENOENT: a folder is missing, ELOOP: a link). */
+int rtk_fs_open_dir_within(const char *root, const char *path, bool create, mode_t mode);
+
+/* rtk_fs_mkdir_p within root: 0, or RTK_EXIT_FAILURE. */
+int rtk_fs_mkdir_within(const char *root, const char *path, mode_t mode);
+
+/* rtk_fs_atomic_open within root (path's folder must exist): the temporary file and the rename stay in the folder walked to. */
+int rtk_fs_atomic_open_within(struct rtk_fs_atomic **out, const char *root, const char *path, FILE **fp);
+/* rtk_fs_write_file_atomic within root; a NULL root is rtk_fs_write_file_atomic itself. */
+int rtk_fs_write_file_atomic_within(const char *root, const char *path, const void *data, size_t len);
+/* rtk_fs_append_locked and rtk_fs_append_locked_once within root. */
+int rtk_fs_append_locked_within(const char *root, const char *path, const void *data, size_t len);
+int rtk_fs_append_locked_once_within(const char *root, const char *path, const void *data, size_t len, const void *key,
+				     size_t key_len, bool *appended);
+/* Removes the file path within root; a missing file or folder is fine. 0, or RTK_EXIT_FAILURE. */
+int rtk_fs_unlink_within(const char *root, const char *path);
+
+/*
+ * Whether rtk may use dir for this user (uid): a folder, not a link, that no other user can plant or
+ * swap anything in. Shared (private false): owned by uid or root, and writable by no one else unless
+ * sticky (/tmp). Private: owned by uid, writable by no one else. 0, or RTK_EXIT_FAILURE "DIR: owned
+ * by uid N, ..." / "DIR: writable by everyone (mode 0777) and not sticky: refusing to use it".
+ */
+int rtk_fs_check_dir_owner(const char *dir, uid_t uid, bool private);
+
+/*
+ * The folder sub (e.g. "iterate") of rtk's per-user private state, outside every project, where
+ * nothing an agent confined to a project can write: $XDG_RUNTIME_DIR/rtk/SUB, else
+ * $XDG_STATE_HOME/rtk/SUB, else ~/.local/state/rtk/SUB; made 0700 and checked private. malloc'd
+ * into *out; 0, or RTK_EXIT_FAILURE.
+ */
+int rtk_fs_private_dir(const char *sub, char **out);
 
 
 #endif

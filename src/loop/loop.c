@@ -96,10 +96,11 @@ static int make_log_dir(struct loop_state *st)
 	int rc;
 	if (asprintf(&st->log_dir, "%s/%s", LOOP_LOG_ROOT, st->run_id) < 0)
 		return st->log_dir = NULL, rtk_oom();
-	if ((rc = rtk_fs_mkdir_p(st->log_dir, 0755)))
+	/* within the project: an agent may have put a link anywhere in .rtk/ */
+	if ((rc = rtk_fs_mkdir_within(".", st->log_dir, 0755)))
 		return rc;
 	if (access(".rtk/.gitignore", F_OK) != 0)
-		return rtk_fs_write_file_atomic(".rtk/.gitignore", ignore, sizeof(ignore) - 1);
+		return rtk_fs_write_file_atomic_within(".", ".rtk/.gitignore", ignore, sizeof(ignore) - 1);
 	return 0;
 }
 
@@ -314,8 +315,9 @@ static int open_log(struct loop_state *st, struct loop_round *r)
 	int fd;
 	if (asprintf(&r->log, "%s/round-%ld.log", st->log_dir, r->n) < 0)
 		return r->log = NULL, -rtk_oom();
-	if ((fd = open(r->log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
-		return -rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot create the round log %s", r->log);
+	/* the agent of the last round knew the run id (the prompt has it) and may have linked its folder away */
+	if ((fd = rtk_fs_open_within(".", r->log, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+		return -rtk_fail(RTK_EXIT_FAILURE, "cannot create the round log: %s", rtk_error_message());
 	return fd;
 }
 

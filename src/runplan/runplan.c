@@ -167,7 +167,8 @@ static bool make_run_dir(struct runplan_attempt *a)
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "out of memory");
 		return false;
 	}
-	if (rtk_fs_mkdir_p(a->run_dir, 0755)) {
+	/* the state folder is the user's; below it, no link (a re-plan command's, say) is followed */
+	if (rtk_fs_mkdir_p(a->o->state_dir, 0755) || rtk_fs_mkdir_within(a->o->state_dir, a->run_dir, 0755)) {
 		runplan_set_error(a, "SANDBOX_CREATE_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
 		return false;
 	}

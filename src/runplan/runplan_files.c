@@ -55,7 +55,10 @@ void runplan_set_error(struct runplan_attempt *a, const char *code, int exit, co
  * are not UTF-8 (a step's output in the tail, a path in a reason) then become U+FFFD: JSON and YAML
  * cannot hold them, and the evidence must be written whatever a step printed.
  */
-static int write_checked(const struct runplan_attempt *a, const char *path, const char *schema_rel, cJSON *value, bool yaml)
+/* root: the folder path must stay in (the state folder, where a re-plan command or an unisolated step may
+ * have put links: none is followed), or NULL for a file the user named (the latch). */
+static int write_checked(const struct runplan_attempt *a, const char *root, const char *path, const char *schema_rel,
+			 cJSON *value, bool yaml)
 {
 	struct shipped_schema *schema;
 	char *why, *text = NULL;
@@ -81,12 +84,13 @@ static int write_checked(const struct runplan_attempt *a, const char *path, cons
 	else
 		rc = rtk_oom();
 	if (!rc)
-		rc = rtk_fs_write_file_atomic(path, text, len);
+		rc = rtk_fs_write_file_atomic_within(root, path, text, len);
 	free(text);
 	return rc;
 }
 
-static int make_parent(const char *path)
+/* path's folder made; within root (made itself first, as the user's) when root is not NULL. */
+static int make_parent(const char *root, const char *path)
 {
 	char *dir = strdup(path), *slash;
 	int rc;
@@ -94,7 +98,12 @@ static int make_parent(const char *path)
 		return rtk_oom();
 	if ((slash = strrchr(dir, '/')))
 		*slash = '\0';
-	rc = slash ? rtk_fs_mkdir_p(dir, 0755) : 0;
+	if (!slash)
+		rc = 0;
+	else if (root)
+		rc = rtk_fs_mkdir_p(root, 0755) ? RTK_EXIT_FAILURE : rtk_fs_mkdir_within(root, dir, 0755);
+	else
+		rc = rtk_fs_mkdir_p(dir, 0755);
 	free(dir);
 	return rc;
 }
@@ -138,9 +147,9 @@ int runplan_latch_write(const char *path, const struct runplan_attempt *a)
 	cJSON_AddStringToObject(latch, "reason", a->error ? a->error : a->error_code);
 	cJSON_AddStringToObject(latch, "error_code", a->error_code);
 	cJSON_AddStringToObject(latch, "run_id", a->run_id);
-	rc = make_parent(path);
+	rc = make_parent(NULL, path);
 	if (!rc)
-		rc = write_checked(a, path, "schemas/latch.v1.schema.json", latch, false);
+		rc = write_checked(a, NULL, path, "schemas/latch.v1.schema.json", latch, false);
 	cJSON_Delete(latch);
 	return rc;
 }
@@ -254,7 +263,7 @@ static int write_in_run_dir(struct runplan_attempt *a, const char *name, const c
 	int rc;
 	if (asprintf(&path, "%s/%s", a->run_dir, name) < 0)
 		return rtk_oom();
-	if (!(rc = rtk_fs_write_file_atomic(path, data, len)))
+	if (!(rc = rtk_fs_write_file_atomic_within(a->o->state_dir, path, data, len)))
 		cJSON_AddItemToArray(a->written, cJSON_CreateString(path));
 	free(path);
 	return rc;
@@ -296,9 +305,9 @@ static int write_blocker(struct runplan_attempt *a)
 		cJSON_AddItemToArray(lines, cJSON_CreateString(a->tail.lines[i]));
 	cJSON_AddStringToObject(card, "needs", a->needs ? a->needs : "RESEARCH");
 	add_string_or_null(card, "next", next);
-	rc = !path ? rtk_oom() : make_parent(path);
+	rc = !path ? rtk_oom() : make_parent(a->o->state_dir, path);
 	if (!rc)
-		rc = write_checked(a, path, "schemas/blocker.v1.schema.json", card, true);
+		rc = write_checked(a, a->o->state_dir, path, "schemas/blocker.v1.schema.json", card, true);
 	cJSON_Delete(card);
 	free(path);
 	free(next);
@@ -431,9 +440,9 @@ int runplan_write_state(const struct runplan_opts *o, const struct runplan_attem
 		cJSON_AddItemToObject(state, item->string, item);
 	}
 	cJSON_AddItemToObject(state, "attempts", cJSON_Duplicate(attempts, 1));
-	rc = !path ? rtk_oom() : make_parent(path);
+	rc = !path ? rtk_oom() : make_parent(o->state_dir, path);
 	if (!rc)
-		rc = write_checked(last, path, "schemas/reflectloop.v1.schema.json", state, true);
+		rc = write_checked(last, o->state_dir, path, "schemas/reflectloop.v1.schema.json", state, true);
 	cJSON_Delete(state);
 	cJSON_Delete(body);
 	free(path);

@@ -134,9 +134,26 @@ static void shell_quote(struct rtk_strbuf *b, const char *s)
 	rtk_strbuf_puts(b, "'");
 }
 
+/* --tmpfs over the real path of dir/.claude/private/secrets, when there is one: an empty folder in its place. */
+static void mask_secrets(struct rtk_strbuf *b, const char *dir)
+{
+	char *path = NULL, *real;
+	if (asprintf(&path, "%s/%s", dir, SANDBOX_SECRETS_FOLDER) < 0)
+		return;
+	if ((real = realpath(path, NULL))) {
+		rtk_strbuf_puts(b, "--tmpfs ");
+		shell_quote(b, real);
+		rtk_strbuf_puts(b, " ");
+	}
+	free(real);
+	free(path);
+}
+
 /*
  * command under bwrap: the sandbox is the only writable folder (and a private /tmp), $HOME is empty
- * and read-only, everything else is read-only, and the network is gone unless asked for.
+ * and read-only, everything else is read-only, and the network is gone unless asked for. The
+ * project's secrets folder is masked wherever it really is (a .claude link in the project or the
+ * sandbox leads to it by its real path), and so is the sandbox's own, should a step have made one.
  */
 static char *isolated_command(const struct runplan_attempt *a, const char *cwd, const char *command)
 {
@@ -158,7 +175,10 @@ static char *isolated_command(const struct runplan_attempt *a, const char *cwd, 
 	shell_quote(&b, a->sb->dir);
 	rtk_strbuf_puts(&b, " ");
 	shell_quote(&b, a->sb->dir);
-	rtk_strbuf_puts(&b, " --chdir ");
+	rtk_strbuf_puts(&b, " ");
+	mask_secrets(&b, a->sb->project);
+	mask_secrets(&b, a->sb->dir);
+	rtk_strbuf_puts(&b, "--chdir ");
 	shell_quote(&b, cwd);
 	rtk_strbuf_puts(&b, " /bin/sh -c ");
 	shell_quote(&b, command);
@@ -182,19 +202,19 @@ static int open_log(struct runplan_attempt *a, const struct plan_step *st, struc
 		return -rtk_oom();
 	}
 	/* O_EXCL: a run's logs are never overwritten (each run has its own run_id) */
-	if ((fd = open(res->log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
-		return -rtk_fail_errno(RTK_EXIT_FAILURE, errno, "cannot create the log %s", res->log);
+	if ((fd = rtk_fs_open_within(a->o->state_dir, res->log, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+		return -rtk_fail(RTK_EXIT_FAILURE, "cannot create the log: %s", rtk_error_message());
 	cJSON_AddItemToArray(a->written, cJSON_CreateString(res->log));
 	return fd;
 }
 
 /* Runs one command of a step; false when the step must stop (failure, timeout, leak, interrupt). */
-static bool run_command(struct step_io *io, const char *cwd, const char *command, int64_t deadline,
+static bool run_command(struct step_io *io, const char *cwd, const int *cwd_fd, const char *command, int64_t deadline,
 			struct runplan_step_result *res)
 {
 	struct runplan_attempt *a = io->a;
 	char *wrapped = a->o->isolate == RUNPLAN_ISOLATE_BWRAP ? isolated_command(a, cwd, command) : NULL;
-	struct proc_spec spec = { .command = wrapped ? wrapped : command, .cwd = cwd, .on_line = on_output, .user = io,
+	struct proc_spec spec = { .command = wrapped ? wrapped : command, .cwd = cwd, .cwd_fd = cwd_fd, .on_line = on_output, .user = io,
 				  .timeout_ms = deadline - now_ms(), .grace_ms = a->rules->kill_grace_ms,
 				  .cancel = a->o->cancel };
 	struct proc_result pr;
@@ -257,7 +277,7 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	int64_t deadline = now_ms() + timeout;
 	struct step_io io = { .a = a, .step_id = st->id, .redact = { .s = a->rules->secrets } };
 	char *cwd = NULL;
-	int rc;
+	int rc, cwd_fd = -1;
 	bool ok = true;
 	tail_reset(&a->tail, (size_t)a->rules->last_lines);
 	if ((io.log = open_log(a, st, res)) < 0) {
@@ -267,14 +287,14 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 		return false;
 	}
 	/* checked again now: an earlier step may have made the folder, or a link in its place */
-	if ((rc = sandbox_resolve_cwd(a->sb, st->cwd, true, &cwd))) {
+	if ((rc = sandbox_open_cwd(a->sb, st->cwd, &cwd, &cwd_fd))) {
 		res->status = rc == RTK_EXIT_SANDBOX_ESCAPE ? RUNPLAN_STEP_ESCAPED : RUNPLAN_STEP_FAILED;
 		log_redacted(&io, rtk_error_message(), strlen(rtk_error_message()), 0, true);
 		runplan_set_error(a, rc == RTK_EXIT_SANDBOX_ESCAPE ? "SANDBOX_ESCAPE" : "STEP_FAILED", rc, "step '%s': %s", st->id, rtk_error_message());
 		ok = false;
 	}
 	for (size_t i = 0; ok && i < st->ncommands; i++)
-		ok = run_command(&io, cwd, st->commands[i], deadline, res);
+		ok = run_command(&io, cwd, &cwd_fd, st->commands[i], deadline, res);
 	if (io.write_failed && ok) {
 		res->status = RUNPLAN_STEP_FAILED;
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "cannot write the log %s", res->log);
@@ -286,6 +306,8 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	tail_straighten(&a->tail);
 	secrets_stream_free(&io.redact);
 	close(io.log);
+	if (cwd_fd >= 0)
+		close(cwd_fd);
 	free(cwd);
 	return ok;
 }
@@ -296,7 +318,7 @@ int runplan_run_steps(struct runplan_attempt *a)
 	int rc;
 	if (asprintf(&logs, "%s/logs", a->run_dir) < 0)
 		return rtk_oom();
-	rc = rtk_fs_mkdir_p(logs, 0755);
+	rc = rtk_fs_mkdir_within(a->o->state_dir, logs, 0755);
 	free(logs);
 	if (rc) {
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());

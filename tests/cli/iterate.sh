@@ -46,8 +46,8 @@ t_whole() {
 	is "every agent ran with its milestone's branch checked out" "milestone/M1 milestone/M2" \
 		"$(cat "$F"/prompts/*.env | sed -n 's/^head=//p' | sort -u | paste -sd' ')"
 	is "the agents' environment: role, milestone, round, branch, project" \
-		"RTK_ITERATE_BRANCH=milestone/M1|RTK_ITERATE_MILESTONE=M1|RTK_ITERATE_PROJECT=$P|RTK_ITERATE_ROLE=acceptor|RTK_ITERATE_ROUND=2|" \
-		"$(envof 4 | grep '^RTK_ITERATE_' | tr '\n' '|')"
+		"RTK_ITERATE_AGENT=TOKEN|RTK_ITERATE_BRANCH=milestone/M1|RTK_ITERATE_MILESTONE=M1|RTK_ITERATE_PROJECT=$P|RTK_ITERATE_ROLE=acceptor|RTK_ITERATE_ROUND=2|" \
+		"$(envof 4 | grep '^RTK_ITERATE_' | sed 's/^RTK_ITERATE_AGENT=[0-9a-f]\{32\}$/RTK_ITERATE_AGENT=TOKEN/' | tr '\n' '|')"
 	for f in round-1-developer round-1-acceptor round-4-developer round-4-final; do
 		check "the log .anima/logs/M1/$f.log is kept" test -s "$P/.anima/logs/M1/$f.log"
 	done
@@ -729,6 +729,61 @@ t_trouble() {
 		"5 3 in_progress 0" "$(rc) $(cat "$SCRATCH/fake/calls") $(ms M1 .status) $(ms M1 .consecutive_rejections)"
 	has "... naming the profile's retries" "$SCRATCH/err" "milestone M1: the developer's API kept failing, past the codex profile's 2 retries"
 	hasnt "... and its transcript's words are no rate limit" "$SCRATCH/err" "rate limited"
+# --- an agent confined to the project gains nothing outside it through rtk (issue 27) ----------------------
+# outside_file: $SCRATCH/outside.txt, holding "precious", for links planted in .anima to point at.
+outside_file() { printf 'precious\n' > "$SCRATCH/outside.txt"; }
+t_confine() {
+	# a link in the round log's place: rtk used to append the agent's output to the file it points at
+	new_case --draft M2
+	outside_file
+	mkdir -p "$P/.anima/logs/M1"
+	ln -s "$SCRATCH/outside.txt" "$P/.anima/logs/M1/round-1-developer.log"
+	ck
+	is "a round log linked outside: exit 1, the file it names untouched" "1 precious" "$(rc) $(cat "$SCRATCH/outside.txt")"
+	has "... and the message says why" "$SCRATCH/err" "round-1-developer.log: a symbolic link, and rtk writes only regular files inside $P"
+	is "... and no agent ran" 0 "$(ncalls)"
+
+	# .anima/logs itself a link to a folder outside: nothing is made there
+	new_case --draft M2
+	mkdir "$SCRATCH/outdir"
+	ln -s "$SCRATCH/outdir" "$P/.anima/logs"
+	ck
+	is "a logs folder linked outside: exit 1, nothing made there" "1 " "$(rc) $(ls -A "$SCRATCH/outdir")"
+	has "... and the message names the link" "$SCRATCH/err" ".anima/logs is a symbolic link, and rtk follows no link inside $P"
+
+	# outcomes.jsonl a link (then a hard link) to a file outside: the outcome is not appended there
+	for how in "ln -s" "ln"; do
+		new_case --draft M2
+		outside_file
+		$how "$SCRATCH/outside.txt" "$P/.anima/outcomes.jsonl"
+		plan developer "feature alpha 0.9"
+		plan acceptor accept
+		ck
+		is "outcomes.jsonl made by '$how' to a file outside: exit 1, that file untouched" "1 precious" "$(rc) $(cat "$SCRATCH/outside.txt")"
+	done
+
+	# a planted run/agent.pid naming another process (its group and start time, and the project in its
+	# environment): the next check, resuming a milestone, used to kill it; only groups rtk recorded in its
+	# private folder are ended
+	new_case --draft M2
+	git -C "$P" branch milestone/M1
+	jq --arg b "$MAIN" '.status = "in_progress" | .base_commit = $b | .iteration_count = 1 | .round = 1 | .phase = "developer"' \
+		"$P/.anima/milestones/M1.json" > "$SCRATCH/m.json" && mv "$SCRATCH/m.json" "$P/.anima/milestones/M1.json"
+	jq '.status = "awake" | .current_milestone = "M1" | .phase = "developer" | .round = 1 | .checks = 1' \
+		"$P/.anima/state.json" > "$SCRATCH/s.json" && mv "$SCRATCH/s.json" "$P/.anima/state.json"
+	RTK_ITERATE_PROJECT=$P setsid sleep 1000 &
+	local victim=$!
+	waitfor test -e "/proc/$victim/stat"
+	mkdir -p "$P/.anima/run"
+	printf '%s %s\n' "$victim" "$(sed 's/.*) //' "/proc/$victim/stat" | cut -d' ' -f20)" > "$P/.anima/run/agent.pid"
+	ck
+	is "a forged agent.pid: the check completes" "0 completed" "$(rc) $(ms M1 .status)"
+	check "... and the process it names lives on" kill -0 "$victim"
+	hasnt "... and no group was ended" "$SCRATCH/err" "ending"
+	kill "$victim"
+	wait "$victim" 2>/dev/null
+	is "the record of the running agent is in rtk's private folder, gone once the agent ended" "700 " \
+		"$(stat -c %a "$XDG_STATE_HOME/rtk/iterate") $(ls -A "$XDG_STATE_HOME/rtk/iterate")"
 }
 
 # --- usage errors -------------------------------------------------------------------------------------------
@@ -753,7 +808,7 @@ t_progress() {
 }
 
 # RTK_TEST_ITERATE="whole pause ..." runs only those (default: all, in this order).
-for t in ${RTK_TEST_ITERATE:-whole order feedback lying pause failed final max review outcomes tokens ratelimit trouble secrets recovery bad busy interval times manual two sched_ratelimit usage progress}; do
+for t in ${RTK_TEST_ITERATE:-whole order feedback lying pause failed final max review outcomes tokens ratelimit trouble secrets recovery confine bad busy interval times manual two sched_ratelimit usage progress}; do
 	echo "--- $t"
 	t_start=$(now_ms)
 	"t_$t"

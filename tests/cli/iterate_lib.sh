@@ -9,7 +9,9 @@ SCHEMAS=$RTK_SRCDIR/schemas
 export RTK_DATADIR=${RTK_DATADIR:-$RTK_SRCDIR}
 export TZ=UTC
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-unset RTK_AGENT CLAUDECODE CLAUDE_CODE_ENTRYPOINT FAKE_DIR FAKE_DELAY FAKE_CONFIDENCE
+unset RTK_AGENT CLAUDECODE CLAUDE_CODE_ENTRYPOINT FAKE_DIR FAKE_DELAY FAKE_CONFIDENCE XDG_RUNTIME_DIR
+# rtk's private folder (the records of the agents it started) in the scratch folder, not the user's
+export XDG_STATE_HOME=$SCRATCH_ROOT/xdg-state
 T0=1700000000 # 2023-11-14T22:13:20Z, also SOURCE_DATE_EPOCH (lib.sh)
 
 # Background processes this script started (rtk iterate run, a check held open): ended at exit.

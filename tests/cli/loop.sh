@@ -101,6 +101,20 @@ scratch
 (cd "$SCRATCH" && project simple && lp tickall)
 conforms "an unverified run's JSON conforms" "$SCRATCH/out.json" loop
 
+# --- an agent confined to the project gains nothing outside it through rtk (issue 27) ----------------------
+# (the agent's escaped process is reaped by rtk before it exits: its pid is gone at once, no wait)
+testing "a process the agent started in a session of its own is ended with the round" \
+	"project simple && lp 'escape tick code' --max-rounds 1; p=\$(cat ../state/escaped); if kill -0 \$p 2>/dev/null; then kill \$p; echo alive; else echo gone; fi" \
+	"gone\n"
+scratch
+(cd "$SCRATCH" && project simple &&
+	{ "$RTK" loop --agent "bash $FIX/loop-agent.sh escape slow" --json > ../out.json 2> ../err.txt & pid=$!; } &&
+	eventually test -s ../state/grandchild && kill -TERM $pid; wait $pid; echo $? > ../rc)
+check "SIGTERM to rtk ends what the agent started in a session of its own" bash -c "p=\$(cat '$SCRATCH/state/escaped'); ! kill -0 \$p 2>/dev/null || { kill \$p; false; }"
+testing "the run's log folder linked outside by the agent: no log is made there, exit 1 saying why" \
+	"project simple && lp 'linkrun tick code'; cat ../rc; ls -A ../state/outside | wc -l; grep -o 'round-2.log: .rtk/loop/[^ ]* is a symbolic link, and rtk follows no link inside .$' ../err.txt | sed 's|loop/[^/ ]*|loop/RUN|'" \
+	"1\n0\nround-2.log: .rtk/loop/RUN is a symbolic link, and rtk follows no link inside .\n"
+
 # --- an agent that does nothing ------------------------------------------------------------------------
 testing "does nothing: exit 4 after 3 rounds" "project simple && lp say && summary" "4 no_progress no_progress,no_progress,no_progress\n"
 testing "--no-progress-limit 1 stops at once" "project simple && lp say --no-progress-limit 1 && summary" "4 no_progress no_progress\n"

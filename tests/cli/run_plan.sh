@@ -323,6 +323,22 @@ testing "env_status says SET or UNSET, never the value" \
 	"setup_case clean && plan && step a 'echo \$RTK_TEST_SET_VAR \${RTK_TEST_UNSET_VAR:-x} \$HOME' && RTK_TEST_SET_VAR=hunter2 rp --json | jq -c .env_status" \
 	'{"HOME":"<SET>","RTK_TEST_SET_VAR":"<SET>","RTK_TEST_UNSET_VAR":"<UNSET>"}\n'
 
+# --- a sandbox root another user owns or can write is refused (issue 27) ------------------------------------
+testing "a sandbox root everyone can write (not sticky): exit 1, nothing made in it" \
+	"setup_case clean && plan && step a 'echo hi' && mkdir sb && chmod 777 sb && rp --json > o.json 2> err; echo \$? \$(jq -r .error_code o.json); ls -A sb | wc -l; sed \"s|\$PWD|DIR|\" err" \
+	"1 SANDBOX_CREATE_FAILED\n0\nrtk run-plan: the sandbox root DIR/sb: writable by everyone (mode 0777) and not sticky: refusing to use it\n"
+testing "a sticky shared sandbox root (like /tmp) is fine" \
+	"setup_case clean && plan && step a 'echo hi' && mkdir sb && chmod 1777 sb && rp --json > o.json; echo \$? \$(jq -r .status o.json)" \
+	"0 OK\n"
+testing "the default sandbox root is the user's own" \
+	"setup_case clean && plan && step a 'echo hi' && mkdir tmp && TMPDIR=\$PWD/tmp \"$RTK\" run-plan --project-root project --state-dir state --latch latch --plan plan.yaml --keep-sandbox --json | jq -r '.parameters.sandbox_root == \"'\$PWD'/tmp/reflectloop-'\$(id -u)'\"'; stat -c %a tmp/reflectloop-\$(id -u)" \
+	"true\n700\n"
+
+# --- no link below the state folder is followed (issue 27) ------------------------------------------------
+testing "the state folder's reflectloop/ linked outside: nothing is written there, exit 1 saying why" \
+	"setup_case clean && plan && step a 'echo hi' && mkdir -p state outside && ln -s ../outside state/reflectloop && rp --json > o.json 2> err; echo \$? \$(jq -r .error_code o.json); ls -A outside | wc -l; grep -c ': reflectloop is a symbolic link, and rtk follows no link inside state' err o.json" \
+	"1 SANDBOX_CREATE_FAILED\n0\nerr:1\no.json:1\n"
+
 # --- --isolate bwrap -----------------------------------------------------------------------------------
 if ! command -v bwrap >/dev/null; then
 	echo "SKIP: --isolate bwrap: bwrap is not installed (Debian package bubblewrap)"
@@ -336,6 +352,24 @@ else
 	testing "bwrap: writing outside the sandbox fails, inside works" \
 		"setup_case clean && plan && step in 'touch inside' && step out 'touch $outside' && rp --isolate bwrap --json > o.json; echo \$? \$(jq -r '[.steps[].status] | join(\",\")' o.json); test -e $outside; echo \$?; rm -f $outside" \
 		"1 passed,failed\n1\n"
+	# The secrets folder is masked whatever the path to it: the project's by its absolute path, and through
+	# a link in the project (.claude/private -> elsewhere), copied into the sandbox as a link. Neither /tmp
+	# nor $HOME (both emptied under bwrap) may hold the project, or it would be hidden for another reason.
+	base=$(mktemp -d /var/tmp/rtk-cli-secrets.XXXXXX)
+	(cd "$base" && setup_case clean && plan && step a "cat $base/project/.claude/private/secrets/key.txt; true" &&
+		rp --isolate bwrap --json > o.json; echo $? $(jq -r .sandbox.mode o.json) > rc)
+	check "bwrap: the project's secrets folder is empty by its absolute path (no SECRET_LEAK)" test "$(cat "$base/rc")" = "0 worktree"
+	check "... the step found nothing there" grep -q 'secrets/key.txt: No such file' "$base"/state/reflectloop/runs/*/logs/a.log
+	rm -rf "$base"
+	base=$(mktemp -d /var/tmp/rtk-cli-secrets.XXXXXX)
+	(cd "$base" && setup_case clean && mkdir -p elsewhere/secrets && echo TOP-SECRET-WORDS > elsewhere/secrets/key.txt &&
+		rm -rf project/.claude/private && ln -s "$base/elsewhere" project/.claude/private && plan &&
+		step a "cat $base/elsewhere/secrets/key.txt; cat $base/project/.claude/private/secrets/key.txt; cat .claude/private/secrets/key.txt; true" &&
+		rp --isolate bwrap --mode copy --json > o.json; echo $? $(jq -r .sandbox.mode o.json) > rc)
+	check "bwrap: a .claude/private link to the secrets elsewhere, copied into the sandbox: the step ran" test "$(cat "$base/rc")" = "0 copy"
+	check "... and the secrets folder is empty by every path to it" \
+		bash -c "! grep -q TOP-SECRET-WORDS '$base'/state/reflectloop/runs/*/logs/a.log && test \$(grep -c 'key.txt: No such file' '$base'/state/reflectloop/runs/*/logs/a.log) = 3"
+	rm -rf "$base"
 	testing "bwrap: no network without --network" \
 		"setup_case clean && plan && step net 'python3 -c \"import socket; s=socket.socket(); s.connect((\\\"127.0.0.1\\\", 9))\"' && rp --isolate bwrap --json > o.json; echo \$? \$(jq -r '.steps[0].status' o.json); grep -c 'Network is unreachable\|Connection refused' state/reflectloop/runs/*/logs/net.log" \
 		"1 failed\n1\n"

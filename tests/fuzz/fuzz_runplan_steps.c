@@ -308,7 +308,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_env *e = fuzz_env();
 	struct fuzz_pieces pieces = { 0 };
 	struct runplan_step_result result = { 0 };
-	struct runplan_opts o = { .step_timeout_ms = 5000, .on_line = fuzz_on_line, .user = &pieces };
+	/* the run folder is below the state folder, as runplan.c makes it: logs are written within it */
+	struct runplan_opts o = { .state_dir = e->dir, .step_timeout_ms = 5000, .on_line = fuzz_on_line, .user = &pieces };
 	struct runplan_attempt a = { .o = &o, .rules = &e->rules, .run_dir = e->run_dir, .plan = &e->plan, .steps = &result,
 				     .sb = &e->sb };
 	size_t repeat = 1, size_out, log_len;

@@ -675,6 +675,200 @@ static void safe_file_name_never_leaves_its_folder(void **state)
 	assert_safe_name("abcdef", 3, "abc");
 }
 
+
+/* --- writes confined to a folder ----------------------------------------------------------------- */
+
+/* dir/root (the confining folder) and dir/outside/target.txt, holding "precious\n". */
+static void make_root_and_outside(const struct fixture *f, char root[128], char target[160])
+{
+	char outside[128];
+	snprintf(root, 128, "%s/root", f->dir);
+	snprintf(outside, sizeof(outside), "%s/outside", f->dir);
+	snprintf(target, 160, "%s/target.txt", outside);
+	assert_int_equal(mkdir(root, 0755), 0);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	write_plain(target, "precious\n");
+}
+
+static void assert_untouched(const char *target)
+{
+	size_t len;
+	char *text = slurp(target, &len);
+	assert_string_equal(text, "precious\n");
+	free(text);
+}
+
+static void assert_refused(int status, const char *why)
+{
+	assert_int_equal(status, RTK_EXIT_FAILURE);
+	if (!strstr(rtk_error_message(), why))
+		fail_msg("message \"%s\" does not say \"%s\"", rtk_error_message(), why);
+}
+
+static void within_follows_no_link_at_any_depth(void **state)
+{
+	struct fixture *f = *state;
+	char root[128], target[160], path[256], outside[160];
+	make_root_and_outside(f, root, target);
+	snprintf(outside, sizeof(outside), "%s/outside", f->dir);
+
+	/* the file itself a link: append, append-once, open and atomic replacement leave the target alone */
+	snprintf(path, sizeof(path), "%s/log", root);
+	assert_int_equal(symlink(target, path), 0);
+	assert_refused(rtk_fs_append_locked_within(root, path, "evil\n", 5), "symbolic link");
+	assert_refused(rtk_fs_append_locked_once_within(root, path, "evil\n", 5, "evil", 4, NULL), "symbolic link");
+	assert_int_equal(rtk_fs_open_within(root, path, O_WRONLY | O_CREAT | O_TRUNC, 0644), -1);
+	assert_untouched(target);
+	assert_int_equal(rtk_fs_write_file_atomic_within(root, path, "new\n", 4), 0); /* the link is replaced, not followed */
+	assert_untouched(target);
+
+	/* a folder on the way a link, one or two levels down */
+	snprintf(path, sizeof(path), "%s/run", root);
+	assert_int_equal(symlink(outside, path), 0);
+	snprintf(path, sizeof(path), "%s/run/target.txt", root);
+	assert_refused(rtk_fs_append_locked_within(root, path, "evil\n", 5), ": run is a symbolic link");
+	assert_refused(rtk_fs_write_file_atomic_within(root, path, "evil\n", 5), ": run is a symbolic link");
+	snprintf(path, sizeof(path), "%s/run/new/deeper", root);
+	assert_refused(rtk_fs_mkdir_within(root, path, 0755), "symbolic link");
+	snprintf(path, sizeof(path), "%s/a/b", root);
+	assert_int_equal(rtk_fs_mkdir_within(root, path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a/b/c", root);
+	assert_int_equal(symlink(outside, path), 0);
+	snprintf(path, sizeof(path), "%s/a/b/c/target.txt", root);
+	assert_refused(rtk_fs_append_locked_within(root, path, "evil\n", 5), ": a/b/c is a symbolic link");
+	assert_refused(rtk_fs_unlink_within(root, path), "symbolic link");
+	assert_untouched(target);
+	snprintf(path, sizeof(path), "%s/new.txt", outside);
+	assert_int_equal(access(path, F_OK), -1);
+
+	/* ".." and paths that are not inside root */
+	snprintf(path, sizeof(path), "%s/a/../../outside/target.txt", root);
+	assert_refused(rtk_fs_append_locked_within(root, path, "evil\n", 5), "\"..\" would leave");
+	assert_refused(rtk_fs_append_locked_within(root, target, "evil\n", 5), "not inside");
+	assert_untouched(target);
+}
+
+static void within_refuses_hard_links_and_fifos(void **state)
+{
+	struct fixture *f = *state;
+	char root[128], target[160], path[256];
+	make_root_and_outside(f, root, target);
+
+	snprintf(path, sizeof(path), "%s/outcomes.jsonl", root);
+	assert_int_equal(link(target, path), 0);
+	assert_refused(rtk_fs_append_locked_within(root, path, "evil\n", 5), "hard links");
+	assert_refused(rtk_fs_append_locked_once_within(root, path, "evil\n", 5, "evil", 4, NULL), "hard links");
+	assert_untouched(target);
+
+	/* a FIFO with no reader would block open(2) for ever: refused at once */
+	snprintf(path, sizeof(path), "%s/fifo.log", root);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(rtk_fs_open_within(root, path, O_WRONLY | O_CREAT | O_APPEND, 0644), -1);
+	assert_refused(rtk_fs_append_locked_within(root, path, "x\n", 2), "not a regular file");
+}
+
+static void within_writes_what_it_should(void **state)
+{
+	struct fixture *f = *state;
+	char root[128], target[160], path[256], cwd[4096];
+	size_t len;
+	bool appended;
+	char *text;
+	int fd;
+	make_root_and_outside(f, root, target);
+
+	snprintf(path, sizeof(path), "%s/logs/m1", root);
+	assert_int_equal(rtk_fs_mkdir_within(root, path, 0755), 0);
+	assert_int_equal(rtk_fs_mkdir_within(root, path, 0755), 0); /* existing folders are fine */
+	snprintf(path, sizeof(path), "%s//logs/./m1/round.log", root);
+	assert_int_equal(rtk_fs_append_locked_within(root, path, "one\n", 4), 0);
+	assert_int_equal(rtk_fs_append_locked_once_within(root, path, "two\n", 4, "two", 3, &appended), 0);
+	assert_true(appended);
+	assert_int_equal(rtk_fs_append_locked_once_within(root, path, "two\n", 4, "two", 3, &appended), 0);
+	assert_false(appended);
+	text = slurp(path, &len);
+	assert_string_equal(text, "one\ntwo\n");
+	free(text);
+	fd = rtk_fs_open_within(root, path, O_WRONLY | O_APPEND, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/state.json", root);
+	assert_int_equal(rtk_fs_write_file_atomic_within(root, path, "{}\n", 3), 0);
+	text = slurp(path, &len);
+	assert_string_equal(text, "{}\n");
+	free(text);
+	assert_int_equal(rtk_fs_unlink_within(root, path), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(rtk_fs_unlink_within(root, path), 0); /* gone already: fine */
+	snprintf(path, sizeof(path), "%s/no/such/file", root);
+	assert_int_equal(rtk_fs_unlink_within(root, path), 0);
+
+	/* root "." takes any relative path */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(root), 0);
+	assert_int_equal(rtk_fs_mkdir_within(".", ".rtk/loop/r1", 0755), 0);
+	assert_int_equal(rtk_fs_write_file_atomic_within(".", ".rtk/loop/r1/x", "x", 1), 0);
+	assert_int_equal(symlink("../outside", ".rtk/loop/r2"), 0);
+	assert_refused(rtk_fs_mkdir_within(".", ".rtk/loop/r2", 0755), "symbolic link");
+	assert_int_equal(chdir(cwd), 0);
+	assert_untouched(target);
+}
+
+/* A folder shared with other users must be theirs to write in only when sticky; a private one not at all. */
+static void dir_owner_and_mode_are_checked(void **state)
+{
+	struct fixture *f = *state;
+	char dir[128], link[160];
+	uid_t me = geteuid();
+	snprintf(dir, sizeof(dir), "%s/root", f->dir);
+	snprintf(link, sizeof(link), "%s/link", f->dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(rtk_fs_check_dir_owner(dir, me, false), 0);
+	assert_int_equal(rtk_fs_check_dir_owner(dir, me, true), 0);
+	/* owned by another user: refused, shared or private (root, who may own a shared one, can give it away;
+	 * another user asks as uid me + 1 about a folder that is not root's) */
+	uid_t asking = me + 1;
+	if (me == 0) {
+		assert_int_equal(chown(dir, 12345, (gid_t)-1), 0);
+		asking = 0;
+	}
+	assert_refused(rtk_fs_check_dir_owner(dir, asking, false), "owned by uid");
+	assert_refused(rtk_fs_check_dir_owner(dir, asking, true), "owned by uid");
+	if (me == 0)
+		assert_int_equal(chown(dir, 0, (gid_t)-1), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_refused(rtk_fs_check_dir_owner(dir, me, false), "writable by everyone (mode 0777) and not sticky");
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_refused(rtk_fs_check_dir_owner(dir, me, false), "writable by its group");
+	assert_int_equal(chmod(dir, 01777), 0);
+	assert_int_equal(rtk_fs_check_dir_owner(dir, me, false), 0); /* sticky, like /tmp */
+	assert_refused(rtk_fs_check_dir_owner(dir, me, true), "writable by everyone");
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_refused(rtk_fs_check_dir_owner(link, me, false), "a symbolic link");
+}
+
+static void private_dir_is_made_private(void **state)
+{
+	struct fixture *f = *state;
+	char *dir = NULL, state_home[128], base[160];
+	struct stat st;
+	snprintf(state_home, sizeof(state_home), "%s/state", f->dir);
+	snprintf(base, sizeof(base), "%s/rtk", state_home);
+	unsetenv("XDG_RUNTIME_DIR");
+	setenv("XDG_STATE_HOME", state_home, 1);
+	assert_int_equal(rtk_fs_private_dir("iterate", &dir), 0);
+	assert_non_null(strstr(dir, "/state/rtk/iterate"));
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	free(dir);
+	assert_int_equal(chmod(base, 0777), 0); /* someone widened it: nothing is kept there */
+	assert_refused(rtk_fs_private_dir("iterate", &dir), "writable by everyone");
+	assert_null(dir);
+	unsetenv("XDG_STATE_HOME");
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -692,6 +886,11 @@ static const struct CMUnitTest tests[] = {
 	TEST(concurrent_replacements_are_never_seen_half_done),
 	TEST(mkdir_p_nested_existing_and_in_the_way),
 	TEST(read_file_returns_every_byte),
+	TEST(within_follows_no_link_at_any_depth),
+	TEST(within_refuses_hard_links_and_fifos),
+	TEST(within_writes_what_it_should),
+	TEST(dir_owner_and_mode_are_checked),
+	TEST(private_dir_is_made_private),
 	cmocka_unit_test(safe_file_name_never_leaves_its_folder),
 };
 

@@ -163,6 +163,16 @@ static bool pid_gone(pid_t pid)
 	return false;
 }
 
+/* pid no longer exists, not even as a zombie: proc_run ended and reaped it before returning. Killed
+ * here when it still runs, so that a failing test leaves nothing behind. */
+static void assert_no_process(pid_t pid)
+{
+	bool gone = pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
+	if (!gone && pid > 0)
+		kill(pid, SIGKILL);
+	assert_true(gone);
+}
+
 /* The pid a process that runs on wrote to path, once it has (it may still be writing it). */
 static pid_t read_pid_file(const char *path)
 {
@@ -543,13 +553,13 @@ static void term_proof_member_without_output_is_killed_at_once(void **state)
 	unit_remove_tree(dir);
 }
 
-/* A process outside the group (setsid) keeps the output: proc_run still returns, PROC_DRAIN_MS after KILL. */
+/* A process outside the group (setsid) keeps the output: proc_run still returns, PROC_DRAIN_MS after
+ * KILL, and the holder, reparented to rtk when its shell exited, is ended and reaped by then. */
 static void output_held_outside_the_group_is_bounded(void **state)
 {
 	(void)state;
 	char dir[64], cmd[512], pidfile[128];
 	assert_int_equal(unit_mkdtemp(dir, "proc"), 0);
-	adopt_orphans();
 	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
 	snprintf(cmd, sizeof(cmd), "setsid sh -c 'echo $$ > %s; exec sleep 600' & echo started", pidfile);
 	struct proc_spec spec = { .grace_ms = 300 };
@@ -561,10 +571,7 @@ static void output_held_outside_the_group_is_bounded(void **state)
 	assert_true(res.duration_ms >= PROC_LINGER_MS + PROC_DRAIN_MS);
 	assert_dump(&cap, PROC_STDOUT, "started|0\n");
 	pid_t pid = read_pid_file(pidfile);
-	/* The holder still runs: proc_run came back without waiting for the output to close. */
-	assert_int_equal(kill(pid, 0), 0);
-	assert_int_equal(kill(pid, SIGKILL), 0); /* out of the group, so out of proc's reach: ours to end */
-	assert_true(pid_gone(pid));
+	assert_no_process(pid);
 	capture_free(&cap);
 	unit_remove_tree(dir);
 }
@@ -599,23 +606,44 @@ static void background_job_holding_output_is_ended(void **state)
 	unit_remove_tree(dir);
 }
 
-/* A job sent to the background with its output elsewhere is left alone, as a shell would. */
-static void background_job_without_output_is_left_alone(void **state)
+/* A job sent to the background with its output elsewhere is ended with the shell (issue 27): TERM to the group. */
+static void background_job_without_output_is_ended(void **state)
 {
 	(void)state;
 	char dir[64], cmd[512], pidfile[128];
 	assert_int_equal(unit_mkdtemp(dir, "proc"), 0);
-	adopt_orphans();
 	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
-	snprintf(cmd, sizeof(cmd), "sleep 30 >/dev/null 2>&1 & echo $! > %s", pidfile);
+	snprintf(cmd, sizeof(cmd), "sleep 600 >/dev/null 2>&1 & echo $! > %s", pidfile);
 	struct proc_result res;
 	struct capture cap = { 0 };
 	assert_int_equal(run(cmd, NULL, &cap, &res), 0);
 	assert_false(res.leftovers);
-	pid_t pid = read_pid_file(pidfile);
-	assert_int_equal(waitpid(pid, NULL, WNOHANG), 0); /* still running */
-	assert_int_equal(kill(pid, SIGKILL), 0);
-	assert_true(pid_gone(pid));
+	assert_no_process(read_pid_file(pidfile));
+	unit_remove_tree(dir);
+}
+
+/*
+ * Processes that left the group (setsid), their output elsewhere, outlive nothing: one started by the
+ * shell, and one whose parent (in its own session too) exited first, so the kernel hands it to rtk, the
+ * subreaper. Both are gone, and reaped, when proc_run returns: no wait in the test.
+ */
+static void processes_that_left_the_group_are_ended(void **state)
+{
+	(void)state;
+	char dir[64], cmd[1024], pidfile[80], deepfile[80];
+	assert_int_equal(unit_mkdtemp(dir, "proc"), 0);
+	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
+	snprintf(deepfile, sizeof(deepfile), "%s/deep", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $! > %s; "
+		 "setsid sh -c 'sleep 600 & echo $! > %s.tmp; mv %s.tmp %s' </dev/null >/dev/null 2>&1; "
+		 "while [ ! -s %s ]; do sleep 0.01; done", pidfile, deepfile, deepfile, deepfile, deepfile);
+	struct proc_result res;
+	struct capture cap = { 0 };
+	assert_int_equal(run(cmd, NULL, &cap, &res), 0);
+	assert_true(proc_result_ok(&res));
+	assert_no_process(read_pid_file(pidfile));
+	assert_no_process(read_pid_file(deepfile));
 	unit_remove_tree(dir);
 }
 
@@ -757,6 +785,34 @@ static void cwd_is_honoured(void **state)
 	assert_int_equal(run("pwd -P", &spec, &cap, &res), 0);
 	assert_int_equal(cap.n, 1);
 	assert_string_equal(cap.v[0].text, real);
+	free(real);
+	capture_free(&cap);
+	unit_remove_tree(dir);
+}
+
+/* The folder opened (and checked) is where the command runs, though a link to elsewhere took its path since. */
+static void cwd_fd_wins_over_a_link_swapped_in(void **state)
+{
+	(void)state;
+	char dir[64], step[128], moved[128], elsewhere[128];
+	assert_int_equal(unit_mkdtemp(dir, "proc"), 0);
+	snprintf(step, sizeof(step), "%s/step", dir);
+	snprintf(moved, sizeof(moved), "%s/step-moved", dir);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", dir);
+	assert_int_equal(mkdir(step, 0755), 0);
+	assert_int_equal(mkdir(elsewhere, 0755), 0);
+	int fd = open(step, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(rename(step, moved), 0);
+	assert_int_equal(symlink(elsewhere, step), 0);
+	char *real = realpath(moved, NULL);
+	struct proc_spec spec = { .cwd = step, .cwd_fd = &fd };
+	struct capture cap = { 0 };
+	struct proc_result res;
+	assert_int_equal(run("pwd -P", &spec, &cap, &res), 0);
+	assert_int_equal(cap.n, 1);
+	assert_string_equal(cap.v[0].text, real);
+	close(fd);
 	free(real);
 	capture_free(&cap);
 	unit_remove_tree(dir);
@@ -975,13 +1031,15 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(term_proof_member_without_output_is_killed_at_once),
 	cmocka_unit_test(output_held_outside_the_group_is_bounded),
 	cmocka_unit_test(background_job_holding_output_is_ended),
-	cmocka_unit_test(background_job_without_output_is_left_alone),
+	cmocka_unit_test(background_job_without_output_is_ended),
+	cmocka_unit_test(processes_that_left_the_group_are_ended),
 	cmocka_unit_test(callback_stop_ends_the_group),
 	cmocka_unit_test(cancel_from_a_thread_interrupts),
 	cmocka_unit_test(cancel_from_a_signal_handler_interrupts),
 	cmocka_unit_test(environment_scrubbed_and_added),
 	cmocka_unit_test(environment_entry_without_name_is_an_error),
 	cmocka_unit_test(cwd_is_honoured),
+	cmocka_unit_test(cwd_fd_wins_over_a_link_swapped_in),
 	cmocka_unit_test(missing_or_file_cwd_is_an_error_naming_it),
 	cmocka_unit_test(no_descriptor_of_the_caller_reaches_the_child),
 	cmocka_unit_test(signal_dispositions_and_mask_are_reset),

@@ -242,6 +242,18 @@ static void cwds_that_leave_the_sandbox_are_escapes(void **state)
 	assert_null(cwd);
 	assert_int_equal(sandbox_resolve_cwd(sb, "build/out", true, &cwd), RTK_EXIT_FAILURE);
 	assert_int_equal(sandbox_resolve_cwd(sb, "..foo", false, &cwd), 0); /* a name, not a parent */
+	/* opened: the folder checked, as a descriptor a step enters with fchdir (no path looked up again) */
+	int fd;
+	struct stat opened, deep;
+	assert_int_equal(sandbox_open_cwd(sb, "src/in", &cwd, &fd), 0);
+	assert_int_equal(fstat(fd, &opened), 0);
+	assert_int_equal(stat(cwd, &deep), 0);
+	assert_true(opened.st_ino == deep.st_ino && opened.st_dev == deep.st_dev);
+	close(fd);
+	free(cwd);
+	assert_int_equal(sandbox_open_cwd(sb, "src/out", &cwd, &fd), RTK_EXIT_SANDBOX_ESCAPE);
+	assert_int_equal(fd, -1);
+	assert_null(cwd);
 	sandbox_remove(sb);
 	sandbox_free(sb);
 }
