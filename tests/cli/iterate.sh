@@ -729,6 +729,8 @@ t_trouble() {
 		"5 3 in_progress 0" "$(rc) $(cat "$SCRATCH/fake/calls") $(ms M1 .status) $(ms M1 .consecutive_rejections)"
 	has "... naming the profile's retries" "$SCRATCH/err" "milestone M1: the developer's API kept failing, past the codex profile's 2 retries"
 	hasnt "... and its transcript's words are no rate limit" "$SCRATCH/err" "rate limited"
+}
+
 # --- an agent confined to the project gains nothing outside it through rtk (issue 27) ----------------------
 # outside_file: $SCRATCH/outside.txt, holding "precious", for links planted in .anima to point at.
 outside_file() { printf 'precious\n' > "$SCRATCH/outside.txt"; }
