@@ -749,6 +749,43 @@ static int look_through_moves(struct githistory_run *h, struct githistory_commit
 	return rc;
 }
 
+/*
+ * A merge's lines new against its first parent: each goes to the first of the other parents, in order, whose
+ * version of path holds it (as git blame passes a merge's lines to every parent that has them). An octopus
+ * merge (several histories brought together at once) has its third and later parents too. Merges are never
+ * culprits: a line no parent holds is dropped.
+ */
+static int merge_step(struct githistory_run *h, struct githistory_commit *c, const char *path, const git_oid *mine,
+		      const struct linetrack_set *added, struct pending **pv, size_t *pn, size_t *pcap)
+{
+	struct linetrack_set left = { 0 };
+	int rc = linetrack_set_union(&left, added) ? rtk_oom() : 0;
+	for (unsigned k = 1; k < c->nparents && left.n && !rc; k++) {
+		struct githistory_commit *pk = githistory_walk_commit(h, k < 2 ? &c->parent[k] : &c->more_parents[k - 2]);
+		struct linetrack_hunk *hk = NULL;
+		size_t nk = 0;
+		uint32_t total;
+		git_oid theirs;
+		struct linetrack_set still = { 0 }, before = { 0 };
+		if (!githistory_blob_at(h, pk, path, &theirs))
+			continue;
+		if (!memcmp(mine->id, theirs.id, 20)) {
+			rc = add_pending(pv, pn, pcap, pk, path, &left);
+			linetrack_set_clear(&left);
+		} else if (!(rc = blob_hunks(h, &theirs, mine, 1, &hk, &nk, &total)) &&
+			   !(rc = linetrack_map_back(hk, nk, &left, &still, &before, 0) ? rtk_oom() : 0) &&
+			   !(rc = add_pending(pv, pn, pcap, pk, path, &before))) {
+			linetrack_set_free(&left);
+			left = still, still = (struct linetrack_set){ 0 };
+		}
+		free(hk);
+		linetrack_set_free(&still);
+		linetrack_set_free(&before);
+	}
+	linetrack_set_free(&left);
+	return rc;
+}
+
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
 static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct linetrack_set *lines,
 		      int64_t cutoff, struct githistory_blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
@@ -757,7 +794,6 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	struct blob_diff d = { 0 };
 	struct linetrack_hunk *hunks = NULL;
 	size_t nh = 0;
-	uint32_t total;
 	struct linetrack_set added = { 0 }, before = { 0 };
 	struct githistory_commit *p1 = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
 	const char *parent_path = path; /* where the lines were in p1: elsewhere when c renamed the file */
@@ -806,21 +842,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	if (!added.n)
 		goto out;
 	if (c->nparents > 1) {
-		/* A merge: lines new against the first parent may come from the second; merges are never culprits. */
-		struct githistory_commit *p2 = githistory_walk_commit(h, &c->parent[1]);
-		struct linetrack_hunk *h2 = NULL;
-		size_t n2 = 0;
-		struct linetrack_set added2 = { 0 }, before2 = { 0 };
-		if (githistory_blob_at(h, p2, path, &theirs)) {
-			if (!memcmp(mine.id, theirs.id, 20))
-				rc = add_pending(pv, pn, pcap, p2, path, &added);
-			else if (!(rc = blob_hunks(h, &theirs, &mine, 1, &h2, &n2, &total)) &&
-				 !(rc = linetrack_map_back(h2, n2, &added, &added2, &before2, 0) ? rtk_oom() : 0))
-				rc = add_pending(pv, pn, pcap, p2, path, &before2);
-		}
-		free(h2);
-		linetrack_set_free(&added2);
-		linetrack_set_free(&before2);
+		rc = merge_step(h, c, path, &mine, &added, pv, pn, pcap);
 		goto out;
 	}
 	if ((rc = githistory_walk_files(h, c)))

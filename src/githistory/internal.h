@@ -76,6 +76,8 @@ struct githistory_rules {
 	bool fixes_are_culprits;   /* blame.fixes_are_culprits (issue 25, item 4) */
 	bool reland_links_revert;  /* revert.reland_links_revert (issue 25, item 4) */
 	bool link_weak; /* blame.weak_links: link (weak evidence links a culprit) or unlink */
+	bool context_by_share;          /* blame.context_evidence: share (judged like changed lines) or weak */
+	double other_culprit_min_ratio; /* blame.other_culprit_min_ratio: of the primary culprit's lines */
 	struct rtk_re *names_culprit; /* fix.names_culprit: the message names the culprit; NULL when the list is empty */
 	struct rtk_re *cleanup_subject, *test_trees; /* fix.cleanup_subject, classification.test_trees */
 	struct rtk_re *rename_keywords; /* blame.rename_keywords */
