@@ -6,6 +6,7 @@
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/strbuf.h"
+#include "lib/strmap.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -161,6 +162,9 @@ static int find_rename(struct githistory_run *h, struct githistory_commit *c, st
 
 static bool changes_path(const struct githistory_commit *c, const char *path)
 {
+	uint64_t bits = githistory_path_bits(path);
+	if ((c->path_bloom & bits) != bits)
+		return false;
 	for (size_t i = 0; i < c->files.n; i++)
 		if (!strcmp(c->files.v[i], path))
 			return true;
@@ -286,26 +290,101 @@ static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_
 	return 0;
 }
 
-/* The zero-context hunks between two blobs (old NULL: an empty file), read through the walk's object store. */
-static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
-		      struct linetrack_hunk **hunks, size_t *nh, uint32_t *old_total)
+/*
+ * The hunks of the diffs blame walks through, and which of them change only formatting, kept by blob pair
+ * for the whole run: the fixes of a window walk the same commits of the same busy files again and again
+ * (a year of curl with a ten-year fix window: 77,000 diffs of 28,000 pairs), and a diff's hunks are a
+ * small part of what making them reads (both blobs, their whitespace views, their line indexes). Up to
+ * BLAME_MEMO_BYTES; past that, diffs are made each time as before.
+ */
+#define BLAME_MEMO_BYTES ((size_t)64 << 20)
+
+struct githistory_blame_memo {
+	struct rtk_strmap *pairs; /* 40 bytes: old blob id (zeros: none) and new blob id -> struct memo_entry */
+	size_t bytes;
+};
+
+struct memo_entry {
+	struct linetrack_hunk *hunks;
+	bool *formatting;
+	size_t nh;
+};
+
+/* A diff's hunks and formatting marks: the memo's, or those of the blob_diff just made. */
+struct diff_view {
+	const struct linetrack_hunk *hunks;
+	const bool *formatting;
+	size_t nh;
+};
+
+static void memo_free(struct githistory_blame_memo *m)
 {
-	const struct gitodb_object *a = NULL, *b = NULL;
+	if (!m)
+		return;
+	for (size_t i = 0; i < rtk_strmap_count(m->pairs); i++) {
+		struct memo_entry *e = rtk_strmap_value_at(m->pairs, i);
+		free(e->hunks);
+		free(e->formatting);
+		free(e);
+	}
+	rtk_strmap_free(m->pairs);
+	free(m);
+}
+
+/* Keeps the hunks and marks of d under its blob pair, when the memo has room (a full memo is no error). */
+static int memo_keep(struct githistory_run *h, const char key[40], const struct blob_diff *d)
+{
+	struct githistory_blame_memo *m = h->blame_memo;
+	size_t need = sizeof(struct memo_entry) + d->nh * (sizeof(*d->hunks) + sizeof(bool)) + 40 + 32;
+	struct memo_entry *e;
+	if (!m) {
+		if (!(m = h->blame_memo = calloc(1, sizeof(*m))) || !(m->pairs = rtk_strmap_new()))
+			return rtk_oom();
+	}
+	if (m->bytes + need > BLAME_MEMO_BYTES)
+		return 0;
+	if (!(e = calloc(1, sizeof(*e))) || (d->nh && (!(e->hunks = malloc(d->nh * sizeof(*e->hunks))) ||
+						      !(e->formatting = malloc(d->nh * sizeof(bool)))))) {
+		if (e)
+			free(e->hunks), free(e);
+		return rtk_oom();
+	}
+	e->nh = d->nh;
+	if (d->nh) {
+		memcpy(e->hunks, d->hunks, d->nh * sizeof(*e->hunks));
+		memcpy(e->formatting, d->formatting, d->nh * sizeof(bool));
+	}
+	if (rtk_strmap_put(m->pairs, key, 40, e)) {
+		free(e->hunks), free(e->formatting), free(e);
+		return rtk_oom();
+	}
+	m->bytes += need;
+	return 0;
+}
+
+/* The diff of two blobs (old NULL: an empty file) as a view: from the memo, else made into *d (which the
+ * caller frees with blob_diff_free either way) and kept. */
+static int diff_view_get(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct blob_diff *d,
+			 struct diff_view *v)
+{
+	char key[40] = { 0 };
+	const struct memo_entry *e;
 	int rc;
-	*hunks = NULL, *nh = 0, *old_total = 0;
-	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &a))) ||
-	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &b))))
-		goto out;
-	if (!(rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, ignore_whitespace, hunks, nh)))
-		*old_total = a ? gitx_count_lines(a->data, a->size) : 0;
-out:
-	gitodb_release(a);
-	gitodb_release(b);
-	return rc;
+	if (old_id)
+		memcpy(key, old_id->id, 20);
+	memcpy(key + 20, new_id->id, 20);
+	if (h->blame_memo && (e = rtk_strmap_get(h->blame_memo->pairs, key, sizeof(key)))) {
+		*v = (struct diff_view){ e->hunks, e->formatting, e->nh };
+		return 0;
+	}
+	if ((rc = blob_diff(h, old_id, new_id, true, d)))
+		return rc;
+	*v = (struct diff_view){ d->hunks, d->formatting, d->nh };
+	return memo_keep(h, key, d);
 }
 
 /* Splits set s by the new-side lines of the formatting hunks of d: those lines into *in, the rest into *out. */
-static int split_formatting(const struct blob_diff *d, const struct linetrack_set *s, struct linetrack_set *in,
+static int split_formatting(const struct diff_view *d, const struct linetrack_set *s, struct linetrack_set *in,
 			    struct linetrack_set *out)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -360,6 +439,8 @@ static void changes_free(struct githistory_blame_changes *x)
 
 void githistory_blame_changes_free_all(struct githistory_run *h)
 {
+	memo_free(h->blame_memo);
+	h->blame_memo = NULL;
 	for (size_t i = 0; h->by_oid && i < rtk_strmap_count(h->by_oid); i++) {
 		struct githistory_commit *c = rtk_strmap_value_at(h->by_oid, i);
 		changes_free(c->changes);
@@ -762,9 +843,8 @@ static int merge_step(struct githistory_run *h, struct githistory_commit *c, con
 	int rc = linetrack_set_union(&left, added) ? rtk_oom() : 0;
 	for (unsigned k = 1; k < c->nparents && left.n && !rc; k++) {
 		struct githistory_commit *pk = githistory_walk_commit(h, k < 2 ? &c->parent[k] : &c->more_parents[k - 2]);
-		struct linetrack_hunk *hk = NULL;
-		size_t nk = 0;
-		uint32_t total;
+		struct blob_diff d = { 0 };
+		struct diff_view v;
 		git_oid theirs;
 		struct linetrack_set still = { 0 }, before = { 0 };
 		if (!githistory_blob_at(h, pk, path, &theirs))
@@ -772,13 +852,13 @@ static int merge_step(struct githistory_run *h, struct githistory_commit *c, con
 		if (!memcmp(mine->id, theirs.id, 20)) {
 			rc = add_pending(pv, pn, pcap, pk, path, &left);
 			linetrack_set_clear(&left);
-		} else if (!(rc = blob_hunks(h, &theirs, mine, 1, &hk, &nk, &total)) &&
-			   !(rc = linetrack_map_back(hk, nk, &left, &still, &before, 0) ? rtk_oom() : 0) &&
+		} else if (!(rc = diff_view_get(h, &theirs, mine, &d, &v)) &&
+			   !(rc = linetrack_map_back(v.hunks, v.nh, &left, &still, &before, 0) ? rtk_oom() : 0) &&
 			   !(rc = add_pending(pv, pn, pcap, pk, path, &before))) {
 			linetrack_set_free(&left);
 			left = still, still = (struct linetrack_set){ 0 };
 		}
-		free(hk);
+		blob_diff_free(&d);
 		linetrack_set_free(&still);
 		linetrack_set_free(&before);
 	}
@@ -792,10 +872,9 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 {
 	git_oid mine, theirs;
 	struct blob_diff d = { 0 };
-	struct linetrack_hunk *hunks = NULL;
-	size_t nh = 0;
+	struct diff_view v;
 	struct linetrack_set added = { 0 }, before = { 0 };
-	struct githistory_commit *p1 = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
+	struct githistory_commit *p1 = githistory_walk_first_parent(h, c);
 	const char *parent_path = path; /* where the lines were in p1: elsewhere when c renamed the file */
 	bool have_p1;
 	int rc = 0;
@@ -820,16 +899,15 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	}
 	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
 		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
-	if ((rc = blob_diff(h, have_p1 ? &theirs : NULL, &mine, c->nparents <= 1, &d)))
+	if ((rc = diff_view_get(h, have_p1 ? &theirs : NULL, &mine, &d, &v)))
 		goto out;
-	hunks = d.hunks, nh = d.nh;
-	if (linetrack_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom()))
+	if (linetrack_map_back(v.hunks, v.nh, lines, &added, &before, 0) && (rc = rtk_oom()))
 		goto out;
-	if (added.n && d.formatting) {
+	if (added.n && c->nparents <= 1) {
 		/* Lines c only reformatted stand for the ones they replaced, as for a revision blame ignores. */
 		struct linetrack_set fmt = { 0 }, rest = { 0 };
-		if (!(rc = split_formatting(&d, &added, &fmt, &rest)) && fmt.n &&
-		    linetrack_map_back(hunks, nh, &fmt, &before, &before, 1))
+		if (!(rc = split_formatting(&v, &added, &fmt, &rest)) && fmt.n &&
+		    linetrack_map_back(v.hunks, v.nh, &fmt, &before, &before, 1))
 			rc = rtk_oom();
 		linetrack_set_free(&added);
 		linetrack_set_free(&fmt);
@@ -850,7 +928,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	if (c->ignored || c->formatting || c->files.n > (size_t)h->rules.max_files) {
 		/* Look through it, as blame --ignore-rev does: its lines stand for the ones they replaced. */
 		linetrack_set_clear(&before);
-		if (linetrack_map_back(hunks, nh, &added, &before, &before, 1))
+		if (linetrack_map_back(v.hunks, v.nh, &added, &before, &before, 1))
 			rc = rtk_oom();
 		else if (p1)
 			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
@@ -864,7 +942,10 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	} else {
 		/* Lines c only moved here, or only renamed in, are followed on; the rest are c's. */
 		struct linetrack_set rest = { 0 };
-		if (!(rc = look_through_moves(h, c, p1, parent_path, &d, &added, &rest, out, pv, pn, pcap)) && rest.n)
+		/* The memo keeps no lines: a commit to credit has its blobs read (once for each fix it is found by). */
+		if (d.formatting || !(rc = blob_diff(h, have_p1 ? &theirs : NULL, &mine, true, &d)))
+			rc = look_through_moves(h, c, p1, parent_path, &d, &added, &rest, out, pv, pn, pcap);
+		if (!rc && rest.n)
 			rc = credit(out, c, path, &rest);
 		linetrack_set_free(&rest);
 	}
@@ -905,7 +986,7 @@ int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *s
 int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, struct githistory_blame_result *out,
 			 bool *weak)
 {
-	struct githistory_commit *p = f->nparents ? githistory_walk_commit(h, &f->parent[0]) : NULL;
+	struct githistory_commit *p = githistory_walk_first_parent(h, f);
 	int64_t cutoff = f->author_time - h->rules.fix_window;
 	struct linetrack_set *changed, *context;
 	size_t n = f->files.n;
