@@ -18,6 +18,8 @@ struct pending { /* lines still to follow: in commit c's version of path (a stri
 	struct githistory_commit *c;
 	const char *path;
 	struct linetrack_set lines;
+	git_oid blob; /* path's blob in c, when the step that queued it knew (have_blob): one tree lookup fewer */
+	bool have_blob;
 };
 
 void githistory_blame_result_free(struct githistory_blame_result *b)
@@ -28,17 +30,23 @@ void githistory_blame_result_free(struct githistory_blame_result *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* Queues lines of path in c (merged with those queued already); blob: path's blob in c when known, else NULL. */
 static int add_pending(struct pending **v, size_t *n, size_t *cap, struct githistory_commit *c, const char *path,
-		       const struct linetrack_set *lines)
+		       const struct linetrack_set *lines, const git_oid *blob)
 {
 	if (!lines->n)
 		return 0;
 	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].c == c && !strcmp((*v)[i].path, path))
+		if ((*v)[i].c == c && !strcmp((*v)[i].path, path)) {
+			if (blob && !(*v)[i].have_blob)
+				(*v)[i].blob = *blob, (*v)[i].have_blob = true;
 			return linetrack_set_union(&(*v)[i].lines, lines) ? rtk_oom() : 0;
+		}
 	if (RTK_ALLOC_GROW_FROM(*v, *n + 1, *cap, 8))
 		return RTK_EXIT_FAILURE;
-	(*v)[*n] = (struct pending){ c, path, { 0 } };
+	(*v)[*n] = (struct pending){ c, path, { 0 }, { { 0 } }, blob != NULL };
+	if (blob)
+		(*v)[*n].blob = *blob;
 	return linetrack_set_union(&(*v)[(*n)++].lines, lines) ? rtk_oom() : 0;
 }
 
@@ -809,7 +817,7 @@ static int look_through_moves(struct githistory_run *h, struct githistory_commit
 				if (linetrack_set_add(&one, m->line, m->line + 1))
 					rc = rtk_oom();
 				else
-					rc = add_pending(pv, pn, pcap, p1, c->files.v[m->file], &one);
+					rc = add_pending(pv, pn, pcap, p1, c->files.v[m->file], &one, NULL);
 				linetrack_set_free(&one);
 			} else if (!rc && r->rename_min_lines && renamed_only(r, c->changes, d, hk, l)) {
 				out->renamed_lines++;
@@ -822,7 +830,7 @@ static int look_through_moves(struct githistory_run *h, struct githistory_commit
 		if (linetrack_map_back(d->hunks, d->nh, &renamed, &tmp, &before, 1))
 			rc = rtk_oom();
 		else
-			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
+			rc = add_pending(pv, pn, pcap, p1, parent_path, &before, NULL);
 	}
 	linetrack_set_free(&renamed);
 	linetrack_set_free(&tmp);
@@ -850,11 +858,11 @@ static int merge_step(struct githistory_run *h, struct githistory_commit *c, con
 		if (!githistory_blob_at(h, pk, path, &theirs))
 			continue;
 		if (!memcmp(mine->id, theirs.id, 20)) {
-			rc = add_pending(pv, pn, pcap, pk, path, &left);
+			rc = add_pending(pv, pn, pcap, pk, path, &left, &theirs);
 			linetrack_set_clear(&left);
 		} else if (!(rc = diff_view_get(h, &theirs, mine, &d, &v)) &&
 			   !(rc = linetrack_map_back(v.hunks, v.nh, &left, &still, &before, 0) ? rtk_oom() : 0) &&
-			   !(rc = add_pending(pv, pn, pcap, pk, path, &before))) {
+			   !(rc = add_pending(pv, pn, pcap, pk, path, &before, &theirs))) {
 			linetrack_set_free(&left);
 			left = still, still = (struct linetrack_set){ 0 };
 		}
@@ -867,8 +875,9 @@ static int merge_step(struct githistory_run *h, struct githistory_commit *c, con
 }
 
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
-static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct linetrack_set *lines,
-		      int64_t cutoff, struct githistory_blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
+static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, const git_oid *known,
+		      struct linetrack_set *lines, int64_t cutoff, struct githistory_blame_result *out, struct pending **pv,
+		      size_t *pn, size_t *pcap)
 {
 	git_oid mine, theirs;
 	struct blob_diff d = { 0 };
@@ -879,14 +888,20 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	bool have_p1;
 	int rc = 0;
 
-	if (p1 && c->nparents == 1) {
-		/* A commit that leaves the path alone hands the lines to its parent unread: most of a blame chain. */
+	if (p1) {
+		/*
+		 * A commit that leaves the path alone hands the lines to its parent unread: most of a blame chain. A
+		 * merge too, by its files against its first parent (as its blob there would be the same): git.git's
+		 * chains are half merges, and two tree lookups each were most of a long fix window's time there.
+		 */
 		if ((rc = githistory_walk_files(h, c)))
 			return rc;
 		if (!changes_path(c, path))
-			return add_pending(pv, pn, pcap, p1, path, lines);
+			return add_pending(pv, pn, pcap, p1, path, lines, known);
 	}
-	if (!githistory_blob_at(h, c, path, &mine))
+	if (known)
+		mine = *known;
+	else if (!githistory_blob_at(h, c, path, &mine))
 		return 0; /* the path is not a file here: the lines cannot be followed further */
 	have_p1 = githistory_blob_at(h, p1, path, &theirs);
 	if (!have_p1 && p1 && c->nparents == 1) {
@@ -898,7 +913,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 			have_p1 = true, parent_path = from;
 	}
 	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
-		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
+		return add_pending(pv, pn, pcap, p1, parent_path, lines, &theirs); /* unchanged, or a pure rename: never a culprit */
 	if ((rc = diff_view_get(h, have_p1 ? &theirs : NULL, &mine, &d, &v)))
 		goto out;
 	if (linetrack_map_back(v.hunks, v.nh, lines, &added, &before, 0) && (rc = rtk_oom()))
@@ -915,7 +930,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 		if (rc)
 			goto out;
 	}
-	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before)))
+	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before, have_p1 ? &theirs : NULL)))
 		goto out;
 	if (!added.n)
 		goto out;
@@ -931,7 +946,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 		if (linetrack_map_back(v.hunks, v.nh, &added, &before, &before, 1))
 			rc = rtk_oom();
 		else if (p1)
-			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
+			rc = add_pending(pv, pn, pcap, p1, parent_path, &before, have_p1 ? &theirs : NULL);
 	} else if (c->kind == GITHISTORY_KIND_REVERT || c->kind == GITHISTORY_KIND_REAPPLY ||
 		   (c->kind == GITHISTORY_KIND_FIX && !h->rules.fixes_are_culprits)) {
 		/* A revert restores lines rather than writes them; a fix is a culprit like any commit (issue 25, item 4). */
@@ -961,7 +976,7 @@ int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *s
 {
 	struct pending *pv = NULL;
 	size_t pn = 0, pcap = 0;
-	int rc = add_pending(&pv, &pn, &pcap, start, path, lines);
+	int rc = add_pending(&pv, &pn, &pcap, start, path, lines, NULL);
 
 	while (!rc && pn) {
 		/* The newest pending commit next, so every commit is visited once with all its lines. */
@@ -972,7 +987,7 @@ int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *s
 		struct pending cur = pv[best];
 		pv[best] = pv[--pn];
 		if (cur.c->commit_time >= cutoff)
-			rc = blame_step(h, cur.c, cur.path, &cur.lines, cutoff, out, &pv, &pn, &pcap);
+			rc = blame_step(h, cur.c, cur.path, cur.have_blob ? &cur.blob : NULL, &cur.lines, cutoff, out, &pv, &pn, &pcap);
 		else
 			out->older_lines += linetrack_set_lines(&cur.lines);
 		linetrack_set_free(&cur.lines);
