@@ -257,7 +257,8 @@ struct blob_diff {
 	struct line_index la, lb;
 	struct linetrack_hunk *hunks;
 	size_t nh;
-	bool *formatting; /* per hunk, when asked for */
+	bool *formatting; /* per hunk; set once complete (blob_diff_complete) */
+	bool hunks_done;  /* hunks and nh are the diff's (none is a diff too) */
 	uint32_t old_total;
 };
 
@@ -272,21 +273,16 @@ static void blob_diff_free(struct blob_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Reads both blobs through the walk's object store and diffs them (whitespace ignored); with_lines: and
- * indexes their lines and marks the hunks that change only formatting. Free with blob_diff_free. */
-static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, bool with_lines,
-		     struct blob_diff *d)
+/* Reads the blobs d lacks and indexes their lines, diffs them (whitespace ignored) unless d has its hunks
+ * (hunks_done), and marks the hunks that change only formatting: d complete, as blob_diff with lines. */
+static int blob_diff_complete(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct blob_diff *d)
 {
 	int rc;
-	memset(d, 0, sizeof(*d));
-	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
-	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
-	    (rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, 1, &d->hunks, &d->nh)))
+	if ((!d->a && old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
+	    (!d->b && new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
+	    (!d->hunks_done && (rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, 1, &d->hunks, &d->nh))))
 		return rc;
-	if (!with_lines) {
-		d->old_total = d->a ? gitx_count_lines(d->a->data, d->a->size) : 0;
-		return 0;
-	}
+	d->hunks_done = true;
 	if ((rc = line_index_build(&d->la, d->a ? d->a->data : "", d->a ? d->a->size : 0)) ||
 	    (rc = line_index_build(&d->lb, d->b ? d->b->data : "", d->b ? d->b->size : 0)))
 		return rc;
@@ -296,6 +292,14 @@ static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_
 	for (size_t k = 0; k < d->nh; k++)
 		d->formatting[k] = formatting_hunk(&h->rules, &d->la, &d->lb, &d->hunks[k]);
 	return 0;
+}
+
+/* Reads both blobs through the walk's object store, indexes their lines, diffs them (whitespace ignored)
+ * and marks the hunks that change only formatting. Free with blob_diff_free. */
+static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct blob_diff *d)
+{
+	memset(d, 0, sizeof(*d));
+	return blob_diff_complete(h, old_id, new_id, d);
 }
 
 /*
@@ -318,11 +322,12 @@ struct memo_entry {
 	size_t nh;
 };
 
-/* A diff's hunks and formatting marks: the memo's, or those of the blob_diff just made. */
+/* A diff's hunks and formatting marks (NULL until known): the memo's, or those of a blob_diff. */
 struct diff_view {
 	const struct linetrack_hunk *hunks;
 	const bool *formatting;
 	size_t nh;
+	struct memo_entry *memo; /* where they are kept, or NULL (the memo was full) */
 };
 
 static void memo_free(struct githistory_blame_memo *m)
@@ -339,56 +344,88 @@ static void memo_free(struct githistory_blame_memo *m)
 	free(m);
 }
 
-/* Keeps the hunks and marks of d under its blob pair, when the memo has room (a full memo is no error). */
-static int memo_keep(struct githistory_run *h, const char key[40], const struct blob_diff *d)
+/* Keeps the hunks of d under key, when the memo has room (a full memo is no error: *kept NULL). */
+static int memo_keep(struct githistory_run *h, const char key[40], const struct blob_diff *d, struct memo_entry **kept)
 {
 	struct githistory_blame_memo *m = h->blame_memo;
-	size_t need = sizeof(struct memo_entry) + d->nh * (sizeof(*d->hunks) + sizeof(bool)) + 40 + 32;
+	size_t need = sizeof(struct memo_entry) + d->nh * sizeof(*d->hunks) + 40 + 32;
 	struct memo_entry *e;
+	*kept = NULL;
 	if (!m) {
 		if (!(m = h->blame_memo = calloc(1, sizeof(*m))) || !(m->pairs = rtk_strmap_new()))
 			return rtk_oom();
 	}
 	if (m->bytes + need > BLAME_MEMO_BYTES)
 		return 0;
-	if (!(e = calloc(1, sizeof(*e))) || (d->nh && (!(e->hunks = malloc(d->nh * sizeof(*e->hunks))) ||
-						      !(e->formatting = malloc(d->nh * sizeof(bool)))))) {
-		if (e)
-			free(e->hunks), free(e);
+	if (!(e = calloc(1, sizeof(*e))) || (d->nh && !(e->hunks = malloc(d->nh * sizeof(*e->hunks))))) {
+		free(e);
 		return rtk_oom();
 	}
 	e->nh = d->nh;
-	if (d->nh) {
+	if (d->nh)
 		memcpy(e->hunks, d->hunks, d->nh * sizeof(*e->hunks));
-		memcpy(e->formatting, d->formatting, d->nh * sizeof(bool));
-	}
 	if (rtk_strmap_put(m->pairs, key, 40, e)) {
-		free(e->hunks), free(e->formatting), free(e);
+		free(e->hunks), free(e);
 		return rtk_oom();
 	}
 	m->bytes += need;
+	*kept = e;
 	return 0;
 }
 
-/* The diff of two blobs (old NULL: an empty file) as a view: from the memo, else made into *d (which the
- * caller frees with blob_diff_free either way) and kept. */
+/*
+ * The diff of two blobs (old NULL: an empty file) as a view: from the memo, else its hunks alone made into
+ * *d (which the caller frees with blob_diff_free either way) and kept. v->formatting is NULL until some step
+ * needed it (diff_view_complete): most steps only map lines through the hunks, and need neither the blobs
+ * nor their line indexes.
+ */
 static int diff_view_get(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct blob_diff *d,
 			 struct diff_view *v)
 {
 	char key[40] = { 0 };
-	const struct memo_entry *e;
+	struct memo_entry *e;
 	int rc;
 	if (old_id)
 		memcpy(key, old_id->id, 20);
 	memcpy(key + 20, new_id->id, 20);
 	if (h->blame_memo && (e = rtk_strmap_get(h->blame_memo->pairs, key, sizeof(key)))) {
-		*v = (struct diff_view){ e->hunks, e->formatting, e->nh };
+		*v = (struct diff_view){ e->hunks, e->formatting, e->nh, e };
 		return 0;
 	}
-	if ((rc = blob_diff(h, old_id, new_id, true, d)))
+	if ((rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, 1, &d->hunks, &d->nh)))
 		return rc;
-	*v = (struct diff_view){ d->hunks, d->formatting, d->nh };
-	return memo_keep(h, key, d);
+	d->hunks_done = true;
+	if ((rc = memo_keep(h, key, d, &e)))
+		return rc;
+	*v = (struct diff_view){ d->hunks, NULL, d->nh, e };
+	return 0;
+}
+
+/* Makes d complete (blob_diff_complete) for the view's diff, with the view's hunks, and the view's formatting
+ * marks d's (kept in the memo too). */
+static int diff_view_complete(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct diff_view *v,
+			      struct blob_diff *d)
+{
+	int rc;
+	if (d->formatting)
+		return 0;
+	if (!d->hunks_done) {
+		if (v->nh && !(d->hunks = malloc(v->nh * sizeof(*d->hunks))))
+			return rtk_oom();
+		if (v->nh)
+			memcpy(d->hunks, v->hunks, v->nh * sizeof(*d->hunks));
+		d->nh = v->nh, d->hunks_done = true;
+	}
+	if ((rc = blob_diff_complete(h, old_id, new_id, d)))
+		return rc;
+	v->hunks = d->hunks, v->formatting = d->formatting;
+	if (v->memo && !v->memo->formatting) {
+		if (!(v->memo->formatting = malloc(d->nh ? d->nh : 1)))
+			return rtk_oom();
+		memcpy(v->memo->formatting, d->formatting, d->nh);
+		h->blame_memo->bytes += d->nh;
+	}
+	return 0;
 }
 
 /* Splits set s by the new-side lines of the formatting hunks of d: those lines into *in, the rest into *out. */
@@ -648,7 +685,7 @@ static int changes_read(struct githistory_run *h, struct githistory_commit *c, s
 		struct blob_diff d;
 		if (!has_a && !has_b)
 			continue;
-		if ((rc = blob_diff(h, has_a ? &a : NULL, has_b ? &b : NULL, true, &d))) {
+		if ((rc = blob_diff(h, has_a ? &a : NULL, has_b ? &b : NULL, &d))) {
 			blob_diff_free(&d);
 			break;
 		}
@@ -921,7 +958,8 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	if (added.n && c->nparents <= 1) {
 		/* Lines c only reformatted stand for the ones they replaced, as for a revision blame ignores. */
 		struct linetrack_set fmt = { 0 }, rest = { 0 };
-		if (!(rc = split_formatting(&v, &added, &fmt, &rest)) && fmt.n &&
+		if ((v.formatting || !(rc = diff_view_complete(h, have_p1 ? &theirs : NULL, &mine, &v, &d))) &&
+		    !(rc = split_formatting(&v, &added, &fmt, &rest)) && fmt.n &&
 		    linetrack_map_back(v.hunks, v.nh, &fmt, &before, &before, 1))
 			rc = rtk_oom();
 		linetrack_set_free(&added);
@@ -958,7 +996,7 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 		/* Lines c only moved here, or only renamed in, are followed on; the rest are c's. */
 		struct linetrack_set rest = { 0 };
 		/* The memo keeps no lines: a commit to credit has its blobs read (once for each fix it is found by). */
-		if (d.formatting || !(rc = blob_diff(h, have_p1 ? &theirs : NULL, &mine, true, &d)))
+		if (!(rc = diff_view_complete(h, have_p1 ? &theirs : NULL, &mine, &v, &d)))
 			rc = look_through_moves(h, c, p1, parent_path, &d, &added, &rest, out, pv, pn, pcap);
 		if (!rc && rest.n)
 			rc = credit(out, c, path, &rest);
@@ -1033,7 +1071,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 				break;
 			have_new = to != NULL;
 		}
-		if ((rc = blob_diff(h, &old_blob, have_new ? &new_blob : NULL, true, &d))) {
+		if ((rc = blob_diff(h, &old_blob, have_new ? &new_blob : NULL, &d))) {
 			blob_diff_free(&d);
 			break;
 		}
