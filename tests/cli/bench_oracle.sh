@@ -16,6 +16,10 @@ testing "rtk --blame-only: 8 links, 6 right; precision 6/8 and recall 6/9 with t
 testing "B-SZZ: 7 links (a tie gives both, a majority one), 5 right: precision 5/7, recall 5/9" \
 	"$run | tail -1 | jq -c '.bszz | [.linked, .correct, .truth, .precision, .precision_ci, .recall, .recall_ci]'" \
 	'[7,5,9,0.7143,[0.3589,0.9178],0.5556,[0.2667,0.8112]]\n'
+testing "rtk's primary culprits alone: 7 links (five-b, the newer of a tie, for fix-five), 5 right" \
+	"$run | tail -1 | jq -c '.rtk_primary | [.linked, .correct, .truth]'" '[7,5,9]\n'
+testing "the per-fix detail names rtk's primary culprit" \
+	"$run >/dev/null && jq -c 'select(.rtk | length == 2) | [(.rtk_primary | length), (.rtk_primary[0] as \$p | .rtk | index(\$p) != null)]' $BENCH_OUT/oracle/oracle-repo-365d-fw30d.fixes.jsonl" '[1,true]\n'
 testing "without the ghost fixes: recall 5/7 and 5/7" \
 	"$run | tail -1 | jq -c '[.rtk.recall_non_ghost, .bszz.recall_non_ghost]'" '[0.7143,0.7143]\n'
 testing "what rtk did with each trailer fix: seven linked by blame, the ghost with split context unlinked as weak" \
