@@ -13,7 +13,8 @@ Definitions (the same for rtk and the baseline):
                 Shas that do not resolve or are not ancestors are dropped (counted).
   truth T(f)    the commits those lines name.
   links L(f)    rtk: the culprit and other_culprits of the failure whose remedy is f (none when rtk left
-                f unlinked, set it aside, or did not take it for a fix); baseline: B-SZZ's culprits.
+                f unlinked, set it aside, or did not take it for a fix); baseline: B-SZZ's culprits;
+                "rtk_primary" in the JSON: rtk's culprit alone (other_culprits left out).
   precision     sum |L ∩ T| / sum |L|        recall   sum |L ∩ T| / sum |T|
   ghost fix     a trailer fix that deletes or modifies no line (pure additions, binary or mode-only
                 changes): line-based blame has nothing to blame. Ghost fixes stay in the recall
@@ -151,13 +152,14 @@ def bszz(repo, fix, parent):
 
 
 def rtk_links(result):
-    """{remedy sha: (outcome, {culprit shas})} from rtk's JSON: linked failures and unlinked remedies."""
+    """{remedy sha: (outcome, {culprit shas}, primary culprit or None)} from rtk's JSON: linked failures and
+    unlinked remedies."""
     got = {}
     for f in result["failures"]:
         culprits = {f["culprit"]["sha"]} | {c["sha"] for c in f["other_culprits"]}
-        got[f["remedy"]["sha"]] = ("linked:%s:%s" % (f["kind"], f["evidence"]["link"]), culprits)
+        got[f["remedy"]["sha"]] = ("linked:%s:%s" % (f["kind"], f["evidence"]["link"]), culprits, f["culprit"]["sha"])
     for u in result["unlinked"]:
-        got.setdefault(u["remedy"]["sha"], ("unlinked:%s:%s" % (u["kind"], u["reason_code"]), set()))
+        got.setdefault(u["remedy"]["sha"], ("unlinked:%s:%s" % (u["kind"], u["reason_code"]), set(), None))
     return got
 
 
@@ -241,8 +243,9 @@ def main():
             elif not (c and c in truth):
                 dropped += 1
         if truth:
-            outcome, culprits = links.get(fix, ("not-a-remedy", set()))
-            rows.append({"fix": fix, "parent": parent, "truth": truth, "rtk": sorted(culprits), "rtk_outcome": outcome})
+            outcome, culprits, primary = links.get(fix, ("not-a-remedy", set(), None))
+            rows.append({"fix": fix, "parent": parent, "truth": truth, "rtk": sorted(culprits),
+                         "rtk_primary": [primary] if primary else [], "rtk_outcome": outcome})
 
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
@@ -251,7 +254,7 @@ def main():
     for r, (culprits, ghost, lines) in zip(rows, base):
         r["bszz"], r["ghost"], r["bszz_lines"] = sorted(culprits), ghost, lines
 
-    rs, bs = score(rows, "rtk"), score(rows, "bszz")
+    rs, bs, ps = score(rows, "rtk"), score(rows, "bszz"), score(rows, "rtk_primary")
     times = [time_v(f) for f in a.time_file]
     wall = median([t[0] for t in times]) if times else None
     cpu = median([t[1] for t in times]) if times else None
@@ -262,7 +265,7 @@ def main():
         "window": a.window, "fix_window": a.fix_window or None, "command": a.command,
         "trailer_fixes": len(rows), "trailer_culprits": sum(len(r["truth"]) for r in rows),
         "dropped_trailer_shas": dropped, "ghost_fixes": sum(r["ghost"] for r in rows),
-        "rtk": dict(rs, outcomes=dict(sorted(outcomes.items()))), "bszz": bs,
+        "rtk": dict(rs, outcomes=dict(sorted(outcomes.items()))), "bszz": bs, "rtk_primary": ps,
         "rtk_runs": len(times), "rtk_wall_seconds": wall, "rtk_peak_rss_kib": rss,
         "rtk_cpu_seconds": round(cpu, 2) if cpu is not None else None,
         "bszz_seconds": round(base_seconds, 2),

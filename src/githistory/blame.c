@@ -6,6 +6,7 @@
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/strbuf.h"
+#include "lib/strmap.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -17,6 +18,8 @@ struct pending { /* lines still to follow: in commit c's version of path (a stri
 	struct githistory_commit *c;
 	const char *path;
 	struct linetrack_set lines;
+	git_oid blob; /* path's blob in c, when the step that queued it knew (have_blob): one tree lookup fewer */
+	bool have_blob;
 };
 
 void githistory_blame_result_free(struct githistory_blame_result *b)
@@ -27,17 +30,23 @@ void githistory_blame_result_free(struct githistory_blame_result *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* Queues lines of path in c (merged with those queued already); blob: path's blob in c when known, else NULL. */
 static int add_pending(struct pending **v, size_t *n, size_t *cap, struct githistory_commit *c, const char *path,
-		       const struct linetrack_set *lines)
+		       const struct linetrack_set *lines, const git_oid *blob)
 {
 	if (!lines->n)
 		return 0;
 	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].c == c && !strcmp((*v)[i].path, path))
+		if ((*v)[i].c == c && !strcmp((*v)[i].path, path)) {
+			if (blob && !(*v)[i].have_blob)
+				(*v)[i].blob = *blob, (*v)[i].have_blob = true;
 			return linetrack_set_union(&(*v)[i].lines, lines) ? rtk_oom() : 0;
+		}
 	if (RTK_ALLOC_GROW_FROM(*v, *n + 1, *cap, 8))
 		return RTK_EXIT_FAILURE;
-	(*v)[*n] = (struct pending){ c, path, { 0 } };
+	(*v)[*n] = (struct pending){ c, path, { 0 }, { { 0 } }, blob != NULL };
+	if (blob)
+		(*v)[*n].blob = *blob;
 	return linetrack_set_union(&(*v)[(*n)++].lines, lines) ? rtk_oom() : 0;
 }
 
@@ -161,6 +170,9 @@ static int find_rename(struct githistory_run *h, struct githistory_commit *c, st
 
 static bool changes_path(const struct githistory_commit *c, const char *path)
 {
+	uint64_t bits = githistory_path_bits(path);
+	if ((c->path_bloom & bits) != bits)
+		return false;
 	for (size_t i = 0; i < c->files.n; i++)
 		if (!strcmp(c->files.v[i], path))
 			return true;
@@ -245,7 +257,8 @@ struct blob_diff {
 	struct line_index la, lb;
 	struct linetrack_hunk *hunks;
 	size_t nh;
-	bool *formatting; /* per hunk, when asked for */
+	bool *formatting; /* per hunk; set once complete (blob_diff_complete) */
+	bool hunks_done;  /* hunks and nh are the diff's (none is a diff too) */
 	uint32_t old_total;
 };
 
@@ -260,21 +273,16 @@ static void blob_diff_free(struct blob_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Reads both blobs through the walk's object store and diffs them (whitespace ignored); with_lines: and
- * indexes their lines and marks the hunks that change only formatting. Free with blob_diff_free. */
-static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, bool with_lines,
-		     struct blob_diff *d)
+/* Reads the blobs d lacks and indexes their lines, diffs them (whitespace ignored) unless d has its hunks
+ * (hunks_done), and marks the hunks that change only formatting: d complete, as blob_diff with lines. */
+static int blob_diff_complete(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct blob_diff *d)
 {
 	int rc;
-	memset(d, 0, sizeof(*d));
-	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
-	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
-	    (rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, 1, &d->hunks, &d->nh)))
+	if ((!d->a && old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &d->a))) ||
+	    (!d->b && new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &d->b))) ||
+	    (!d->hunks_done && (rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, 1, &d->hunks, &d->nh))))
 		return rc;
-	if (!with_lines) {
-		d->old_total = d->a ? gitx_count_lines(d->a->data, d->a->size) : 0;
-		return 0;
-	}
+	d->hunks_done = true;
 	if ((rc = line_index_build(&d->la, d->a ? d->a->data : "", d->a ? d->a->size : 0)) ||
 	    (rc = line_index_build(&d->lb, d->b ? d->b->data : "", d->b ? d->b->size : 0)))
 		return rc;
@@ -286,26 +294,142 @@ static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_
 	return 0;
 }
 
-/* The zero-context hunks between two blobs (old NULL: an empty file), read through the walk's object store. */
-static int blob_hunks(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, int ignore_whitespace,
-		      struct linetrack_hunk **hunks, size_t *nh, uint32_t *old_total)
+/* Reads both blobs through the walk's object store, indexes their lines, diffs them (whitespace ignored)
+ * and marks the hunks that change only formatting. Free with blob_diff_free. */
+static int blob_diff(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct blob_diff *d)
 {
-	const struct gitodb_object *a = NULL, *b = NULL;
+	memset(d, 0, sizeof(*d));
+	return blob_diff_complete(h, old_id, new_id, d);
+}
+
+/*
+ * The hunks of the diffs blame walks through, and which of them change only formatting, kept by blob pair
+ * for the whole run: the fixes of a window walk the same commits of the same busy files again and again
+ * (a year of curl with a ten-year fix window: 77,000 diffs of 28,000 pairs), and a diff's hunks are a
+ * small part of what making them reads (both blobs, their whitespace views, their line indexes). Up to
+ * BLAME_MEMO_BYTES; past that, diffs are made each time as before.
+ */
+#define BLAME_MEMO_BYTES ((size_t)64 << 20)
+
+struct githistory_blame_memo {
+	struct rtk_strmap *pairs; /* 40 bytes: old blob id (zeros: none) and new blob id -> struct memo_entry */
+	size_t bytes;
+};
+
+struct memo_entry {
+	struct linetrack_hunk *hunks;
+	bool *formatting;
+	size_t nh;
+};
+
+/* A diff's hunks and formatting marks (NULL until known): the memo's, or those of a blob_diff. */
+struct diff_view {
+	const struct linetrack_hunk *hunks;
+	const bool *formatting;
+	size_t nh;
+	struct memo_entry *memo; /* where they are kept, or NULL (the memo was full) */
+};
+
+static void memo_free(struct githistory_blame_memo *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < rtk_strmap_count(m->pairs); i++) {
+		struct memo_entry *e = rtk_strmap_value_at(m->pairs, i);
+		free(e->hunks);
+		free(e->formatting);
+		free(e);
+	}
+	rtk_strmap_free(m->pairs);
+	free(m);
+}
+
+/* Keeps the hunks of d under key, when the memo has room (a full memo is no error: *kept NULL). */
+static int memo_keep(struct githistory_run *h, const char key[40], const struct blob_diff *d, struct memo_entry **kept)
+{
+	struct githistory_blame_memo *m = h->blame_memo;
+	size_t need = sizeof(struct memo_entry) + d->nh * sizeof(*d->hunks) + 40 + 32;
+	struct memo_entry *e;
+	*kept = NULL;
+	if (!m) {
+		if (!(m = h->blame_memo = calloc(1, sizeof(*m))) || !(m->pairs = rtk_strmap_new()))
+			return rtk_oom();
+	}
+	if (m->bytes + need > BLAME_MEMO_BYTES)
+		return 0;
+	if (!(e = calloc(1, sizeof(*e))) || (d->nh && !(e->hunks = malloc(d->nh * sizeof(*e->hunks))))) {
+		free(e);
+		return rtk_oom();
+	}
+	e->nh = d->nh;
+	if (d->nh)
+		memcpy(e->hunks, d->hunks, d->nh * sizeof(*e->hunks));
+	if (rtk_strmap_put(m->pairs, key, 40, e)) {
+		free(e->hunks), free(e);
+		return rtk_oom();
+	}
+	m->bytes += need;
+	*kept = e;
+	return 0;
+}
+
+/*
+ * The diff of two blobs (old NULL: an empty file) as a view: from the memo, else its hunks alone made into
+ * *d (which the caller frees with blob_diff_free either way) and kept. v->formatting is NULL until some step
+ * needed it (diff_view_complete): most steps only map lines through the hunks, and need neither the blobs
+ * nor their line indexes.
+ */
+static int diff_view_get(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct blob_diff *d,
+			 struct diff_view *v)
+{
+	char key[40] = { 0 };
+	struct memo_entry *e;
 	int rc;
-	*hunks = NULL, *nh = 0, *old_total = 0;
-	if ((old_id && (rc = gitodb_read(h->odb, old_id, GIT_OBJECT_BLOB, &a))) ||
-	    (new_id && (rc = gitodb_read(h->odb, new_id, GIT_OBJECT_BLOB, &b))))
-		goto out;
-	if (!(rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, ignore_whitespace, hunks, nh)))
-		*old_total = a ? gitx_count_lines(a->data, a->size) : 0;
-out:
-	gitodb_release(a);
-	gitodb_release(b);
-	return rc;
+	if (old_id)
+		memcpy(key, old_id->id, 20);
+	memcpy(key + 20, new_id->id, 20);
+	if (h->blame_memo && (e = rtk_strmap_get(h->blame_memo->pairs, key, sizeof(key)))) {
+		*v = (struct diff_view){ e->hunks, e->formatting, e->nh, e };
+		return 0;
+	}
+	if ((rc = gitx_blob_hunks(h->repo, h->odb, old_id, new_id, 1, &d->hunks, &d->nh)))
+		return rc;
+	d->hunks_done = true;
+	if ((rc = memo_keep(h, key, d, &e)))
+		return rc;
+	*v = (struct diff_view){ d->hunks, NULL, d->nh, e };
+	return 0;
+}
+
+/* Makes d complete (blob_diff_complete) for the view's diff, with the view's hunks, and the view's formatting
+ * marks d's (kept in the memo too). */
+static int diff_view_complete(struct githistory_run *h, const git_oid *old_id, const git_oid *new_id, struct diff_view *v,
+			      struct blob_diff *d)
+{
+	int rc;
+	if (d->formatting)
+		return 0;
+	if (!d->hunks_done) {
+		if (v->nh && !(d->hunks = malloc(v->nh * sizeof(*d->hunks))))
+			return rtk_oom();
+		if (v->nh)
+			memcpy(d->hunks, v->hunks, v->nh * sizeof(*d->hunks));
+		d->nh = v->nh, d->hunks_done = true;
+	}
+	if ((rc = blob_diff_complete(h, old_id, new_id, d)))
+		return rc;
+	v->hunks = d->hunks, v->formatting = d->formatting;
+	if (v->memo && !v->memo->formatting) {
+		if (!(v->memo->formatting = malloc(d->nh ? d->nh : 1)))
+			return rtk_oom();
+		memcpy(v->memo->formatting, d->formatting, d->nh);
+		h->blame_memo->bytes += d->nh;
+	}
+	return 0;
 }
 
 /* Splits set s by the new-side lines of the formatting hunks of d: those lines into *in, the rest into *out. */
-static int split_formatting(const struct blob_diff *d, const struct linetrack_set *s, struct linetrack_set *in,
+static int split_formatting(const struct diff_view *d, const struct linetrack_set *s, struct linetrack_set *in,
 			    struct linetrack_set *out)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -360,6 +484,8 @@ static void changes_free(struct githistory_blame_changes *x)
 
 void githistory_blame_changes_free_all(struct githistory_run *h)
 {
+	memo_free(h->blame_memo);
+	h->blame_memo = NULL;
 	for (size_t i = 0; h->by_oid && i < rtk_strmap_count(h->by_oid); i++) {
 		struct githistory_commit *c = rtk_strmap_value_at(h->by_oid, i);
 		changes_free(c->changes);
@@ -559,7 +685,7 @@ static int changes_read(struct githistory_run *h, struct githistory_commit *c, s
 		struct blob_diff d;
 		if (!has_a && !has_b)
 			continue;
-		if ((rc = blob_diff(h, has_a ? &a : NULL, has_b ? &b : NULL, true, &d))) {
+		if ((rc = blob_diff(h, has_a ? &a : NULL, has_b ? &b : NULL, &d))) {
 			blob_diff_free(&d);
 			break;
 		}
@@ -728,7 +854,7 @@ static int look_through_moves(struct githistory_run *h, struct githistory_commit
 				if (linetrack_set_add(&one, m->line, m->line + 1))
 					rc = rtk_oom();
 				else
-					rc = add_pending(pv, pn, pcap, p1, c->files.v[m->file], &one);
+					rc = add_pending(pv, pn, pcap, p1, c->files.v[m->file], &one, NULL);
 				linetrack_set_free(&one);
 			} else if (!rc && r->rename_min_lines && renamed_only(r, c->changes, d, hk, l)) {
 				out->renamed_lines++;
@@ -741,7 +867,7 @@ static int look_through_moves(struct githistory_run *h, struct githistory_commit
 		if (linetrack_map_back(d->hunks, d->nh, &renamed, &tmp, &before, 1))
 			rc = rtk_oom();
 		else
-			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
+			rc = add_pending(pv, pn, pcap, p1, parent_path, &before, NULL);
 	}
 	linetrack_set_free(&renamed);
 	linetrack_set_free(&tmp);
@@ -749,29 +875,70 @@ static int look_through_moves(struct githistory_run *h, struct githistory_commit
 	return rc;
 }
 
+/*
+ * A merge's lines new against its first parent: each goes to the first of the other parents, in order, whose
+ * version of path holds it (as git blame passes a merge's lines to every parent that has them). An octopus
+ * merge (several histories brought together at once) has its third and later parents too. Merges are never
+ * culprits: a line no parent holds is dropped.
+ */
+static int merge_step(struct githistory_run *h, struct githistory_commit *c, const char *path, const git_oid *mine,
+		      const struct linetrack_set *added, struct pending **pv, size_t *pn, size_t *pcap)
+{
+	struct linetrack_set left = { 0 };
+	int rc = linetrack_set_union(&left, added) ? rtk_oom() : 0;
+	for (unsigned k = 1; k < c->nparents && left.n && !rc; k++) {
+		struct githistory_commit *pk = githistory_walk_commit(h, k < 2 ? &c->parent[k] : &c->more_parents[k - 2]);
+		struct blob_diff d = { 0 };
+		struct diff_view v;
+		git_oid theirs;
+		struct linetrack_set still = { 0 }, before = { 0 };
+		if (!githistory_blob_at(h, pk, path, &theirs))
+			continue;
+		if (!memcmp(mine->id, theirs.id, 20)) {
+			rc = add_pending(pv, pn, pcap, pk, path, &left, &theirs);
+			linetrack_set_clear(&left);
+		} else if (!(rc = diff_view_get(h, &theirs, mine, &d, &v)) &&
+			   !(rc = linetrack_map_back(v.hunks, v.nh, &left, &still, &before, 0) ? rtk_oom() : 0) &&
+			   !(rc = add_pending(pv, pn, pcap, pk, path, &before, &theirs))) {
+			linetrack_set_free(&left);
+			left = still, still = (struct linetrack_set){ 0 };
+		}
+		blob_diff_free(&d);
+		linetrack_set_free(&still);
+		linetrack_set_free(&before);
+	}
+	linetrack_set_free(&left);
+	return rc;
+}
+
 /* One step of the walk: c's pending lines of path are credited to c or passed on to its parents. */
-static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, struct linetrack_set *lines,
-		      int64_t cutoff, struct githistory_blame_result *out, struct pending **pv, size_t *pn, size_t *pcap)
+static int blame_step(struct githistory_run *h, struct githistory_commit *c, const char *path, const git_oid *known,
+		      struct linetrack_set *lines, int64_t cutoff, struct githistory_blame_result *out, struct pending **pv,
+		      size_t *pn, size_t *pcap)
 {
 	git_oid mine, theirs;
 	struct blob_diff d = { 0 };
-	struct linetrack_hunk *hunks = NULL;
-	size_t nh = 0;
-	uint32_t total;
+	struct diff_view v;
 	struct linetrack_set added = { 0 }, before = { 0 };
-	struct githistory_commit *p1 = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
+	struct githistory_commit *p1 = githistory_walk_first_parent(h, c);
 	const char *parent_path = path; /* where the lines were in p1: elsewhere when c renamed the file */
 	bool have_p1;
 	int rc = 0;
 
-	if (p1 && c->nparents == 1) {
-		/* A commit that leaves the path alone hands the lines to its parent unread: most of a blame chain. */
+	if (p1) {
+		/*
+		 * A commit that leaves the path alone hands the lines to its parent unread: most of a blame chain. A
+		 * merge too, by its files against its first parent (as its blob there would be the same): git.git's
+		 * chains are half merges, and two tree lookups each were most of a long fix window's time there.
+		 */
 		if ((rc = githistory_walk_files(h, c)))
 			return rc;
 		if (!changes_path(c, path))
-			return add_pending(pv, pn, pcap, p1, path, lines);
+			return add_pending(pv, pn, pcap, p1, path, lines, known);
 	}
-	if (!githistory_blob_at(h, c, path, &mine))
+	if (known)
+		mine = *known;
+	else if (!githistory_blob_at(h, c, path, &mine))
 		return 0; /* the path is not a file here: the lines cannot be followed further */
 	have_p1 = githistory_blob_at(h, p1, path, &theirs);
 	if (!have_p1 && p1 && c->nparents == 1) {
@@ -783,17 +950,17 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 			have_p1 = true, parent_path = from;
 	}
 	if (have_p1 && !memcmp(mine.id, theirs.id, 20))
-		return add_pending(pv, pn, pcap, p1, parent_path, lines); /* unchanged, or a pure rename: never a culprit */
-	if ((rc = blob_diff(h, have_p1 ? &theirs : NULL, &mine, c->nparents <= 1, &d)))
+		return add_pending(pv, pn, pcap, p1, parent_path, lines, &theirs); /* unchanged, or a pure rename: never a culprit */
+	if ((rc = diff_view_get(h, have_p1 ? &theirs : NULL, &mine, &d, &v)))
 		goto out;
-	hunks = d.hunks, nh = d.nh;
-	if (linetrack_map_back(hunks, nh, lines, &added, &before, 0) && (rc = rtk_oom()))
+	if (linetrack_map_back(v.hunks, v.nh, lines, &added, &before, 0) && (rc = rtk_oom()))
 		goto out;
-	if (added.n && d.formatting) {
+	if (added.n && c->nparents <= 1) {
 		/* Lines c only reformatted stand for the ones they replaced, as for a revision blame ignores. */
 		struct linetrack_set fmt = { 0 }, rest = { 0 };
-		if (!(rc = split_formatting(&d, &added, &fmt, &rest)) && fmt.n &&
-		    linetrack_map_back(hunks, nh, &fmt, &before, &before, 1))
+		if ((v.formatting || !(rc = diff_view_complete(h, have_p1 ? &theirs : NULL, &mine, &v, &d))) &&
+		    !(rc = split_formatting(&v, &added, &fmt, &rest)) && fmt.n &&
+		    linetrack_map_back(v.hunks, v.nh, &fmt, &before, &before, 1))
 			rc = rtk_oom();
 		linetrack_set_free(&added);
 		linetrack_set_free(&fmt);
@@ -801,26 +968,12 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 		if (rc)
 			goto out;
 	}
-	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before)))
+	if (p1 && (rc = add_pending(pv, pn, pcap, p1, parent_path, &before, have_p1 ? &theirs : NULL)))
 		goto out;
 	if (!added.n)
 		goto out;
 	if (c->nparents > 1) {
-		/* A merge: lines new against the first parent may come from the second; merges are never culprits. */
-		struct githistory_commit *p2 = githistory_walk_commit(h, &c->parent[1]);
-		struct linetrack_hunk *h2 = NULL;
-		size_t n2 = 0;
-		struct linetrack_set added2 = { 0 }, before2 = { 0 };
-		if (githistory_blob_at(h, p2, path, &theirs)) {
-			if (!memcmp(mine.id, theirs.id, 20))
-				rc = add_pending(pv, pn, pcap, p2, path, &added);
-			else if (!(rc = blob_hunks(h, &theirs, &mine, 1, &h2, &n2, &total)) &&
-				 !(rc = linetrack_map_back(h2, n2, &added, &added2, &before2, 0) ? rtk_oom() : 0))
-				rc = add_pending(pv, pn, pcap, p2, path, &before2);
-		}
-		free(h2);
-		linetrack_set_free(&added2);
-		linetrack_set_free(&before2);
+		rc = merge_step(h, c, path, &mine, &added, pv, pn, pcap);
 		goto out;
 	}
 	if ((rc = githistory_walk_files(h, c)))
@@ -828,10 +981,10 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	if (c->ignored || c->formatting || c->files.n > (size_t)h->rules.max_files) {
 		/* Look through it, as blame --ignore-rev does: its lines stand for the ones they replaced. */
 		linetrack_set_clear(&before);
-		if (linetrack_map_back(hunks, nh, &added, &before, &before, 1))
+		if (linetrack_map_back(v.hunks, v.nh, &added, &before, &before, 1))
 			rc = rtk_oom();
 		else if (p1)
-			rc = add_pending(pv, pn, pcap, p1, parent_path, &before);
+			rc = add_pending(pv, pn, pcap, p1, parent_path, &before, have_p1 ? &theirs : NULL);
 	} else if (c->kind == GITHISTORY_KIND_REVERT || c->kind == GITHISTORY_KIND_REAPPLY ||
 		   (c->kind == GITHISTORY_KIND_FIX && !h->rules.fixes_are_culprits)) {
 		/* A revert restores lines rather than writes them; a fix is a culprit like any commit (issue 25, item 4). */
@@ -842,7 +995,10 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 	} else {
 		/* Lines c only moved here, or only renamed in, are followed on; the rest are c's. */
 		struct linetrack_set rest = { 0 };
-		if (!(rc = look_through_moves(h, c, p1, parent_path, &d, &added, &rest, out, pv, pn, pcap)) && rest.n)
+		/* The memo keeps no lines: a commit to credit has its blobs read (once for each fix it is found by). */
+		if (!(rc = diff_view_complete(h, have_p1 ? &theirs : NULL, &mine, &v, &d)))
+			rc = look_through_moves(h, c, p1, parent_path, &d, &added, &rest, out, pv, pn, pcap);
+		if (!rc && rest.n)
 			rc = credit(out, c, path, &rest);
 		linetrack_set_free(&rest);
 	}
@@ -858,7 +1014,7 @@ int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *s
 {
 	struct pending *pv = NULL;
 	size_t pn = 0, pcap = 0;
-	int rc = add_pending(&pv, &pn, &pcap, start, path, lines);
+	int rc = add_pending(&pv, &pn, &pcap, start, path, lines, NULL);
 
 	while (!rc && pn) {
 		/* The newest pending commit next, so every commit is visited once with all its lines. */
@@ -869,7 +1025,7 @@ int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *s
 		struct pending cur = pv[best];
 		pv[best] = pv[--pn];
 		if (cur.c->commit_time >= cutoff)
-			rc = blame_step(h, cur.c, cur.path, &cur.lines, cutoff, out, &pv, &pn, &pcap);
+			rc = blame_step(h, cur.c, cur.path, cur.have_blob ? &cur.blob : NULL, &cur.lines, cutoff, out, &pv, &pn, &pcap);
 		else
 			out->older_lines += linetrack_set_lines(&cur.lines);
 		linetrack_set_free(&cur.lines);
@@ -883,7 +1039,7 @@ int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *s
 int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, struct githistory_blame_result *out,
 			 bool *weak)
 {
-	struct githistory_commit *p = f->nparents ? githistory_walk_commit(h, &f->parent[0]) : NULL;
+	struct githistory_commit *p = githistory_walk_first_parent(h, f);
 	int64_t cutoff = f->author_time - h->rules.fix_window;
 	struct linetrack_set *changed, *context;
 	size_t n = f->files.n;
@@ -922,7 +1078,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 				break;
 			have_new = to != NULL;
 		}
-		if ((rc = blob_diff(h, &old_blob, have_new ? &new_blob : NULL, true, &d))) {
+		if ((rc = blob_diff(h, &old_blob, have_new ? &new_blob : NULL, &d))) {
 			blob_diff_free(&d);
 			break;
 		}

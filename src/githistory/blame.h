@@ -38,7 +38,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 /* Who last touched lines (numbered as in start's version of path), by commits authored at or after cutoff? */
 int githistory_blame_lines(struct githistory_run *h, struct githistory_commit *start, const char *path,
 			   const struct linetrack_set *lines, int64_t cutoff, struct githistory_blame_result *out);
-/* Frees what blame read of the diffs of every commit of the run (each record's changes). */
+/* Frees what blame read of the diffs of the run: each record's changes, and the diffs kept by blob pair. */
 void githistory_blame_changes_free_all(struct githistory_run *h);
 /* Why a blame found no culprit, in words for the report. */
 const char *githistory_blame_why_none(const struct githistory_blame_result *b);

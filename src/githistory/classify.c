@@ -561,14 +561,21 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 		}
 		truth.n = kept;
 	}
-	/* How much of the fix the primary culprit owns: strong, weak, or too little to link at all. */
+	/*
+	 * How much of the fix the primary culprit owns: strong, weak, or too little to link at all. Context (an
+	 * add-only fix: the lines around it) is judged by its share too with blame.context_evidence share, else it
+	 * is weak whatever its share.
+	 */
 	double share = b.n && b.blamed_lines ? (double)b.v[0].lines / (double)b.blamed_lines : 0;
+	bool context = weak, by_share = !context || h->rules.context_by_share;
+	const char *of_lines = context ? "context lines around what it adds" : "substantive lines";
 	char why[256] = "";
-	if (b.n && !truth.n && !weak && share < h->rules.link_min_share) { /* context (weak anyway) is never a share */
+	weak = (context && !by_share) || share < h->rules.strong_min_share;
+	if (b.n && !truth.n && by_share && share < h->rules.link_min_share) {
 		snprintf(why, sizeof(why),
-			 "the newest commit in the fix window last changed only %u of its %u substantive lines (%.2f, below "
+			 "the newest commit in the fix window last changed only %u of its %u %s (%.2f, below "
 			 "blame.link_min_share %g): incidental",
-			 b.v[0].lines, b.blamed_lines, share, h->rules.link_min_share);
+			 b.v[0].lines, b.blamed_lines, of_lines, share, h->rules.link_min_share);
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(fx)));
 		rc = unlinked(h, fs, fx, "fix", "incidental", why, rules);
@@ -576,16 +583,16 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 	}
 	/* Weak evidence (only context blamed, or a share below blame.strong_min_share) links nothing unless
 	 * blame.weak_links says link: the last change of a line is often not its cause. */
-	if (b.n && !truth.n && !h->rules.link_weak && (weak || share < h->rules.strong_min_share)) {
+	if (b.n && !truth.n && !h->rules.link_weak && weak) {
 		char hex[41];
-		if (weak)
+		if (context && !by_share)
 			snprintf(why, sizeof(why), "weak evidence (blame.weak_links unlink): it changes no earlier substantive "
 				 "line, and only the context of what it adds was last changed by %.10s",
 				 gitx_oid_hex(&b.v[0].c->oid, hex));
 		else
 			snprintf(why, sizeof(why), "weak evidence (blame.weak_links unlink): %.10s last changed only %u of "
-				 "its %u substantive lines (%.2f, below blame.strong_min_share %g)",
-				 gitx_oid_hex(&b.v[0].c->oid, hex), b.v[0].lines, b.blamed_lines, share,
+				 "its %u %s (%.2f, below blame.strong_min_share %g)",
+				 gitx_oid_hex(&b.v[0].c->oid, hex), b.v[0].lines, b.blamed_lines, of_lines, share,
 				 h->rules.strong_min_share);
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(fx)));
@@ -610,7 +617,7 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(fix_rule(fx)));
 		cJSON_AddItemToArray(rules, cJSON_CreateString(truth.n ? (by_trailer ? "fixes-trailer" : "message-names")
-								 : weak ? "blame-context" : "blame"));
+								 : context ? "blame-context" : "blame"));
 		rc = fixed_before_landing(h, fs, fx, "fix", primary, rules);
 		goto out;
 	}
@@ -627,18 +634,20 @@ static int detect_fix(struct githistory_run *h, struct githistory_classify_failu
 				f->culprit[f->nculprits++] = truth.v[j];
 		f->link = "named";
 	} else {
-		fired(f, weak ? "blame-context" : "blame");
+		fired(f, context ? "blame-context" : "blame");
+		/* Other culprits only with a comparable share of the lines (blame.other_culprit_min_ratio). */
 		for (size_t i = 0; i < b.n && f->nculprits < GITHISTORY_CLASSIFY_MAX_CULPRITS; i++)
-			if (!lands_with(&h->rules, b.v[i].c, fx))
+			if (!lands_with(&h->rules, b.v[i].c, fx) &&
+			    (i == 0 || b.v[i].lines >= h->rules.other_culprit_min_ratio * b.v[0].lines))
 				f->culprit[f->nculprits++] = b.v[i].c;
 		f->link = "blame";
-		if (weak)
+		if (context && !by_share)
 			snprintf(why, sizeof(why), "it changes no earlier substantive line: the context of what it adds was blamed");
 		else if (share < h->rules.strong_min_share)
-			snprintf(why, sizeof(why), "the culprit last changed %u of its %u substantive lines (%.2f, below "
-				 "blame.strong_min_share %g)", b.v[0].lines, b.blamed_lines, share, h->rules.strong_min_share);
+			snprintf(why, sizeof(why), "the culprit last changed %u of its %u %s (%.2f, below "
+				 "blame.strong_min_share %g)", b.v[0].lines, b.blamed_lines, of_lines, share, h->rules.strong_min_share);
 	}
-	f->weak = !truth.n && (weak || share < h->rules.strong_min_share);
+	f->weak = !truth.n && weak;
 	cJSON_AddStringToObject(f->evidence, "strength", f->weak ? "weak" : "strong");
 	if (*why && f->weak)
 		cJSON_AddStringToObject(f->evidence, "why_weak", why);

@@ -99,6 +99,8 @@ struct githistory_rules {
 	bool fixes_are_culprits;   /* blame.fixes_are_culprits (issue 25, item 4) */
 	bool reland_links_revert;  /* revert.reland_links_revert (issue 25, item 4) */
 	bool link_weak; /* blame.weak_links: link (weak evidence links a culprit) or unlink */
+	bool context_by_share;          /* blame.context_evidence: share (judged like changed lines) or weak */
+	double other_culprit_min_ratio; /* blame.other_culprit_min_ratio: of the primary culprit's lines */
 	struct rtk_re *names_culprit; /* fix.names_culprit: the message names the culprit; NULL when the list is empty */
 	struct rtk_re *cleanup_subject; /* fix.cleanup_subject */
 	struct rtk_re *rename_keywords; /* blame.rename_keywords */
@@ -195,6 +197,7 @@ enum githistory_author_class {
 struct githistory_commit {
 	git_oid oid, tree, parent[2];
 	git_oid *more_parents; /* an octopus merge's third and later parents */
+	struct githistory_commit *first_parent; /* its record, once githistory_walk_first_parent read it */
 	unsigned nparents; /* all parents; parent[] keeps the first two */
 	int64_t author_time, commit_time;
 	char *subject, *message, *author;
@@ -219,6 +222,9 @@ struct githistory_commit {
 	unsigned mark; /* the last ancestry search that reached it */
 	enum githistory_kind kind;
 	uint64_t pathset; /* hash of the sorted path list: a revert touches the same paths */
+	/* Bits of the paths it changes (githistory_path_bits): blame passes most commits of a chain by this
+	 * alone, without reading their file lists. */
+	uint64_t path_bloom;
 	bool have_pid, have_inverse_pid;
 	int64_t *ink; /* per file, the change in non-whitespace bytes (a cheap test before patch ids) */
 	git_oid pid, inverse_pid;
@@ -241,6 +247,7 @@ struct githistory_run {
 	size_t n, cap, walked_in_window;
 	struct rtk_strmap *by_oid; /* 20-byte id -> struct githistory_commit * */
 	struct rtk_strmap *ignore_revs; /* 20-byte ids from .git-blame-ignore-revs */
+	struct githistory_blame_memo *blame_memo; /* blame's diffs by blob pair (blame.c) */
 	int64_t since, until;
 	size_t window_nonmerges; /* for the fix rule set (githistory_message_fix_set) */
 	/* Risk-floor patterns that do not discriminate (githistory_classify_discrimination). */
@@ -258,6 +265,13 @@ static inline uint64_t githistory_fnv1a(uint64_t h, const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
 	return h;
+}
+
+/* A path's two bits in a commit's path_bloom (a 64-bit Bloom filter of the paths it changes). */
+static inline uint64_t githistory_path_bits(const char *path)
+{
+	uint64_t h = githistory_fnv1a(GITHISTORY_FNV_BASIS, path, strlen(path));
+	return (1ull << (h & 63)) | (1ull << ((h >> 6) & 63));
 }
 
 /* c's i-th parent (i < c->nparents). */

@@ -304,6 +304,7 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule2(r, "blame", "formatting_commit", "author_name", &r->formatting_author, origin)) ||
 	    (rc = number_rule(r, "blame", "strong_min_share", 0, 1, &r->strong_min_share, origin)) ||
 	    (rc = number_rule(r, "blame", "link_min_share", 0, 1, &r->link_min_share, origin)) ||
+	    (rc = number_rule(r, "blame", "other_culprit_min_ratio", 0, 1, &r->other_culprit_min_ratio, origin)) ||
 	    (rc = number_rule(r, "non_discriminating", "surface_max_share", 0, 1, &r->surface_max_share, origin)) ||
 	    (rc = number_rule(r, "revert", "partial_min_share", 0, 1, &r->partial_min_share, origin)) ||
 	    (rc = number_rule(r, "blame", "rename_min_similarity", 0, 1, &r->rename_min_similarity, origin)) ||
@@ -367,6 +368,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	if (!cJSON_IsString(wl) || (strcmp(wl->valuestring, "link") && strcmp(wl->valuestring, "unlink")))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.weak_links must be link or unlink", origin);
 	r->link_weak = !strcmp(wl->valuestring, "link");
+	const cJSON *ce = rule_at(r->json, "blame", "context_evidence");
+	if (!cJSON_IsString(ce) || (strcmp(ce->valuestring, "share") && strcmp(ce->valuestring, "weak")))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: blame.context_evidence must be share or weak", origin);
+	r->context_by_share = !strcmp(ce->valuestring, "share");
 	const cJSON *rf = rule_at(r->json, "revert", "reverted_fix_set_aside");
 	if (!cJSON_IsBool(rf))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.reverted_fix_set_aside must be true or false", origin);

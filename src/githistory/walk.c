@@ -124,6 +124,13 @@ struct githistory_commit *githistory_walk_commit(struct githistory_run *h, const
 	return commit_read(h, id, false);
 }
 
+struct githistory_commit *githistory_walk_first_parent(struct githistory_run *h, struct githistory_commit *c)
+{
+	if (!c->first_parent && c->nparents)
+		c->first_parent = commit_read(h, &c->parent[0], false);
+	return c->first_parent;
+}
+
 static int push_path(const char *path, size_t len, void *files)
 {
 	(void)len;
@@ -137,8 +144,11 @@ static int files_from(struct gitodb *odb, struct githistory_commit *c, const str
 	if ((rc = gitodb_tree_diff(odb, p ? &p->tree : NULL, &c->tree, push_path, &c->files)))
 		return rc;
 	c->pathset = GITHISTORY_FNV_BASIS;
-	for (size_t i = 0; i < c->files.n; i++)
+	c->path_bloom = 0;
+	for (size_t i = 0; i < c->files.n; i++) {
 		c->pathset = githistory_fnv1a(c->pathset, c->files.v[i], strlen(c->files.v[i]) + 1);
+		c->path_bloom |= githistory_path_bits(c->files.v[i]);
+	}
 	c->files_loaded = true;
 	return 0;
 }

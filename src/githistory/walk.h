@@ -22,6 +22,9 @@ int githistory_walk_ignore_revs(struct githistory_run *h, const git_oid *tree);
 int githistory_walk_run(struct githistory_run *h, const git_oid *tip);
 /* The record of any commit, read when first asked for. NULL when it cannot be read (the reason is set). */
 struct githistory_commit *githistory_walk_commit(struct githistory_run *h, const git_oid *id);
+/* c's first parent, read whole as githistory_walk_commit does, and kept on c: blame steps from a commit to its
+ * first parent millions of times in a long fix window, and the lookup by id was an eighth of that time. */
+struct githistory_commit *githistory_walk_first_parent(struct githistory_run *h, struct githistory_commit *c);
 /* Loads c->files (against its first parent) if not loaded yet. */
 int githistory_walk_files(struct githistory_run *h, struct githistory_commit *c);
 /* The commit a hex prefix (7 to 40 digits) names, or NULL. */

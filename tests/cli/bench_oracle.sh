@@ -8,23 +8,27 @@ export BENCH_OUT="$SCRATCH_ROOT/out"
 run="RTK=$RTK bash $RTK_SRCDIR/bench/oracle.sh $R 365d 30d 2>/dev/null"
 
 # The expected figures are worked out by hand in the fixture's header.
-testing "six trailer fixes, seven named culprits, one ghost, two shas dropped (unknown, not an ancestor)" \
-	"$run | tail -1 | jq -c '[.trailer_fixes, .trailer_culprits, .ghost_fixes, .dropped_trailer_shas]'" '[6,7,1,2]\n'
-testing "rtk --blame-only: 7 links, 5 right; precision and recall 5/7 with their Wilson intervals" \
+testing "eight trailer fixes, nine named culprits, two ghosts, two shas dropped (unknown, not an ancestor)" \
+	"$run | tail -1 | jq -c '[.trailer_fixes, .trailer_culprits, .ghost_fixes, .dropped_trailer_shas]'" '[8,9,2,2]\n'
+testing "rtk --blame-only: 8 links, 6 right; precision 6/8 and recall 6/9 with their Wilson intervals" \
 	"$run | tail -1 | jq -c '.rtk | [.linked, .correct, .truth, .precision, .precision_ci, .recall, .recall_ci]'" \
-	'[7,5,7,0.7143,[0.3589,0.9178],0.7143,[0.3589,0.9178]]\n'
-testing "B-SZZ: 6 links (a tie gives both, a majority one), 4 right: precision 4/6, recall 4/7" \
+	'[8,6,9,0.75,[0.4093,0.9285],0.6667,[0.3542,0.8794]]\n'
+testing "B-SZZ: 7 links (a tie gives both, a majority one), 5 right: precision 5/7, recall 5/9" \
 	"$run | tail -1 | jq -c '.bszz | [.linked, .correct, .truth, .precision, .precision_ci, .recall, .recall_ci]'" \
-	'[6,4,7,0.6667,[0.3,0.9032],0.5714,[0.2505,0.8418]]\n'
-testing "without the ghost fix: recall 5/6 and 4/6" \
-	"$run | tail -1 | jq -c '[.rtk.recall_non_ghost, .bszz.recall_non_ghost]'" '[0.8333,0.6667]\n'
-testing "what rtk did with each trailer fix: five linked by blame, the ghost unlinked as weak" \
-	"$run | tail -1 | jq -c '.rtk.outcomes'" '{"linked:fix:blame":5,"unlinked:fix:weak":1}\n'
+	'[7,5,9,0.7143,[0.3589,0.9178],0.5556,[0.2667,0.8112]]\n'
+testing "rtk's primary culprits alone: 7 links (five-b, the newer of a tie, for fix-five), 5 right" \
+	"$run | tail -1 | jq -c '.rtk_primary | [.linked, .correct, .truth]'" '[7,5,9]\n'
+testing "the per-fix detail names rtk's primary culprit" \
+	"$run >/dev/null && jq -c 'select(.rtk | length == 2) | [(.rtk_primary | length), (.rtk_primary[0] as \$p | .rtk | index(\$p) != null)]' $BENCH_OUT/oracle/oracle-repo-365d-fw30d.fixes.jsonl" '[1,true]\n'
+testing "without the ghost fixes: recall 5/7 and 5/7" \
+	"$run | tail -1 | jq -c '[.rtk.recall_non_ghost, .bszz.recall_non_ghost]'" '[0.7143,0.7143]\n'
+testing "what rtk did with each trailer fix: seven linked by blame, the ghost with split context unlinked as weak" \
+	"$run | tail -1 | jq -c '.rtk.outcomes'" '{"linked:fix:blame":7,"unlinked:fix:weak":1}\n'
 testing "a trailer in a paragraph above the sign-off is read (fix-four counts)" \
 	"$run >/dev/null && jq -r 'select(.truth | length == 1) | .fix' $BENCH_OUT/oracle/oracle-repo-365d-fw30d.fixes.jsonl | xargs -n1 git -C $R log -1 --format=%s | grep -c '^four:'" '1\n'
 testing "the markdown row" \
 	"$run | sed -n 3p | sed 's/| [0-9.]* s | [0-9]* MiB |$/| T | M |/'" \
-	'| oracle-repo | 365d (fix window 30d) | 6 | 0.714 (5/7; 0.36–0.92) | 0.714 (5/7; 0.36–0.92) | 0.667 (4/6; 0.30–0.90) | 0.571 (4/7; 0.25–0.84) | 1 | T | M |\n'
+	'| oracle-repo | 365d (fix window 30d) | 8 | 0.750 (6/8; 0.41–0.93) | 0.667 (6/9; 0.35–0.88) | 0.714 (5/7; 0.36–0.92) | 0.556 (5/9; 0.27–0.81) | 2 | T | M |\n'
 testing "rtk's time and peak memory are measured" \
 	"$run | tail -1 | jq -c '[.rtk_runs, (.rtk_wall_seconds >= 0), (.rtk_peak_rss_kib > 0)]'" '[1,true,true]\n'
 testing "a repository is required" "RTK=$RTK bash $RTK_SRCDIR/bench/oracle.sh >/dev/null 2>&1; echo \$?" '2\n'

@@ -17,8 +17,10 @@ gh() {
 	printf "cd '%s' && %q git-history --json | jq -c %q" "$(repo "$1")" "$RTK" "$2"
 }
 
-# ghw CASE JQ: as gh, with weak evidence linking (blame.weak_links link), for the tests of weak links.
-printf 'blame: {weak_links: link}\n' >"$SCRATCH_ROOT/weak-link.yaml"
+# ghw CASE JQ: as gh, with weak evidence linking (blame.weak_links link), for the tests of weak links; context
+# evidence always weak (blame.context_evidence weak), as it was before context was judged by its share.
+printf 'blame: {weak_links: link, context_evidence: weak}\n' >"$SCRATCH_ROOT/weak-link.yaml"
+printf 'blame: {context_evidence: weak}\n' >"$SCRATCH_ROOT/context-weak.yaml"
 ghw() {
 	printf "cd '%s' && %q git-history --json --config %q | jq -c %q" "$(repo "$1")" "$RTK" "$SCRATCH_ROOT/weak-link.yaml" "$2"
 }
@@ -76,9 +78,12 @@ testing "a plain logic fix: bucket 3" "$(gh fix-plain "$one")" \
 	'[["fix","feat: add","fix: add adds",3,"strong",["fix-type","blame"]]]\n'
 testing "an add-only fix blames its context, weakly (blame.weak_links link)" "$(ghw fix-add-only "$one")" \
 	'[["fix","feat: check x","fix: guard x too",3,"weak",["fix-type","blame-context"]]]\n'
-testing "by default weak evidence links nothing: unlinked as weak, naming the commit blame found" \
-	"cd $(repo fix-add-only) && $RTK git-history --json | jq -c '[.buckets.n, (.unlinked[] | [.reason_code, (.reason | test(\"^weak evidence .*: it changes no earlier substantive line, and only the context of what it adds was last changed by \" + (\$sha | .[0:10]) + \"$\"))])]' --arg sha \$(git -C $(repo fix-add-only) log -1 --format=%H --grep '^feat: check x')" \
+testing "weak evidence links nothing: unlinked as weak, naming the commit blame found (blame.context_evidence weak)" \
+	"cd $(repo fix-add-only) && $RTK git-history --json --config $SCRATCH_ROOT/context-weak.yaml | jq -c '[.buckets.n, (.unlinked[] | [.reason_code, (.reason | test(\"^weak evidence .*: it changes no earlier substantive line, and only the context of what it adds was last changed by \" + (\$sha | .[0:10]) + \"$\"))])]' --arg sha \$(git -C $(repo fix-add-only) log -1 --format=%H --grep '^feat: check x')" \
 	'[0,["weak",true]]\n'
+testing "by default context is judged by its share: one of its six lines last changed in the fix window is incidental" \
+	"$(gh fix-add-only '[.buckets.n, (.unlinked[] | [.reason_code, .reason])]')" \
+	'[0,["incidental","the newest commit in the fix window last changed only 1 of its 6 context lines around what it adds (0.17, below blame.link_min_share 0.25): incidental"]]\n'
 testing "a whitespace-only change is looked through" \
 	"$(gh whitespace-culprit '[.failures[].culprit.subject]')" '["feat: compute the value"]\n'
 testing "a revision in .git-blame-ignore-revs is looked through" \
@@ -191,9 +196,9 @@ testing "a message naming its culprit (bisected to, Follow-up to) links it befor
 	'[["pack-check: fix verification of large objects","pack: track packs via the MRU list","named",["fix-free-form","message-names"]],["http: fix for unfolding line starting with TAB","http: leave a single space when unfolding","named",["fix-free-form","message-names"]]]\n'
 testing "blame is checked against the commits messages name: it found the reword, not the bisected commit" \
 	"$(gh message-names '[.accuracy.message_names | .remedies, .truth_links, .predicted_links, .agreeing]')" '[2,2,2,1]\n'
-testing "fix.names_culprit [] turns it off: blame decides (the reword strongly; the add-only fix is weak, unlinked)" \
-	"cd $(repo message-names) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | [.remedy.subject, .culprit.subject]], [.unlinked[] | .reason_code]]'" \
-	'[[["pack-check: fix verification of large objects","pack: reword the note"]],["weak"]]\n' "fix: {names_culprit: []}\n"
+testing "fix.names_culprit [] turns it off: blame decides (the reword strongly; the add-only fix by its context)" \
+	"cd $(repo message-names) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | [.remedy.subject, .culprit.subject, .rules[-1]]], [.unlinked[] | .reason_code]]'" \
+	'[[["pack-check: fix verification of large objects","pack: reword the note","blame"],["http: fix for unfolding line starting with TAB","http: leave a single space when unfolding","blame-context"]],[]]\n' "fix: {names_culprit: []}\n"
 testing "\"Introduced in #614\" names the squash-merged pull request whose subject ends (#614); #999, no pull request, leaves blame" \
 	"$(gh pr-names '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]]')" \
 	'[["Fix wrong reserved bits in ClientFlags (#729)","Replace client flags to bitfield (#614)","named"],["Fix the db expansion (#731)","Expand the db on load (#700)","blame"]]\n'
@@ -326,8 +331,8 @@ testing "a \"fix\" changing only documentation is set aside and counted" \
 	"$(gh docs-only-fix '[[.failures[] | .remedy.subject], .input.docs_only_fixes, .input.unlinked]')" \
 	'[["fix: the table has three columns"],1,0]\n'
 testing "fix.docs_paths [] turns it off: the docs fix is a remedy again" \
-	"cd $(repo docs-only-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.docs_only_fixes, [.unlinked[] | .remedy.subject]]'" \
-	'[0,["fix: the table rendering in the guide"]]\n' "fix: {docs_paths: []}\n"
+	"cd $(repo docs-only-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.docs_only_fixes, [.failures[], .unlinked[] | .remedy.subject]]'" \
+	'[0,["fix: the table rendering in the guide","fix: the table has three columns"]]\n' "fix: {docs_paths: []}\n"
 testing "a pull-request template's Test Plan, boxes and comments make no T; the remedy's own words do" \
 	"$(gh template-test-plan '[[.failures[] | [.remedy.subject, .T, .rules[-1]]], .non_discriminating.ci_not_own_words]')" \
 	'[[["fix: nesting depth starts at two (#12)",false,"ci-not-own-words"],["fix: width of nested lists (#13)",false,"ci-not-own-words"],["fix: height of nested lists (#14)",true,"ci-message"]],2]\n'
