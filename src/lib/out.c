@@ -310,6 +310,17 @@ void rtk_out_json_add_number(cJSON *obj, const char *name, double v)
 		cJSON_AddNumberToObject(obj, name, v);
 }
 
+cJSON *rtk_out_json_exact(double v)
+{
+	char buf[32];
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return cJSON_CreateRaw(buf);
+}
+
 void rtk_out_json_add_interval(cJSON *obj, const char *name, double lo, double hi)
 {
 	cJSON *a = cJSON_AddArrayToObject(obj, name);
