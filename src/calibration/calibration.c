@@ -8,6 +8,7 @@
 #include "lib/jsonscan.h"
 #include "lib/progress.h"
 #include "lib/sha256.h"
+#include "lib/strbuf.h"
 #include "lib/strmap.h"
 
 #include <math.h>
@@ -584,19 +585,22 @@ static int analyse(struct rtk_stats_counter *counter, struct calibration_analysi
  */
 static cJSON *value_counts_json(const struct calibration_analysis *a)
 {
-	cJSON *list = cJSON_CreateArray();
-	for (size_t i = 0; list && i < a->k; i++) {
-		cJSON *row = cJSON_CreateArray();
-		if (!row || !cJSON_AddItemToArray(list, row)) {
-			cJSON_Delete(row);
-			cJSON_Delete(list);
-			return NULL;
-		}
-		cJSON_AddItemToArray(row, rtk_out_json_exact(a->values[i].value));
-		cJSON_AddItemToArray(row, rtk_out_json_exact((double)a->values[i].pos));
-		cJSON_AddItemToArray(row, rtk_out_json_exact((double)a->values[i].neg));
-	}
-	return list;
+	/* One raw item for the whole table: a cJSON node per number would cost some 350 bytes a value. */
+	struct rtk_strbuf text = { 0 };
+	char v[RTK_OUT_EXACT_BUFSZ], pos[RTK_OUT_EXACT_BUFSZ], neg[RTK_OUT_EXACT_BUFSZ];
+	cJSON *item;
+	char *s;
+
+	rtk_strbuf_puts(&text, "[");
+	for (size_t i = 0; i < a->k; i++)
+		rtk_strbuf_printf(&text, "%s[%s, %s, %s]", i ? ", " : "", rtk_out_exact_text(a->values[i].value, v),
+				  rtk_out_exact_text((double)a->values[i].pos, pos), rtk_out_exact_text((double)a->values[i].neg, neg));
+	rtk_strbuf_puts(&text, "]");
+	if (!(s = rtk_strbuf_take(&text)))
+		return NULL;
+	item = cJSON_CreateRaw(s);
+	free(s);
+	return item;
 }
 
 static cJSON *section_json(const struct calibration_analysis *a, bool with_verdict, const struct calibration_opts *o)

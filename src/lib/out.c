@@ -310,15 +310,20 @@ void rtk_out_json_add_number(cJSON *obj, const char *name, double v)
 		cJSON_AddNumberToObject(obj, name, v);
 }
 
-cJSON *rtk_out_json_exact(double v)
+const char *rtk_out_exact_text(double v, char buf[static RTK_OUT_EXACT_BUFSZ])
 {
-	char buf[32];
 	for (int digits = 15; digits <= 17; digits++) {
-		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		snprintf(buf, RTK_OUT_EXACT_BUFSZ, "%.*g", digits, v);
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	return cJSON_CreateRaw(buf);
+	return buf;
+}
+
+cJSON *rtk_out_json_exact(double v)
+{
+	char buf[RTK_OUT_EXACT_BUFSZ];
+	return cJSON_CreateRaw(rtk_out_exact_text(v, buf));
 }
 
 void rtk_out_json_add_interval(cJSON *obj, const char *name, double lo, double hi)
