@@ -352,6 +352,156 @@ int board_finish(struct board *b, bool skip_invalid)
 
 /* ----- the report ----- */
 
+static bool eligible(const struct board *b, const struct task *t, int64_t as_of)
+{
+	/* Written so that no subtraction can overflow with far-apart times. */
+	return t->defined && t->completion == BOARD_COMPLETED && t->completed_at <= as_of &&
+	       as_of - t->completed_at >= b->within;
+}
+
+/* ----- the tally: what a report is made of ----- */
+
+struct board_tally *board_tally_new(int64_t within)
+{
+	struct board_tally *t = calloc(1, sizeof(*t));
+	if (!t || !(t->sources = rtk_strmap_new()) || !(t->notes = cJSON_CreateArray())) {
+		board_tally_free(t);
+		rtk_oom();
+		return NULL;
+	}
+	t->within = within;
+	t->latest = INT64_MIN;
+	return t;
+}
+
+void board_tally_free(struct board_tally *t)
+{
+	if (!t)
+		return;
+	rtk_strmap_free(t->sources);
+	free(t->source);
+	free(t->delays);
+	free(t->open);
+	cJSON_Delete(t->notes);
+	free(t);
+}
+
+int board_tally_source(struct board_tally *t, const char *name, size_t len, uint32_t *index)
+{
+	uintptr_t found = (uintptr_t)rtk_strmap_get(t->sources, name, len);
+	if (!found) {
+		size_t n = rtk_strmap_count(t->sources);
+		if (RTK_ALLOC_GROW(t->source, n + 1, t->source_cap))
+			return RTK_EXIT_FAILURE;
+		memset(&t->source[n], 0, sizeof(*t->source));
+		found = n + 1;
+		if (rtk_strmap_put(t->sources, name, len, (void *)found))
+			return rtk_oom();
+	}
+	*index = (uint32_t)(found - 1);
+	return 0;
+}
+
+int board_tally_delay(struct board_tally *t, int64_t seconds, uint64_t tasks)
+{
+	if (!tasks)
+		return 0;
+	if (RTK_ALLOC_GROW(t->delays, t->ndelays + 1, t->delays_cap))
+		return RTK_EXIT_FAILURE;
+	t->delays[t->ndelays++] = (struct board_delay){ .seconds = seconds, .tasks = tasks };
+	return 0;
+}
+
+int board_tally_open(struct board_tally *t, const struct board_open_task *task)
+{
+	if (RTK_ALLOC_GROW(t->open, t->nopen + 1, t->open_cap))
+		return RTK_EXIT_FAILURE;
+	t->open[t->nopen++] = *task;
+	return 0;
+}
+
+int board_tally_note(struct board_tally *t, const char *note)
+{
+	const cJSON *n;
+	cJSON_ArrayForEach(n, t->notes)
+		if (!strcmp(n->valuestring, note))
+			return 0;
+	if (!cJSON_AddItemToArray(t->notes, cJSON_CreateString(note)))
+		return rtk_oom();
+	return 0;
+}
+
+/* An eligible completed task's signals, counted. */
+static int tally_eligible(struct board_tally *t, uint32_t source, uint16_t kinds, int64_t delay)
+{
+	t->eligible++;
+	t->source[source].eligible++;
+	if (!kinds)
+		return 0;
+	t->with_signal++;
+	t->source[source].with_signal++;
+	if (kinds & NEGATIVE_KINDS) {
+		t->negative++;
+		t->source[source].negative++;
+	} else {
+		t->positive_only++;
+	}
+	for (int k = 0; k < BOARD_KIND_COUNT; k++)
+		if (kinds & (1u << k))
+			t->by_kind[k]++;
+	return board_tally_delay(t, delay, 1);
+}
+
+int board_tally_add_board(struct board_tally *t, const struct board *b, int64_t as_of)
+{
+	uint32_t source;
+	int rc;
+
+	/* The board's sources first, in their order: a source with no eligible task still has its row. */
+	for (size_t s = 0; s < rtk_strmap_count(b->sources); s++) {
+		size_t len;
+		const char *name = rtk_strmap_key_at(b->sources, s, &len);
+		if ((rc = board_tally_source(t, name, len, &source)))
+			return rc;
+	}
+	for (size_t i = 0; i < b->ntasks; i++) {
+		const struct task *task = &b->tasks[i];
+		size_t len;
+		const char *name;
+		if (!task->defined)
+			continue;
+		t->by_completion[task->completion]++;
+		if (task->completion != BOARD_COMPLETED)
+			continue;
+		name = rtk_strmap_key_at(b->sources, task->source, &len);
+		if ((rc = board_tally_source(t, name, len, &source)))
+			return rc;
+		int64_t delay = task->kinds ? task->first_signal - task->completed_at : BOARD_NO_DELAY;
+		if (!eligible(b, task, as_of))
+			rc = board_tally_open(t, &(struct board_open_task){ .completed_at = task->completed_at, .delay = delay,
+									   .source = source, .kinds = task->kinds });
+		else
+			rc = tally_eligible(t, source, task->kinds, delay);
+		if (rc)
+			return rc;
+	}
+	t->signals_read += b->signals_read;
+	t->in_window += b->in_window;
+	t->duplicates += b->duplicates;
+	t->before_completion += b->before_completion;
+	t->after_window += b->after_window;
+	t->unknown_task_skipped += b->unknown_task_skipped;
+	if (b->latest > t->latest)
+		t->latest = b->latest;
+	if (b->skipped && !t->skipped)
+		snprintf(t->first_skipped, sizeof(t->first_skipped), "%s", b->first_skipped);
+	t->skipped += b->skipped;
+	for (int i = 0; i < cJSON_GetArraySize(b->notes); i++)
+		if ((rc = board_tally_note(t, cJSON_GetArrayItem(b->notes, i)->valuestring)))
+			return rc;
+	return 0;
+}
+
 static cJSON *rate_json(uint64_t k, uint64_t n, double level)
 {
 	double lo, hi;
@@ -366,22 +516,20 @@ static cJSON *rate_json(uint64_t k, uint64_t n, double level)
 	return r;
 }
 
-static bool eligible(const struct board *b, const struct task *t, int64_t as_of)
+static int cmp_delay(const void *a, const void *b)
 {
-	/* Written so that no subtraction can overflow with far-apart times. */
-	return t->defined && t->completion == BOARD_COMPLETED && t->completed_at <= as_of &&
-	       as_of - t->completed_at >= b->within;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int64_t x = ((const struct board_delay *)a)->seconds, y = ((const struct board_delay *)b)->seconds;
 	return (x > y) - (x < y);
 }
 
-struct source_counts {
-	uint64_t eligible, with_signal, negative;
-};
+/* The delay at rank i (0-based) of the sorted, run-length delays. */
+static int64_t delay_at(const struct board_delay *d, size_t n, uint64_t i)
+{
+	size_t j = 0;
+	while (j + 1 < n && i >= d[j].tasks)
+		i -= d[j++].tasks;
+	return d[j].seconds;
+}
 
 static cJSON *verdict_json(const struct board_verdict_rule *rule, uint64_t eligible_n, uint64_t with_signal,
 			   double within_days, const char *config_sha256)
@@ -427,47 +575,95 @@ static cJSON *verdict_json(const struct board_verdict_rule *rule, uint64_t eligi
 	return v;
 }
 
-cJSON *board_report_json(const struct board *b, int64_t as_of, const struct board_verdict_rule *rule,
-			 const char *config_sha256)
+/* time_to_first_signal: the median, and the delays themselves as [seconds, tasks] ascending, for a merge. */
+static cJSON *delays_json(struct board_delay *d, size_t n)
 {
-	uint64_t by_completion[BOARD_COMPLETION_COUNT] = { 0 }, by_kind[BOARD_KIND_COUNT] = { 0 };
-	uint64_t window_open = 0, eligible_n = 0, with_signal = 0, negative = 0, positive_only = 0;
-	size_t nsources = rtk_strmap_count(b->sources), ndelays = 0;
-	struct source_counts *sources = calloc(nsources ? nsources : 1, sizeof(*sources));
-	int64_t *delays = malloc((b->ntasks ? b->ntasks : 1) * sizeof(*delays));
-	double within_days = (double)b->within / 86400.0;
+	cJSON *o = cJSON_CreateObject(), *list;
+	uint64_t total = 0;
+	size_t k = 0;
+
+	if (!o)
+		return NULL;
+	qsort(d, n, sizeof(*d), cmp_delay);
+	for (size_t i = 0; i < n; i++) {  /* equal delays become one entry */
+		total += d[i].tasks;
+		if (k && d[k - 1].seconds == d[i].seconds)
+			d[k - 1].tasks += d[i].tasks;
+		else
+			d[k++] = d[i];
+	}
+	cJSON_AddNumberToObject(o, "tasks", (double)total);
+	if (total) {
+		double median = total % 2 ? (double)delay_at(d, k, total / 2)
+					  : ((double)delay_at(d, k, total / 2 - 1) + (double)delay_at(d, k, total / 2)) / 2;
+		cJSON_AddNumberToObject(o, "median_seconds", median);
+		cJSON_AddNumberToObject(o, "median_days", median / 86400.0);
+	} else {
+		cJSON_AddNullToObject(o, "median_seconds");
+		cJSON_AddNullToObject(o, "median_days");
+	}
+	list = cJSON_AddArrayToObject(o, "delays");
+	for (size_t i = 0; list && i < k; i++) {
+		cJSON *row = cJSON_CreateArray();
+		cJSON_AddItemToArray(list, row);
+		cJSON_AddItemToArray(row, rtk_out_json_exact((double)d[i].seconds));
+		cJSON_AddItemToArray(row, rtk_out_json_exact((double)d[i].tasks));
+	}
+	return o;
+}
+
+/* The completed tasks left out as still open, with what a later as-of would count of them. */
+static cJSON *open_json(const struct board_tally *t, const bool *still_open)
+{
+	cJSON *list = cJSON_CreateArray();
+	for (size_t i = 0; list && i < t->nopen; i++) {
+		const struct board_open_task *o = &t->open[i];
+		cJSON *row, *kinds;
+		size_t len;
+		const char *name;
+		if (!still_open[i])
+			continue;
+		if (!(row = cJSON_CreateObject()) || !cJSON_AddItemToArray(list, row)) {
+			cJSON_Delete(row);
+			break;
+		}
+		write_time(row, "completed_at", o->completed_at);
+		name = rtk_strmap_key_at(t->sources, o->source, &len);
+		cJSON_AddItemToObject(row, "source", string_n(name, len));
+		kinds = cJSON_AddArrayToObject(row, "kinds");
+		for (int k = 0; kinds && k < BOARD_KIND_COUNT; k++)
+			if (o->kinds & (1u << k))
+				cJSON_AddItemToArray(kinds, cJSON_CreateString(kind_names[k]));
+		if (o->kinds)
+			cJSON_AddItemToObject(row, "first_signal_seconds", rtk_out_json_exact((double)o->delay));
+		else
+			cJSON_AddNullToObject(row, "first_signal_seconds");
+	}
+	return list;
+}
+
+cJSON *board_tally_report_json(struct board_tally *t, int64_t as_of, const struct board_verdict_rule *rule,
+			       const char *config_sha256)
+{
+	size_t nsources = rtk_strmap_count(t->sources);
+	bool *still_open = calloc(t->nopen ? t->nopen : 1, sizeof(*still_open));
+	double within_days = (double)t->within / 86400.0;
+	uint64_t window_open = 0;
 	cJSON *r = cJSON_CreateObject(), *o, *list;
 	char buf[RTK_TIME_BUFSZ];
 
-	if (!sources || !delays || !r)
+	if (!still_open || !r)
 		goto oom;
-	for (size_t i = 0; i < b->ntasks; i++) {
-		const struct task *t = &b->tasks[i];
-		if (!t->defined)
-			continue;
-		by_completion[t->completion]++;
-		if (t->completion != BOARD_COMPLETED)
-			continue;
-		if (!eligible(b, t, as_of)) {
-			window_open++;
-			continue;
-		}
-		eligible_n++;
-		sources[t->source].eligible++;
-		if (!t->kinds)
-			continue;
-		with_signal++;
-		sources[t->source].with_signal++;
-		if (t->kinds & NEGATIVE_KINDS) {
-			negative++;
-			sources[t->source].negative++;
+	/* Tasks open at a piece's as-of may have closed by this one: counted now, in their order. */
+	for (size_t i = 0; i < t->nopen; i++) {
+		const struct board_open_task *task = &t->open[i];
+		if (task->completed_at <= as_of && as_of - task->completed_at >= t->within) {
+			if (tally_eligible(t, task->source, task->kinds, task->delay))
+				goto oom;
 		} else {
-			positive_only++;
+			still_open[i] = true;
+			window_open++;
 		}
-		for (int k = 0; k < BOARD_KIND_COUNT; k++)
-			if (t->kinds & (1u << k))
-				by_kind[k]++;
-		delays[ndelays++] = t->first_signal - t->completed_at;
 	}
 
 	rtk_time_format(as_of, buf);
@@ -475,25 +671,25 @@ cJSON *board_report_json(const struct board *b, int64_t as_of, const struct boar
 	o = cJSON_AddObjectToObject(r, "tasks");
 	if (!o)
 		goto oom;
-	cJSON_AddNumberToObject(o, "read", (double)(by_completion[0] + by_completion[1] + by_completion[2]));
+	cJSON_AddNumberToObject(o, "read", (double)(t->by_completion[0] + t->by_completion[1] + t->by_completion[2]));
 	for (int c = 0; c < BOARD_COMPLETION_COUNT; c++)
-		cJSON_AddNumberToObject(o, completion_names[c], (double)by_completion[c]);
+		cJSON_AddNumberToObject(o, completion_names[c], (double)t->by_completion[c]);
 	cJSON_AddNumberToObject(o, "window_open", (double)window_open);
-	cJSON_AddNumberToObject(o, "eligible", (double)eligible_n);
+	cJSON_AddNumberToObject(o, "eligible", (double)t->eligible);
 
 	o = cJSON_AddObjectToObject(r, "signals");
 	if (!o)
 		goto oom;
-	cJSON_AddNumberToObject(o, "read", (double)b->signals_read);
-	cJSON_AddNumberToObject(o, "in_window", (double)b->in_window);
-	cJSON_AddNumberToObject(o, "duplicates", (double)b->duplicates);
-	cJSON_AddNumberToObject(o, "before_completion", (double)b->before_completion);
-	cJSON_AddNumberToObject(o, "after_window", (double)b->after_window);
-	cJSON_AddNumberToObject(o, "unknown_task_skipped", (double)b->unknown_task_skipped);
+	cJSON_AddNumberToObject(o, "read", (double)t->signals_read);
+	cJSON_AddNumberToObject(o, "in_window", (double)t->in_window);
+	cJSON_AddNumberToObject(o, "duplicates", (double)t->duplicates);
+	cJSON_AddNumberToObject(o, "before_completion", (double)t->before_completion);
+	cJSON_AddNumberToObject(o, "after_window", (double)t->after_window);
+	cJSON_AddNumberToObject(o, "unknown_task_skipped", (double)t->unknown_task_skipped);
 
-	cJSON_AddItemToObject(r, "base_rate", rate_json(with_signal, eligible_n, rule->ci_level));
-	cJSON_AddItemToObject(r, "negative_rate", rate_json(negative, eligible_n, rule->ci_level));
-	cJSON_AddNumberToObject(r, "positive_only", (double)positive_only);
+	cJSON_AddItemToObject(r, "base_rate", rate_json(t->with_signal, t->eligible, rule->ci_level));
+	cJSON_AddItemToObject(r, "negative_rate", rate_json(t->negative, t->eligible, rule->ci_level));
+	cJSON_AddNumberToObject(r, "positive_only", (double)t->positive_only);
 
 	list = cJSON_AddArrayToObject(r, "by_kind");
 	for (int k = 0; list && k < BOARD_KIND_COUNT; k++) {
@@ -502,55 +698,57 @@ cJSON *board_report_json(const struct board *b, int64_t as_of, const struct boar
 			goto oom;
 		cJSON_AddStringToObject(row, "kind", kind_names[k]);
 		cJSON_AddStringToObject(row, "polarity", board_kind_negative(k) ? "neg" : "pos");
-		cJSON_AddNumberToObject(row, "tasks", (double)by_kind[k]);
-		rtk_out_json_add_number(row, "share", eligible_n ? (double)by_kind[k] / (double)eligible_n : NAN);
+		cJSON_AddNumberToObject(row, "tasks", (double)t->by_kind[k]);
+		rtk_out_json_add_number(row, "share", t->eligible ? (double)t->by_kind[k] / (double)t->eligible : NAN);
 		cJSON_AddItemToArray(list, row);
 	}
 	list = cJSON_AddArrayToObject(r, "by_source");
 	for (size_t s = 0; list && s < nsources; s++) {
 		size_t len;
-		const char *name = rtk_strmap_key_at(b->sources, s, &len);
-		cJSON *row = rate_json(sources[s].with_signal, sources[s].eligible, rule->ci_level);
+		const char *name = rtk_strmap_key_at(t->sources, s, &len);
+		cJSON *row = rate_json(t->source[s].with_signal, t->source[s].eligible, rule->ci_level);
 		if (!row)
 			goto oom;
 		cJSON_AddItemToObject(row, "source", string_n(name, len));
-		cJSON_AddNumberToObject(row, "negative", (double)sources[s].negative);
+		cJSON_AddNumberToObject(row, "negative", (double)t->source[s].negative);
 		cJSON_AddItemToArray(list, row);
 	}
-
-	o = cJSON_AddObjectToObject(r, "time_to_first_signal");
-	if (!o)
-		goto oom;
-	cJSON_AddNumberToObject(o, "tasks", (double)ndelays);
-	if (ndelays) {
-		qsort(delays, ndelays, sizeof(*delays), cmp_i64);
-		double median = ndelays % 2 ? (double)delays[ndelays / 2]
-					    : ((double)delays[ndelays / 2 - 1] + (double)delays[ndelays / 2]) / 2;
-		cJSON_AddNumberToObject(o, "median_seconds", median);
-		cJSON_AddNumberToObject(o, "median_days", median / 86400.0);
-	} else {
-		cJSON_AddNullToObject(o, "median_seconds");
-		cJSON_AddNullToObject(o, "median_days");
-	}
+	cJSON_AddItemToObject(r, "time_to_first_signal", delays_json(t->delays, t->ndelays));
 
 	o = cJSON_AddObjectToObject(r, "input");
 	if (!o)
 		goto oom;
-	cJSON_AddNumberToObject(o, "skipped_invalid", (double)b->skipped);
-	if (b->skipped)
-		cJSON_AddStringToObject(o, "first_skipped", b->first_skipped);
-	cJSON_AddItemToObject(o, "notes", cJSON_Duplicate(b->notes, true));
+	cJSON_AddNumberToObject(o, "skipped_invalid", (double)t->skipped);
+	if (t->skipped)
+		cJSON_AddStringToObject(o, "first_skipped", t->first_skipped);
+	cJSON_AddItemToObject(o, "notes", cJSON_Duplicate(t->notes, true));
 
-	cJSON_AddItemToObject(r, "verdict", verdict_json(rule, eligible_n, with_signal, within_days, config_sha256));
-	free(sources);
-	free(delays);
+	cJSON_AddItemToObject(r, "verdict", verdict_json(rule, t->eligible, t->with_signal, within_days, config_sha256));
+
+	o = cJSON_AddObjectToObject(r, "merge_data");
+	if (!o)
+		goto oom;
+	if (t->latest == INT64_MIN)
+		cJSON_AddNullToObject(o, "latest_in_data");
+	else
+		write_time(o, "latest_in_data", t->latest);
+	cJSON_AddItemToObject(o, "open_tasks", open_json(t, still_open));
+	free(still_open);
 	return r;
 oom:
-	free(sources);
-	free(delays);
+	free(still_open);
 	cJSON_Delete(r);
 	rtk_oom();
 	return NULL;
+}
+
+cJSON *board_report_json(const struct board *b, int64_t as_of, const struct board_verdict_rule *rule,
+			 const char *config_sha256)
+{
+	struct board_tally *t = board_tally_new(b->within);
+	cJSON *r = t && !board_tally_add_board(t, b, as_of) ? board_tally_report_json(t, as_of, rule, config_sha256) : NULL;
+	board_tally_free(t);
+	return r;
 }
 
 int board_write_outcomes(const struct board *b, int64_t as_of, FILE *fp)

@@ -2,6 +2,8 @@
 #ifndef RTK_BOARD_H
 #define RTK_BOARD_H
 
+#include "lib/strmap.h"
+
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -91,6 +93,60 @@ struct board_verdict_rule {
 	long min_tasks;    /* INCONCLUSIVE below this many eligible tasks */
 	double ci_level;   /* of the Wilson intervals */
 };
+
+/*
+ * A report's sufficient statistics, added up from a board (board_tally_add_board) or from pieces of
+ * reports (board_merge): the counts, the delays to first signal, and the completed tasks still inside
+ * their window, which a later as-of time may count. Sources keep their first-seen order.
+ */
+#define BOARD_NO_DELAY INT64_MIN
+
+struct board_open_task {
+	int64_t completed_at;
+	int64_t delay;      /* seconds from completion to the first signal in the window; BOARD_NO_DELAY: none */
+	uint32_t source;    /* index into the tally's sources */
+	uint16_t kinds;     /* bit k: kind k seen in the window */
+};
+
+struct board_delay {
+	int64_t seconds;
+	uint64_t tasks;
+};
+
+struct board_tally {
+	int64_t within;
+	uint64_t by_completion[BOARD_COMPLETION_COUNT];
+	uint64_t eligible, with_signal, negative, positive_only, by_kind[BOARD_KIND_COUNT];
+	uint64_t signals_read, in_window, duplicates, before_completion, after_window, unknown_task_skipped;
+	struct rtk_strmap *sources; /* name -> index + 1 into source */
+	struct board_tally_source { uint64_t eligible, with_signal, negative; } *source;
+	size_t source_cap;
+	struct board_delay *delays; /* of eligible tasks with a signal; in any order, equal ones not yet joined */
+	size_t ndelays, delays_cap;
+	struct board_open_task *open;
+	size_t nopen, open_cap;
+	int64_t latest;             /* INT64_MIN: no time seen */
+	uint64_t skipped;
+	char first_skipped[512];
+	cJSON *notes;               /* distinct, in first-seen order */
+};
+
+/* NULL when out of memory (reason recorded). */
+struct board_tally *board_tally_new(int64_t within);
+void board_tally_free(struct board_tally *t);
+/* The index of a source, added at the end when new. */
+int board_tally_source(struct board_tally *t, const char *name, size_t len, uint32_t *index);
+int board_tally_delay(struct board_tally *t, int64_t seconds, uint64_t tasks);
+int board_tally_open(struct board_tally *t, const struct board_open_task *task);
+int board_tally_note(struct board_tally *t, const char *note);
+/* Adds a finished board's tasks and signals, judged at as_of. */
+int board_tally_add_board(struct board_tally *t, const struct board *b, int64_t as_of);
+/*
+ * The report (below) of a tally, with its merge_data; counts the open tasks that as_of has closed,
+ * so call it once per tally. NULL when out of memory.
+ */
+cJSON *board_tally_report_json(struct board_tally *t, int64_t as_of, const struct board_verdict_rule *rule,
+			       const char *config_sha256);
 
 /*
  * The report's data: counts, the base and negative-only rates with Wilson intervals, breakdowns by

@@ -116,24 +116,24 @@ static int as_of_time(const struct boardhistory_opts *o, const struct board *b, 
 	return 0;
 }
 
-static void parameters_json(const struct boardhistory_opts *o, cJSON *p, int argc, char **argv, int64_t within,
-			    const char *as_of_how)
+void boardhistory_parameters_json(cJSON *p, const char *from, const char *timeline, const char *dir, int nfiles,
+				  char **files, int64_t within, const char *as_of_how, bool skip_invalid)
 {
-	cJSON *files = cJSON_AddArrayToObject(p, "files");
-	for (int i = 0; files && i < argc; i++)
-		cJSON_AddItemToArray(files, cJSON_CreateString(argv[i]));
-	cJSON_AddStringToObject(p, "from", o->from);
-	if (!argc)
-		cJSON_AddItemToArray(files, cJSON_CreateString("."));
-	if (o->timeline)
-		cJSON_AddStringToObject(p, "timeline", o->timeline);
+	cJSON *list = cJSON_AddArrayToObject(p, "files");
+	for (int i = 0; list && i < nfiles; i++)
+		cJSON_AddItemToArray(list, cJSON_CreateString(files[i]));
+	cJSON_AddStringToObject(p, "from", from);
+	if (!nfiles)
+		cJSON_AddItemToArray(list, cJSON_CreateString("."));
+	if (timeline)
+		cJSON_AddStringToObject(p, "timeline", timeline);
 	else
 		cJSON_AddNullToObject(p, "timeline");
-	if (!strcmp(o->from, "git-data"))
-		cJSON_AddStringToObject(p, "dir", o->dir);
+	if (!strcmp(from, "git-data"))
+		cJSON_AddStringToObject(p, "dir", dir);
 	cJSON_AddNumberToObject(p, "within_seconds", (double)within);
 	cJSON_AddStringToObject(p, "as_of_from", as_of_how);
-	cJSON_AddBoolToObject(p, "skip_invalid", o->skip_invalid);
+	cJSON_AddBoolToObject(p, "skip_invalid", skip_invalid);
 }
 
 static int write_outcomes(const struct boardhistory_opts *o, const struct board *b, int64_t as_of)
@@ -183,7 +183,8 @@ int boardhistory_report(const struct boardhistory_opts *o, int argc, char **argv
 		rc = RTK_EXIT_FAILURE;
 		goto out;
 	}
-	parameters_json(o, cJSON_GetObjectItemCaseSensitive(result, "parameters"), argc, argv, within, as_of_how);
+	boardhistory_parameters_json(cJSON_GetObjectItemCaseSensitive(result, "parameters"), o->from, o->timeline, o->dir,
+				     argc, argv, within, as_of_how, o->skip_invalid);
 	while ((item = report->child)) {
 		cJSON_DetachItemViaPointer(report, item);
 		cJSON_AddItemToObject(result, item->string, item);

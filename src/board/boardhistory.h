@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct boardhistory_opts {
 	const char *from;          /* native, gh-issues, jira or git-data */
@@ -33,6 +34,13 @@ int boardhistory_check_opts(const struct boardhistory_opts *o);
  * rtk.board-history.v1 members. 0, RTK_EXIT_USAGE (bad input, FILE:LINE) or RTK_EXIT_FAILURE.
  */
 int boardhistory_report(const struct boardhistory_opts *o, int nfiles, char **files, cJSON *result);
+
+/*
+ * Its parameters member, filled: files (none: "."), the input kind, within (seconds), how the as-of
+ * time was found ("latest in the data", "now" or "given"). Shared with the merge of pieces.
+ */
+void boardhistory_parameters_json(cJSON *parameters, const char *from, const char *timeline, const char *dir, int nfiles,
+				  char **files, int64_t within, const char *as_of_how, bool skip_invalid);
 
 /* The markdown of such a result, its title at heading level (1 for board-history, deeper in phase0). */
 void boardhistory_render_md(const cJSON *result, struct rtk_out_md *md, int level);

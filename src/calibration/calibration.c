@@ -8,6 +8,7 @@
 #include "lib/jsonscan.h"
 #include "lib/progress.h"
 #include "lib/sha256.h"
+#include "lib/strbuf.h"
 #include "lib/strmap.h"
 
 #include <math.h>
@@ -66,6 +67,20 @@ static int parse_label(const struct rtk_jsonscan_field *f, bool *correct)
 	return -1;
 }
 
+/* The group's counter, made (in first-seen order) when new; NULL when out of memory. */
+static struct rtk_stats_counter *group_counter_key(struct calibration_corpus *c, const char *key, size_t len)
+{
+	struct rtk_stats_counter *counter = rtk_strmap_get(c->groups, key, len);
+	if (!counter) {
+		counter = rtk_stats_counter_new();
+		if (counter && rtk_strmap_put(c->groups, key, len, counter)) {
+			rtk_stats_counter_free(counter);
+			counter = NULL;
+		}
+	}
+	return counter;
+}
+
 static struct rtk_stats_counter *group_counter(struct calibration_corpus *c, const struct rtk_jsonscan_field *f)
 {
 	const char *key = "(none)";
@@ -82,14 +97,7 @@ static struct rtk_stats_counter *group_counter(struct calibration_corpus *c, con
 	} else if (f->kind == RTK_JSONSCAN_NUMBER || f->kind == RTK_JSONSCAN_TRUE || f->kind == RTK_JSONSCAN_FALSE) {
 		key = f->raw, len = f->raw_len;
 	}
-	counter = rtk_strmap_get(c->groups, key, len);
-	if (!counter) {
-		counter = rtk_stats_counter_new();
-		if (counter && rtk_strmap_put(c->groups, key, len, counter)) {
-			rtk_stats_counter_free(counter);
-			counter = NULL;
-		}
-	}
+	counter = group_counter_key(c, key, len);
 	free(decoded);
 	return counter;
 }
@@ -571,6 +579,30 @@ static int analyse(struct rtk_stats_counter *counter, struct calibration_analysi
 	return rc;
 }
 
+/*
+ * The section's sufficient statistics: [confidence, right, wrong] per distinct value, ascending. Every
+ * figure of the section is a function of this table alone, so pieces merge exactly (rtk merge).
+ */
+static cJSON *value_counts_json(const struct calibration_analysis *a)
+{
+	/* One raw item for the whole table: a cJSON node per number would cost some 350 bytes a value. */
+	struct rtk_strbuf text = { 0 };
+	char v[RTK_OUT_EXACT_BUFSZ], pos[RTK_OUT_EXACT_BUFSZ], neg[RTK_OUT_EXACT_BUFSZ];
+	cJSON *item;
+	char *s;
+
+	rtk_strbuf_puts(&text, "[");
+	for (size_t i = 0; i < a->k; i++)
+		rtk_strbuf_printf(&text, "%s[%s, %s, %s]", i ? ", " : "", rtk_out_exact_text(a->values[i].value, v),
+				  rtk_out_exact_text((double)a->values[i].pos, pos), rtk_out_exact_text((double)a->values[i].neg, neg));
+	rtk_strbuf_puts(&text, "]");
+	if (!(s = rtk_strbuf_take(&text)))
+		return NULL;
+	item = cJSON_CreateRaw(s);
+	free(s);
+	return item;
+}
+
 static cJSON *section_json(const struct calibration_analysis *a, bool with_verdict, const struct calibration_opts *o)
 {
 	cJSON *s = cJSON_CreateObject();
@@ -582,6 +614,7 @@ static cJSON *section_json(const struct calibration_analysis *a, bool with_verdi
 	cJSON_AddItemToObject(s, "calibration", calibration_json(&a->cal));
 	if (with_verdict)
 		cJSON_AddItemToObject(s, "verdict", verdict_json(&a->high, o));
+	cJSON_AddItemToObject(s, "value_counts", value_counts_json(a));
 	return s;
 }
 
@@ -623,6 +656,34 @@ void calibration_corpus_free(struct calibration_corpus *c)
 	rtk_strmap_free(c->groups);
 	rtk_stats_counter_free(c->overall);
 	free(c);
+}
+
+int calibration_corpus_add_counts(struct calibration_corpus *c, const char *group, size_t group_len, double value,
+				  uint64_t n_correct, uint64_t n_wrong)
+{
+	struct rtk_stats_counter *counter = c->overall;
+
+	if (group) {
+		if (!(counter = group_counter_key(c, group, group_len)))
+			return rtk_oom();
+	} else if (n_correct > UINT64_MAX - n_wrong || c->rows > UINT64_MAX - n_correct - n_wrong) {
+		return rtk_fail(RTK_EXIT_USAGE, "more than 2^64 - 1 rows");
+	} else {
+		c->rows += n_correct + n_wrong;
+	}
+	return rtk_stats_counter_add_n(counter, value, n_correct, n_wrong);
+}
+
+int calibration_corpus_add_skipped(struct calibration_corpus *c, uint64_t skipped, const char *first_skipped)
+{
+	if (!skipped)
+		return 0;
+	if (c->skipped > UINT64_MAX - skipped)
+		return rtk_fail(RTK_EXIT_USAGE, "more than 2^64 - 1 skipped lines");
+	if (!c->skipped)
+		snprintf(c->first_skipped, sizeof(c->first_skipped), "%s", first_skipped ? first_skipped : "");
+	c->skipped += skipped;
+	return 0;
 }
 
 int calibration_report(const struct calibration_corpus *c, int nfiles, char **files, cJSON *result,

@@ -8,6 +8,8 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct calibration_opts {
 	const char *confidence_field, *label_field, *group_by;
@@ -30,6 +32,16 @@ struct calibration_corpus *calibration_corpus_new(const struct calibration_opts 
 void calibration_corpus_free(struct calibration_corpus *c);
 /* Reads one JSONL file ("-": stdin); a bad line is RTK_EXIT_USAGE "FILE:LINE: ...", or counted with skip_invalid. */
 int calibration_corpus_read(struct calibration_corpus *c, const char *path);
+
+/*
+ * What a merge of pieces (calibration_merge) adds instead of rows: n_correct right and n_wrong wrong
+ * rows at one confidence, to the overall counts (group NULL, the row count grows) or to a group's
+ * (made, in first-seen order, when new); and skipped lines, the first one's message kept when they
+ * are the first. 0, RTK_EXIT_USAGE (a value outside [0, 1], a count past 2^64 - 1) or RTK_EXIT_FAILURE.
+ */
+int calibration_corpus_add_counts(struct calibration_corpus *c, const char *group, size_t group_len, double value,
+				  uint64_t n_correct, uint64_t n_wrong);
+int calibration_corpus_add_skipped(struct calibration_corpus *c, uint64_t skipped, const char *first_skipped);
 
 struct calibration_analysis {
 	struct rtk_stats_value_counts *values; /* the caller frees it */

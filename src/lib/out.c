@@ -310,6 +310,22 @@ void rtk_out_json_add_number(cJSON *obj, const char *name, double v)
 		cJSON_AddNumberToObject(obj, name, v);
 }
 
+const char *rtk_out_exact_text(double v, char buf[static RTK_OUT_EXACT_BUFSZ])
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, RTK_OUT_EXACT_BUFSZ, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+cJSON *rtk_out_json_exact(double v)
+{
+	char buf[RTK_OUT_EXACT_BUFSZ];
+	return cJSON_CreateRaw(rtk_out_exact_text(v, buf));
+}
+
 void rtk_out_json_add_interval(cJSON *obj, const char *name, double lo, double hi)
 {
 	cJSON *a = cJSON_AddArrayToObject(obj, name);

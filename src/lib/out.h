@@ -98,6 +98,15 @@ int rtk_out_emit_after(const cJSON *result, enum rtk_out_format format, rtk_out_
  */
 void rtk_out_json_add_number(cJSON *obj, const char *name, double v);
 void rtk_out_json_add_interval(cJSON *obj, const char *name, double lo, double hi);
+/*
+ * A finite number written in the fewest digits that read back as the same double. cJSON's own printer
+ * settles for 15 digits when they come within an ulp or so, which loses the bits a merge of pieces
+ * needs (a confidence read back must sort and tie exactly as the one it was). NULL when out of memory.
+ */
+cJSON *rtk_out_json_exact(double v);
+/* The same number as text in buf, which it returns (for a writer that builds a long array as one raw item). */
+#define RTK_OUT_EXACT_BUFSZ 32
+const char *rtk_out_exact_text(double v, char buf[static RTK_OUT_EXACT_BUFSZ]);
 
 /* The interval obj.name ([lo, hi]) for people: "0.123 – 0.456", or "n/a". Uses a small ring of buffers. */
 const char *rtk_out_md_interval(const cJSON *obj, const char *name, int decimals);

@@ -125,7 +125,7 @@ testing "signals are deduplicated per task and kind" \
 	'[4,2,2,["reopened",1],["ci_passed",1]]\n' \
 	"$(task a 2026-01-01)\n$(signal a 2026-01-02 reopened)\n$(signal a 2026-01-03 reopened)\n$(signal a 2026-01-04 ci_passed)\n$(signal a 2026-01-02 reopened)\n"
 testing "median time to first signal uses each task's earliest signal" \
-	"bh --json input | jq -c '.time_to_first_signal'" '{"tasks":2,"median_seconds":345600,"median_days":4}\n' \
+	"bh --json input | jq -c '.time_to_first_signal'" '{"tasks":2,"median_seconds":345600,"median_days":4,"delays":[[172800,1],[518400,1]]}\n' \
 	"$(task a 2026-01-01)\n$(task b 2026-01-01)\n$(signal a 2026-01-05 ci_failed)\n$(signal a 2026-01-03 verified)\n$(signal b 2026-01-07 incident)\n"
 testing "--emit-outcomes: negative is wrong, positive only is right, no signal or open window is absent" \
 	"bh --emit-outcomes out.jsonl input >/dev/null; cat out.jsonl" '{"id":"a","correct":false}\n{"id":"b","correct":true}\n' \
