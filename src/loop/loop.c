@@ -65,7 +65,7 @@ static int resolve_plan(struct loop_state *st)
 	size_t len;
 	if (st->o->plan)
 		return (st->plan = strdup(st->o->plan)) ? 0 : rtk_oom();
-	if (rtk_fs_read_file(LOOP_ACTIVE_FILE, &text, &len))
+	if (rtk_fs_read_regular(LOOP_ACTIVE_FILE, &text, &len))
 		return rtk_fail(RTK_EXIT_USAGE, "no plan: give --plan FILE, or name the plan in %s (%s)", LOOP_ACTIVE_FILE,
 				rtk_error_message());
 	len = strcspn(text, "\r\n");
@@ -86,7 +86,7 @@ static int check_plan(struct loop_state *st)
 	struct checklist *cl = &st->start;
 	char *text;
 	size_t len;
-	int rc = rtk_fs_read_file(st->plan, &text, &len);
+	int rc = rtk_fs_read_regular(st->plan, &text, &len);
 	if (rc)
 		return rtk_fail(RTK_EXIT_USAGE, "%s", rtk_error_message());
 	rc = checklist_parse(text, len, cl);
@@ -208,7 +208,7 @@ static bool read_plan(struct loop_state *st, struct loop_round *r, struct checkl
 {
 	char *text;
 	size_t len;
-	int rc = rtk_fs_read_file(st->plan, &text, &len);
+	int rc = rtk_fs_read_regular(st->plan, &text, &len);
 	if (rc) {
 		stop(st, "plan_missing", RTK_EXIT_FAILURE, "the plan vanished or became unreadable %s round %ld: %s", when, r->n,
 		     rtk_error_message());

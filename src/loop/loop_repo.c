@@ -86,7 +86,7 @@ static int plan_restore(const char *plan, const char *text, size_t len)
 {
 	char *now = NULL;
 	size_t now_len = 0;
-	int same = rtk_fs_read_file(plan, &now, &now_len) == 0 && now_len == len && !memcmp(now, text, len);
+	int same = rtk_fs_read_regular(plan, &now, &now_len) == 0 && now_len == len && !memcmp(now, text, len);
 	free(now);
 	rtk_error_clear();
 	return same ? 0 : rtk_fs_write_file_atomic(plan, text, len);
@@ -99,7 +99,7 @@ int loop_repo_stash(git_repository *repo, const char *message, const char *plan,
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
-	if ((rc = rtk_fs_read_file(plan, &text, &len)) || (rc = stasher(repo, &sig)))
+	if ((rc = rtk_fs_read_regular(plan, &text, &len)) || (rc = stasher(repo, &sig)))
 		goto out;
 	if (git_stash_save(&id, repo, sig, message, GIT_STASH_INCLUDE_UNTRACKED) < 0) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "git stash push -u failed: %s", git2api_error());

@@ -2,21 +2,16 @@
 #include "config.h"
 #include "plan.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/sha256.h"
 #include "lib/strbuf.h"
 #include "lib/yamlx.h"
 #include "schema/shipped.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* Plans are written by a person or an agent: a megabyte is far past any real one. */
-enum { PLAN_MAX_BYTES = 1 << 20 };
 
 static char *copy_string(const cJSON *obj, const char *key)
 {
@@ -73,31 +68,12 @@ static int copy_plan(const cJSON *doc, struct plan *p)
 	return 0;
 }
 
+/* The plan file through the reader for planted files; a refusal is PLAN_INVALID, a missing file PLAN_MISSING. */
 static int read_plan_text(const char *path, char **text, size_t *len, enum plan_problem *problem)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t got;
-	if (fd < 0) {
-		*problem = errno == ENOENT ? PLAN_MISSING : PLAN_INVALID;
-		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	}
-	*problem = PLAN_INVALID;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PLAN_MAX_BYTES) {
-		close(fd);
-		return rtk_fail(RTK_EXIT_FAILURE, "%s: not a regular file of at most %d bytes", path, PLAN_MAX_BYTES);
-	}
-	if (!(*text = malloc((size_t)st.st_size + 1))) {
-		close(fd);
-		return rtk_oom();
-	}
-	for (*len = 0; *len < (size_t)st.st_size; *len += (size_t)got) {
-		if ((got = read(fd, *text + *len, (size_t)st.st_size - *len)) <= 0)
-			break;
-	}
-	close(fd);
-	(*text)[*len] = '\0';
-	return 0;
+	int rc = rtk_fs_read_regular(path, text, len);
+	*problem = rc && errno == ENOENT ? PLAN_MISSING : PLAN_INVALID;
+	return rc ? RTK_EXIT_FAILURE : 0;
 }
 
 /* Parsed, schema-checked JSON of the plan file. */

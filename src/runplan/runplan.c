@@ -42,7 +42,7 @@ static bool plan_file_holds_secret(const struct runplan_attempt *a)
 	char *text;
 	size_t len;
 	bool found;
-	if (rtk_fs_read_file(a->o->plan, &text, &len))
+	if (rtk_fs_read_regular(a->o->plan, &text, &len))
 		return false;
 	found = plan_text_holds_secret(a, text, len);
 	free(text);
@@ -298,7 +298,7 @@ static bool replanned(const struct runplan_opts *o, struct runplan_attempt *a, c
 {
 	char hash[65], *text;
 	size_t len;
-	if (!replan(o, a) || rtk_fs_read_file(o->plan, &text, &len))
+	if (!replan(o, a) || rtk_fs_read_regular(o->plan, &text, &len))
 		return false;
 	rtk_sha256_hex(text, len, hash);
 	free(text);

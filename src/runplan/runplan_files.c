@@ -152,7 +152,7 @@ int runplan_unlatch(const char *path, cJSON **contents)
 	*contents = NULL;
 	if (access(path, F_OK) && errno == ENOENT)
 		return 0;
-	if (rtk_fs_read_file(path, &text, &len))
+	if (rtk_fs_read_regular(path, &text, &len))
 		return RTK_EXIT_FAILURE;
 	/* JSON only when the whole text is (text[len] is the NUL read_file adds): "2 tests fail" is no 2 */
 	*contents = cJSON_ParseWithLengthOpts(text, len + 1, NULL, true);

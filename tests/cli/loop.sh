@@ -201,6 +201,17 @@ testing "an uncommitted plan is not stashed away" \
 	"project five && sed -i 's/- \[ \] Item 1/- [x] Item 1/' docs/plans/plan.md && lp 'tick code commit' --max-rounds 1 && summary && git stash list | wc -l && jq -c '.rounds[0].item' ../out.json" \
 	"5 max_rounds progress\n0\n\"Item 2 of the plan\"\n"
 
+# --- files an agent can plant (issue 27, item 16): never waited on -------------------------------------------
+testing "a FIFO as the plan is refused, not waited on" \
+	"project simple && rm docs/plans/plan.md && mkfifo docs/plans/plan.md && timeout $HANG_GUARD $RTK loop --agent true --plan docs/plans/plan.md 2>&1; echo \$?" \
+	"rtk loop: docs/plans/plan.md: not a regular file (a FIFO)\n2\n"
+testing "a FIFO as docs/plans/.active is refused, not waited on" \
+	"project simple && rm -f docs/plans/.active && mkfifo docs/plans/.active && timeout $HANG_GUARD $RTK loop --agent true 2>&1; echo \$?" \
+	"rtk loop: no plan: give --plan FILE, or name the plan in docs/plans/.active (docs/plans/.active: not a regular file (a FIFO))\n2\n"
+testing "a plan the agent swaps for a FIFO ends the loop, not waited on" \
+	"project simple && timeout $HANG_GUARD $RTK loop --agent 'bash $FIX/loop-agent.sh fifo-plan' --max-rounds 2 --json > ../out.json 2>/dev/null; echo \$? > ../rc; summary" \
+	"1 plan_missing no_progress\n"
+
 # --- SKIP items --------------------------------------------------------------------------------------------
 testing "skipped items are progress and end the loop" \
 	"project simple && lp skip && summary && jq -c '[.totals.skipped, .checklist.skipped, .rounds[0].skipped[0]]' ../out.json" \

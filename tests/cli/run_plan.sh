@@ -96,6 +96,12 @@ check "--unlatch removes the latch" test ! -e "$SCRATCH/latch"
 check "--unlatch prints what it held" test "$(cat "$SCRATCH/unlatch.rc") $(jq -r .latch.contents.error_code "$SCRATCH/unlatch.json")" = "0 STEP_FAILED"
 conforms "--unlatch's JSON conforms" "$SCRATCH/unlatch.json" run-plan
 testing "--unlatch without a latch says so" "rp --unlatch; echo \$?" "# run-plan: unlatch\n\nNo latch at latch.\n\n0\n"
+testing "--unlatch on a FIFO planted as the latch: refused, not waited on (issue 27, item 22)" \
+	"mkfifo latch && timeout $HANG_GUARD $RTK run-plan --latch latch --unlatch 2>&1; echo \$?; test -p latch && echo kept" \
+	"rtk run-plan: latch: not a regular file (a FIFO)\n1\nkept\n"
+testing "a plan past the size limit is INVALID_PLAN, refused unread (issue 27, item 16)" \
+	"setup_case clean && truncate -s 65M plan.yaml && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); jq -r .reason o.json" \
+	"1 INVALID_PLAN\nplan.yaml: more than 67108864 bytes (see --max-line)\n"
 testing "--rules: blocker.last_lines that is no whole number is refused (a string was cast from NaN, found by fuzz_runplan_rules)" \
 	"for v in 100li 20.5 1e300 0; do printf 'blocker: {last_lines: %s}\\n' \$v > rules.yaml; rp --rules rules.yaml 2>&1; echo \$?; done" \
 	"$(printf 'rtk run-plan: rules.yaml:1:11: `blocker.last_lines` must be a number, not "100li"\\n2\\n'; printf 'rtk run-plan: rules.yaml: blocker.last_lines must be a whole number from 1 to 1000\\n2\\n%.0s' 1 2 3)"
