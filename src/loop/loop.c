@@ -226,19 +226,23 @@ static bool read_plan(struct loop_state *st, struct loop_round *r, struct checkl
 /* A dirty work tree is stashed before the agent starts, so its diff is its own. */
 static bool stash_if_dirty(struct loop_state *st, struct loop_round *r, git_repository *repo)
 {
-	char msg[128];
+	char msg[128], *aside = NULL;
 	size_t dirty;
 	int rc = loop_repo_mark(repo, &r->mark);
 	if (!rc)
 		rc = loop_repo_changed(repo, "HEAD", st->plan_rel, &dirty);
 	if (!rc && dirty) {
 		snprintf(msg, sizeof(msg), "rtk loop round %ld %s", r->n, st->run_id);
-		if (!(rc = loop_repo_stash(repo, msg, st->plan, r->stash))) {
+		/* the plan waits in rtk's ignored folder while the stash is made */
+		if (asprintf(&aside, "%s/plan-round-%ld.aside", st->log_dir, r->n) < 0)
+			rc = rtk_oom(), aside = NULL;
+		else if (!(rc = loop_repo_stash(repo, msg, st->plan, st->plan_rel, aside, r->stash))) {
 			st->stashes++;
 			note(st, "round %ld: stashed %zu uncommitted change%s as %s; restore with: git stash apply %s", r->n, dirty,
 			     dirty == 1 ? "" : "s", r->stash, r->stash);
 		}
 	}
+	free(aside);
 	if (rc)
 		stop(st, "error", rc, "round %ld: %s", r->n, rtk_error_message());
 	return rc == 0;

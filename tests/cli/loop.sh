@@ -212,6 +212,14 @@ testing "a plan the agent swaps for a FIFO ends the loop, not waited on" \
 	"project simple && timeout $HANG_GUARD $RTK loop --agent 'bash $FIX/loop-agent.sh fifo-plan' --max-rounds 2 --json > ../out.json 2>/dev/null; echo \$? > ../rc; summary" \
 	"1 plan_missing no_progress\n"
 
+# The plan is never stashed (issue 27, item 14): not a new one in a new folder, not an edited one.
+testing "a new, uncommitted plan in a new folder stays out of the stash and in place" \
+	"project simple && mkdir newdir && cp docs/plans/plan.md newdir/plan.md && echo dirty >> README.md && lp 'tick code' --plan newdir/plan.md --max-rounds 1; summary; git ls-tree -r --name-only 'stash@{0}^3' 2>/dev/null; git diff --name-only 'stash@{0}^1' 'stash@{0}'; grep -c '^- \[x\]' newdir/plan.md; ls .rtk/loop/*/" \
+	"5 max_rounds progress\nREADME.md\n1\nround-1.log\n"
+testing "an edited plan stays out of the stash, so the stash applies cleanly after the agent's ticks" \
+	"project simple && sed -i 's/- \[ \] Item 1/- [x] Item 1/' docs/plans/plan.md && echo dirty >> README.md && lp 'tick code' --max-rounds 1; summary; git diff --name-only 'stash@{0}^1' 'stash@{0}'; grep -c '^- \[x\]' docs/plans/plan.md; git stash apply -q && git diff --name-only | sort | tr '\n' ' '; echo" \
+	"5 max_rounds progress\nREADME.md\n2\nREADME.md docs/plans/plan.md src/app.c \n"
+
 # --- SKIP items --------------------------------------------------------------------------------------------
 testing "skipped items are progress and end the loop" \
 	"project simple && lp skip && summary && jq -c '[.totals.skipped, .checklist.skipped, .rounds[0].skipped[0]]' ../out.json" \
