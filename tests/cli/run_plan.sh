@@ -99,6 +99,15 @@ testing "--unlatch without a latch says so" "rp --unlatch; echo \$?" "# run-plan
 testing "--unlatch on a FIFO planted as the latch: refused, not waited on (issue 27, item 22)" \
 	"mkfifo latch && timeout $HANG_GUARD $RTK run-plan --latch latch --unlatch 2>&1; echo \$?; test -p latch && echo kept" \
 	"rtk run-plan: latch: not a regular file (a FIFO)\n1\nkept\n"
+testing "a latch set by another failure meanwhile keeps its reason; this run says so and replaces nothing (issue 27, item 22)" \
+	"setup_case clean && plan && step bad \"printf '{\\\"reason\\\": \\\"the first failure\\\"}' > \$PWD/latch; exit 3\" && rp --json > o.json 2> err; echo \$? \$(jq -r .error_code o.json); jq -r .reason latch; grep -c 'set by another failure meanwhile: its reason is kept' err; jq -c '[.artifacts_written[] | select(. == \"latch\")]' o.json; ls | grep -c '^latch\\.'" \
+	"1 STEP_FAILED\nthe first failure\n1\n[]\n0\n"
+testing "the same run_id twice: the second run gets RUN_ID-2, the first run's summary.md stays (issue 27, item 22)" \
+	"setup_case clean && printf 'new_plan:\n  run_id: nightly\n  steps:\n' > plan.yaml && step a 'echo one' && rp --json > one.json && sed -i 's/echo one/echo two/' plan.yaml && rp --json > two.json; jq -r .run_id one.json two.json; cd state/reflectloop/runs && head -1 nightly/summary.md nightly-2/summary.md && cat nightly/logs/a.log nightly-2/logs/a.log" \
+	"nightly\nnightly-2\n==> nightly/summary.md <==\n# run-plan nightly\n\n==> nightly-2/summary.md <==\n# run-plan nightly-2\n$ echo one\none\n$ echo two\ntwo\n"
+testing "a run_id longer than 48 characters is INVALID_PLAN, never cut (issue 27, item 22)" \
+	"setup_case clean && printf 'new_plan:\n  run_id: %s\n  steps:\n' \$(printf 'r%.0s' \$(seq 64)) > plan.yaml && step a 'touch ran' && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); ls state/reflectloop/runs 2>/dev/null | wc -l" \
+	"1 INVALID_PLAN\n0\n"
 testing "a plan past the size limit is INVALID_PLAN, refused unread (issue 27, item 16)" \
 	"setup_case clean && truncate -s 65M plan.yaml && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); jq -r .reason o.json" \
 	"1 INVALID_PLAN\nplan.yaml: more than 67108864 bytes (see --max-line)\n"
