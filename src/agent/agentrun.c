@@ -84,28 +84,47 @@ static void read_stderr(struct agentrun *io, const char *line, size_t len)
 	free(clean);
 }
 
+/*
+ * The pieces of one read (one stream), redacted once and written in one call: lines each end in
+ * '\n', a cut last piece does not. on_line still gets them one by one.
+ */
+static void use_batch(struct agentrun *io, enum proc_stream stream)
+{
+	size_t clean_len;
+	char *clean = io->batch.text.failed ? NULL
+					    : secrets_stream_redact(&io->redact, io->batch.text.s, io->batch.text.len, io->batch.cut,
+								    &clean_len, NULL);
+	proc_batch_clear(&io->batch);
+	io->batch.text.failed = false;
+	if (!clean) {
+		io->write_failed = true; /* fail closed: nothing unredacted is written */
+		return;
+	}
+	if (rtk_fs_write_all(io->log_fd, clean, clean_len))
+		io->write_failed = true;
+	keep_tail(io, clean, clean_len, false);
+	if (stream == PROC_STDOUT && io->keep_stdout)
+		keep_stdout(io, clean, clean_len, false);
+	for (size_t at = 0; io->on_line && at < clean_len;) {
+		const char *nl = memchr(clean + at, '\n', clean_len - at);
+		size_t end = nl ? (size_t)(nl - clean) : clean_len;
+		io->on_line(io->user, clean + at, end - at);
+		at = end + 1;
+	}
+	free(clean);
+}
+
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
 	struct agentrun *io = user;
-	bool newline = !(flags & PROC_LINE_CUT);
-	size_t clean_len;
-	char *clean = secrets_stream_redact(&io->redact, line, len, !newline, &clean_len, NULL);
-	if (!clean) {
-		io->write_failed = true; /* fail closed: nothing unredacted is written */
-		return PROC_CONTINUE;
-	}
-	if (rtk_fs_write_all(io->log_fd, clean, clean_len) || (newline && rtk_fs_write_all(io->log_fd, "\n", 1)))
-		io->write_failed = true;
-	keep_tail(io, clean, clean_len, newline);
-	if (stream == PROC_STDOUT && io->keep_stdout)
-		keep_stdout(io, clean, clean_len, newline);
-	if (io->on_line)
-		io->on_line(io->user, clean, clean_len);
-	free(clean);
+	bool complete = proc_batch_add(&io->batch, line, len, flags);
+	/* what needs the raw line reads it now; only redacting and writing wait for the read's last piece */
 	if (stream == PROC_STDERR)
 		read_stderr(io, line, len);
 	else
 		keep_last(io, line, len, flags);
+	if (complete)
+		use_batch(io, stream);
 	return PROC_CONTINUE;
 }
 
@@ -215,4 +234,5 @@ void agentrun_free(struct agentrun *io)
 	rtk_strbuf_free(&io->last);
 	rtk_strbuf_free(&io->reply);
 	secrets_stream_free(&io->redact);
+	proc_batch_free(&io->batch);
 }

@@ -35,6 +35,8 @@ struct agentrun {
 	struct ratelimit_hit hit;       /* the first rate limit seen, or RATELIMIT_NONE; its excerpt is redacted */
 	const char *hit_source;         /* "stderr" or "final_event" */
 	bool write_failed;
+	/* inside */
+	struct proc_batch batch;        /* the pieces of one read, redacted and written at once */
 };
 
 /*

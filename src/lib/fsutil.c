@@ -368,7 +368,7 @@ int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, 
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > limit)
 		return too_big(name, limit);
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
+		cap = (size_t)st.st_size + 2; /* the file, the read that finds its end, and the NUL: no growth */
 	if (!(buf = malloc(cap)))
 		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", name);
 	for (;;) {

@@ -22,6 +22,7 @@ struct step_io {
 	int log;
 	bool leaked, write_failed;
 	struct secrets_stream redact; /* a secret that straddles proc's cut of a long line is still found */
+	struct proc_batch batch;      /* the lines of one read, redacted and written at once */
 };
 
 /* --- the tail of the output, for the blocker ----------------------------------------------------- */
@@ -105,19 +106,59 @@ static bool log_redacted(struct step_io *io, const char *text, size_t len, unsig
 	return found > 0;
 }
 
+/* Where the last want lines of text[0..len) start (each ends in '\n', but a last cut piece need not). */
+static size_t last_lines_start(const char *text, size_t len, size_t want)
+{
+	size_t at = len, seen = 0;
+	if (!want)
+		return len;
+	if (at && text[at - 1] == '\n')
+		at--; /* the last line's own newline */
+	for (; at > 0; at--)
+		if (text[at - 1] == '\n' && ++seen == want)
+			return at;
+	return 0;
+}
+
+/*
+ * A batch's redacted text (its lines each end in '\n', a cut last piece does not): logged in one
+ * write, its last lines kept for the blocker, every line handed on.
+ */
+static void log_batch(struct step_io *io, const char *clean, size_t len)
+{
+	struct runplan_tail *t = &io->a->tail;
+	bool each = io->a->o->on_line != NULL;
+	size_t from = last_lines_start(clean, len, t->max); /* earlier lines could not stay in the tail */
+	log_write(io, clean, len, false);
+	for (size_t at = each ? 0 : from; at < len;) {
+		const char *nl = memchr(clean + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - clean) : len;
+		if (at >= from)
+			tail_push(t, clean + at, end - at);
+		if (each)
+			io->a->o->on_line(io->a->o->user, io->step_id, clean + at, end - at);
+		at = end + 1;
+	}
+}
+
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
 	struct step_io *io = user;
-	bool cut = flags & PROC_LINE_CUT;
 	unsigned found = 0;
 	size_t out_len;
-	char *clean = secrets_stream_redact(&io->redact, line, len, cut, &out_len, &found);
+	char *clean;
 	(void)stream;
+	if (!proc_batch_add(&io->batch, line, len, flags))
+		return PROC_CONTINUE;
+	clean = io->batch.text.failed ? NULL
+				      : secrets_stream_redact(&io->redact, io->batch.text.s, io->batch.text.len, io->batch.cut,
+							      &out_len, &found);
 	if (!clean) {
 		io->leaked = io->write_failed = true; /* fail closed */
 		return PROC_STOP;
 	}
-	log_clean(io, clean, out_len, !cut);
+	log_batch(io, clean, out_len);
+	proc_batch_clear(&io->batch);
 	free(clean);
 	if (found)
 		io->leaked = true;
@@ -285,6 +326,7 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	a->failed_step = ok ? NULL : st;
 	tail_straighten(&a->tail);
 	secrets_stream_free(&io.redact);
+	proc_batch_free(&io.batch);
 	close(io.log);
 	free(cwd);
 	return ok;

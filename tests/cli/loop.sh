@@ -212,6 +212,10 @@ testing "a plan the agent swaps for a FIFO ends the loop, not waited on" \
 	"project simple && timeout $HANG_GUARD $RTK loop --agent 'bash $FIX/loop-agent.sh fifo-plan' --max-rounds 2 --json > ../out.json 2>/dev/null; echo \$? > ../rc; summary" \
 	"1 plan_missing no_progress\n"
 
+testing "200,000 short lines from the agent: the round log holds every one in order (issue 27, item 21)" \
+	"project simple && lp 'many tick code commit' --max-rounds 1; summary; cmp \$(jq -r '.rounds[0].log' ../out.json) <(seq 200000) && echo same" \
+	"5 max_rounds progress\nsame\n"
+
 # The plan is never stashed (issue 27, item 14): not a new one in a new folder, not an edited one.
 testing "a new, uncommitted plan in a new folder stays out of the stash and in place" \
 	"project simple && mkdir newdir && cp docs/plans/plan.md newdir/plan.md && echo dirty >> README.md && lp 'tick code' --plan newdir/plan.md --max-rounds 1; summary; git ls-tree -r --name-only 'stash@{0}^3' 2>/dev/null; git diff --name-only 'stash@{0}^1' 'stash@{0}'; grep -c '^- \[x\]' newdir/plan.md; ls .rtk/loop/*/" \

@@ -236,6 +236,14 @@ testing "a link made by an earlier step is caught before its step" \
 	"setup_case clean && plan && step mk 'ln -s /tmp out' && step use 'touch escaped-here' && printf '      cwd: out\n' >> plan.yaml && rp --json > o.json; echo \$? \$(jq -r '.steps | map(.status) | join(\",\")' o.json); test -e /tmp/escaped-here; echo \$?" \
 	"98 passed,escaped\n1\n"
 
+# --- many short lines (issue 27, item 21): each read's lines are redacted and written at once ---------
+testing "200,000 short lines: the log holds every one in order, the blocker the last ones" \
+	"setup_case clean && plan && step a 'seq 200000; exit 3' && rp --json > o.json; echo \$?; tail -n +2 state/reflectloop/runs/*/logs/a.log | cmp - <(seq 200000) && echo same; grep -A2 '^last_log_lines' state/thinking/blocker.latest.yaml | tail -2; grep -c '^- ' state/thinking/blocker.latest.yaml" \
+	"1\nsame\n- \"199981\"\n- \"199982\"\n20\n"
+testing "a secret among many lines of one read is still redacted and stops the step" \
+	"setup_case clean && plan && step a \"seq 3000; printf 'key sk-%s%s\\\\n' abcdefghijklm nopqrstuvwx; seq 3000\" && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); grep -c 'sk-abc' state/reflectloop/runs/*/logs/a.log; grep -c '^key \\[REDACTED:openai_key\\]$' state/reflectloop/runs/*/logs/a.log" \
+	"99 SECRET_LEAK\n0\n1\n"
+
 # --- secrets ----------------------------------------------------------------------------------------
 testing "a secret in a command: 99, nothing run" \
 	"setup_case clean && plan && step a 'touch ran' 'curl -H \"Authorization: Bearer abcdefghijklmnop\" x' && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); find sb -name ran | wc -l; cat latch | jq -r .error_code" \
