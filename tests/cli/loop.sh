@@ -216,6 +216,10 @@ testing "200,000 short lines from the agent: the round log holds every one in or
 	"project simple && lp 'many tick code commit' --max-rounds 1; summary; cmp \$(jq -r '.rounds[0].log' ../out.json) <(seq 200000) && echo same" \
 	"5 max_rounds progress\nsame\n"
 
+testing "a checklist item's HTML, link and escape sequences (OSC 52, clear screen) reach the markdown escaped and shown, never raw (issue 27, item 18)" \
+	"project simple && printf '# p\\n\\n## Checklist\\n\\n- [ ] fix <img src=x onerror=y> \\033]52;c;ZXZpbA==\\007\\033[2J and [a](http://e)\\n' > evil.md && git add evil.md && git commit -qm evil && $RTK loop --agent true --plan evil.md --max-rounds 1 > ../md.txt 2>/dev/null; grep -c \$'\\033' ../md.txt; grep -c '\\\\<img' ../md.txt; grep -F -- '- [ ] fix \\<img src=x onerror=y\\> ^[\\]52;c;ZXZpbA==^G^[\\[2J and \\[a\\](http://e)' ../md.txt" \
+	"0\n2\n- [ ] fix \\\\<img src=x onerror=y\\\\> ^[\\\\]52;c;ZXZpbA==^G^[\\\\[2J and \\\\[a\\\\](http://e)\n"
+
 # The plan is never stashed (issue 27, item 14): not a new one in a new folder, not an edited one.
 testing "a new, uncommitted plan in a new folder stays out of the stash and in place" \
 	"project simple && mkdir newdir && cp docs/plans/plan.md newdir/plan.md && echo dirty >> README.md && lp 'tick code' --plan newdir/plan.md --max-rounds 1; summary; git ls-tree -r --name-only 'stash@{0}^3' 2>/dev/null; git diff --name-only 'stash@{0}^1' 'stash@{0}'; grep -c '^- \[x\]' newdir/plan.md; ls .rtk/loop/*/" \
