@@ -21,14 +21,18 @@ if [ ! -d "$project/.git" ]; then
 	mkdir -p "$project" && git -C "$project" init -q -b main && echo x > "$project/README" &&
 		git -C "$project" add -A && git -C "$project" commit -qm init
 fi
-loopdir=$D/loop-$ITEMS
-if [ ! -d "$loopdir/.git" ]; then
-	mkdir -p "$loopdir" && git -C "$loopdir" init -q -b main
+# loop_project DIR N: a repository whose plan.md has N open checklist items.
+loop_project() {
+	[ -d "$1/.git" ] && return 0
+	mkdir -p "$1" && git -C "$1" init -q -b main
 	"$PY" -c "import sys
 print('# plan\n\n## Checklist\n')
-for i in range(int(sys.argv[1])): print('- [ ] item number %d of the plan' % i)" "$ITEMS" > "$loopdir/plan.md"
-	git -C "$loopdir" add -A && git -C "$loopdir" commit -qm plan
-fi
+for i in range(int(sys.argv[1])): print('- [ ] item number %d of the plan' % i)" "$2" > "$1/plan.md"
+	git -C "$1" add -A && git -C "$1" commit -qm plan
+}
+loopdir=$D/loop-$ITEMS smalldir=$D/loop-3
+loop_project "$loopdir" "$ITEMS"
+loop_project "$smalldir" 3
 
 # STEPS steps, step i depending on step i+1: the last step runs first, and every step waits on the next.
 chain=$D/chain-$STEPS.yaml
@@ -46,18 +50,18 @@ rp() {
 	"$RTK" run-plan --project-root "$project" --plan "$1" --state-dir "$D/state" --sandbox-root "$D/sb" --latch "$D/latch" \
 		--format json || true
 }
-# lp AGENT: one loop round on the ITEMS-item plan, the work tree reset first.
+# lp DIR AGENT: one loop round in DIR, the work tree reset first.
 lp() {
-	git -C "$loopdir" reset -q --hard && git -C "$loopdir" clean -qfdx
-	(cd "$loopdir" && "$RTK" loop --agent "$1" --plan plan.md --max-rounds 1 --format json) || true
+	git -C "$1" reset -q --hard && git -C "$1" clean -qfdx
+	(cd "$1" && "$RTK" loop --agent "$2" --plan plan.md --max-rounds 1 --format json) || true
 }
 export -f rp lp
-export RTK D project loopdir
+export RTK D project
 
 timed chain "$RUNS" "$D/chain.json" bash -c 'rp "$0"' "$chain"
 timed lines "$RUNS" "$D/lines.json" bash -c 'rp "$0"' "$lines"
-timed agent "$RUNS" "$D/agent.json" bash -c 'lp "$0"' "seq $LINES"
-timed items "$RUNS" "$D/items.json" bash -c 'lp true'
+timed agent "$RUNS" "$D/agent.json" bash -c 'lp "$0" "$1"' "$smalldir" "seq $LINES"
+timed items "$RUNS" "$D/items.json" bash -c 'lp "$0" true' "$loopdir"
 
 cat <<EOF
 ## Hostile inputs to the execution loops (bench/hostile.sh)
@@ -68,6 +72,6 @@ $(machine_info)
 | --- | ---: | ---: | ---: |
 | run-plan, $STEPS steps depending on each other in reverse order | ${chain_t} s | ${chain_u} s | ${chain_rss} KiB |
 | run-plan, one step printing $LINES short lines (seq) | ${lines_t} s | ${lines_u} s | ${lines_rss} KiB |
-| loop, one round of an agent printing $LINES short lines (seq) | ${agent_t} s | ${agent_u} s | ${agent_rss} KiB |
+| loop, one round of an agent printing $LINES short lines (seq), 3-item plan | ${agent_t} s | ${agent_u} s | ${agent_rss} KiB |
 | loop, one round (agent true) on a plan of $ITEMS checklist items | ${items_t} s | ${items_u} s | ${items_rss} KiB |
 EOF
