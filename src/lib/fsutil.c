@@ -356,7 +356,7 @@ static int too_big(const char *name, size_t limit)
 
 int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, struct rtk_progress *progress)
 {
-	size_t cap = 65536, used = 0, limit = line_limit;
+	size_t cap = 65536, used = 0, limit = SIZE_MAX;
 	char *buf;
 	struct stat st;
 
@@ -364,11 +364,10 @@ int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, 
 	*len = 0;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
 		return rtk_fail_errno(RTK_EXIT_FAILURE, EISDIR, "%s", name);
-	/* a regular file says its size: one past the limit is refused before a byte is read or held */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > limit)
-		return too_big(name, limit);
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
 		cap = (size_t)st.st_size + 2; /* the file, the read that finds its end, and the NUL: no growth */
+	else if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+		limit = line_limit;
 	if (!(buf = malloc(cap)))
 		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", name);
 	for (;;) {
@@ -388,7 +387,7 @@ int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, 
 			break;
 		used += (size_t)n;
 		rtk_progress_add(progress, (uint64_t)n);
-		if (used > limit) { /* a pipe or a device can go on for ever, and a file can grow */
+		if (used > limit) { /* a pipe or a device can go on for ever */
 			free(buf);
 			return too_big(name, limit);
 		}
@@ -443,7 +442,8 @@ int rtk_fs_read_regular(const char *path, char **text, size_t *len)
 		errno = 0;
 		return rc;
 	}
-	rc = rtk_fs_read_fd(fd, path, text, len);
+	/* its size, before a byte is read or held: a planted file of gigabytes costs nothing */
+	rc = (uintmax_t)st.st_size > line_limit ? too_big(path, line_limit) : rtk_fs_read_fd(fd, path, text, len);
 	close(fd);
 	errno = 0;
 	return rc;

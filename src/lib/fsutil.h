@@ -54,10 +54,10 @@ int rtk_fs_append_locked_once(const char *path, const void *data, size_t len, co
 
 /*
  * Reads the whole file at path ("-": standard input) into *text, malloc'd and NUL-terminated (the
- * file may hold NULs of its own: *len is authoritative). 0, or RTK_EXIT_FAILURE naming path. At most
- * rtk_fs_line_limit() bytes are read from anything: a regular file that says it is larger is refused
- * before it is read, a pipe or device (/dev/zero) once it has given that much; either is
- * RTK_EXIT_USAGE "PATH: more than N bytes (see --max-line)".
+ * file may hold NULs of its own: *len is authoritative). 0, or RTK_EXIT_FAILURE naming path. From
+ * anything but a regular file (a pipe, a device such as /dev/zero) at most rtk_fs_line_limit() bytes
+ * are read: more is RTK_EXIT_USAGE "PATH: more than N bytes (see --max-line)". A regular file named
+ * by the user (a corpus, a schema) is read whole, whatever its size.
  */
 int rtk_fs_read_file(const char *path, char **text, size_t *len);
 /* The same from an open descriptor (read to its end, not closed), name used in messages. */
@@ -69,7 +69,8 @@ int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, 
  * rtk_fs_read_file for a file someone else may have planted (anything in a project an agent works
  * in: plans, milestones, state, logs): a regular file only, opened with O_NONBLOCK so a FIFO cannot
  * hang rtk, and checked with fstat before a byte is read. A FIFO, socket, device or folder is
- * RTK_EXIT_USAGE "PATH: not a regular file (a FIFO)"; the size limit is rtk_fs_read_file's. A path
+ * RTK_EXIT_USAGE "PATH: not a regular file (a FIFO)", and one larger than rtk_fs_line_limit() is
+ * refused by its size before it is read (RTK_EXIT_USAGE "PATH: more than N bytes"). A path
  * that cannot be opened is RTK_EXIT_FAILURE with errno left set (ENOENT: there is none); errno is 0
  * after any other outcome. No "-" for standard input.
  */

@@ -141,28 +141,69 @@ static void log_batch(struct step_io *io, const char *clean, size_t len)
 	}
 }
 
+/*
+ * A batch that held a secret, again piece by piece from the stream's state before it, into *upto: up
+ * to the end of the line that held the secret, as the step is stopped there. false when no single
+ * piece holds it (a match that spans lines): then the whole batch's redaction is what is logged.
+ * Rare (it ends the step), so it need not be fast.
+ */
+static bool replay_to_secret(struct step_io *io, const char *text, size_t len, bool cut, struct rtk_strbuf *upto)
+{
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len, out_len;
+		bool piece_cut = !nl && cut;
+		unsigned found = 0;
+		char *clean = secrets_stream_redact(&io->redact, text + at, end - at, piece_cut, &out_len, &found);
+		if (!clean)
+			return false;
+		rtk_strbuf_put(upto, clean, out_len);
+		if (!piece_cut)
+			rtk_strbuf_put(upto, "\n", 1);
+		free(clean);
+		if (found)
+			return !upto->failed;
+		at = end + 1;
+	}
+	return false;
+}
+
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
 	struct step_io *io = user;
+	struct secrets_stream before = io->redact;
+	enum proc_verdict verdict = PROC_CONTINUE;
 	unsigned found = 0;
 	size_t out_len;
-	char *clean;
+	char *clean = NULL;
 	(void)stream;
 	if (!proc_batch_add(&io->batch, line, len, flags))
 		return PROC_CONTINUE;
-	clean = io->batch.text.failed ? NULL
-				      : secrets_stream_redact(&io->redact, io->batch.text.s, io->batch.text.len, io->batch.cut,
-							      &out_len, &found);
+	before.carry = (struct rtk_strbuf){ 0 };
+	rtk_strbuf_put(&before.carry, io->redact.carry.s, io->redact.carry.len);
+	if (!io->batch.text.failed && !before.carry.failed)
+		clean = secrets_stream_redact(&io->redact, io->batch.text.s, io->batch.text.len, io->batch.cut, &out_len, &found);
 	if (!clean) {
 		io->leaked = io->write_failed = true; /* fail closed */
-		return PROC_STOP;
-	}
-	log_batch(io, clean, out_len);
-	proc_batch_clear(&io->batch);
-	free(clean);
-	if (found)
+		verdict = PROC_STOP;
+	} else if (found) {
+		struct rtk_strbuf upto = { 0 };
 		io->leaked = true;
-	return found ? PROC_STOP : PROC_CONTINUE;
+		verdict = PROC_STOP;
+		secrets_stream_free(&io->redact);
+		io->redact = before, before.carry = (struct rtk_strbuf){ 0 };
+		if (replay_to_secret(io, io->batch.text.s, io->batch.text.len, io->batch.cut, &upto))
+			log_batch(io, upto.s, upto.len);
+		else
+			log_batch(io, clean, out_len);
+		rtk_strbuf_free(&upto);
+	} else {
+		log_batch(io, clean, out_len);
+	}
+	free(clean);
+	rtk_strbuf_free(&before.carry);
+	proc_batch_clear(&io->batch);
+	return verdict;
 }
 
 /* --- isolation ----------------------------------------------------------------------------------- */
