@@ -77,11 +77,11 @@ int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, 
 int rtk_fs_read_regular(const char *path, char **text, size_t *len);
 
 /*
- * The longest input line, and the largest whole file, rtk holds in memory (RTK_FS_LINE_LIMIT_DEFAULT
- * unless set): JSONL readers refuse a longer line with "FILE:LINE: line longer than N bytes (see
- * --max-line)", whole-file readers a larger file, so neither a file without newlines (/dev/zero, a
- * corrupted file) nor a huge one planted in a project can take all memory or time. Process-wide:
- * set it before readers start.
+ * The longest input line rtk holds in memory, and the largest file rtk_fs_read_regular reads
+ * (RTK_FS_LINE_LIMIT_DEFAULT unless set): JSONL readers refuse a longer line with "FILE:LINE: line
+ * longer than N bytes (see --max-line)", so neither a file without newlines (/dev/zero, a corrupted
+ * file) nor a huge one planted in a project can take all memory or time. Process-wide: set it
+ * before readers start.
  */
 #define RTK_FS_LINE_LIMIT_DEFAULT ((size_t)64 << 20)
 size_t rtk_fs_line_limit(void);
