@@ -63,7 +63,7 @@ static void iteratecli_render_md(const cJSON *result, struct rtk_out_md *md)
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(p, "project"));
 		rtk_out_md_cell(t, "%s%s", rtk_out_json_str(p, "status"),
 				!strcmp(rtk_out_json_str(p, "scheduler"), "running") ? " (scheduled)" : "");
-		rtk_out_md_cell(t, "%s", cJSON_IsString(cJSON_GetObjectItemCaseSensitive(p, "milestone")) ? rtk_out_json_str(p, "milestone") : "-");
+		rtk_out_md_cell(t, "%s", cJSON_IsString(cJSON_GetObjectItemCaseSensitive(p, "milestone")) ? rtk_out_md_esc(rtk_out_json_str(p, "milestone")) : "-");
 		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(p, "round"));
 		rtk_out_md_cell(t, "%.0f/%.0f", rtk_out_json_num(p, "iteration_count"), rtk_out_json_num(p, "max_iterations"));
 		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(p, "consecutive_rejections"));
@@ -79,14 +79,14 @@ static void iteratecli_render_md(const cJSON *result, struct rtk_out_md *md)
 		cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(pass, "rounds")) {
 			const cJSON *feature = cJSON_GetObjectItemCaseSensitive(r, "feature"), *commit = cJSON_GetObjectItemCaseSensitive(r, "commit"),
 				    *reason = cJSON_GetObjectItemCaseSensitive(r, "reason");
-			rtk_out_md_cell(t, "%s", rtk_out_json_str(r, "milestone"));
+			rtk_out_md_cell(t, "%s", rtk_out_md_esc(rtk_out_json_str(r, "milestone")));
 			rtk_out_md_cell(t, "%.0f", rtk_out_json_num(r, "round"));
 			rtk_out_md_cell(t, "%s", rtk_out_json_str(r, "role"));
 			rtk_out_md_cell(t, "%s", rtk_out_json_str(r, "verdict"));
-			rtk_out_md_cell(t, "%s", cJSON_IsString(feature) ? feature->valuestring : "-");
+			rtk_out_md_cell(t, "%s", cJSON_IsString(feature) ? rtk_out_md_esc(feature->valuestring) : "-");
 			rtk_out_md_cell(t, "%.12s", cJSON_IsString(commit) ? commit->valuestring : "-");
 			rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(r, "duration_ms") / 1000, 1));
-			rtk_out_md_cell(t, "%s", cJSON_IsString(reason) ? reason->valuestring : "");
+			rtk_out_md_cell(t, "%s", cJSON_IsString(reason) ? rtk_out_md_esc(reason->valuestring) : "");
 		}
 		rtk_out_md_table_end(t);
 	}

@@ -57,7 +57,7 @@ static void loopcli_render_unverified(struct rtk_out_md *md, const cJSON *result
 		return;
 	rtk_out_md_heading(md, 2, "%s: %d", title, cJSON_GetArraySize(items));
 	cJSON_ArrayForEach(item, items)
-		rtk_out_md_bullet(md, "%s", cJSON_IsString(item) ? item->valuestring : "");
+		rtk_out_md_bullet(md, "%s", rtk_out_md_esc(cJSON_IsString(item) ? item->valuestring : ""));
 	rtk_out_md_end_list(md);
 }
 
@@ -65,13 +65,13 @@ static void loopcli_render_md(const cJSON *result, struct rtk_out_md *md)
 {
 	const cJSON *round, *cl = cJSON_GetObjectItemCaseSensitive(result, "checklist"), *item;
 	rtk_out_md_heading(md, 1, "loop %s: %s", rtk_out_json_str(result, "run_id"), rtk_out_json_str(result, "stop_reason"));
-	rtk_out_md_para(md, "%s", rtk_out_json_str(result, "reason"));
+	rtk_out_md_para(md, "%s", rtk_out_md_esc(rtk_out_json_str(result, "reason")));
 	struct rtk_out_md_table *t = rtk_out_md_table(md, "rlrrlrrrl", "round", "item", "seconds", "exit", "verdict", "ticked",
 						      "skipped", "commits", "stash", NULL);
 	cJSON_ArrayForEach(round, cJSON_GetObjectItemCaseSensitive(result, "rounds")) {
 		const cJSON *exit = cJSON_GetObjectItemCaseSensitive(round, "exit_code"), *stash = cJSON_GetObjectItemCaseSensitive(round, "stash");
 		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(round, "round"));
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(round, "item"));
+		rtk_out_md_cell(t, "%s", rtk_out_md_esc(rtk_out_json_str(round, "item")));
 		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(round, "duration_ms") / 1000, 1));
 		rtk_out_md_cell(t, "%s", cJSON_IsNumber(exit) ? rtk_out_md_num(exit->valuedouble, 0) : "signal");
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(round, "verdict"));
@@ -86,7 +86,7 @@ static void loopcli_render_md(const cJSON *result, struct rtk_out_md *md)
 	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(cl, "items")) {
 		const char *state = rtk_out_json_str(item, "state");
 		rtk_out_md_bullet(md, "[%s] %s", !strcmp(state, "done") ? "x" : !strcmp(state, "skipped") ? "SKIP" : " ",
-				  rtk_out_json_str(item, "text"));
+				  rtk_out_md_esc(rtk_out_json_str(item, "text")));
 	}
 	rtk_out_md_end_list(md);
 	loopcli_render_unverified(md, result, "unbacked_ticks", "Ticked by rounds that changed no code");

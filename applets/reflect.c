@@ -59,15 +59,15 @@ static void reflect_render_md(const cJSON *result, struct rtk_out_md *md)
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "task_id");
 		const char *name = cJSON_IsString(id) ? id->valuestring : rtk_out_json_str(it, "source");
 		if (!strcmp(status, "reflected"))
-			rtk_out_md_heading(md, 2, "%s — %s (%s)", name, rtk_out_json_str(v, "type"), rtk_out_json_str(v, "outcome"));
+			rtk_out_md_heading(md, 2, "%s — %s (%s)", rtk_out_md_esc(name), rtk_out_json_str(v, "type"), rtk_out_json_str(v, "outcome"));
 		else
-			rtk_out_md_heading(md, 2, "%s — %s", name, status);
+			rtk_out_md_heading(md, 2, "%s — %s", rtk_out_md_esc(name), status);
 		if (!strcmp(status, "reflected"))
-			rtk_out_md_para(md, "%s", rtk_out_json_str(v, "lesson"));
+			rtk_out_md_para(md, "%s", rtk_out_md_esc(rtk_out_json_str(v, "lesson")));
 		if (*rtk_out_json_str(v, "root_cause"))
-			rtk_out_md_bullet(md, "root cause: %s", rtk_out_json_str(v, "root_cause"));
+			rtk_out_md_bullet(md, "root cause: %s", rtk_out_md_esc(rtk_out_json_str(v, "root_cause")));
 		if (*rtk_out_json_str(v, "reusable_experience"))
-			rtk_out_md_bullet(md, "reusable experience: %s", rtk_out_json_str(v, "reusable_experience"));
+			rtk_out_md_bullet(md, "reusable experience: %s", rtk_out_md_esc(rtk_out_json_str(v, "reusable_experience")));
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "normalised")))
 			rtk_out_md_bullet(md, "normalised: the answer was corrected to fit the format");
 		if (*rtk_out_json_str(it, "error"))

@@ -71,7 +71,7 @@ static void risk_floor_render_md(const cJSON *r, struct rtk_out_md *md)
 		return;
 	struct rtk_out_md_table *t = rtk_out_md_table(md, "llr", "file", "surface", "weight");
 	cJSON_ArrayForEach(f, files) {
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "path"));
+		rtk_out_md_cell(t, "%s", rtk_out_md_esc(rtk_out_json_str(f, "path")));
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "surface"));
 		rtk_out_md_cell(t, "%.2f", rtk_out_json_num(f, "weight"));
 	}

@@ -67,13 +67,13 @@ static void run_plan_render_md(const cJSON *result, struct rtk_out_md *md)
 	rtk_out_md_heading(md, 1, "run-plan %s: %s", rtk_out_json_str(result, "run_id"),
 		       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(result, "error_code")) ? rtk_out_json_str(result, "error_code") : "OK");
 	if (*rtk_out_json_str(result, "unified_goal"))
-		rtk_out_md_para(md, "Goal: %s", rtk_out_json_str(result, "unified_goal"));
+		rtk_out_md_para(md, "Goal: %s", rtk_out_md_esc(rtk_out_json_str(result, "unified_goal")));
 	if (*rtk_out_json_str(result, "reason"))
-		rtk_out_md_para(md, "%s", rtk_out_json_str(result, "reason"));
+		rtk_out_md_para(md, "%s", rtk_out_md_esc(rtk_out_json_str(result, "reason")));
 	struct rtk_out_md_table *t = rtk_out_md_table(md, "llrrl", "step", "status", "exit", "seconds", "log", NULL);
 	cJSON_ArrayForEach(step, cJSON_GetObjectItemCaseSensitive(result, "steps")) {
 		const cJSON *exit = cJSON_GetObjectItemCaseSensitive(step, "exit_code");
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(step, "id"));
+		rtk_out_md_cell(t, "%s", rtk_out_md_esc(rtk_out_json_str(step, "id")));
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(step, "status"));
 		rtk_out_md_cell(t, "%s", cJSON_IsNumber(exit) ? rtk_out_md_num(exit->valuedouble, 0) : "-");
 		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(step, "duration_ms") / 1000, 1));

@@ -57,29 +57,51 @@ static void read_session(struct agentrun *io, enum proc_stream stream, const cha
 	free(clean);
 }
 
+/*
+ * The pieces of one read (one stream), redacted once and written in one call: lines each end in
+ * '\n', a cut last piece does not. on_line still gets them one by one.
+ */
+static void use_batch(struct agentrun *io, enum proc_stream stream)
+{
+	size_t clean_len;
+	char *clean = io->batch.text.failed ? NULL
+					    : secrets_stream_redact(&io->redact, io->batch.text.s, io->batch.text.len, io->batch.cut,
+								    &clean_len, NULL);
+	proc_batch_clear(&io->batch);
+	io->batch.text.failed = false;
+	if (!clean) {
+		io->write_failed = true; /* fail closed: nothing unredacted is written */
+		return;
+	}
+	if (rtk_fs_write_all(io->log_fd, clean, clean_len))
+		io->write_failed = true;
+	keep_tail(io, clean, clean_len, false);
+	if (stream == PROC_STDOUT && io->keep_stdout)
+		keep_stdout(io, clean, clean_len, false);
+	/* one line at a time to the caller and to the profile, which reads the lines redacted: what it keeps may
+	 * reach a result, a state file or a model; a last piece without its newline goes on in the next read */
+	for (size_t at = 0; at < clean_len;) {
+		const char *nl = memchr(clean + at, '\n', clean_len - at);
+		size_t end = nl ? (size_t)(nl - clean) : clean_len;
+		if (io->on_line)
+			io->on_line(io->user, clean + at, end - at);
+		profile_read_line(&io->reader, stream == PROC_STDERR ? PROFILE_STDERR : PROFILE_STDOUT, clean + at, end - at, !nl);
+		at = end + 1;
+	}
+	free(clean);
+}
+
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
 	struct agentrun *io = user;
 	bool newline = !(flags & PROC_LINE_CUT);
-	size_t clean_len;
-	char *clean = secrets_stream_redact(&io->redact, line, len, !newline, &clean_len, NULL);
-	if (!clean) {
-		io->write_failed = true; /* fail closed: nothing unredacted is written */
-		return PROC_CONTINUE;
-	}
-	if (rtk_fs_write_all(io->log_fd, clean, clean_len) || (newline && rtk_fs_write_all(io->log_fd, "\n", 1)))
-		io->write_failed = true;
-	keep_tail(io, clean, clean_len, newline);
-	if (stream == PROC_STDOUT && io->keep_stdout)
-		keep_stdout(io, clean, clean_len, newline);
-	if (io->on_line)
-		io->on_line(io->user, clean, clean_len);
-	/* the profile reads the lines redacted: what it keeps may reach a result, a state file or a model */
-	profile_read_line(&io->reader, stream == PROC_STDERR ? PROFILE_STDERR : PROFILE_STDOUT, clean, clean_len, !newline);
-	free(clean);
+	bool complete = proc_batch_add(&io->batch, line, len, flags);
+	/* what needs the raw line reads it now; only redacting, writing and the profile's reading wait for the read's last piece */
 	if (newline && !(io->midline & (1u << stream)))
 		read_session(io, stream, line, len);
 	io->midline = newline ? io->midline & ~(1u << stream) : io->midline | (1u << stream);
+	if (complete)
+		use_batch(io, stream);
 	return PROC_CONTINUE;
 }
 
@@ -153,6 +175,7 @@ void agentrun_free(struct agentrun *io)
 	profile_reader_free(&io->reader);
 	profile_outcome_free(&io->outcome);
 	secrets_stream_free(&io->redact);
+	proc_batch_free(&io->batch);
 }
 
 uint32_t agentrun_random(void)

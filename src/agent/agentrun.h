@@ -44,6 +44,8 @@ struct agentrun {
 	char session_id[RESUME_ID_MAX + 1]; /* the first session id the client reported (resume_id_from_line), "" when none */
 	unsigned midline;               /* the streams (1 << proc_stream) whose last piece was cut: the next piece ends a line, it is not one */
 	bool write_failed;
+	/* inside */
+	struct proc_batch batch;        /* the pieces of one read, redacted and written at once */
 };
 
 /*

@@ -288,7 +288,7 @@ void boardhistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		rtk_out_md_para(md, "Skipped %.0f invalid records; the first: %s", rtk_out_json_num(in, "skipped_invalid"),
 			    rtk_out_json_str(in, "first_skipped"));
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(in, "notes"))
-		rtk_out_md_bullet(md, "Note: %s.", row->valuestring);
+		rtk_out_md_bullet(md, "Note: %s.", rtk_out_md_esc(row->valuestring));
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(in, "notes")))
 		rtk_out_md_end_list(md);
 }

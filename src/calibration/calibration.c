@@ -820,7 +820,7 @@ void calibration_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	md_section(md, cJSON_GetObjectItemCaseSensitive(r, "overall"), level + 2, high, ci_level);
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(r, "groups")) {
 		const cJSON *gv = cJSON_GetObjectItemCaseSensitive(g, "verdict");
-		rtk_out_md_heading(md, level + 1, "%s = %s", rtk_out_json_str(p, "group_by"), rtk_out_json_str(g, "group"));
+		rtk_out_md_heading(md, level + 1, "%s = %s", rtk_out_md_esc(rtk_out_json_str(p, "group_by")), rtk_out_md_esc(rtk_out_json_str(g, "group")));
 		rtk_out_md_para(md, "**Verdict: %s**: %s.", rtk_out_json_str(gv, "status"), rtk_out_json_str(gv, "reason"));
 		md_section(md, g, level + 2, high, ci_level);
 	}

@@ -5,6 +5,7 @@
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/progress.h"
+#include "lib/strbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -60,7 +61,9 @@ enum proc_verdict proc_lines_feed(struct proc_lines *pl, const char *data, size_
 			break; /* unfinished: wait for more (a full buffer is only cut once a byte more shows it is no line end) */
 		if (!cut)
 			data++, n--; /* the newline */
-		if (proc_lines_emit(pl, fn, user, cut ? PROC_LINE_CUT : 0) == PROC_STOP)
+		/* another piece follows from this data: a line ends in it, or it holds more than a piece */
+		bool more = n > 0 && (n > pl->max || memchr(data, '\n', n));
+		if (proc_lines_emit(pl, fn, user, (cut ? PROC_LINE_CUT : 0) | (more ? PROC_LINE_MORE : 0)) == PROC_STOP)
 			return PROC_STOP;
 	}
 	return PROC_CONTINUE;
@@ -78,6 +81,29 @@ void proc_lines_free(struct proc_lines *pl)
 	free(pl->buf);
 	pl->buf = NULL;
 	pl->len = 0;
+}
+
+bool proc_batch_add(struct proc_batch *b, const char *line, size_t len, unsigned flags)
+{
+	rtk_strbuf_put(&b->text, line, len);
+	b->cut = flags & PROC_LINE_CUT;
+	if (!b->cut)
+		rtk_strbuf_put(&b->text, "\n", 1);
+	return !(flags & PROC_LINE_MORE) || b->cut || b->text.failed;
+}
+
+void proc_batch_clear(struct proc_batch *b)
+{
+	b->text.len = 0;
+	if (b->text.s)
+		b->text.s[0] = '\0';
+	b->cut = false;
+}
+
+void proc_batch_free(struct proc_batch *b)
+{
+	rtk_strbuf_free(&b->text);
+	b->cut = false;
 }
 
 /* ---- one running command -------------------------------------------------------------------- */

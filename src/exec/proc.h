@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "lib/progress.h"
+#include "lib/strbuf.h"
 
 /*
  * run-plan, loop and iterate run shell steps and agent CLIs for minutes to days, unattended, so a run
@@ -35,6 +36,12 @@ enum proc_verdict { PROC_CONTINUE = 0, PROC_STOP = 1 };
 enum {
 	PROC_LINE_CUT = 1,    /* the line had no newline within the cap: it goes on in this stream's next piece */
 	PROC_LINE_NO_EOL = 2, /* the stream ended after this piece without a final newline */
+	/*
+	 * More pieces of what was read with this one follow at once: a callback may gather lines and do
+	 * its per-line work (redaction, a log write) once for all of them at the first piece without it,
+	 * which comes before proc waits for the command again (see struct proc_batch).
+	 */
+	PROC_LINE_MORE = 4,
 };
 
 /*
@@ -72,6 +79,24 @@ enum proc_verdict proc_lines_feed(struct proc_lines *pl, const char *data, size_
 enum proc_verdict proc_lines_finish(struct proc_lines *pl, proc_line_fn fn, void *user);
 
 void proc_lines_free(struct proc_lines *pl);
+
+/*
+ * Pieces gathered until a piece without PROC_LINE_MORE, so that what costs per call (redacting, a
+ * write) is paid once per read instead of once per line: 2 million short lines cost one pass each.
+ * text holds the pieces, each complete line followed by '\n' (a line that ended the stream without
+ * one gets it too, as it would in a log); cut says the last piece is cut (PROC_LINE_CUT, no '\n').
+ * At most one read's worth plus one piece is held. Start from { 0 }.
+ */
+struct proc_batch {
+	struct rtk_strbuf text;
+	bool cut;
+};
+
+/* Adds a piece (flags as the callback got them); true when the batch is complete and must be used now. */
+bool proc_batch_add(struct proc_batch *b, const char *line, size_t len, unsigned flags);
+/* Empties the batch for the next one, keeping its memory. */
+void proc_batch_clear(struct proc_batch *b);
+void proc_batch_free(struct proc_batch *b);
 
 /* What to run and how. Start from { 0 }: every zero field is the documented default. */
 struct proc_spec {

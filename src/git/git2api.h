@@ -78,6 +78,7 @@
 	X(int, git_commit_create, (git_oid *id, git_repository *repo, const char *update_ref, const git_signature *author, const git_signature *committer, const char *message_encoding, const char *message, const git_tree *tree, size_t parent_count, const git_commit *parents[]), (id, repo, update_ref, author, committer, message_encoding, message, tree, parent_count, parents)) \
 	X(int, git_tree_entry_bypath, (git_tree_entry **out, const git_tree *root, const char *path), (out, root, path)) \
 	XV(void, git_tree_entry_free, (git_tree_entry *entry), (entry)) \
+	X(const git_oid *, git_tree_entry_id, (const git_tree_entry *entry), (entry)) \
 	X(int, git_diff_to_buf, (git_buf *out, git_diff *diff, git_diff_format_t format), (out, diff, format)) \
 	XV(void, git_buf_dispose, (git_buf *buffer), (buffer)) \
 	X(int, git_repository_config_snapshot, (git_config **out, git_repository *repo), (out, repo)) \
@@ -114,6 +115,8 @@
 	X(int, git_checkout_tree, (git_repository *repo, const git_object *treeish, const git_checkout_options *opts), (repo, treeish, opts)) \
 	X(int, git_blob_lookup, (git_blob **blob, git_repository *repo, const git_oid *id), (blob, repo, id)) \
 	XV(void, git_blob_free, (git_blob *blob), (blob)) \
+	X(const void *, git_blob_rawcontent, (const git_blob *blob), (blob)) \
+	X(git_object_size_t, git_blob_rawsize, (const git_blob *blob), (blob)) \
 	X(int, git_diff_blobs, (const git_blob *old_blob, const char *old_as_path, const git_blob *new_blob, const char *new_as_path, const git_diff_options *options, git_diff_file_cb file_cb, git_diff_binary_cb binary_cb, git_diff_hunk_cb hunk_cb, git_diff_line_cb line_cb, void *payload), (old_blob, old_as_path, new_blob, new_as_path, options, file_cb, binary_cb, hunk_cb, line_cb, payload)) \
 	X(int, git_odb_init_backend, (git_odb_backend *backend, unsigned int version), (backend, version)) \
 	X(void *, git_odb_backend_data_alloc, (git_odb_backend *backend, size_t len), (backend, len)) \

@@ -18,6 +18,14 @@
 
 /* ----- markdown: read back from the result ----- */
 
+/* A commit subject in a table: its first max bytes, escaped (a subject is anyone's text: no HTML, link or escape sequence). */
+static const char *githistory_md_subject(const char *subject, int max)
+{
+	char cut[256];
+	snprintf(cut, sizeof(cut), "%.*s", max, subject);
+	return rtk_out_md_esc(cut);
+}
+
 static void md_bucket_rows(struct rtk_out_md_table *t, const char *who, const cJSON *b)
 {
 	static const char *const keys[] = { "ci_bucket", "review_bucket", "reflection_bucket" };
@@ -26,7 +34,7 @@ static void md_bucket_rows(struct rtk_out_md_table *t, const char *who, const cJ
 	for (int i = 0; i < 3; i++) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(b, keys[i]);
 		if (who)
-			rtk_out_md_cell(t, "%s", who);
+			rtk_out_md_cell(t, "%s", rtk_out_md_esc(who));
 		rtk_out_md_cell(t, "%s", names[i]);
 		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(s, "count"));
 		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(s, "share"), 3));
@@ -90,9 +98,9 @@ static void md_failure_row(struct rtk_out_md_table *t, const cJSON *f)
 	cJSON_ArrayForEach(rule, cJSON_GetObjectItemCaseSensitive(f, "rules"))
 		snprintf(rules + strlen(rules), sizeof(rules) - strlen(rules), "%s%s", *rules ? ", " : "", rule->valuestring);
 	rtk_out_md_cell(t, "%s", sha_and_class(m));
-	rtk_out_md_cell(t, "%.50s", rtk_out_json_str(m, "subject"));
+	rtk_out_md_cell(t, "%s", githistory_md_subject(rtk_out_json_str(m, "subject"), 50));
 	rtk_out_md_cell(t, "%s", sha_and_class(c));
-	rtk_out_md_cell(t, "%.50s", rtk_out_json_str(c, "subject"));
+	rtk_out_md_cell(t, "%s", githistory_md_subject(rtk_out_json_str(c, "subject"), 50));
 	rtk_out_md_cell(t, "%s%s%s", rtk_out_json_str(f, "kind"),
 			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "partial")) ? " (partial)" : "",
 			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "flap")) ? " (flap)" : "");
@@ -340,7 +348,7 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 			rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "reason_code"));
 			rtk_out_md_cell(t, "%.0f", rtk_out_json_num(f, "count"));
 			rtk_out_md_cell(t, "%.0f", rtk_out_json_num(f, "also_culprits"));
-			rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "reason"));
+			rtk_out_md_cell(t, "%s", rtk_out_md_esc(rtk_out_json_str(f, "reason")));
 		}
 		rtk_out_md_table_end(t);
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "all"))) {
@@ -355,9 +363,9 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 				cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(f, "culprit_of"))
 					snprintf(of + strlen(of), sizeof(of) - strlen(of), "%s%.10s", *of ? ", " : "", x->valuestring);
 				rtk_out_md_cell(t, "%s", short_sha(c));
-				rtk_out_md_cell(t, "%.60s", rtk_out_json_str(c, "subject"));
+				rtk_out_md_cell(t, "%s", githistory_md_subject(rtk_out_json_str(c, "subject"), 60));
 				rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "kind"));
-				rtk_out_md_cell(t, "%s", rtk_out_json_str(f, "reason"));
+				rtk_out_md_cell(t, "%s", rtk_out_md_esc(rtk_out_json_str(f, "reason")));
 				rtk_out_md_cell(t, "%s", *of ? of : "-");
 			}
 			rtk_out_md_table_end(t);

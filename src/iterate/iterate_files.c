@@ -75,7 +75,7 @@ static int load_json(const char *path, const struct shipped_schema *schema, bool
 	if (access(path, F_OK) != 0 && errno == ENOENT)
 		/* a project file that must be there and is not: the project's fault (exit 2), as a bad one is */
 		return missing_ok ? 0 : rtk_fail_errno(RTK_EXIT_USAGE, ENOENT, "%s", path);
-	if ((rc = rtk_fs_read_file(path, &text, &len)))
+	if ((rc = rtk_fs_read_regular(path, &text, &len)))
 		return rc;
 	rc = rtk_jsonv_parse(text, len, &doc, &line, &column, &what);
 	rtk_jsonv_doc_free(doc);
@@ -200,6 +200,33 @@ static void state_clear(struct iterate_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/*
+ * Whether rel names a file under .anima/logs/ by its letter: relative, no "." or ".." part, no empty
+ * part. state.json is a file the agents can write, and its log paths are what watch and status show.
+ */
+static bool log_path_confined(const char *rel)
+{
+	static const char top[] = ITERATE_DIR "/logs/";
+	const char *part = rel + sizeof(top) - 1;
+	if (strncmp(rel, top, sizeof(top) - 1) != 0 || !*part)
+		return false;
+	for (const char *end; *part; part = *end ? end + 1 : end) {
+		size_t n = (size_t)((end = strchrnul(part, '/')) - part);
+		if (!n || (n == 1 && part[0] == '.') || (n == 2 && part[0] == '.' && part[1] == '.'))
+			return false;
+	}
+	return rel[strlen(rel) - 1] != '/';
+}
+
+/* Refuses a log path named key in state.json unless it lies under .anima/logs/. */
+static int state_log_path_check(const cJSON *j, const char *key, const char *state_path)
+{
+	const char *rel = string_of(j, key);
+	if (rel && !log_path_confined(rel))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s \"%s\" is not a log under " ITERATE_DIR "/logs/: refused", state_path, key, rel);
+	return 0;
+}
+
 int iterate_state_load(struct iterate_project *p)
 {
 	char *path = iterate_path(p, "state.json");
@@ -209,9 +236,13 @@ int iterate_state_load(struct iterate_project *p)
 	if (!path)
 		return rtk_oom();
 	rc = load_json(path, p->schemas[SCHEMA_STATE], true, &j);
+	if (!rc && j && !(rc = state_log_path_check(j, "developer_log", path)))
+		rc = state_log_path_check(j, "acceptor_log", path);
 	free(path);
-	if (rc)
+	if (rc) {
+		cJSON_Delete(j);
 		return rc;
+	}
 	if (!j && !(j = cJSON_CreateObject()))
 		return rtk_oom();
 	state_clear(&p->st);

@@ -24,7 +24,7 @@ static int project_file(const char *path, char **out)
 	*out = NULL;
 	if (access(path, F_OK) != 0 && errno == ENOENT)
 		return (*out = strdup("(none)")) ? 0 : rtk_oom();
-	if ((rc = rtk_fs_read_file(path, out, &len)))
+	if ((rc = rtk_fs_read_regular(path, out, &len)))
 		return rc;
 	if (len > ITERATE_PROMPT_FILE_MAX) {
 		static const char note[] = "\n[... cut: the file is longer than rtk puts in a prompt]\n";

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +33,39 @@ static cJSON *string_or_null(const char *s)
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+/* Whether path's folder, links followed, lies in the folder top (itself resolved); a folder not there yet does. */
+static bool folder_within(const char *path, const char *top)
+{
+	char real_dir[PATH_MAX], real_top[PATH_MAX], *dir = strdup(path), *slash;
+	bool within = true;
+	size_t n;
+	if (!dir)
+		return false;
+	if ((slash = strrchr(dir, '/')))
+		*slash = '\0';
+	if (realpath(dir, real_dir)) {
+		n = realpath(top, real_top) ? strlen(real_top) : 0;
+		within = n && !strncmp(real_dir, real_top, n) && (real_dir[n] == '/' || real_dir[n] == '\0');
+	}
+	free(dir);
+	return within;
+}
+
+/*
+ * The log at rel (checked to be under .anima/logs/ when state.json was read) from the root, or null
+ * when a folder on its way is a link out of .anima/logs: what status and watch show must be the
+ * project's own logs, never a file an agent pointed them at.
+ */
 static cJSON *log_path(const struct iterate_project *p, const char *rel)
 {
-	char *abs = NULL;
+	char *abs = NULL, *logs = NULL;
 	cJSON *v;
 	if (!rel || asprintf(&abs, "%s/%s", p->root, rel) < 0)
 		return cJSON_CreateNull();
-	v = cJSON_CreateString(abs);
+	if (asprintf(&logs, "%s/" ITERATE_DIR "/logs", p->root) < 0)
+		logs = NULL;
+	v = logs && folder_within(abs, logs) ? cJSON_CreateString(abs) : cJSON_CreateNull();
+	free(logs);
 	free(abs);
 	return v;
 }

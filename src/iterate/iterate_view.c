@@ -331,7 +331,7 @@ static int tail_read(const char *root, const char *path, size_t want, struct vie
 		rtk_strbuf_puts(&full, path);
 	if (full.failed)
 		return rtk_oom();
-	fd = open(full.s, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = open(full.s, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW); /* a log swapped for a link is not followed */
 	rtk_strbuf_free(&full);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR) {

@@ -435,6 +435,12 @@ int rtk_fs_read_fd(int fd, const char *name, char **text, size_t *len)
 	return rtk_fs_read_fd_progress(fd, name, text, len, NULL);
 }
 
+/* The one size check of every file rtk reads whole: the same limit, the same words. */
+static int too_big(const char *name, size_t limit)
+{
+	return rtk_fail(RTK_EXIT_USAGE, "%s: more than %zu bytes (see --max-line)", name, limit);
+}
+
 int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, struct rtk_progress *progress)
 {
 	size_t cap = 65536, used = 0, limit = SIZE_MAX;
@@ -446,9 +452,9 @@ int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, 
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
 		return rtk_fail_errno(RTK_EXIT_FAILURE, EISDIR, "%s", name);
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
+		cap = (size_t)st.st_size + 2; /* the file, the read that finds its end, and the NUL: no growth */
 	else if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
-		limit = line_limit; /* a pipe or a device can go on for ever */
+		limit = line_limit;
 	if (!(buf = malloc(cap)))
 		return rtk_fail(RTK_EXIT_FAILURE, "%s: out of memory", name);
 	for (;;) {
@@ -468,9 +474,9 @@ int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, 
 			break;
 		used += (size_t)n;
 		rtk_progress_add(progress, (uint64_t)n);
-		if (used > limit) {
+		if (used > limit) { /* a pipe or a device can go on for ever */
 			free(buf);
-			return rtk_fail(RTK_EXIT_USAGE, "%s: more than %zu bytes (see --max-line)", name, limit);
+			return too_big(name, limit);
 		}
 	}
 	buf[used] = '\0';
@@ -491,6 +497,42 @@ int rtk_fs_read_file(const char *path, char **text, size_t *len)
 	rc = rtk_fs_read_fd(fd, is_stdin ? "<stdin>" : path, text, len);
 	if (!is_stdin)
 		close(fd);
+	return rc;
+}
+
+int rtk_fs_read_regular(const char *path, char **text, size_t *len)
+{
+	/* O_NONBLOCK: opening a FIFO planted under the name returns at once instead of waiting for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), rc, err;
+	struct stat st;
+
+	*text = NULL;
+	*len = 0;
+	if (fd < 0) {
+		err = errno;
+		rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path);
+		errno = err;
+		return RTK_EXIT_FAILURE;
+	}
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		close(fd);
+		rtk_fail_errno(RTK_EXIT_FAILURE, err, "%s", path);
+		errno = err;
+		return RTK_EXIT_FAILURE;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		rc = rtk_fail(RTK_EXIT_USAGE, "%s: not a regular file (%s)", path,
+			      S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket"
+			      : "a device");
+		errno = 0;
+		return rc;
+	}
+	/* its size, before a byte is read or held: a planted file of gigabytes costs nothing */
+	rc = (uintmax_t)st.st_size > line_limit ? too_big(path, line_limit) : rtk_fs_read_fd(fd, path, text, len);
+	close(fd);
+	errno = 0;
 	return rc;
 }
 

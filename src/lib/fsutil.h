@@ -56,7 +56,8 @@ int rtk_fs_append_locked_once(const char *path, const void *data, size_t len, co
  * Reads the whole file at path ("-": standard input) into *text, malloc'd and NUL-terminated (the
  * file may hold NULs of its own: *len is authoritative). 0, or RTK_EXIT_FAILURE naming path. From
  * anything but a regular file (a pipe, a device such as /dev/zero) at most rtk_fs_line_limit() bytes
- * are read: more is RTK_EXIT_USAGE "PATH: more than N bytes (see --max-line)".
+ * are read: more is RTK_EXIT_USAGE "PATH: more than N bytes (see --max-line)". A regular file named
+ * by the user (a corpus, a schema) is read whole, whatever its size.
  */
 int rtk_fs_read_file(const char *path, char **text, size_t *len);
 /* The same from an open descriptor (read to its end, not closed), name used in messages. */
@@ -65,9 +66,21 @@ int rtk_fs_read_fd(int fd, const char *name, char **text, size_t *len);
 int rtk_fs_read_fd_progress(int fd, const char *name, char **text, size_t *len, struct rtk_progress *progress);
 
 /*
- * The longest input line rtk holds in memory (RTK_FS_LINE_LIMIT_DEFAULT unless set): JSONL readers
- * refuse a longer line with "FILE:LINE: line longer than N bytes (see --max-line)", so a file
- * without newlines (/dev/zero, a corrupted file) cannot take all memory. Process-wide: set it
+ * rtk_fs_read_file for a file someone else may have planted (anything in a project an agent works
+ * in: plans, milestones, state, logs): a regular file only, opened with O_NONBLOCK so a FIFO cannot
+ * hang rtk, and checked with fstat before a byte is read. A FIFO, socket, device or folder is
+ * RTK_EXIT_USAGE "PATH: not a regular file (a FIFO)", and one larger than rtk_fs_line_limit() is
+ * refused by its size before it is read (RTK_EXIT_USAGE "PATH: more than N bytes"). A path
+ * that cannot be opened is RTK_EXIT_FAILURE with errno left set (ENOENT: there is none); errno is 0
+ * after any other outcome. No "-" for standard input.
+ */
+int rtk_fs_read_regular(const char *path, char **text, size_t *len);
+
+/*
+ * The longest input line rtk holds in memory, and the largest file rtk_fs_read_regular reads
+ * (RTK_FS_LINE_LIMIT_DEFAULT unless set): JSONL readers refuse a longer line with "FILE:LINE: line
+ * longer than N bytes (see --max-line)", so neither a file without newlines (/dev/zero, a corrupted
+ * file) nor a huge one planted in a project can take all memory or time. Process-wide: set it
  * before readers start.
  */
 #define RTK_FS_LINE_LIMIT_DEFAULT ((size_t)64 << 20)

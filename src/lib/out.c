@@ -60,6 +60,68 @@ char *rtk_out_md_flat(const char *s)
 	return flat;
 }
 
+/* A control character made visible: ^[ for ESC (caret notation), ^? for DEL, <U+009B> for a C1 control. */
+static void put_visible_control(struct rtk_strbuf *b, const char *s, size_t *i, size_t n)
+{
+	unsigned char c = (unsigned char)s[*i];
+	if (c == 0xc2 && *i + 1 < n && (unsigned char)s[*i + 1] >= 0x80 && (unsigned char)s[*i + 1] <= 0x9f) {
+		rtk_strbuf_printf(b, "<U+%04X>", (unsigned char)s[++*i]);
+		return;
+	}
+	rtk_strbuf_put(b, "^", 1);
+	rtk_strbuf_put(b, (char[]){ c == 0x7f ? '?' : (char)(c + 0x40) }, 1);
+}
+
+static bool is_control_at(const char *s, size_t i, size_t n)
+{
+	unsigned char c = (unsigned char)s[i];
+	return c < 0x20 || c == 0x7f ||
+	       (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f);
+}
+
+char *rtk_out_md_escape(const char *s)
+{
+	struct rtk_strbuf b = { 0 };
+	size_t n = strlen(s);
+	rtk_strbuf_puts(&b, "");
+	for (size_t i = 0; i < n; i++) {
+		if (is_control_at(s, i, n))
+			put_visible_control(&b, s, &i, n);
+		else if (strchr("\\`*_[]<>#|!~&", s[i]) && s[i])
+			rtk_strbuf_put(&b, "\\", 1), rtk_strbuf_put(&b, s + i, 1);
+		else
+			rtk_strbuf_put(&b, s + i, 1);
+	}
+	return rtk_strbuf_take(&b);
+}
+
+const char *rtk_out_md_esc(const char *s)
+{
+	static char *ring[16];
+	static unsigned next;
+	char **slot = &ring[next++ % 16];
+	free(*slot);
+	*slot = rtk_out_md_escape(s ? s : "");
+	return *slot ? *slot : "(out of memory)";
+}
+
+/* text as it goes to a terminal: every control character but newline and tab shown, never sent. */
+static void write_visible(const char *text, size_t len, FILE *out)
+{
+	size_t from = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n' || text[i] == '\t' || !is_control_at(text, i, len))
+			continue;
+		struct rtk_strbuf b = { 0 };
+		fwrite(text + from, 1, i - from, out);
+		put_visible_control(&b, text, &i, len);
+		fwrite(b.s ? b.s : "", 1, b.len, out);
+		rtk_strbuf_free(&b);
+		from = i + 1;
+	}
+	fwrite(text + from, 1, len - from, out);
+}
+
 struct rtk_out_md {
 	struct rtk_strbuf text;
 };
@@ -458,10 +520,18 @@ int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_ren
 	}
 	size_t len;
 	const char *text = rtk_out_md_text(md, &len);
-	if (isatty(fileno(out)))
-		rtk_out_md_fold(text, len, terminal_width(fileno(out)), out);
-	else
-		fwrite(text, 1, len, out);
+	/* markdown is read on a terminal: no string in it may send an escape sequence; there it is also folded */
+	char *folded = NULL;
+	size_t folded_len = 0;
+	FILE *mem = isatty(fileno(out)) ? open_memstream(&folded, &folded_len) : NULL;
+	if (mem) {
+		rtk_out_md_fold(text, len, terminal_width(fileno(out)), mem);
+		fclose(mem);
+		write_visible(folded, folded_len, out);
+		free(folded);
+	} else {
+		write_visible(text, len, out);
+	}
 	rtk_out_md_free(md);
 	return 0;
 }

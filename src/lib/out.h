@@ -64,6 +64,18 @@ void rtk_out_cell(const struct rtk_out_cells *c, const char *fmt, ...) __attribu
  */
 char *rtk_out_md_flat(const char *s);
 
+/*
+ * The one escape for a string from outside (a commit subject, a task, agent or step name, a checklist
+ * item, a reason quoting any of them) in rtk's markdown: every ASCII punctuation mark markdown acts
+ * on (\ ` * _ [ ] < > # | ! ~ &) gets a backslash, so no raw HTML (<img src=...>), link, emphasis or
+ * table cell comes of it, and every control character is shown in caret notation (^J for a newline,
+ * ^[ for ESC; <U+009B> for a C1 control), so it can neither start a line of its own (a forged
+ * "# Verdict: PASS") nor reach a terminal as an escape sequence. malloc'd; NULL when out of memory.
+ */
+char *rtk_out_md_escape(const char *s);
+/* rtk_out_md_escape for a renderer's printf arguments: kept in a ring of 16, each freed when its slot comes round again. */
+const char *rtk_out_md_esc(const char *s);
+
 /* Formats a double for people: "n/a" for NaN, else printf("%.*f"). Uses a small ring of buffers. */
 const char *rtk_out_md_num(double v, int decimals);
 /* A p-value for people: "< 0.0001" rather than a row of zeros, "n/a" for NaN. */

@@ -30,7 +30,7 @@ static int resolve_plan(struct loop_state *st)
 	size_t len;
 	if (st->o->plan)
 		return (st->plan = strdup(st->o->plan)) ? 0 : rtk_oom();
-	if (rtk_fs_read_file(LOOP_ACTIVE_FILE, &text, &len))
+	if (rtk_fs_read_regular(LOOP_ACTIVE_FILE, &text, &len))
 		return rtk_fail(RTK_EXIT_USAGE, "no plan: give --plan FILE, or name the plan in %s (%s)", LOOP_ACTIVE_FILE,
 				rtk_error_message());
 	len = strcspn(text, "\r\n");
@@ -51,7 +51,7 @@ static int check_plan(struct loop_state *st)
 	struct checklist *cl = &st->start;
 	char *text;
 	size_t len;
-	int rc = rtk_fs_read_file(st->plan, &text, &len);
+	int rc = rtk_fs_read_regular(st->plan, &text, &len);
 	if (rc)
 		return rtk_fail(RTK_EXIT_USAGE, "%s", rtk_error_message());
 	rc = checklist_parse(text, len, cl);
@@ -178,7 +178,7 @@ static bool read_plan(struct loop_state *st, struct loop_round *r, struct checkl
 {
 	char *text;
 	size_t len;
-	int rc = rtk_fs_read_file(st->plan, &text, &len);
+	int rc = rtk_fs_read_regular(st->plan, &text, &len);
 	if (rc) {
 		stop(st, "plan_missing", RTK_EXIT_FAILURE, "the plan vanished or became unreadable %s round %ld: %s", when, r->n,
 		     rtk_error_message());
@@ -196,19 +196,23 @@ static bool read_plan(struct loop_state *st, struct loop_round *r, struct checkl
 /* A dirty work tree is stashed before the agent starts, so its diff is its own. */
 static bool stash_if_dirty(struct loop_state *st, struct loop_round *r, git_repository *repo)
 {
-	char msg[128];
+	char msg[128], *aside = NULL;
 	size_t dirty;
 	int rc = loop_repo_mark(repo, &r->mark);
 	if (!rc)
 		rc = loop_repo_changed(repo, "HEAD", st->plan_rel, &dirty);
 	if (!rc && dirty) {
 		snprintf(msg, sizeof(msg), "rtk loop round %ld %s", r->n, st->run_id);
-		if (!(rc = loop_repo_stash(repo, msg, st->plan, r->stash))) {
+		/* the plan waits in rtk's ignored folder while the stash is made */
+		if (asprintf(&aside, "%s/plan-round-%ld.aside", st->log_dir, r->n) < 0)
+			rc = rtk_oom(), aside = NULL;
+		else if (!(rc = loop_repo_stash(repo, msg, st->plan, st->plan_rel, aside, r->stash))) {
 			st->stashes++;
 			note(st, "round %ld: stashed %zu uncommitted change%s as %s; restore with: git stash apply %s", r->n, dirty,
 			     dirty == 1 ? "" : "s", r->stash, r->stash);
 		}
 	}
+	free(aside);
 	if (rc)
 		stop(st, "error", rc, "round %ld: %s", r->n, rtk_error_message());
 	return rc == 0;

@@ -99,11 +99,15 @@ int loop_repo_head_kept(git_repository *repo, const git_oid *from, bool *kept);
 int loop_repo_commits_since(git_repository *repo, const git_oid *from, struct gitx_paths *list);
 
 /*
- * Stashes the work tree, untracked files included, as "message" (git stash push -u -m), and
- * writes the plan's text back when the stash took it along, so the agent's ticks stay put. *sha gets
- * the stash commit. 0, or RTK_EXIT_FAILURE with the reason.
+ * Stashes the work tree, untracked files included, as "message" (git stash push -u -m), all but the
+ * plan: a plan that differs from HEAD's (new and untracked, or edited) is moved aside to the file
+ * aside (in rtk's ignored folder) for the stash, with HEAD's version in its place when it has one,
+ * and moved back after, so the stash never holds the plan and the agent's ticks stay put. plan_rel
+ * is the plan's path in the work tree (NULL: outside it, never stashed). *sha gets the stash commit.
+ * 0, or RTK_EXIT_FAILURE with the reason.
  */
-int loop_repo_stash(git_repository *repo, const char *message, const char *plan, char sha[41]);
+int loop_repo_stash(git_repository *repo, const char *message, const char *plan, const char *plan_rel, const char *aside,
+		    char sha[41]);
 
 /* The plan's path relative to the repository's work tree, malloc'd; NULL when it lies outside. */
 char *loop_repo_relpath(git_repository *repo, const char *path);

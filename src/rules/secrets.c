@@ -286,6 +286,44 @@ static double entropy_of(const char *s, size_t n)
  * clears the pattern's entropy floor; start is SIZE_MAX for none. When PCRE2 gives up on the text (its match
  * limit), the rest of it counts as a match: nothing unscanned is let out.
  */
+/* The length of rtk's own marker ("[REDACTED:openai_key]", the replacement with a rule's name) at text[at], or 0. */
+static size_t marker_at(const struct secrets *s, const char *text, size_t len, size_t at)
+{
+	const char *hole = strstr(s->replacement, "{name}"), *suffix = hole ? hole + 6 : "";
+	size_t pre = hole ? (size_t)(hole - s->replacement) : strlen(s->replacement), sl = strlen(suffix);
+	if (!pre || len - at < pre || memcmp(text + at, s->replacement, pre))
+		return 0;
+	if (!hole)
+		return pre;
+	for (size_t i = 0; i < s->n; i++) {
+		size_t nl = strlen(s->patterns[i].name);
+		if (len - at >= pre + nl + sl && !memcmp(text + at + pre, s->patterns[i].name, nl) &&
+		    !memcmp(text + at + pre + nl, suffix, sl))
+			return pre + nl + sl;
+	}
+	return 0;
+}
+
+/*
+ * Whether text[at] lies in one of rtk's own markers. A match starting there is passed over, so text
+ * redacted once comes through a second redaction as it is ("TAVILY_API_KEY=[REDACTED:openai_key]"
+ * is not redacted again as a search_api_credential): redaction is idempotent.
+ */
+static bool inside_marker(const struct secrets *s, const char *text, size_t len, size_t at)
+{
+	size_t longest = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (strlen(s->patterns[i].name) > longest)
+			longest = strlen(s->patterns[i].name);
+	longest += strlen(s->replacement);
+	for (size_t b = at + 1; b-- > 0 && at - b < longest;) {
+		size_t m = text[b] == s->replacement[0] ? marker_at(s, text, len, b) : 0;
+		if (m && b + m > at)
+			return true;
+	}
+	return false;
+}
+
 static void pattern_next(const struct secrets *s, size_t i, const struct secret_view *v, size_t at, struct secret_hit *out)
 {
 	const struct secret_pattern *p = &s->patterns[i];
@@ -300,9 +338,10 @@ static void pattern_next(const struct secrets *s, size_t i, const struct secret_
 			out->start = SIZE_MAX;
 			return;
 		}
-		if (out->end > out->start && (!p->entropy || entropy_of(v->text + out->start, out->end - out->start) >= p->entropy))
+		if (out->end > out->start && (!p->entropy || entropy_of(v->text + out->start, out->end - out->start) >= p->entropy) &&
+		    !inside_marker(s, v->text, v->len, out->start))
 			return;
-		/* empty (an override's pattern that can match nothing), or too uniform to be a key: look again just after */
+		/* empty (an override's pattern that can match nothing), too uniform to be a key, or rtk's own marker: look again just after */
 		at = out->start + 1;
 	}
 }

@@ -2,21 +2,18 @@
 #include "config.h"
 #include "plan.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/sha256.h"
 #include "lib/strbuf.h"
+#include "lib/strmap.h"
 #include "lib/yamlx.h"
 #include "schema/shipped.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* Plans are written by a person or an agent: a megabyte is far past any real one. */
-enum { PLAN_MAX_BYTES = 1 << 20 };
 
 static char *copy_string(const cJSON *obj, const char *key)
 {
@@ -73,31 +70,12 @@ static int copy_plan(const cJSON *doc, struct plan *p)
 	return 0;
 }
 
+/* The plan file through the reader for planted files; a refusal is PLAN_INVALID, a missing file PLAN_MISSING. */
 static int read_plan_text(const char *path, char **text, size_t *len, enum plan_problem *problem)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t got;
-	if (fd < 0) {
-		*problem = errno == ENOENT ? PLAN_MISSING : PLAN_INVALID;
-		return rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
-	}
-	*problem = PLAN_INVALID;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PLAN_MAX_BYTES) {
-		close(fd);
-		return rtk_fail(RTK_EXIT_FAILURE, "%s: not a regular file of at most %d bytes", path, PLAN_MAX_BYTES);
-	}
-	if (!(*text = malloc((size_t)st.st_size + 1))) {
-		close(fd);
-		return rtk_oom();
-	}
-	for (*len = 0; *len < (size_t)st.st_size; *len += (size_t)got) {
-		if ((got = read(fd, *text + *len, (size_t)st.st_size - *len)) <= 0)
-			break;
-	}
-	close(fd);
-	(*text)[*len] = '\0';
-	return 0;
+	int rc = rtk_fs_read_regular(path, text, len);
+	*problem = rc && errno == ENOENT ? PLAN_MISSING : PLAN_INVALID;
+	return rc ? RTK_EXIT_FAILURE : 0;
 }
 
 /* Parsed, schema-checked JSON of the plan file. */
@@ -189,48 +167,78 @@ void plan_free(struct plan *p)
 	free(p);
 }
 
-/* The index of the step called id, or nsteps. Plans are small: a scan is enough. */
-static size_t step_index(const struct plan *p, const char *id)
+/*
+ * The plan's dependencies as indices, built once: ids through a hash map, so a plan of thousands of
+ * steps (an agent may write one) is ordered in time linear in its steps and dependencies.
+ */
+struct plan_graph {
+	size_t n;
+	size_t *dep_at, *deps;   /* step i's dependencies: deps[dep_at[i] .. dep_at[i + 1]) */
+	size_t *user_at, *users; /* the steps that depend on step i: users[user_at[i] .. user_at[i + 1]) */
+	size_t *waiting;         /* how many of step i's dependencies are not placed yet */
+};
+
+static void graph_free(struct plan_graph *g)
 {
-	size_t i;
-	for (i = 0; i < p->nsteps; i++)
-		if (!strcmp(p->steps[i].id, id))
-			break;
-	return i;
+	free(g->dep_at);
+	free(g->deps);
+	free(g->user_at);
+	free(g->users);
+	free(g->waiting);
 }
 
-static int check_ids(const struct plan *p)
+/* The ids in a map (value: index + 1); a repeated id is an error naming both steps. */
+static int map_ids(const struct plan *p, struct rtk_strmap *ids)
 {
 	for (size_t i = 0; i < p->nsteps; i++) {
-		const struct plan_step *st = &p->steps[i];
-		if (step_index(p, st->id) != i)
-			return rtk_fail(RTK_EXIT_FAILURE, "step '%s' (step %zu) repeats the id of step %zu", st->id,
-					i + 1, step_index(p, st->id) + 1);
-		for (size_t d = 0; d < st->ndepends_on; d++)
-			if (step_index(p, st->depends_on[d]) == p->nsteps)
-				return rtk_fail(RTK_EXIT_FAILURE, "step '%s' depends on '%s', which is not a step",
-						st->id, st->depends_on[d]);
+		const char *id = p->steps[i].id;
+		size_t first = (size_t)(uintptr_t)rtk_strmap_get(ids, id, strlen(id));
+		if (first)
+			return rtk_fail(RTK_EXIT_FAILURE, "step '%s' (step %zu) repeats the id of step %zu", id, i + 1, first);
+		if (rtk_strmap_put(ids, id, strlen(id), (void *)(uintptr_t)(i + 1)))
+			return rtk_oom();
 	}
 	return 0;
 }
 
-/* Whether every dependency of step i is already in done[]. */
-static bool step_ready(const struct plan *p, size_t i, const bool *done)
+/* Resolves every depends_on through ids (an unknown one is an error) and links each step to its users. */
+static int graph_build(const struct plan *p, const struct rtk_strmap *ids, struct plan_graph *g)
 {
-	const struct plan_step *st = &p->steps[i];
-	for (size_t d = 0; d < st->ndepends_on; d++)
-		if (!done[step_index(p, st->depends_on[d])])
-			return false;
-	return true;
+	size_t n = p->nsteps, edges = 0, k = 0;
+	for (size_t i = 0; i < n; i++)
+		edges += p->steps[i].ndepends_on;
+	g->n = n;
+	if (!(g->dep_at = calloc(n + 1, sizeof(size_t))) || !(g->deps = calloc(edges + 1, sizeof(size_t))) ||
+	    !(g->user_at = calloc(n + 2, sizeof(size_t))) || !(g->users = calloc(edges + 1, sizeof(size_t))) ||
+	    !(g->waiting = calloc(n + 1, sizeof(size_t))))
+		return rtk_oom();
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_step *st = &p->steps[i];
+		g->dep_at[i] = k;
+		for (size_t d = 0; d < st->ndepends_on; d++) {
+			size_t at = (size_t)(uintptr_t)rtk_strmap_get(ids, st->depends_on[d], strlen(st->depends_on[d]));
+			if (!at)
+				return rtk_fail(RTK_EXIT_FAILURE, "step '%s' depends on '%s', which is not a step", st->id, st->depends_on[d]);
+			g->deps[k++] = at - 1;
+			g->user_at[at + 1]++; /* counted at at + 1, summed below into where each step's users start */
+		}
+		g->waiting[i] = st->ndepends_on;
+	}
+	g->dep_at[n] = k;
+	for (size_t i = 0; i < n; i++)
+		g->user_at[i + 1] += g->user_at[i];
+	for (size_t i = 0; i < n; i++) /* user_at[d + 1] walks forward as d's users are filled in */
+		for (size_t e = g->dep_at[i]; e < g->dep_at[i + 1]; e++)
+			g->users[g->user_at[g->deps[e] + 1]++] = i;
+	return 0;
 }
 
 /* The first dependency of step i not yet placed (there is one: i is not ready). */
-static size_t blocking_dependency(const struct plan *p, size_t i, const bool *done)
+static size_t blocking_dependency(const struct plan_graph *g, size_t i, const bool *done)
 {
-	const struct plan_step *st = &p->steps[i];
-	for (size_t d = 0; d < st->ndepends_on; d++)
-		if (!done[step_index(p, st->depends_on[d])])
-			return step_index(p, st->depends_on[d]);
+	for (size_t e = g->dep_at[i]; e < g->dep_at[i + 1]; e++)
+		if (!done[g->deps[e]])
+			return g->deps[e];
 	RTK_BUG("step %zu has no unplaced dependency", i);
 }
 
@@ -238,7 +246,7 @@ static size_t blocking_dependency(const struct plan *p, size_t i, const bool *do
  * No unplaced step is ready, so following unplaced dependencies from any of them must loop: after
  * nsteps hops we stand on the cycle, and one more lap names it ("A -> B -> A").
  */
-static int fail_cycle(const struct plan *p, const bool *done)
+static int fail_cycle(const struct plan *p, const struct plan_graph *g, const bool *done)
 {
 	struct rtk_strbuf path = { 0 };
 	size_t start = 0, i;
@@ -246,9 +254,9 @@ static int fail_cycle(const struct plan *p, const bool *done)
 	while (done[start])
 		start++;
 	for (size_t hop = 0; hop < p->nsteps; hop++)
-		start = blocking_dependency(p, start, done);
+		start = blocking_dependency(g, start, done);
 	rtk_strbuf_puts(&path, p->steps[start].id);
-	for (i = blocking_dependency(p, start, done);; i = blocking_dependency(p, i, done)) {
+	for (i = blocking_dependency(g, start, done);; i = blocking_dependency(g, i, done)) {
 		rtk_strbuf_printf(&path, " -> %s", p->steps[i].id);
 		if (i == start)
 			break;
@@ -260,29 +268,60 @@ static int fail_cycle(const struct plan *p, const bool *done)
 	return rc;
 }
 
+/* A min-heap of step indices: of the steps that are ready, the one first in the plan comes out first. */
+static void heap_push(size_t *heap, size_t *n, size_t v)
+{
+	size_t i = (*n)++;
+	for (; i && heap[(i - 1) / 2] > v; i = (i - 1) / 2)
+		heap[i] = heap[(i - 1) / 2];
+	heap[i] = v;
+}
+
+static size_t heap_pop(size_t *heap, size_t *n)
+{
+	size_t top = heap[0], last = heap[--*n], i = 0;
+	for (size_t c; (c = 2 * i + 1) < *n; i = c) {
+		if (c + 1 < *n && heap[c + 1] < heap[c])
+			c++;
+		if (heap[c] >= last)
+			break;
+		heap[i] = heap[c];
+	}
+	heap[i] = last;
+	return top;
+}
+
+/*
+ * Kahn's algorithm: a step is placed once all its dependencies are, and among the steps ready at once
+ * the first in the plan goes first, so a plan without dependencies runs as written.
+ */
 int plan_order(const struct plan *p, size_t *order)
 {
+	struct rtk_strmap *ids = rtk_strmap_new();
+	struct plan_graph g = { 0 };
 	bool *done = calloc(p->nsteps ? p->nsteps : 1, sizeof(*done));
-	size_t placed = 0;
+	size_t *ready = calloc(p->nsteps ? p->nsteps : 1, sizeof(*ready)), nready = 0, placed = 0;
 	int rc = 0;
-	if (!done)
-		return rtk_oom();
-	if ((rc = check_ids(p)))
-		goto out;
-	/* Each pass places the first ready step in plan order: quadratic, and plans have tens of steps. */
-	while (placed < p->nsteps) {
-		size_t i;
-		for (i = 0; i < p->nsteps; i++)
-			if (!done[i] && step_ready(p, i, done))
-				break;
-		if (i == p->nsteps) {
-			rc = fail_cycle(p, done);
-			goto out;
-		}
+	if (!ids || !done || !ready)
+		rc = rtk_oom();
+	else if (!(rc = map_ids(p, ids)))
+		rc = graph_build(p, ids, &g);
+	for (size_t i = 0; !rc && i < p->nsteps; i++)
+		if (!g.waiting[i])
+			heap_push(ready, &nready, i);
+	while (!rc && nready) {
+		size_t i = heap_pop(ready, &nready);
 		done[i] = true;
 		order[placed++] = i;
+		for (size_t u = g.user_at[i]; u < g.user_at[i + 1]; u++)
+			if (--g.waiting[g.users[u]] == 0)
+				heap_push(ready, &nready, g.users[u]);
 	}
-out:
+	if (!rc && placed < p->nsteps)
+		rc = fail_cycle(p, &g, done);
+	graph_free(&g);
+	rtk_strmap_free(ids);
+	free(ready);
 	free(done);
 	return rc;
 }

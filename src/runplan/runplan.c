@@ -12,8 +12,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Whether text holds a secret. Trusted: it comes from the plan, the one text a person wrote (see plan_holds_secret). */
@@ -44,7 +46,7 @@ static bool plan_file_holds_secret(const struct runplan_attempt *a)
 	char *text;
 	size_t len;
 	bool found;
-	if (rtk_fs_read_file(a->o->plan, &text, &len))
+	if (rtk_fs_read_regular(a->o->plan, &text, &len))
 		return false;
 	found = plan_text_holds_secret(a, text, len);
 	free(text);
@@ -160,16 +162,40 @@ static bool make_sandbox(struct runplan_attempt *a)
 	return true;
 }
 
+/*
+ * The run's own folder, made new: a run_id that an earlier run used (the plan's, again, or a planner
+ * that kept it) becomes RUN_ID-2, -3, ..., so no run ever writes into another's evidence.
+ */
 static bool make_run_dir(struct runplan_attempt *a)
 {
-	if (asprintf(&a->run_dir, "%s/reflectloop/runs/%s", a->o->state_dir, a->run_id) < 0) {
-		a->run_dir = NULL;
-		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "out of memory");
+	enum { MAX_REPEATS = 9999 };
+	size_t base = strlen(a->run_id);
+	char *runs = NULL;
+	int made = -1, err = ENOMEM;
+	/* the state folder is the user's; below it, no link (a re-plan command's, say) is followed */
+	if (asprintf(&runs, "%s/reflectloop/runs", a->o->state_dir) < 0 || rtk_fs_mkdir_p(a->o->state_dir, 0755) ||
+	    rtk_fs_mkdir_within(a->o->state_dir, runs, 0755)) {
+		runplan_set_error(a, "SANDBOX_CREATE_FAILED", RTK_EXIT_FAILURE, "%s", runs ? rtk_error_message() : "out of memory");
+		free(runs);
 		return false;
 	}
-	/* the state folder is the user's; below it, no link (a re-plan command's, say) is followed */
-	if (rtk_fs_mkdir_p(a->o->state_dir, 0755) || rtk_fs_mkdir_within(a->o->state_dir, a->run_dir, 0755)) {
-		runplan_set_error(a, "SANDBOX_CREATE_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
+	for (int n = 1; made != 0 && n <= MAX_REPEATS; n++) {
+		if (n > 1)
+			snprintf(a->run_id + base, sizeof(a->run_id) - base, "-%d", n);
+		free(a->run_dir);
+		if (asprintf(&a->run_dir, "%s/%s", runs, a->run_id) < 0) {
+			a->run_dir = NULL;
+			break;
+		}
+		if ((made = mkdir(a->run_dir, 0755)) != 0 && (err = errno) != EEXIST)
+			break;
+	}
+	free(runs);
+	if (made != 0) {
+		runplan_set_error(a, "SANDBOX_CREATE_FAILED", RTK_EXIT_FAILURE, "cannot make a folder for run %s: %s", a->run_id,
+				  strerror(err));
+		free(a->run_dir);
+		a->run_dir = NULL;
 		return false;
 	}
 	return true;
@@ -193,12 +219,15 @@ static void attempt_run(struct runplan_attempt *a)
 
 static void attempt_finish(struct runplan_attempt *a)
 {
+	bool kept = false;
 	if (a->run_dir && runplan_write_evidence(a) && !a->error_code)
 		runplan_set_error(a, "STEP_FAILED", RTK_EXIT_FAILURE, "%s", rtk_error_message());
-	if (a->error_code && strcmp(a->error_code, "LATCHED") && runplan_latch_write(a->o->latch, a))
+	if (a->error_code && strcmp(a->error_code, "LATCHED") && runplan_latch_write(a->o->latch, a, &kept))
 		rtk_warn("%s", rtk_error_message());
+	else if (a->error_code && strcmp(a->error_code, "LATCHED") && kept)
+		rtk_warn("the latch %s was set by another failure meanwhile: its reason is kept, not this run's", a->o->latch);
 	else if (a->error_code && strcmp(a->error_code, "LATCHED"))
-		cJSON_AddItemToArray(a->written, cJSON_CreateString(a->o->latch));
+		cJSON_AddItemToArray(a->written, cJSON_CreateString(a->o->latch)), a->latched = true;
 	if (a->sb && !a->o->keep_sandbox && sandbox_remove(a->sb))
 		rtk_warn("%s", rtk_error_message());
 }
@@ -374,7 +403,7 @@ static bool replanned(const struct runplan_opts *o, struct runplan_attempt *a, c
 {
 	char hash[65], *text;
 	size_t len;
-	if (!replan(o, a) || rtk_fs_read_file(o->plan, &text, &len))
+	if (!replan(o, a) || rtk_fs_read_regular(o->plan, &text, &len))
 		return false;
 	rtk_sha256_hex(text, len, hash);
 	free(text);
@@ -414,7 +443,8 @@ int runplan_run(const struct runplan_opts *o, cJSON **result)
 		bool again = may_replan(o, &a, retries);
 		attempt_finish(&a);
 		cJSON_AddItemToArray(attempts, attempt_summary(&a));
-		if (!again || !replanned(o, &a, attempts))
+		/* a latch another failure set meanwhile is that failure's to clear, not the planner's */
+		if (!again || !a.latched || !replanned(o, &a, attempts))
 			break;
 		attempt_free(&a);
 	}

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,16 +50,48 @@ void runplan_set_error(struct runplan_attempt *a, const char *code, int exit, co
 }
 
 /*
+ * Writes path only when nothing is there yet: a whole temporary file in its folder, fsynced, then
+ * link(2), which never replaces. *taken says path existed (0 is returned, nothing written).
+ */
+static int write_new_file(const char *path, const char *data, size_t len, bool *taken)
+{
+	char *temp = NULL;
+	int fd, rc = 0;
+	*taken = false;
+	if (asprintf(&temp, "%s.XXXXXX", path) < 0)
+		return rtk_oom();
+	if ((fd = mkstemp(temp)) < 0) {
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+		free(temp);
+		return rc;
+	}
+	if (rtk_fs_write_all(fd, data, len) || fsync(fd))
+		rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	close(fd);
+	if (!rc && link(temp, path) != 0) {
+		if (errno == EEXIST)
+			*taken = true;
+		else
+			rc = rtk_fail_errno(RTK_EXIT_FAILURE, errno, "%s", path);
+	}
+	unlink(temp);
+	free(temp);
+	return rc;
+}
+
+/*
  * Checks value against the shipped schema, then writes it (YAML or JSON) atomically to path. Every
  * string of it is redacted first (a's rules): the reason and the plan's strings were already, and
  * this is the last door before a file, should anything else ever quote a step or a plan. Bytes that
  * are not UTF-8 (a step's output in the tail, a path in a reason) then become U+FFFD: JSON and YAML
  * cannot hold them, and the evidence must be written whatever a step printed.
+ *
+ * With taken, the file is made only where none is, and *taken says one was (see write_new_file).
  */
 /* root: the folder path must stay in (the state folder, where a re-plan command or an unisolated step may
  * have put links: none is followed), or NULL for a file the user named (the latch). */
-static int write_checked(const struct runplan_attempt *a, const char *root, const char *path, const char *schema_rel,
-			 cJSON *value, bool yaml)
+static int write_checked_as(const struct runplan_attempt *a, const char *root, const char *path, const char *schema_rel,
+			    cJSON *value, bool yaml, bool *taken)
 {
 	struct shipped_schema *schema;
 	char *why, *text = NULL;
@@ -84,9 +117,15 @@ static int write_checked(const struct runplan_attempt *a, const char *root, cons
 	else
 		rc = rtk_oom();
 	if (!rc)
-		rc = rtk_fs_write_file_atomic_within(root, path, text, len);
+		rc = taken ? write_new_file(path, text, len, taken) : rtk_fs_write_file_atomic_within(root, path, text, len);
 	free(text);
 	return rc;
+}
+
+static int write_checked(const struct runplan_attempt *a, const char *root, const char *path, const char *schema_rel,
+			 cJSON *value, bool yaml)
+{
+	return write_checked_as(a, root, path, schema_rel, value, yaml, NULL);
 }
 
 /* path's folder made; within root (made itself first, as the user's) when root is not NULL. */
@@ -136,11 +175,12 @@ static cJSON *envelope(const struct runplan_attempt *a, cJSON *read, cJSON *writ
 
 /* --- the latch ----------------------------------------------------------------------------------- */
 
-int runplan_latch_write(const char *path, const struct runplan_attempt *a)
+int runplan_latch_write(const char *path, const struct runplan_attempt *a, bool *kept)
 {
 	cJSON *latch = cJSON_CreateObject();
 	char now[RTK_TIME_BUFSZ];
 	int rc;
+	*kept = false;
 	rtk_time_format(rtk_time_now(), now);
 	cJSON_AddNumberToObject(latch, "pid", getpid());
 	cJSON_AddStringToObject(latch, "created_at", now);
@@ -149,7 +189,8 @@ int runplan_latch_write(const char *path, const struct runplan_attempt *a)
 	cJSON_AddStringToObject(latch, "run_id", a->run_id);
 	rc = make_parent(NULL, path);
 	if (!rc)
-		rc = write_checked(a, NULL, path, "schemas/latch.v1.schema.json", latch, false);
+		/* never over a latch already there: the first failure's reason is the one a person must read */
+		rc = write_checked_as(a, NULL, path, "schemas/latch.v1.schema.json", latch, false, kept);
 	cJSON_Delete(latch);
 	return rc;
 }
@@ -161,7 +202,7 @@ int runplan_unlatch(const char *path, cJSON **contents)
 	*contents = NULL;
 	if (access(path, F_OK) && errno == ENOENT)
 		return 0;
-	if (rtk_fs_read_file(path, &text, &len))
+	if (rtk_fs_read_regular(path, &text, &len))
 		return RTK_EXIT_FAILURE;
 	/* JSON only when the whole text is (text[len] is the NUL read_file adds): "2 tests fail" is no 2 */
 	*contents = cJSON_ParseWithLengthOpts(text, len + 1, NULL, true);

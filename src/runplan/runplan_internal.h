@@ -66,6 +66,7 @@ struct runplan_attempt {
 	int exit;
 	cJSON *env_status;
 	cJSON *written, *read;       /* artifact paths */
+	bool latched;                /* this attempt wrote the latch (another failure's latch is never replaced) */
 };
 
 /* runplan_rules.c */
@@ -79,7 +80,8 @@ cJSON *runplan_env_status(const struct plan *p);
 void runplan_tail_free(struct runplan_tail *t);
 
 /* runplan_files.c */
-int runplan_latch_write(const char *path, const struct runplan_attempt *a);
+/* Writes the latch unless one is there already: then *kept is true and the first failure's latch stays. */
+int runplan_latch_write(const char *path, const struct runplan_attempt *a, bool *kept);
 int runplan_write_evidence(struct runplan_attempt *a);
 cJSON *runplan_attempt_json(const struct runplan_attempt *a);
 int runplan_write_state(const struct runplan_opts *o, const struct runplan_attempt *last, cJSON *attempts);

@@ -22,6 +22,7 @@ struct step_io {
 	int log;
 	bool leaked, write_failed;
 	struct secrets_stream redact; /* a secret that straddles proc's cut of a long line is still found */
+	struct proc_batch batch;      /* the lines of one read, redacted and written at once */
 };
 
 /* --- the tail of the output, for the blocker ----------------------------------------------------- */
@@ -105,23 +106,104 @@ static bool log_redacted(struct step_io *io, const char *text, size_t len, unsig
 	return found > 0;
 }
 
+/* Where the last want lines of text[0..len) start (each ends in '\n', but a last cut piece need not). */
+static size_t last_lines_start(const char *text, size_t len, size_t want)
+{
+	size_t at = len, seen = 0;
+	if (!want)
+		return len;
+	if (at && text[at - 1] == '\n')
+		at--; /* the last line's own newline */
+	for (; at > 0; at--)
+		if (text[at - 1] == '\n' && ++seen == want)
+			return at;
+	return 0;
+}
+
+/*
+ * A batch's redacted text (its lines each end in '\n', a cut last piece does not): logged in one
+ * write, its last lines kept for the blocker, every line handed on.
+ */
+static void log_batch(struct step_io *io, const char *clean, size_t len)
+{
+	struct runplan_tail *t = &io->a->tail;
+	bool each = io->a->o->on_line != NULL;
+	size_t from = last_lines_start(clean, len, t->max); /* earlier lines could not stay in the tail */
+	log_write(io, clean, len, false);
+	for (size_t at = each ? 0 : from; at < len;) {
+		const char *nl = memchr(clean + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - clean) : len;
+		if (at >= from)
+			tail_push(t, clean + at, end - at);
+		if (each)
+			io->a->o->on_line(io->a->o->user, io->step_id, clean + at, end - at);
+		at = end + 1;
+	}
+}
+
+/*
+ * A batch that held a secret, again piece by piece from the stream's state before it, into *upto: up
+ * to the end of the line that held the secret, as the step is stopped there. false when no single
+ * piece holds it (a match that spans lines): then the whole batch's redaction is what is logged.
+ * Rare (it ends the step), so it need not be fast.
+ */
+static bool replay_to_secret(struct step_io *io, const char *text, size_t len, bool cut, struct rtk_strbuf *upto)
+{
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len, out_len;
+		bool piece_cut = !nl && cut;
+		unsigned found = 0;
+		char *clean = secrets_stream_redact(&io->redact, text + at, end - at, piece_cut, &out_len, &found);
+		if (!clean)
+			return false;
+		rtk_strbuf_put(upto, clean, out_len);
+		if (!piece_cut)
+			rtk_strbuf_put(upto, "\n", 1);
+		free(clean);
+		if (found)
+			return !upto->failed;
+		at = end + 1;
+	}
+	return false;
+}
+
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
 	struct step_io *io = user;
-	bool cut = flags & PROC_LINE_CUT;
+	struct secrets_stream before = io->redact;
+	enum proc_verdict verdict = PROC_CONTINUE;
 	unsigned found = 0;
 	size_t out_len;
-	char *clean = secrets_stream_redact(&io->redact, line, len, cut, &out_len, &found);
+	char *clean = NULL;
 	(void)stream;
+	if (!proc_batch_add(&io->batch, line, len, flags))
+		return PROC_CONTINUE;
+	before.carry = (struct rtk_strbuf){ 0 };
+	rtk_strbuf_put(&before.carry, io->redact.carry.s, io->redact.carry.len);
+	if (!io->batch.text.failed && !before.carry.failed)
+		clean = secrets_stream_redact(&io->redact, io->batch.text.s, io->batch.text.len, io->batch.cut, &out_len, &found);
 	if (!clean) {
 		io->leaked = io->write_failed = true; /* fail closed */
-		return PROC_STOP;
-	}
-	log_clean(io, clean, out_len, !cut);
-	free(clean);
-	if (found)
+		verdict = PROC_STOP;
+	} else if (found) {
+		struct rtk_strbuf upto = { 0 };
 		io->leaked = true;
-	return found ? PROC_STOP : PROC_CONTINUE;
+		verdict = PROC_STOP;
+		secrets_stream_free(&io->redact);
+		io->redact = before, before.carry = (struct rtk_strbuf){ 0 };
+		if (replay_to_secret(io, io->batch.text.s, io->batch.text.len, io->batch.cut, &upto))
+			log_batch(io, upto.s, upto.len);
+		else
+			log_batch(io, clean, out_len);
+		rtk_strbuf_free(&upto);
+	} else {
+		log_batch(io, clean, out_len);
+	}
+	free(clean);
+	rtk_strbuf_free(&before.carry);
+	proc_batch_clear(&io->batch);
+	return verdict;
 }
 
 /* --- isolation ----------------------------------------------------------------------------------- */
@@ -305,6 +387,7 @@ static bool run_step(struct runplan_attempt *a, const struct plan_step *st, stru
 	a->failed_step = ok ? NULL : st;
 	tail_straighten(&a->tail);
 	secrets_stream_free(&io.redact);
+	proc_batch_free(&io.batch);
 	close(io.log);
 	if (cwd_fd >= 0)
 		close(cwd_fd);

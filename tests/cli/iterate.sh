@@ -525,6 +525,24 @@ bad "a milestone id git refuses in a branch name (m.lock)" .anima/milestones/ord
 bad "a milestone id git refuses in a branch name (m.)" .anima/milestones/order.json "cp .anima/milestones/M1.json '.anima/milestones/m..json' && jq '. + [\"m.\"]' .anima/milestones/order.json > o && mv o .anima/milestones/order.json"
 bad "a milestone's file is missing" .anima/milestones/M1.json "rm .anima/milestones/M1.json"
 bad "a milestone's status is unknown" .anima/milestones/M1.json "jq '.status = \"started\"' .anima/milestones/M1.json > m && mv m .anima/milestones/M1.json"
+# Files an agent can plant (issue 27, item 16): never waited on, never read past the size limit, never a log outside .anima/logs.
+bad "state.json is a FIFO" ".anima/state.json: not a regular file (a FIFO)" "rm .anima/state.json && mkfifo .anima/state.json"
+bad "config.json is a FIFO" ".anima/config.json: not a regular file (a FIFO)" "rm .anima/config.json && mkfifo .anima/config.json"
+bad "a milestone's file is a FIFO" ".anima/milestones/M1.json: not a regular file (a FIFO)" "rm .anima/milestones/M1.json && mkfifo .anima/milestones/M1.json"
+bad "a milestone's .md is a FIFO" ".anima/milestones/M1.md: not a regular file (a FIFO)" "rm .anima/milestones/M1.md && mkfifo .anima/milestones/M1.md"
+bad "config.json past the size limit is refused unread" ".anima/config.json: more than 67108864 bytes" "truncate -s 65M .anima/config.json"
+bad "state.json names a developer_log outside .anima/logs" \
+	".anima/state.json: developer_log \"../../etc/passwd\" is not a log under .anima/logs/: refused" \
+	"jq '.developer_log = \"../../etc/passwd\"' .anima/state.json > s && mv s .anima/state.json"
+bad "state.json names an acceptor_log that climbs out of .anima/logs" \
+	".anima/state.json: acceptor_log \".anima/logs/../../x\" is not a log under .anima/logs/: refused" \
+	"jq '.acceptor_log = \".anima/logs/../../x\"' .anima/state.json > s && mv s .anima/state.json"
+new_case
+mkdir -p "$SCRATCH/outside" "$P/.anima/logs" && echo OUTSIDE-LINE > "$SCRATCH/outside/round-1-developer.log" &&
+	ln -s "$SCRATCH/outside" "$P/.anima/logs/M1" &&
+	jq '.developer_log = ".anima/logs/M1/round-1-developer.log"' "$P/.anima/state.json" > "$SCRATCH/s" && mv "$SCRATCH/s" "$P/.anima/state.json"
+is "a log whose folder is a link out of .anima/logs is not shown by status (nor so by watch)" null \
+	"$("$RTK" iterate status --project "$P" --json | jq -r '.projects[0].developer_log')"
 testing "not a project: exit 2 naming .anima" "mkdir empty && $RTK iterate check --project empty >/dev/null 2>err; echo \$?; grep -q '\.anima' err && echo named" "2\nnamed\n"
 
 }

@@ -216,6 +216,33 @@ testing "an uncommitted plan is not stashed away" \
 	"project five && sed -i 's/- \[ \] Item 1/- [x] Item 1/' docs/plans/plan.md && lp 'tick code commit' --max-rounds 1 && summary && git stash list | wc -l && jq -c '.rounds[0].item' ../out.json" \
 	"5 max_rounds progress\n0\n\"Item 2 of the plan\"\n"
 
+# --- files an agent can plant (issue 27, item 16): never waited on -------------------------------------------
+testing "a FIFO as the plan is refused, not waited on" \
+	"project simple && rm docs/plans/plan.md && mkfifo docs/plans/plan.md && timeout $HANG_GUARD $RTK loop --agent true --plan docs/plans/plan.md 2>&1; echo \$?" \
+	"rtk loop: docs/plans/plan.md: not a regular file (a FIFO)\n2\n"
+testing "a FIFO as docs/plans/.active is refused, not waited on" \
+	"project simple && rm -f docs/plans/.active && mkfifo docs/plans/.active && timeout $HANG_GUARD $RTK loop --agent true 2>&1; echo \$?" \
+	"rtk loop: no plan: give --plan FILE, or name the plan in docs/plans/.active (docs/plans/.active: not a regular file (a FIFO))\n2\n"
+testing "a plan the agent swaps for a FIFO ends the loop, not waited on" \
+	"project simple && timeout $HANG_GUARD $RTK loop --agent 'bash $FIX/loop-agent.sh fifo-plan' --max-rounds 2 --json > ../out.json 2>/dev/null; echo \$? > ../rc; summary" \
+	"1 plan_missing no_progress\n"
+
+testing "200,000 short lines from the agent: the round log holds every one in order (issue 27, item 21)" \
+	"project simple && lp 'many tick code commit' --max-rounds 1; summary; cmp \$(jq -r '.rounds[0].log' ../out.json) <(seq 200000) && echo same" \
+	"5 max_rounds progress\nsame\n"
+
+testing "a checklist item's HTML, link and escape sequences (OSC 52, clear screen) reach the markdown escaped and shown, never raw (issue 27, item 18)" \
+	"project simple && printf '# p\\n\\n## Checklist\\n\\n- [ ] fix <img src=x onerror=y> \\033]52;c;ZXZpbA==\\007\\033[2J and [a](http://e)\\n' > evil.md && git add evil.md && git commit -qm evil && $RTK loop --agent true --plan evil.md --max-rounds 1 > ../md.txt 2>/dev/null; grep -c \$'\\033' ../md.txt; grep -c '\\\\<img' ../md.txt; grep -F -- '- [ ] fix \\<img src=x onerror=y\\> ^[\\]52;c;ZXZpbA==^G^[\\[2J and \\[a\\](http://e)' ../md.txt" \
+	"0\n2\n- [ ] fix \\\\<img src=x onerror=y\\\\> ^[\\\\]52;c;ZXZpbA==^G^[\\\\[2J and \\\\[a\\\\](http://e)\n"
+
+# The plan is never stashed (issue 27, item 14): not a new one in a new folder, not an edited one.
+testing "a new, uncommitted plan in a new folder stays out of the stash and in place" \
+	"project simple && mkdir newdir && cp docs/plans/plan.md newdir/plan.md && echo dirty >> README.md && lp 'tick code' --plan newdir/plan.md --max-rounds 1; summary; git ls-tree -r --name-only 'stash@{0}^3' 2>/dev/null; git diff --name-only 'stash@{0}^1' 'stash@{0}'; grep -c '^- \[x\]' newdir/plan.md; ls .rtk/loop/*/" \
+	"5 max_rounds progress\nREADME.md\n1\nround-1.log\n"
+testing "an edited plan stays out of the stash, so the stash applies cleanly after the agent's ticks" \
+	"project simple && sed -i 's/- \[ \] Item 1/- [x] Item 1/' docs/plans/plan.md && echo dirty >> README.md && lp 'tick code' --max-rounds 1; summary; git diff --name-only 'stash@{0}^1' 'stash@{0}'; grep -c '^- \[x\]' docs/plans/plan.md; git stash apply -q && git diff --name-only | sort | tr '\n' ' '; echo" \
+	"5 max_rounds progress\nREADME.md\n2\nREADME.md docs/plans/plan.md src/app.c \n"
+
 # --- SKIP items --------------------------------------------------------------------------------------------
 testing "skipped items are progress and end the loop" \
 	"project simple && lp skip && summary && jq -c '[.totals.skipped, .checklist.skipped, .rounds[0].skipped[0]]' ../out.json" \

@@ -96,6 +96,21 @@ check "--unlatch removes the latch" test ! -e "$SCRATCH/latch"
 check "--unlatch prints what it held" test "$(cat "$SCRATCH/unlatch.rc") $(jq -r .latch.contents.error_code "$SCRATCH/unlatch.json")" = "0 STEP_FAILED"
 conforms "--unlatch's JSON conforms" "$SCRATCH/unlatch.json" run-plan
 testing "--unlatch without a latch says so" "rp --unlatch; echo \$?" "# run-plan: unlatch\n\nNo latch at latch.\n\n0\n"
+testing "--unlatch on a FIFO planted as the latch: refused, not waited on (issue 27, item 22)" \
+	"mkfifo latch && timeout $HANG_GUARD $RTK run-plan --latch latch --unlatch 2>&1; echo \$?; test -p latch && echo kept" \
+	"rtk run-plan: latch: not a regular file (a FIFO)\n1\nkept\n"
+testing "a latch set by another failure meanwhile keeps its reason; this run says so and replaces nothing (issue 27, item 22)" \
+	"setup_case clean && plan && step bad \"printf '{\\\"reason\\\": \\\"the first failure\\\"}' > \$PWD/latch; exit 3\" && rp --json > o.json 2> err; echo \$? \$(jq -r .error_code o.json); jq -r .reason latch; grep -c 'set by another failure meanwhile: its reason is kept' err; jq -c '[.artifacts_written[] | select(. == \"latch\")]' o.json; ls | grep -c '^latch\\.'" \
+	"1 STEP_FAILED\nthe first failure\n1\n[]\n0\n"
+testing "the same run_id twice: the second run gets RUN_ID-2, the first run's summary.md stays (issue 27, item 22)" \
+	"setup_case clean && printf 'new_plan:\n  run_id: nightly\n  steps:\n' > plan.yaml && step a 'echo one' && rp --json > one.json && sed -i 's/echo one/echo two/' plan.yaml && rp --json > two.json; jq -r .run_id one.json two.json; cd state/reflectloop/runs && head -1 nightly/summary.md nightly-2/summary.md && cat nightly/logs/a.log nightly-2/logs/a.log" \
+	"nightly\nnightly-2\n==> nightly/summary.md <==\n# run-plan nightly\n\n==> nightly-2/summary.md <==\n# run-plan nightly-2\n$ echo one\none\n$ echo two\ntwo\n"
+testing "a run_id longer than 48 characters is INVALID_PLAN, never cut (issue 27, item 22)" \
+	"setup_case clean && printf 'new_plan:\n  run_id: %s\n  steps:\n' \$(printf 'r%.0s' \$(seq 64)) > plan.yaml && step a 'touch ran' && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); ls state/reflectloop/runs 2>/dev/null | wc -l" \
+	"1 INVALID_PLAN\n0\n"
+testing "a plan past the size limit is INVALID_PLAN, refused unread (issue 27, item 16)" \
+	"setup_case clean && truncate -s 65M plan.yaml && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); jq -r .reason o.json" \
+	"1 INVALID_PLAN\nplan.yaml: more than 67108864 bytes (see --max-line)\n"
 testing "--rules: blocker.last_lines that is no whole number is refused (a string was cast from NaN, found by fuzz_runplan_rules)" \
 	"for v in 100li 20.5 1e300 0; do printf 'blocker: {last_lines: %s}\\n' \$v > rules.yaml; rp --rules rules.yaml 2>&1; echo \$?; done" \
 	"$(printf 'rtk run-plan: rules.yaml:1:11: `blocker.last_lines` must be a number, not "100li"\\n2\\n'; printf 'rtk run-plan: rules.yaml: blocker.last_lines must be a whole number from 1 to 1000\\n2\\n%.0s' 1 2 3)"
@@ -220,6 +235,14 @@ testing "a cwd through a link pointing out escapes" \
 testing "a link made by an earlier step is caught before its step" \
 	"setup_case clean && plan && step mk 'ln -s /tmp out' && step use 'touch escaped-here' && printf '      cwd: out\n' >> plan.yaml && rp --json > o.json; echo \$? \$(jq -r '.steps | map(.status) | join(\",\")' o.json); test -e /tmp/escaped-here; echo \$?" \
 	"98 passed,escaped\n1\n"
+
+# --- many short lines (issue 27, item 21): each read's lines are redacted and written at once ---------
+testing "200,000 short lines: the log holds every one in order, the blocker the last ones" \
+	"setup_case clean && plan && step a 'seq 200000; exit 3' && rp --json > o.json; echo \$?; tail -n +2 state/reflectloop/runs/*/logs/a.log | cmp - <(seq 200000) && echo same; grep -A2 '^last_log_lines' state/thinking/blocker.latest.yaml | tail -2; grep -c '^- ' state/thinking/blocker.latest.yaml" \
+	"1\nsame\n- \"199981\"\n- \"199982\"\n20\n"
+testing "a secret among many lines of one read is still redacted and stops the step" \
+	"setup_case clean && plan && step a \"seq 3000; printf 'key sk-%s%s\\\\n' abcdefghijklm nopqrstuvwx; seq 3000\" && rp --json > o.json; echo \$? \$(jq -r .error_code o.json); grep -c 'sk-abc' state/reflectloop/runs/*/logs/a.log; grep -c '^key \\[REDACTED:openai_key\\]$' state/reflectloop/runs/*/logs/a.log" \
+	"99 SECRET_LEAK\n0\n1\n"
 
 # --- secrets ----------------------------------------------------------------------------------------
 testing "a secret in a command: 99, nothing run" \

@@ -655,6 +655,47 @@ static void read_file_returns_every_byte(void **state)
 	assert_failure_names(rtk_fs_read_file(f->dir, &text, &len), f->dir);
 }
 
+/*
+ * Planted files (issue 27, item 16): a FIFO is refused at once instead of waited on, a device and a
+ * folder are refused, a regular file over the limit is refused before it is read (a sparse file:
+ * no bytes on disk, so a read would have to fill memory with zeros), and a missing one says ENOENT.
+ */
+static void read_regular_refuses_what_is_not_a_small_regular_file(void **state)
+{
+	struct fixture *f = *state;
+	char path[4200], *text;
+	size_t len, saved = rtk_fs_line_limit();
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/fifo", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(rtk_fs_read_regular(path, &text, &len), RTK_EXIT_USAGE);
+	assert_null(text);
+	assert_non_null(strstr(rtk_error_message(), "fifo: not a regular file (a FIFO)"));
+	assert_int_equal(rtk_fs_read_regular("/dev/null", &text, &len), RTK_EXIT_USAGE);
+	assert_string_equal(rtk_error_message(), "/dev/null: not a regular file (a device)");
+	assert_int_equal(rtk_fs_read_regular(f->dir, &text, &len), RTK_EXIT_USAGE);
+	assert_non_null(strstr(rtk_error_message(), ": not a regular file (a folder)"));
+
+	snprintf(path, sizeof(path), "%s/sparse", f->dir);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
+	assert_int_equal(ftruncate(fd, 4097), 0);
+	close(fd);
+	rtk_fs_set_line_limit(4096);
+	assert_int_equal(rtk_fs_read_regular(path, &text, &len), RTK_EXIT_USAGE);
+	assert_non_null(strstr(rtk_error_message(), "sparse: more than 4096 bytes"));
+	rtk_fs_set_line_limit(4097);
+	assert_int_equal(rtk_fs_read_regular(path, &text, &len), 0);
+	assert_int_equal(len, 4097);
+	free(text);
+	rtk_fs_set_line_limit(saved);
+
+	snprintf(path, sizeof(path), "%s/missing", f->dir);
+	assert_int_equal(rtk_fs_read_regular(path, &text, &len), RTK_EXIT_FAILURE);
+	assert_int_equal(errno, ENOENT);
+	assert_failure_names(RTK_EXIT_FAILURE, path);
+}
+
 static void assert_safe_name(const char *in, size_t max, const char *want)
 {
 	char *got = rtk_fs_safe_file_name(in, max);
@@ -891,6 +932,7 @@ static const struct CMUnitTest tests[] = {
 	TEST(within_writes_what_it_should),
 	TEST(dir_owner_and_mode_are_checked),
 	TEST(private_dir_is_made_private),
+	TEST(read_regular_refuses_what_is_not_a_small_regular_file),
 	cmocka_unit_test(safe_file_name_never_leaves_its_folder),
 };
 

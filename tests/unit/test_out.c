@@ -228,8 +228,49 @@ static void markdown_folds_prose_only(void **state)
 	free(got);
 }
 
+/* A string from outside makes no markup: no HTML, link, heading or cell of its own, and no control character. */
+static void escape_makes_no_markup_and_shows_controls(void **state)
+{
+	(void)state;
+	static const struct { const char *in, *want; } cases[] = {
+		{ "fix: <img src=x onerror=alert(1)>", "fix: \\<img src=x onerror=alert(1)\\>" },
+		{ "see [the docs](http://evil.example)!", "see \\[the docs\\](http://evil.example)\\!" },
+		{ "agent\n# Verdict: PASS", "agent^J\\# Verdict: PASS" },
+		{ "a | b *c* _d_ `e` ~f~ &amp; \\", "a \\| b \\*c\\* \\_d\\_ \\`e\\` \\~f\\~ \\&amp; \\\\" },
+		{ "copy \x1b]52;c;ZXZpbA==\x07 title \x1b]0;pwned\x07 clear \x1b[2J\x7f", "copy ^[\\]52;c;ZXZpbA==^G title ^[\\]0;pwned^G clear ^[\\[2J^?" },
+		{ "csi \xc2\x9b" "31m, caf\xc3\xa9", "csi <U+009B>31m, caf\xc3\xa9" },
+		{ "", "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *got = rtk_out_md_escape(cases[i].in);
+		assert_non_null(got);
+		assert_string_equal(got, cases[i].want);
+		free(got);
+		assert_string_equal(rtk_out_md_esc(cases[i].in), cases[i].want);
+	}
+}
+
+static void render_raw_controls(const cJSON *r, struct rtk_out_md *md)
+{
+	(void)r;
+	rtk_out_md_para(md, "item: %s", "\x1b]52;c;ZXZpbA==\x07\x1b[2J\tkept\r");
+}
+
+/* Whatever a renderer let through, markdown reaches the terminal with every control but newline and tab shown. */
+static void emitted_markdown_sends_no_control_characters(void **state)
+{
+	(void)state;
+	cJSON *r = cJSON_CreateObject();
+	char *text = render(r, RTK_OUT_FORMAT_MD, render_raw_controls);
+	assert_string_equal(text, "item: ^[]52;c;ZXZpbA==^G^[[2J\tkept^M\n\n");
+	free(text);
+	cJSON_Delete(r);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(flat_text_keeps_one_line_and_no_escapes),
+	cmocka_unit_test(escape_makes_no_markup_and_shows_controls),
+	cmocka_unit_test(emitted_markdown_sends_no_control_characters),
 	cmocka_unit_test(undefined_statistics_are_null),
 	cmocka_unit_test(envelope_has_schema_version_and_time),
 	cmocka_unit_test(markdown_tables_align_and_escape),

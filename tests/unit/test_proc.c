@@ -53,7 +53,8 @@ struct piece {
 	enum proc_stream stream;
 	char *text;
 	size_t len;
-	unsigned flags;
+	unsigned flags; /* less PROC_LINE_MORE, which depends on how the bytes came in reads, by design */
+	bool more;      /* PROC_LINE_MORE */
 };
 
 struct capture {
@@ -75,7 +76,7 @@ static enum proc_verdict capture_line(void *user, enum proc_stream stream, const
 	char *copy = malloc(len + 1);
 	assert_non_null(copy);
 	memcpy(copy, line, len + 1);
-	c->v[c->n++] = (struct piece){ stream, copy, len, flags };
+	c->v[c->n++] = (struct piece){ stream, copy, len, flags & ~(unsigned)PROC_LINE_MORE, (flags & PROC_LINE_MORE) != 0 };
 	if (c->stop_after && c->n == c->stop_after)
 		return PROC_STOP;
 	return c->stop_on && strcmp(line, c->stop_on) == 0 ? PROC_STOP : PROC_CONTINUE;
@@ -289,6 +290,39 @@ static void lines_cap_edges(void **state)
 	capture_free(&cap);
 	proc_lines_finish(&pl, capture_line, &cap); /* nothing held: nothing handed out */
 	assert_int_equal(cap.n, 0);
+	proc_lines_free(&pl);
+}
+
+/* A piece says whether another follows from the same feed: a batching callback then works once a read. */
+static void lines_say_when_more_follow_from_the_same_read(void **state)
+{
+	(void)state;
+	struct proc_lines pl;
+	struct capture cap = { 0 };
+	struct proc_batch batch = { 0 };
+	static const char *const feeds[] = { "a\nb\nc", "\n", "x\ny\n", "abcdefgh\n", "ijklmnopq" };
+	/* each piece's PROC_LINE_MORE, in order: a b | c | x y | abcd efgh | ijkl mnop (q held) */
+	static const bool more[] = { true, false, false, true, false, true, false, true, false };
+	size_t k = 0;
+	assert_int_equal(proc_lines_init(&pl, PROC_STDOUT, 4), 0);
+	for (size_t f = 0; f < sizeof(feeds) / sizeof(*feeds); f++) {
+		size_t before = cap.n;
+		proc_lines_feed(&pl, feeds[f], strlen(feeds[f]), capture_line, &cap);
+		for (size_t i = before; i < cap.n; i++, k++) {
+			bool last = i + 1 == cap.n, cut = cap.v[i].flags & PROC_LINE_CUT;
+			if (cap.v[i].more != more[k])
+				fail_msg("feed %zu, piece \"%s\": PROC_LINE_MORE %s", f, cap.v[i].text, more[k] ? "missing" : "set");
+			/* replayed into a batch, which is complete exactly at the last piece of the feed (or a cut one) */
+			assert_int_equal(proc_batch_add(&batch, cap.v[i].text, cap.v[i].len, cap.v[i].flags | (more[k] ? PROC_LINE_MORE : 0)),
+					 last || cut);
+			if (last || cut)
+				proc_batch_clear(&batch);
+		}
+	}
+	assert_int_equal(k, sizeof(more) / sizeof(*more));
+	assert_dump(&cap, PROC_STDOUT, "a|0\nb|0\nc|0\nx|0\ny|0\nabcd|1\nefgh|0\nijkl|1\nmnop|1\n");
+	capture_free(&cap);
+	proc_batch_free(&batch);
 	proc_lines_free(&pl);
 }
 
@@ -1016,6 +1050,7 @@ static void no_descriptor_or_zombie_leak_over_100_runs(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(lines_same_for_every_chunking),
 	cmocka_unit_test(lines_cap_edges),
+	cmocka_unit_test(lines_say_when_more_follow_from_the_same_read),
 	cmocka_unit_test(lines_stop_ends_the_feed),
 	cmocka_unit_test(exit_codes_and_signals),
 	cmocka_unit_test(stdin_mebibyte_while_the_child_prints),

@@ -294,6 +294,65 @@ static void a_stream_cut_anywhere_in_a_key_lets_none_of_it_out(void **state)
 	secrets_free(s);
 }
 
+/* line (NUL-terminated) redacted as a stream cut at cut, then whole: the two must be the same text. */
+static void assert_cut_redacts_as_whole(const struct secrets *s, const char *line, size_t cut, const char *whole)
+{
+	struct secrets_stream st = { .s = s };
+	struct rtk_strbuf all = { 0 };
+	size_t n1, n2;
+	char *p1 = secrets_stream_redact(&st, line, cut, true, &n1, NULL);
+	char *p2 = secrets_stream_redact(&st, line + cut, strlen(line) - cut, false, &n2, NULL);
+	assert_non_null(p1);
+	assert_non_null(p2);
+	rtk_strbuf_put(&all, p1, n1);
+	rtk_strbuf_put(&all, p2, n2);
+	if (strcmp(all.s, whole))
+		fail_msg("cut at %zu of a %zu-byte line: the stream let out other text than the whole line's redaction", cut, strlen(line));
+	free(p1);
+	free(p2);
+	rtk_strbuf_free(&all);
+	secrets_stream_free(&st);
+}
+
+/*
+ * Keys and the names before them longer than SECRETS_STREAM_CARRY (a TAVILY_API_KEY= value of up to
+ * 4 KiB, a name far from its "API_KEY=", spaces after "Bearer"), cut anywhere from before the name to
+ * past the key's end: the stream lets out exactly what redacting the whole line gives, so no cut lets a
+ * piece of a key through that the whole line would have hidden.
+ */
+static void a_stream_cut_anywhere_in_a_key_longer_than_the_carry_redacts_as_the_whole_line(void **state)
+{
+	(void)state;
+	struct secrets *s = shipped();
+	/* the name before each key: head, then pad spaces, then tail */
+	static const struct { const char *head; size_t pad; const char *tail; } names[] = {
+		{ "\"TAVILY_API_KEY=", 0, "" }, { "\"TAVILY_SEARCH_FOR_THE_PRODUCTION_ACCOUNT_API_KEY: ", 0, "" },
+		{ "TAVILY ", 600, " API_KEY=" }, { "Authorization: Bearer", 600, "" }, { "aws_secret_access_key =", 600, "" },
+	};
+	static const size_t lengths[] = { 40, SECRETS_STREAM_CARRY + 88, 4096 };
+	static char line[16384], name[1024];
+	for (size_t k = 0; k < sizeof(names) / sizeof(*names); k++)
+		for (size_t l = 0; l < sizeof(lengths) / sizeof(*lengths); l++) {
+			size_t vlen = lengths[l], at = 6000, klen;
+			snprintf(name, sizeof(name), "%s%*s%s", names[k].head, (int)names[k].pad, "", names[k].tail);
+			memset(line, 'x', sizeof(line));
+			for (size_t i = 0; i < sizeof(line); i += 50)
+				line[i] = ','; /* minified JSON: short runs, no newline */
+			memcpy(line + at, name, strlen(name));
+			klen = strlen(name) + vlen;
+			for (size_t i = 0; i < vlen; i++)
+				line[at + strlen(name) + i] = "Q7w9ErT2yU4iO6pA8sD0fG1hJ3kL5zX"[i * 7 % 31];
+			line[at + klen] = '"';
+			line[sizeof(line) - 1] = '\0';
+			char *whole = secrets_redact(s, line, strlen(line), 0, NULL, NULL);
+			assert_non_null(whole);
+			for (size_t cut = at - 8; cut <= at + klen + 8; cut += (cut % 61 == 0 ? 1 : 13))
+				assert_cut_redacts_as_whole(s, line, cut, whole);
+			free(whole);
+		}
+	secrets_free(s);
+}
+
 /* A match that outgrows SECRETS_STREAM_HOLD_MAX is not held forever: it and the rest of its line go out redacted. */
 static void a_stream_match_longer_than_the_hold_ends_its_line_redacted(void **state)
 {
@@ -429,6 +488,32 @@ static void each_shipped_rule_has_a_row(void **state)
 	cJSON_Delete(rules);
 }
 
+/* What rtk redacted once comes through a second redaction as it is: no rule matches rtk's own marker. */
+static void redacting_twice_changes_nothing(void **state)
+{
+	(void)state;
+	struct secrets *s = shipped();
+	static const char *const more[] = {
+		"export TAVILY_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRsT end", /* pragma: allowlist-secret why=TEST_VECTOR */
+		"TAVILY_MCP_URL: tvly-dev-AbCdEfGhIjKlMnOp1234", /* pragma: allowlist-secret why=TEST_VECTOR */
+		"BRAVE_API_KEY=[REDACTED:openai_key] and DASHSCOPE_API_KEY: '[REDACTED:tavily_key]'",
+		"GET /v1?api_key=[REDACTED:url_credential]&token=[REDACTED:bearer_token]",
+	};
+	for (size_t i = 0; i < sizeof(rule_cases) / sizeof(*rule_cases) + sizeof(more) / sizeof(*more); i++) {
+		const char *in = i < sizeof(rule_cases) / sizeof(*rule_cases) ? rule_cases[i].yes : more[i - sizeof(rule_cases) / sizeof(*rule_cases)];
+		size_t n1, n2;
+		char *once = secrets_redact(s, in, strlen(in), 0, &n1, NULL);
+		assert_non_null(once);
+		char *twice = secrets_redact(s, once, n1, 0, &n2, NULL);
+		assert_non_null(twice);
+		if (n1 != n2 || memcmp(once, twice, n1))
+			fail_msg("redacted again, \"%s\" became \"%s\"", once, twice);
+		free(once);
+		free(twice);
+	}
+	secrets_free(s);
+}
+
 static void each_rule_has_a_true_and_a_false_example(void **state)
 {
 	(void)state;
@@ -556,6 +641,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(a_stream_ignores_the_allowlist_pragma),
 	cmocka_unit_test(a_stream_match_longer_than_the_hold_ends_its_line_redacted),
 	cmocka_unit_test(a_stream_cut_anywhere_in_a_key_lets_none_of_it_out),
+	cmocka_unit_test(redacting_twice_changes_nothing),
+	cmocka_unit_test(a_stream_cut_anywhere_in_a_key_longer_than_the_carry_redacts_as_the_whole_line),
 	cmocka_unit_test(a_stream_finds_a_secret_cut_in_two),
 	cmocka_unit_test(run_plan_patterns_catch_literals_not_placeholders),
 	cmocka_unit_test(the_allowlist_pragma_exempts_its_line_only),
