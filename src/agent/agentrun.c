@@ -138,6 +138,21 @@ void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u)
 		io->write_failed = true;
 }
 
+void agentrun_usage_since(const struct profile *p, bool resumed, struct agentrun_usage *u, double seen[5])
+{
+	double *f[5] = { &u->tokens, &u->input_tokens, &u->output_tokens, &u->cache_read_tokens, &u->cache_write_tokens };
+	if (!profile_usage_per_session(p))
+		return;
+	for (size_t i = 0; i < 5; i++) {
+		double now = *f[i];
+		if (now < 0)
+			continue;
+		if (resumed && now >= seen[i])
+			*f[i] = now - seen[i];
+		seen[i] = now;
+	}
+}
+
 void agentrun_usage_free(struct agentrun_usage *u)
 {
 	free(u->model);

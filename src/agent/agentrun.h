@@ -68,6 +68,14 @@ struct agentrun_usage {
 void agentrun_final_event(struct agentrun *io, struct agentrun_usage *u);
 void agentrun_usage_free(struct agentrun_usage *u);
 
+/*
+ * For a client whose profile says it reports a conversation's whole usage so far (usage.per_session),
+ * turns u into this run's own: seen holds what the session reported before (zeros for a new one:
+ * tokens, input, output, cache read, cache write) and gets what it reports now. Nothing for other
+ * clients.
+ */
+void agentrun_usage_since(const struct profile *p, bool resumed, struct agentrun_usage *u, double seen[5]);
+
 void agentrun_free(struct agentrun *io);
 
 /* Random bits for a backoff's jitter (getrandom, else the clock). */

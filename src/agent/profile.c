@@ -21,7 +21,7 @@ static const char *const shipped_names[] = { "claude", "codex", "gemini", "gener
 static const char known_keys[] =
 	"name: ''\nprograms: ['']\npackages: ['']\nprompt: ''\ntranscript: ''\nfinal_object: ['']\nfinal_object_alone: ~\n"
 	"result: ['']\nsession_id: ['']\ncost_usd: ['']\nduration_ms: ['']\nmodel: ['']\n"
-	"usage: {input: [''], output: [''], cache_read: [''], cache_write: [''], total: [''], input_includes_cache: ~}\n"
+	"usage: {input: [''], output: [''], cache_read: [''], cache_write: [''], total: [''], input_includes_cache: ~, per_session: ~}\n"
 	"line_fields: [{field: '', when: '', path: '', keep: ''}]\n"
 	"error: {when: [''], status: [''], type: [''], message: ['']}\n"
 	"error_lines: {stream: '', on_failure_only: ~, regex: '', status_regex: ['']}\n"
@@ -622,6 +622,11 @@ bool profile_session_id_ok(const char *id)
 	size_t n = id ? strlen(id) : 0;
 	return n >= 1 && n <= 128 && id[0] != '-' &&
 	       strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
+}
+
+bool profile_usage_per_session(const struct profile *p)
+{
+	return p && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->json, "usage"), "per_session"));
 }
 
 bool profile_can_resume(const struct profile *p)

@@ -165,6 +165,9 @@ bool profile_session_id_ok(const char *id);
 /* Whether the profile knows how to continue a session. */
 bool profile_can_resume(const struct profile *p);
 
+/* Whether the client reports a resumed conversation's whole usage so far, not the run's (usage.per_session). */
+bool profile_usage_per_session(const struct profile *p);
+
 /*
  * argv (NULL-terminated) with the profile's resume arguments for session_id put in (at the end, or
  * before a final "-" for Codex's `exec resume ID -`), as a new NULL-terminated array of malloc'd

@@ -380,6 +380,8 @@ static int open_log(struct check *c, const struct iterate_milestone *m, struct a
 	return fd;
 }
 
+static struct iterate_session *session_of(struct iterate_milestone *m, const struct agent_turn *t);
+
 static int run_agent(struct check *c, struct iterate_milestone *m, const char *command, const char *prompt, struct agent_turn *t)
 {
 	char *env[7] = { 0 }, *branch = NULL, title[96];
@@ -412,6 +414,8 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 	close(fd);
 	if (!rc) {
 		agentrun_final_event(&io, &t->usage);
+		/* Codex reports a resumed thread's whole usage: the run's own is the difference */
+		agentrun_usage_since(t->profile, t->resumed, &t->usage, session_of(m, t)->usage_seen);
 		t->hit = io.hit;
 		memcpy(t->session_id, io.session_id, sizeof(t->session_id));
 		/* The final event's result is the reply only when stdout is events alone (Claude Code's JSON

@@ -366,6 +366,9 @@ static void read_sessions(struct iterate_session *s, const cJSON *j)
 		s[i].id = dup_string_of(one, "id");
 		s[i].client = s[i].id ? dup_string_of(one, "client") : NULL;
 		s[i].runs = long_of(one, "runs", 0);
+		const cJSON *seen = cJSON_GetObjectItemCaseSensitive(one, "usage_seen");
+		for (int k = 0; k < 5; k++)
+			s[i].usage_seen[k] = cJSON_IsNumber(cJSON_GetArrayItem(seen, k)) ? cJSON_GetArrayItem(seen, k)->valuedouble : 0;
 	}
 }
 
@@ -380,6 +383,7 @@ static cJSON *sessions_json(const struct iterate_session *s)
 		cJSON_AddItemToObject(one, "id", string_or_null(s[i].id));
 		cJSON_AddItemToObject(one, "client", string_or_null(s[i].id ? s[i].client : NULL));
 		cJSON_AddNumberToObject(one, "runs", (double)s[i].runs);
+		cJSON_AddItemToObject(one, "usage_seen", cJSON_CreateDoubleArray(s[i].usage_seen, 5));
 	}
 	return o;
 }

@@ -67,6 +67,7 @@ struct iterate_session {
 	char *id;     /* the client's session id to resume, NULL: none (yet, or no longer) */
 	char *client; /* the client that reported it ("claude", ...), NULL with id */
 	long runs;    /* the agent's runs in this milestone: after the first, a new conversation is told it is one */
+	double usage_seen[5]; /* the conversation's usage as its client last reported it (agentrun_usage_since) */
 };
 
 struct iterate_milestone {

@@ -407,6 +407,7 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 	if (r->io.write_failed)
 		rtk_warn("round %ld: the log %s is incomplete (a write failed)", r->n, r->log);
 	agentrun_final_event(&r->io, &r->usage);
+	agentrun_usage_since(st->profile, r->resumed, &r->usage, st->usage_seen); /* Codex: a resumed thread's whole usage */
 	add_tokens(st, &r->usage);
 	return true;
 }

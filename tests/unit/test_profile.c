@@ -1,5 +1,6 @@
 /* tests/unit/test_profile.c — the shipped agent profiles on what Claude Code, Codex CLI and Gemini CLI really print (tests/agents/FINDINGS.md): choosing one, usage, sessions, the three kinds of trouble, no false rate limit, resuming. */
 #include "unit.h"
+#include "agent/agentrun.h"
 #include "agent/profile.h"
 #include "lib/err.h"
 
@@ -400,6 +401,28 @@ static void backoff(void **state)
 	assert_int_equal(profile_backoff_max_retries(p), 6);
 }
 
+/* Codex reports a resumed thread's whole usage (check-agents: one request of 5,420 tokens as 10,840). */
+static void usage_of_a_resumed_conversation(void **state)
+{
+	(void)state;
+	load_shipped();
+	const struct profile *codex = profile_find(set, "codex"), *claude = profile_find(set, "claude");
+	double seen[5] = { 0 };
+	struct agentrun_usage u = { .tokens = 10840, .input_tokens = 840, .output_tokens = 60, .cache_read_tokens = 10000,
+				    .cache_write_tokens = -1 };
+	assert_true(profile_usage_per_session(codex));
+	assert_false(profile_usage_per_session(claude));
+	agentrun_usage_since(codex, false, &u, seen); /* a new conversation: its report is its own */
+	assert_true(u.tokens == 10840 && seen[0] == 10840 && seen[3] == 10000 && seen[4] == 0);
+	u.tokens = 16260, u.input_tokens = 1260, u.output_tokens = 90, u.cache_read_tokens = 15000;
+	agentrun_usage_since(codex, true, &u, seen); /* resumed: the difference */
+	assert_true(u.tokens == 5420 && u.input_tokens == 420 && u.output_tokens == 30 && u.cache_read_tokens == 5000);
+	assert_true(u.cache_write_tokens == -1 && seen[0] == 16260);
+	u.tokens = 5420;
+	agentrun_usage_since(claude, true, &u, seen); /* a client reporting the run's own usage: left alone */
+	assert_true(u.tokens == 5420 && seen[0] == 16260);
+}
+
 static void env_markers(void **state)
 {
 	const char *const *v = profile_env_scrub(set);
@@ -429,6 +452,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(resuming),
 	cmocka_unit_test(backoff),
 	cmocka_unit_test(env_markers),
+	cmocka_unit_test(usage_of_a_resumed_conversation),
 };
 
 RTK_UNIT_MAIN(tests)
