@@ -584,7 +584,8 @@ static cJSON *delays_json(struct board_delay *d, size_t n)
 
 	if (!o)
 		return NULL;
-	qsort(d, n, sizeof(*d), cmp_delay);
+	if (n) /* no delays: d may be NULL, which qsort must not be given even for 0 items */
+		qsort(d, n, sizeof(*d), cmp_delay);
 	for (size_t i = 0; i < n; i++) {  /* equal delays become one entry */
 		total += d[i].tasks;
 		if (k && d[k - 1].seconds == d[i].seconds)

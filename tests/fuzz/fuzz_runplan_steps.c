@@ -106,8 +106,20 @@ static void fuzz_check_long_line(const struct fuzz_env *e, const char *line, siz
 	for (size_t i = 0; i < e->npatterns; i++)
 		for (size_t w = 0; w < len; w += step) {
 			size_t end = w + SECRETS_STREAM_CARRY < len ? w + SECRETS_STREAM_CARRY : len;
-			if (rtk_re_search(e->patterns[i], line, end, w, &ms, &me) == 1 && me > ms &&
-			    !(me - ms >= 10 && !memcmp(line + ms, "[REDACTED:", 10)) && fuzz_is_secret(e, line + ms, me - ms))
+			size_t fs, fe;
+			if (rtk_re_search(e->patterns[i], line, end, w, &ms, &me) != 1 || me <= ms ||
+			    (me - ms >= 10 && !memcmp(line + ms, "[REDACTED:", 10)))
+				continue;
+			/*
+			 * The window's end may cut a longer match short, and a prefix of a token can pass an
+			 * entropy floor that the whole token does not: judge the match the whole line makes there.
+			 */
+			if (rtk_re_search(e->patterns[i], line, len, ms, &fs, &fe) == 1 && fs == ms) {
+				if (fe > end && fe - ms > step)
+					continue; /* longer than the redactor promises to see whole */
+				me = fe;
+			}
+			if (fuzz_is_secret(e, line + ms, me - ms))
 				RTK_BUG("a long log line (at byte %zu) holds a secret at %zu: %.*s", at, ms, (int)(me - ms < 100 ? me - ms : 100),
 					line + ms);
 		}
