@@ -402,6 +402,10 @@ testing "merge: a regression from an earlier merged pull request, fixed by a lat
 testing "merge: a culprit only on a branch never merged is no culprit: unlinked, not-ancestor" \
 	"$(gm merge '[.unlinked[] | select(.reason_code == "not-ancestor") | [.kind, .remedy.subject, .rules, (.reason | gsub("[0-9a-f]{10}"; "SHA"))]]')" \
 	'[["fix","fix: drop stale entries",["fix-type","fixes-trailer"],"the commit its message names (SHA) is not an ancestor of HEAD: never on the main line, so not the culprit of a failure of it"],["revert","Revert \\"feat: experimental cache\\"",["revert-message"],"the commit its message names (SHA) is not an ancestor of HEAD: never on the main line, so not the culprit of a failure of it"]]\n'
+# Held out (DPDK): the history search stopped a day before the culprit's date, but dates can go back along a history.
+testing "a Fixes: trailer's culprit below a commit dated before it is still an ancestor: linked, not not-ancestor" \
+	"cd $(mrepo skewed-dates) && $RTK git-history --json --window 30d | jq -c '[[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]], [.unlinked[].reason_code]]'" \
+	'[[["parse: octal digits stop at 7","feat: parse octal numbers","named"]],[]]\n'
 testing "merge: main_line.fixed_before_landing false: the fix-up is a failure (0 days: it landed with its culprit)" \
 	"cd $(mrepo merge) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.fixed_before_landing, (.failures[] | [.remedy.subject, .culprit.subject, $days])]'" \
 	'[0,["fix: hex starts at 1","feat: parse hex numbers",0],["fix: base 16 needs a prefix","feat: parse hex numbers",9]]\n' \
