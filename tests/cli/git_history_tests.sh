@@ -60,6 +60,9 @@ testing "auth is no word of author_names.c nor of a snapshot named ...-author...
 testing "with snapshots no test (test_paths: {snapshots: ~}) the snapshot is still no auth surface" \
 	"$(gh author-surface "$s" config)" '[[false,"none",null,3]]\n' "test_paths: {snapshots: ~}\n"
 
+testing "a migration guide in Markdown (release-content/migration-guides/x.md) is docs, no data surface: no S" \
+	"$(gh migration-guide "$s")" '[[false,"docs","release-content/migration-guides/depth_stencil_views.md",3]]\n'
+
 # --- bad test_paths ----------------------------------------------------------------------------------------------------
 err() { printf "cd '%s' && %q git-history --config \$OLDPWD/input 2>&1 | sed 's|/.*/input:|input:|; s/ at offset.*//'; echo \"exit \${PIPESTATUS[0]}\"" "$(repo mdtest)" "$RTK"; }
 testing "a misspelt key of an ecosystem names its line" "$(err)" \
