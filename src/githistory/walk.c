@@ -472,7 +472,9 @@ int githistory_walk_run(struct githistory_run *h, const git_oid *tip)
 /*
  * Whether x is in r's history: a revert can only take back what its own history holds (a commit of
  * the look-back on another branch cannot be it). Searched back from r's parents no further than a day
- * before x's date (the day allows for skewed clocks).
+ * before x's date (the day allows for skewed clocks); only a "no" from that is asked of libgit2, whose
+ * search is exact but may read far back: committer dates need not fall along a history (DPDK's
+ * subtree pulls keep their older dates, so a Fixes: trailer's culprit was said not to be an ancestor).
  */
 int githistory_walk_in_history(struct githistory_run *h, struct githistory_commit *x, struct githistory_commit *r,
 			       bool *yes)
@@ -508,6 +510,12 @@ int githistory_walk_in_history(struct githistory_run *h, struct githistory_commi
 		}
 	}
 	free(stack);
+	if (!rc && !*yes && x != r) {
+		int d = git_graph_descendant_of(h->repo, &r->oid, &x->oid);
+		if (d < 0)
+			return rtk_fail(RTK_EXIT_FAILURE, "cannot search the history: %s", git_error_last() ? git_error_last()->message : "?");
+		*yes = d == 1;
+	}
 	return rc;
 }
 

@@ -28,6 +28,8 @@ struct surface_rule {
 struct riskfloor {
 	struct surface_rule *rules; /* highest weight first; ties keep file order */
 	size_t n, npat;
+	struct rtk_re *prose; /* files of prose, of the docs surface whatever words their path holds; NULL: none */
+	const struct surface_rule *docs; /* the docs surface (NULL: none) */
 	bool prepared; /* each pattern compiled alone (riskfloor_prepare_patterns) */
 	double threshold;
 	char sha256[65];
@@ -78,7 +80,7 @@ static int check_pattern(const char *pattern, const char *what)
 }
 
 /* "(?:p1)|(?:p2)|...": one search per path and surface, however many patterns a surface has. */
-static char *join_patterns(const cJSON *patterns, const char *origin, const char *surface)
+static char *join_patterns(const cJSON *patterns, const char *origin, const char *what)
 {
 	size_t size = 1;
 	const cJSON *p;
@@ -86,7 +88,7 @@ static char *join_patterns(const cJSON *patterns, const char *origin, const char
 
 	cJSON_ArrayForEach(p, patterns) {
 		if (!cJSON_IsString(p) || !*p->valuestring) {
-			rtk_fail(RTK_EXIT_USAGE, "%s: surface %s: every pattern must be a non-empty string", origin, surface);
+			rtk_fail(RTK_EXIT_USAGE, "%s: %s: every pattern must be a non-empty string", origin, what);
 			return NULL;
 		}
 		size += strlen(p->valuestring) + 6;
@@ -123,9 +125,9 @@ static int compile_surface(struct surface_rule *r, const cJSON *def, const char 
 	if (!cJSON_IsArray(patterns) || !cJSON_GetArraySize(patterns))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: surface %s: patterns must be a non-empty list", origin, r->name);
 	r->weight = weight->valuedouble;
-	if (!(joined = join_patterns(patterns, origin, r->name)))
-		return RTK_EXIT_USAGE;
 	snprintf(what, sizeof(what), "surface %s", r->name);
+	if (!(joined = join_patterns(patterns, origin, what)))
+		return RTK_EXIT_USAGE;
 	size_t np = (size_t)cJSON_GetArraySize(patterns);
 	const cJSON *p;
 	if (!(r->pat = calloc(np, sizeof(*r->pat))) || !(r->src = calloc(np, sizeof(*r->src)))) {
@@ -154,6 +156,35 @@ static int by_weight_desc(const void *a, const void *b)
 	if (x->weight != y->weight)
 		return x->weight < y->weight ? 1 : -1;
 	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * The optional prose list: whole-path patterns (not words) naming files of prose. A migration guide in
+ * Markdown (bevy's release-content/migration-guides/x.md) holds the word migration and is no data migration:
+ * such a file is of the docs surface whatever else its path says (held out, issue 25: after the measurement).
+ */
+static int compile_prose(struct riskfloor *rf, const cJSON *prose, const char *origin)
+{
+	char *joined;
+	int rc = 0;
+	const cJSON *p;
+	if (!prose)
+		return 0;
+	if (!cJSON_IsArray(prose))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: prose must be a list of patterns", origin);
+	if (!cJSON_GetArraySize(prose))
+		return 0;
+	cJSON_ArrayForEach(p, prose)
+		if (cJSON_IsString(p) && *p->valuestring && (rc = check_pattern(p->valuestring, "prose")))
+			break;
+	if (rc || !(joined = join_patterns(prose, origin, "prose"))) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", rtk_error_message());
+		return rc ? rtk_fail(rc, "%s: %s", origin, why) : RTK_EXIT_USAGE;
+	}
+	rc = rtk_re_compile(&rf->prose, joined, RTK_RE_CASELESS, "prose");
+	free(joined);
+	return rc;
 }
 
 int riskfloor_compile(struct riskfloor **out, const cJSON *rules, const char *origin)
@@ -188,10 +219,26 @@ int riskfloor_compile(struct riskfloor **out, const cJSON *rules, const char *or
 	}
 	/* Ties in weight go to the surface the rule file lists first: sort by (weight, position). */
 	qsort(rf->rules, rf->n, sizeof(*rf->rules), by_weight_desc);
-	for (size_t i = 0; i < rf->n; i++) /* patterns numbered in the order classification tries them */
+	for (size_t i = 0; i < rf->n; i++) { /* patterns numbered in the order classification tries them */
 		rf->rules[i].first = rf->npat, rf->npat += rf->rules[i].npat;
+		if (!strcmp(rf->rules[i].name, "docs"))
+			rf->docs = &rf->rules[i];
+	}
+	if ((rc = compile_prose(rf, cJSON_GetObjectItemCaseSensitive(rules, "prose"), origin))) {
+		riskfloor_free(rf);
+		return rc;
+	}
 	*out = rf;
 	return 0;
+}
+
+/* A file of prose is of the docs surface (none without one); returns whether path is one. */
+static bool prose_surface(const struct riskfloor *rf, const char *path, size_t len, struct riskfloor_surface *out)
+{
+	if (!rf->prose || !rtk_re_matches(rf->prose, path, len))
+		return false;
+	*out = rf->docs ? (struct riskfloor_surface){ rf->docs->name, rf->docs->weight } : (struct riskfloor_surface){ "none", 0 };
+	return true;
 }
 
 int riskfloor_load(struct riskfloor **out, const char *override_path)
@@ -222,6 +269,7 @@ void riskfloor_free(struct riskfloor *rf)
 		free(rf->rules[i].src);
 	}
 	free(rf->rules);
+	rtk_re_free(rf->prose);
 	free(rf);
 }
 
@@ -237,6 +285,9 @@ const char *riskfloor_sha256(const struct riskfloor *rf)
 
 struct riskfloor_surface riskfloor_classify(const struct riskfloor *rf, const char *path, size_t len)
 {
+	struct riskfloor_surface prose;
+	if (prose_surface(rf, path, len, &prose))
+		return prose;
 	for (size_t i = 0; i < rf->n; i++)
 		if (rtk_re_matches(rf->rules[i].re, path, len))
 			return (struct riskfloor_surface){ rf->rules[i].name, rf->rules[i].weight };
@@ -302,7 +353,10 @@ void riskfloor_pattern_hits(const struct riskfloor *rf, const char *path, size_t
 
 struct riskfloor_surface riskfloor_classify_without(const struct riskfloor *rf, const char *path, size_t len, size_t skip)
 {
+	struct riskfloor_surface prose;
 	need_prepared(rf);
+	if (prose_surface(rf, path, len, &prose))
+		return prose;
 	for (size_t s = 0; s < rf->n; s++) {
 		const struct surface_rule *r = &rf->rules[s];
 		if (!rtk_re_matches(r->re, path, len))

@@ -41,6 +41,10 @@ testing "a Markdown-driven test (mdtest/*.md) beside the crate's code is T" "$(g
 	'[[true,1,"test-path","crates/ty_python_semantic/resources/mdtest/narrow/isinstance.md"],0]\n'
 testing "a snapshot (snapshots/*.snap) the fix updates is T" "$(gh snapshot "$t")" \
 	'[[true,1,"test-path","crates/ruff_linter/src/rules/pyupgrade/snapshots/ruff_linter__rules__pyupgrade__tests__UP032.py.snap"],0]\n'
+testing "a snapshots/ folder of code (containerd's snapshotter plugins) is no test: no T" "$(gh snapshotter "$t")" \
+	'[[false,3,"blame",null],0]\n'
+testing "OpenBSD's regress/ folder holds tests: a fix of the test its culprit added is T" "$(gh regress "$t")" \
+	'[[true,1,"test-path","regress/sync-output-atomic.sh"],0]\n'
 testing "test_paths in --config drops an ecosystem (~): the snapshot is no test, no T" "$(gh snapshot "$t" config)" \
 	'[[false,3,"blame",null],0]\n' "test_paths: {snapshots: ~}\n"
 testing "test_paths in --config replaces an ecosystem's list: dts-test/ no longer a tree, no T" \
@@ -55,6 +59,9 @@ testing "auth is no word of author_names.c nor of a snapshot named ...-author...
 	'[[false,"none",null,3]]\n'
 testing "with snapshots no test (test_paths: {snapshots: ~}) the snapshot is still no auth surface" \
 	"$(gh author-surface "$s" config)" '[[false,"none",null,3]]\n' "test_paths: {snapshots: ~}\n"
+
+testing "a migration guide in Markdown (release-content/migration-guides/x.md) is docs, no data surface: no S" \
+	"$(gh migration-guide "$s")" '[[false,"docs","release-content/migration-guides/depth_stencil_views.md",3]]\n'
 
 # --- bad test_paths ----------------------------------------------------------------------------------------------------
 err() { printf "cd '%s' && %q git-history --config \$OLDPWD/input 2>&1 | sed 's|/.*/input:|input:|; s/ at offset.*//'; echo \"exit \${PIPESTATUS[0]}\"" "$(repo mdtest)" "$RTK"; }

@@ -21,6 +21,12 @@ testing "a word's edge is a separator or a camelCase step" \
 	'["auth","auth","data"]\n'
 testing "--rules patterns match words too" "$RTK risk-floor --json --rules input src/prepayments.c src/payments/x.c | jq -c '[.files[].surface]'" \
 	'["none","data"]\n' "surfaces:\n  data: {patterns: [payments]}\n"
+testing "a file of prose is docs whatever words its path holds (prose)" \
+	"$RTK risk-floor --json release-content/migration-guides/entities.md src/auth/README.rst docs/auth/guard.ts | jq -c '[.risk.surface, [.files[].surface]]'" \
+	'["auth",["docs","docs","auth"]]\n'
+testing "--rules prose: [] turns it off: the guide's words count again" \
+	"$RTK risk-floor --json --rules input release-content/migration-guides/entities.md | jq -c '[.files[].surface]'" \
+	'["data"]\n' "prose: []\n"
 testing "no path matches" "$RTK risk-floor --json src/math.c | $q" \
 	'[false,0,"none","none: no path matches a risk surface"]\n'
 testing "per-file surfaces in input order" \
@@ -87,6 +93,10 @@ testing "--rules: a quoted number is the number" "$RTK risk-floor --json --rules
 testing "--rules with a bad regex" "$RTK risk-floor --rules input a 2>&1 | sed 's/ at offset.*//'; echo \${PIPESTATUS[0]}" \
 	"rtk risk-floor: input: surface auth: bad regular expression '[': missing terminating ] for character class\n2\n" \
 	"surfaces:\n  auth: {patterns: ['[']}\n"
+testing "--rules prose not a list" "$RTK risk-floor --rules input a 2>&1; echo \$?" \
+	"rtk risk-floor: input: prose must be a list of patterns\n2\n" "prose: '\\\\.md\$'\n"
+testing "--rules prose with a bad regex" "$RTK risk-floor --rules input a 2>&1 | sed 's/ at offset.*//'; echo \${PIPESTATUS[0]}" \
+	"rtk risk-floor: input: prose: bad regular expression '(': missing closing parenthesis\n2\n" "prose: ['(']\n"
 testing "--rules not YAML" "$RTK risk-floor --rules input a 2>&1; echo \$?" \
 	"rtk risk-floor: input:2:1: did not find expected ',' or ']' while parsing a flow sequence\n2\n" "[a\n"
 

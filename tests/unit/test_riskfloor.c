@@ -53,13 +53,42 @@ static void shipped_table_classifies_each_surface(void **state)
 	riskfloor_free(rf);
 }
 
+/* A file of prose (the shipped prose list) is docs whatever its words: a migration guide is no migration. */
+static void prose_is_docs(void **state)
+{
+	(void)state;
+	struct riskfloor *rf = shipped();
+	assert_string_equal(surface_of(rf, "docs/migrations.md"), "docs");
+	assert_string_equal(surface_of(rf, "release-content/migration-guides/entities.MD"), "docs");
+	assert_string_equal(surface_of(rf, "src/auth/README.rst"), "docs");
+	assert_string_equal(surface_of(rf, "src/auth/md.ts"), "auth"); /* the extension, not a word */
+	assert_int_equal(riskfloor_prepare_patterns(rf), 0);
+	assert_string_equal(riskfloor_classify_without(rf, "db/migrations/x.md", 18, 0).name, "docs");
+	riskfloor_free(rf);
+}
+
+/* Without a docs surface, prose is of none. */
+static void prose_without_docs_is_none(void **state)
+{
+	(void)state;
+	struct riskfloor *rf = NULL;
+	cJSON *rules = cJSON_Parse("{\"threshold\": 0.5, \"surfaces\": {\"data\": {\"weight\": 0.9, \"patterns\": [\"migrations?\"]}},"
+				   " \"prose\": [\"\\\\.md$\"]}");
+	assert_non_null(rules);
+	assert_int_equal(riskfloor_compile(&rf, rules, "test"), 0);
+	assert_string_equal(riskfloor_classify(rf, "migrations/a.md", 15).name, "none");
+	assert_string_equal(riskfloor_classify(rf, "migrations/a.sql", 16).name, "data");
+	riskfloor_free(rf);
+	cJSON_Delete(rules);
+}
+
 static void highest_weight_wins_for_one_path(void **state)
 {
 	(void)state;
 	struct riskfloor *rf = shipped();
-	/* A test of auth code is auth (1.0), not test (0.2); a migration doc is data, not docs. */
+	/* A test of auth code is auth (1.0), not test (0.2); a migration under docs/ is data, not docs. */
 	assert_string_equal(surface_of(rf, "src/auth/login.spec.ts"), "auth");
-	assert_string_equal(surface_of(rf, "docs/migrations.md"), "data");
+	assert_string_equal(surface_of(rf, "docs/migrations/0001.sql"), "data");
 	assert_string_equal(surface_of(rf, "apps/web/components/Deploy.tsx"), "infra");
 	struct riskfloor_surface s = riskfloor_classify(rf, "apps/web/x.tsx", 14);
 	assert_float_equal(s.weight, 0.4, 1e-12);
@@ -260,6 +289,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(edges_of_separators),
 	cmocka_unit_test(a_pattern_must_stand_alone),
 	cmocka_unit_test(highest_weight_wins_for_one_path),
+	cmocka_unit_test(prose_is_docs),
+	cmocka_unit_test(prose_without_docs_is_none),
 	cmocka_unit_test(risk_object_names_the_surface_and_its_files),
 	cmocka_unit_test(threshold_is_inclusive_and_empty_needs_no_review),
 	cmocka_unit_test(reason_lists_five_files_then_counts),
