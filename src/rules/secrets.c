@@ -187,7 +187,9 @@ static bool hits_add(struct secret_hits *h, struct secret_hit hit)
  * The text as a terminal shows it, which is what patterns match: a key cut in two by a colour change
  * (ESC [ ... m) or a carriage return is one key on the screen, so the escape sequences and CRs are
  * left out of the view, and each match maps back to the bytes it spans, those in it included. A text
- * without ESC or CR is its own view (no copy).
+ * without ESC or CR is its own view (no copy). But a CR also ends what came before it: "AKIA...\rghp_..."
+ * joined is no AWS key (a letter follows it), so a text holding a CR is searched a second time with
+ * its CRs kept (drop_cr false), and the matches of both views are redacted.
  */
 struct secret_view {
 	const char *text; /* the view: the text itself, or own */
@@ -213,17 +215,17 @@ static size_t escape_len(const unsigned char *t, size_t n)
 	return i < n && t[i] >= 0x40 && t[i] <= 0x7e ? i + 1 : i;
 }
 
-static bool view_make(const char *text, size_t len, struct secret_view *v)
+static bool view_make(const char *text, size_t len, bool drop_cr, struct secret_view *v)
 {
 	size_t gaps_cap = 0;
 	*v = (struct secret_view){ .text = text, .len = len };
-	if (!memchr(text, '\x1b', len) && !memchr(text, '\r', len))
+	if (!memchr(text, '\x1b', len) && (!drop_cr || !memchr(text, '\r', len)))
 		return true;
 	if (!(v->own = malloc(len + 1)))
 		return false;
 	v->len = 0;
 	for (size_t i = 0; i < len;) {
-		size_t skip = text[i] == '\r' ? 1 : text[i] == '\x1b' ? escape_len((const unsigned char *)text + i, len - i) : 0;
+		size_t skip = text[i] == '\r' && drop_cr ? 1 : text[i] == '\x1b' ? escape_len((const unsigned char *)text + i, len - i) : 0;
 		if (!skip) {
 			v->own[v->len++] = text[i++];
 			continue;
@@ -264,6 +266,22 @@ static size_t view_to_text(const struct secret_view *v, size_t at)
 			hi = mid;
 	}
 	return at + (lo ? v->gaps[lo - 1].shift : 0);
+}
+
+/* How many bytes the view left out just before its offset at (the gap whose at is at), 0 for none. */
+static size_t view_gap_at(const struct secret_view *v, size_t at)
+{
+	size_t lo = 0, hi = v->ngaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->gaps[mid].at < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == v->ngaps || v->gaps[lo].at != at)
+		return 0;
+	return v->gaps[lo].shift - (lo ? v->gaps[lo - 1].shift : 0);
 }
 
 /* Shannon entropy of s[0..n) in bits a byte, as gitleaks measures a candidate (its tokens are ASCII: bytes are characters). */
@@ -347,17 +365,18 @@ static void pattern_next(const struct secrets *s, size_t i, const struct secret_
 }
 
 /*
- * The matches over text[0..len) (offsets into text), left to right: at each place the pattern listed
- * first wins, and the next match is looked for after the end of the last. Patterns match the view
- * (view_make). false only when out of memory.
+ * The matches over text[0..len) (offsets into text) in one view, left to right: at each place the
+ * pattern listed first wins, and the next match is looked for after the end of the last. false only
+ * when out of memory.
  */
-static bool find_hits(const struct secrets *s, const char *text, size_t len, unsigned flags, struct secret_hits *h)
+static bool find_hits_in_view(const struct secrets *s, const char *text, size_t len, unsigned flags, bool drop_cr,
+			      struct secret_hits *h)
 {
 	/* Each pattern's next match at or after pos, found once and reused until pos passes it. */
 	struct secret_hit *next = calloc(s->n + 1, sizeof(*next));
 	struct secret_view v;
 	size_t pos = 0;
-	bool ok = view_make(text, len, &v) && next;
+	bool ok = view_make(text, len, drop_cr, &v) && next;
 
 	for (size_t i = 0; ok && i < s->n; i++)
 		pattern_next(s, i, &v, 0, &next[i]);
@@ -375,13 +394,60 @@ static bool find_hits(const struct secrets *s, const char *text, size_t len, uns
 		hit.kept = (flags & SECRETS_TRUSTED) && line_allowed(s, v.text, v.len, hit.start);
 		pos = hit.end;
 		/* back to the text: the match spans what the view left out inside it, not around it */
+		size_t gap = view_gap_at(&v, hit.start);
 		hit.from = view_to_text(&v, hit.from);
 		hit.start = view_to_text(&v, hit.start);
 		hit.end = view_to_text(&v, hit.end - 1) + 1;
+		/*
+		 * A lone ESC just before the key goes with it: left before the marker it would read as
+		 * "ESC [" (a CSI) with the marker's bracket, and a second redaction would not know the
+		 * marker. A whole sequence there (a colour, ESC [ 32 m) stays.
+		 */
+		if (gap && text[hit.start - 1] == '\x1b') {
+			hit.start -= gap;
+			if (hit.from > hit.start)
+				hit.from = hit.start;
+		}
 		ok = hits_add(h, hit);
 	}
 	free(next);
 	view_free(&v);
+	return ok;
+}
+
+/* Adds hit to h, sorted by start, one hit with the last when they overlap: their union is redacted. */
+static bool hits_merge_add(struct secret_hits *h, struct secret_hit hit)
+{
+	struct secret_hit *last = h->n ? &h->v[h->n - 1] : NULL;
+	if (!last || hit.start >= last->end)
+		return hits_add(h, hit);
+	if (hit.end > last->end)
+		last->end = hit.end;
+	if (hit.from < last->from)
+		last->from = hit.from;
+	last->kept = last->kept && hit.kept;
+	return true;
+}
+
+/*
+ * The matches over text[0..len), left to right (offsets into text): those of the view without CRs and,
+ * when the text holds one, those of the view with them (see struct secret_view), overlapping ones joined.
+ * false only when out of memory.
+ */
+static bool find_hits(const struct secrets *s, const char *text, size_t len, unsigned flags, struct secret_hits *h)
+{
+	struct secret_hits joined = { 0 }, split = { 0 };
+	size_t a = 0, b = 0;
+	bool ok;
+	if (!memchr(text, '\r', len))
+		return find_hits_in_view(s, text, len, flags, true, h);
+	ok = find_hits_in_view(s, text, len, flags, true, &joined) && find_hits_in_view(s, text, len, flags, false, &split);
+	while (ok && (a < joined.n || b < split.n)) {
+		bool take_joined = b == split.n || (a < joined.n && joined.v[a].start <= split.v[b].start);
+		ok = hits_merge_add(h, take_joined ? joined.v[a++] : split.v[b++]);
+	}
+	free(joined.v);
+	free(split.v);
 	return ok;
 }
 

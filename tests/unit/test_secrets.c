@@ -567,6 +567,12 @@ static void ansi_escapes_and_carriage_returns_do_not_hide_a_key(void **state)
 	expect(s, "{\"r\":\"line\\nAKIAZ2X7Q4RNB5VH3KDF\\tsk-0123456789\"}", /* pragma: allowlist-secret why=TEST_VECTOR */
 	       "{\"r\":\"line\\n[REDACTED:aws_access_key]\\t[REDACTED:known_prefix_token]\"}", 2);
 	expect(s, "plain \x1b[1mbold\x1b[0m\r\n", "plain \x1b[1mbold\x1b[0m\r\n", 0);
+	/* a lone ESC before a key goes with it (ESC then the marker's "[" would be a CSI); a colour stays */
+	expect(s, "KEY=\x1bsk-abcdefghijklmnop1234", "KEY=[REDACTED:openai_key]", 1); /* pragma: allowlist-secret why=TEST_VECTOR */
+	/* a CR also ends a key: joined, AKIA... runs into a letter and is no AWS key; both keys go */
+	expect(s, "AKIAZ2X7Q4RNB5VH3KDF\rghp_abcdefghijklmnopqrstuvwxyz0123456789", /* pragma: allowlist-secret why=TEST_VECTOR */
+	       "[REDACTED:aws_access_key]\r[REDACTED:github_token]", 2);
+	expect(s, "progress 10%\rAKIAZ2X7Q4RNB5VH3KDF done\r\n", "progress 10%\r[REDACTED:aws_access_key] done\r\n", 1); /* pragma: allowlist-secret why=TEST_VECTOR */
 	secrets_free(s);
 }
 
