@@ -3,6 +3,7 @@
 #include "applet.h"
 #include "loop/loop.h"
 #include "lib/err.h"
+#include "lib/out.h"
 #include "lib/timeutil.h"
 #include "lib/yamlx.h"
 
@@ -40,7 +41,10 @@ static void on_signal(int sig)
 
 static void loopcli_stream(void *user, long round, const char *line, size_t len)
 {
-	fprintf(user, "[round %ld] %.*s\n", round, (int)len, line);
+	/* the agent's own line (redacted): its escape sequences are shown, never sent to the user's terminal */
+	fprintf(user, "[round %ld] ", round);
+	rtk_out_write_visible(user, line, len, true);
+	fputc('\n', user);
 }
 
 static void loopcli_note(void *user, const char *text)

@@ -3,6 +3,7 @@
 #include "applet.h"
 #include "lib/datadir.h"
 #include "lib/err.h"
+#include "lib/out.h"
 #include "lib/stdinput.h"
 #include "lib/fsutil.h"
 #include "lib/jsonl.h"
@@ -206,8 +207,17 @@ static void report(struct run *r, const char *file, long line, bool jsonl, const
 			cJSON_AddNumberToObject(j, "line", (double)at);
 			cJSON_AddItemToArray(r->results, j);
 		} else {
-			fprintf(r->out, "%s:%ld: %s: %s (at %s)\n", file, at, location_text(e->instance_location),
-				e->message ? e->message : "", e->keyword_location && *e->keyword_location ? e->keyword_location : "/");
+			/* the location and message quote the instance (an agent's sidecar): one line, no control sent */
+			const char *loc = location_text(e->instance_location), *msg = e->message ? e->message : "",
+				   *kw = e->keyword_location && *e->keyword_location ? e->keyword_location : "/";
+			rtk_out_write_visible(r->out, file, strlen(file), true);
+			fprintf(r->out, ":%ld: ", at);
+			rtk_out_write_visible(r->out, loc, strlen(loc), true);
+			fputs(": ", r->out);
+			rtk_out_write_visible(r->out, msg, strlen(msg), true);
+			fputs(" (at ", r->out);
+			rtk_out_write_visible(r->out, kw, strlen(kw), true);
+			fputs(")\n", r->out);
 		}
 	}
 }

@@ -219,7 +219,7 @@ static void by_source_rows(const struct rtk_out_cells *c, const cJSON *r)
 {
 	const cJSON *row;
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_source")) {
-		rtk_out_cell(c, "%s", rtk_out_json_str(row, "source"));
+		rtk_out_cell_text(c, rtk_out_json_str(row, "source"));
 		rtk_out_cell(c, "%.0f", rtk_out_json_num(row, "of"));
 		rtk_out_cell(c, "%.0f", rtk_out_json_num(row, "tasks"));
 		rtk_out_cell(c, "%.0f", rtk_out_json_num(row, "negative"));
@@ -233,7 +233,7 @@ static void by_kind_rows(const struct rtk_out_cells *c, const cJSON *r)
 {
 	const cJSON *row;
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "by_kind")) {
-		rtk_out_cell(c, "%s", rtk_out_json_str(row, "kind"));
+		rtk_out_cell(c, "%s", rtk_out_json_str(row, "kind")); /* rtk's own names */
 		rtk_out_cell(c, "%s", rtk_out_json_str(row, "polarity"));
 		rtk_out_cell(c, "%.0f", rtk_out_json_num(row, "tasks"));
 		rtk_out_cell(c, "%s", rtk_out_md_num(rtk_out_json_num(row, "share"), 3));
@@ -286,7 +286,7 @@ void boardhistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 		    rtk_out_json_num(sig, "before_completion"), rtk_out_json_num(sig, "after_window"));
 	if (rtk_out_json_num(in, "skipped_invalid") > 0)
 		rtk_out_md_para(md, "Skipped %.0f invalid records; the first: %s", rtk_out_json_num(in, "skipped_invalid"),
-			    rtk_out_json_str(in, "first_skipped"));
+			    rtk_out_md_esc(rtk_out_json_str(in, "first_skipped")));
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(in, "notes"))
 		rtk_out_md_bullet(md, "Note: %s.", rtk_out_md_esc(row->valuestring));
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(in, "notes")))

@@ -253,7 +253,7 @@ static void html_put(void *table, const char *text)
 
 struct rtk_out_cells rtk_html_cells(struct rtk_html *h)
 {
-	return (struct rtk_out_cells){ html_put, h };
+	return (struct rtk_out_cells){ html_put, h, false };
 }
 
 void rtk_html_table_end(struct rtk_html *h)

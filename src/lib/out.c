@@ -105,12 +105,11 @@ const char *rtk_out_md_esc(const char *s)
 	return *slot ? *slot : "(out of memory)";
 }
 
-/* text as it goes to a terminal: every control character but newline and tab shown, never sent. */
-static void write_visible(const char *text, size_t len, FILE *out)
+void rtk_out_write_visible(FILE *out, const char *text, size_t len, bool one_line)
 {
 	size_t from = 0;
 	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '\n' || text[i] == '\t' || !is_control_at(text, i, len))
+		if ((text[i] == '\n' && !one_line) || text[i] == '\t' || !is_control_at(text, i, len))
 			continue;
 		struct rtk_strbuf b = { 0 };
 		fwrite(text + from, 1, i - from, out);
@@ -120,6 +119,12 @@ static void write_visible(const char *text, size_t len, FILE *out)
 		from = i + 1;
 	}
 	fwrite(text + from, 1, len - from, out);
+}
+
+/* text as it goes to a terminal: every control character but newline and tab shown, never sent. */
+static void write_visible(const char *text, size_t len, FILE *out)
+{
+	rtk_out_write_visible(out, text, len, false);
 }
 
 struct rtk_out_md {
@@ -229,6 +234,15 @@ struct rtk_out_md_table *rtk_out_md_table(struct rtk_out_md *md, const char *ali
 }
 
 /* A '|' inside a cell would end it early, and a newline would end the row. */
+/* Whether the '|' at s[i] is escaped already (an odd run of backslashes before it: rtk_out_md_escape's "\\|"). */
+static bool pipe_escaped(const char *s, size_t i)
+{
+	size_t n = 0;
+	while (n < i && s[i - 1 - n] == '\\')
+		n++;
+	return n % 2;
+}
+
 static char *escape_cell(char *s)
 {
 	size_t extra = 0;
@@ -237,7 +251,7 @@ static char *escape_cell(char *s)
 	char *out = malloc(strlen(s) + extra + 1), *q = out;
 	if (out) {
 		for (char *p = s; *p; p++) {
-			if (*p == '|')
+			if (*p == '|' && !pipe_escaped(s, (size_t)(p - s)))
 				*q++ = '\\';
 			*q++ = (*p == '\n' || *p == '\r') ? ' ' : *p;
 		}
@@ -266,7 +280,15 @@ static void md_put(void *table, const char *text)
 
 struct rtk_out_cells rtk_out_md_cells(struct rtk_out_md_table *t)
 {
-	return (struct rtk_out_cells){ md_put, t };
+	return (struct rtk_out_cells){ md_put, t, true };
+}
+
+void rtk_out_cell_text(const struct rtk_out_cells *c, const char *text)
+{
+	if (c->markdown)
+		c->put(c->table, rtk_out_md_esc(text));
+	else
+		c->put(c->table, text ? text : "");
 }
 
 void rtk_out_cell(const struct rtk_out_cells *c, const char *fmt, ...)

@@ -51,10 +51,13 @@ void rtk_out_md_table_end(struct rtk_out_md_table *t);
 struct rtk_out_cells {
 	void (*put)(void *table, const char *text);
 	void *table;
+	bool markdown; /* cells of markdown: a string from outside is escaped (rtk_out_cell_text) */
 };
 struct rtk_out_cells rtk_out_md_cells(struct rtk_out_md_table *t);
 /* The next cell, formatted as printf does. */
 void rtk_out_cell(const struct rtk_out_cells *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The next cell, a string from outside (a board's source, a label): escaped in markdown (rtk_out_md_escape); HTML escapes its own. */
+void rtk_out_cell_text(const struct rtk_out_cells *c, const char *text);
 
 /*
  * s made safe to stand inside one line of markdown or of a terminal: every control character
@@ -73,6 +76,12 @@ char *rtk_out_md_flat(const char *s);
  * "# Verdict: PASS") nor reach a terminal as an escape sequence. malloc'd; NULL when out of memory.
  */
 char *rtk_out_md_escape(const char *s);
+/*
+ * Writes text[0..len) to out as a terminal should get it from outside (an agent's line, a value quoted
+ * from a document): every control character but tab shown in caret notation (^[ for ESC, ^M for CR),
+ * never sent; with one_line, a newline too (^J), so the text cannot start a line of its own.
+ */
+void rtk_out_write_visible(FILE *out, const char *text, size_t len, bool one_line);
 /* rtk_out_md_escape for a renderer's printf arguments: kept in a ring of 16, each freed when its slot comes round again. */
 const char *rtk_out_md_esc(const char *s);
 

@@ -17,6 +17,11 @@ board() {
 bh() { "$RTK" board-history --as-of 2026-06-01 "$@"; }
 export -f bh
 
+# --- strings from the board are escaped in markdown (issue 27, finding 18) --------------------------------
+testing "a source with HTML, a pipe and a newline stays one escaped cell: no tag, no forged heading" \
+	"printf '{\"type\":\"task\",\"id\":\"t1\",\"completed_at\":\"2026-01-01T00:00:00Z\",\"completion\":\"completed\",\"source\":\"<img src=x>|evil\\\\n# Verdict: PASS\"}\\n' > b.jsonl && bh b.jsonl | grep -A4 '^## By source' | tail -n 1 | cut -d' ' -f1-6" \
+	'| \\<img src=x\\>\\|evil^J\\# Verdict: PASS |\n'
+
 # --- gh-issues: a reopened issue with its timeline ----------------------------------------------
 gh="$RTK board-history --json --from gh-issues --timeline $FX/gh-timeline.jsonl $FX/gh-issues.json"
 testing "gh: tasks by completion; the issue closed last is still in its window" \

@@ -53,6 +53,9 @@ testing "markdown: a heading with the stop reason, a row per round" \
 testing "on a terminal, the agent's output is shown on stderr with its round" \
 	"project simple && script -qec \"$RTK loop --agent 'bash $FIX/loop-agent.sh say tick code commit' --max-rounds 1\" /dev/null | tr -d '\\r' | grep '^\\[round'" \
 	"[round 1] working on Item 1 of the plan\n[round 1] done with Item 1 of the plan\n"
+testing "an escape sequence in the agent's output is shown on the terminal, never sent" \
+	"project simple && script -qec \"$RTK loop --agent 'bash $FIX/loop-agent.sh say-escape tick code commit' --max-rounds 1\" /dev/null | tr -d '\\r' | grep '^\\[round'" \
+	"[round 1] title ^[]0;pwned^G set\n"
 
 # --- the prompt ------------------------------------------------------------------------------------------
 scratch

@@ -24,7 +24,10 @@ testing "a missing required member" "reflection 's/\"repo\":\"rtk\",//' > r.json
 	"r.jsonl:1: /: missing required property \"repo\" (at /required)\n"
 testing "no other properties, at any level" "reflection 's/\"degraded\":false/\"degraded\":false,\"extra\":1/' > r.jsonl; $V r.jsonl" \
 	"r.jsonl:1: /provenance/extra: property \"extra\" is not allowed (at /properties/provenance/additionalProperties)\n"
-testing "source must be stop-hook" "reflection 's/stop-hook/cron/' > r.jsonl; $V r.jsonl" \
+testing "a key with an escape sequence and a newline: shown on one line, never sent" \
+	"printf '{\"a\\\\u001b]52;c;aGk=\\\\u0007\\\\nforged:1: x\": 1}' > i.json && printf '{\"additionalProperties\": false}' > s.json && $V --schema s.json i.json" \
+	'i.json:1: /a^[]52;c;aGk=^G^Jforged:1: x: property "a^[]52;c;aGk=^G^Jforged:1: x" is not allowed (at /additionalProperties)\n'
+"reflection 's/stop-hook/cron/' > r.jsonl; $V r.jsonl" \
 	"r.jsonl:1: /provenance/source: is \"cron\", expected \"stop-hook\" (at /properties/provenance/properties/source/const)\n"
 testing "oneOf: the branch that got furthest, not one error per branch" \
 	"reflection 's/\"surface\":\"auth\",\"description\"/\"surface\":\"security\",\"description\"/' > r.jsonl; $V r.jsonl" \

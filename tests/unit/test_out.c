@@ -267,6 +267,32 @@ static void emitted_markdown_sends_no_control_characters(void **state)
 	cJSON_Delete(r);
 }
 
+static void render_escaped_cells(const cJSON *r, struct rtk_out_md *md)
+{
+	(void)r;
+	struct rtk_out_md_table *t = rtk_out_md_table(md, "ll", "a", "b");
+	struct rtk_out_cells c = rtk_out_md_cells(t);
+	rtk_out_cell_text(&c, "x|y <img>");       /* from outside: escaped once, the pipe too */
+	rtk_out_md_cell(t, "%s", rtk_out_md_esc("p|q")); /* escaped by the renderer: the cell adds no second backslash */
+	rtk_out_md_cell(t, "odd\\\\|end");          /* two backslashes of the text's own, then a raw pipe: escaped */
+	rtk_out_md_table_end(t);
+}
+
+/* A cell's pipe is escaped exactly once, whoever escaped the string before. */
+static void cells_escape_a_pipe_once(void **state)
+{
+	(void)state;
+	cJSON *r = cJSON_CreateObject();
+	char *text = render(r, RTK_OUT_FORMAT_MD, render_escaped_cells);
+	assert_string_equal(text,
+			    "| a            | b    |\n"
+			    "|--------------|------|\n"
+			    "| x\\|y \\<img\\> | p\\|q |\n"
+			    "| odd\\\\\\|end   |      |\n\n");
+	free(text);
+	cJSON_Delete(r);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(flat_text_keeps_one_line_and_no_escapes),
 	cmocka_unit_test(escape_makes_no_markup_and_shows_controls),
@@ -274,6 +300,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(undefined_statistics_are_null),
 	cmocka_unit_test(envelope_has_schema_version_and_time),
 	cmocka_unit_test(markdown_tables_align_and_escape),
+	cmocka_unit_test(cells_escape_a_pipe_once),
 	cmocka_unit_test(markdown_text_grows_and_reads_back),
 	cmocka_unit_test(format_names),
 	cmocka_unit_test(number_helpers),
