@@ -444,6 +444,16 @@ static cJSON *decision_json(const struct experiment *e, int n)
 	return d;
 }
 
+/*
+ * A row's reason for markdown. A skipped experiment's is an error message, which may quote the config or
+ * what an experiment read (a repository's ref, a key of a board file): escaped. A verdict's is rtk's own.
+ */
+static const char *skip_reason(const cJSON *row)
+{
+	const char *reason = rtk_out_json_str(row, "reason");
+	return strcmp(rtk_out_json_str(row, "status"), "SKIPPED") ? reason : rtk_out_md_esc(reason);
+}
+
 static void phase0_render_md(const cJSON *r, struct rtk_out_md *md)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "decision"), *row;
@@ -464,7 +474,7 @@ static void phase0_render_md(const cJSON *r, struct rtk_out_md *md)
 			rtk_out_md_cell(t, "n/a");
 		else
 			rtk_out_md_cell(t, "%.3f – %.3f", rtk_out_json_at(ci, 0), rtk_out_json_at(ci, 1));
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "reason"));
+		rtk_out_md_cell(t, "%s", skip_reason(row));
 	}
 	rtk_out_md_table_end(t);
 	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary"))
@@ -476,7 +486,7 @@ static void phase0_render_md(const cJSON *r, struct rtk_out_md *md)
 		const cJSON *res = cJSON_GetObjectItemCaseSensitive(x, "result");
 		if (!res) {
 			rtk_out_md_heading(md, 2, "%s `%s`: skipped", rtk_out_json_str(row, "experiment"), rtk_out_json_str(row, "applet"));
-			rtk_out_md_para(md, "%s.", rtk_out_json_str(row, "reason"));
+			rtk_out_md_para(md, "%s.", skip_reason(row));
 		} else if (!strcmp(rtk_out_json_str(row, "applet"), "calibrate")) {
 			calibration_render_md(res, md, 2);
 		} else if (!strcmp(rtk_out_json_str(row, "applet"), "git-history")) {

@@ -138,6 +138,8 @@ testing "a number that is not one is an error" \
 	"rtk phase0: c.yaml:3:3: \`board.kill_below\` must be a number, not \"low\"\n2\n"
 testing "a config that is not YAML names its line" \
 	"printf 'board: [\\\\n' > c.yaml; $RTK phase0 c.yaml 2>&1 | cut -c1-24; echo \${PIPESTATUS[0]}" "rtk phase0: c.yaml:2:1: \n2\n"
+testing "a skipped experiment's reason quotes what it read escaped: no HTML in the markdown" \
+	"mkdir -p 'x<img src=y>' && printf 'git_history:\\n  repo: \"x<img src=y>\"\\n' > c.yaml && $RTK phase0 c.yaml | grep -c 'x\\\\<img src=y\\\\>'" "2\n"
 "$RTK" phase0 --json "$both" > "$SCRATCH_ROOT/p.json"
 conforms "phase0 output conforms to rtk.phase0.v1" "$SCRATCH_ROOT/p.json" phase0
 jq '.experiments.calibrate.result' "$SCRATCH_ROOT/p.json" > "$SCRATCH_ROOT/p1.json"
