@@ -26,17 +26,21 @@ static void stream_pieces(const struct secrets *s, const uint8_t *data, size_t s
 	secrets_stream_free(&st);
 }
 
-/* The next "[REDACTED:...]" marker in t[*at..n) (advancing *at past it), its length, or 0 when none is left. */
+/*
+ * The next "[REDACTED:name]" marker in t[*at..n) (advancing *at past it), its length, or 0 when none is left.
+ * Only a rule's name (lower-case letters, digits, '_') makes one: the input's own "[REDACTED:opena.i..."
+ * is text, which a second redaction may find a key in.
+ */
 static size_t next_marker(const char *t, size_t n, size_t *at, const char **m)
 {
 	static const char open[] = "[REDACTED:";
 	while (*at + sizeof(open) - 1 <= n) {
-		const char *p = memmem(t + *at, n - *at, open, sizeof(open) - 1), *end;
+		const char *p = memmem(t + *at, n - *at, open, sizeof(open) - 1), *end, *name = p + sizeof(open) - 1;
 		if (!p)
 			break;
 		end = memchr(p, ']', (size_t)(t + n - p));
 		*at = (size_t)(p - t) + 1;
-		if (end) {
+		if (end && end > name && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") >= (size_t)(end - name)) {
 			*m = p;
 			*at = (size_t)(end - t) + 1;
 			return (size_t)(end - p) + 1;
