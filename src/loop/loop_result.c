@@ -126,18 +126,30 @@ cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r
 	return j;
 }
 
-static cJSON *checklist_json(const struct checklist *cl)
+/*
+ * The final checklist, every item listed. A plan can hold a million items (an agent may write them): each
+ * item's keys and state are constants, and its text is moved from the checklist into the JSON rather than
+ * copied, so the result costs what the items do (issue 27, finding 21). cl's texts are gone after this.
+ */
+static cJSON *checklist_json(struct checklist *cl)
 {
 	cJSON *c = cJSON_CreateObject(), *items;
 	cJSON_AddNumberToObject(c, "open", (double)cl->open);
 	cJSON_AddNumberToObject(c, "done", (double)cl->done);
 	cJSON_AddNumberToObject(c, "skipped", (double)cl->skipped);
 	items = cJSON_AddArrayToObject(c, "items");
-	for (size_t i = 0; i < cl->n; i++) {
-		cJSON *it = cJSON_CreateObject();
-		cJSON_AddNumberToObject(it, "line", (double)cl->items[i].line);
-		cJSON_AddStringToObject(it, "state", checklist_state_name(cl->items[i].state));
-		cJSON_AddStringToObject(it, "text", cl->items[i].text);
+	for (size_t i = 0; items && i < cl->n; i++) {
+		cJSON *it = cJSON_CreateObject(), *text = cJSON_CreateStringReference(cl->items[i].text);
+		if (!it || !text) {
+			cJSON_Delete(it);
+			cJSON_Delete(text);
+			break; /* out of memory: the result goes without the rest */
+		}
+		text->type &= ~cJSON_IsReference; /* the JSON owns the text now, and frees it */
+		cl->items[i].text = NULL;
+		cJSON_AddItemToObjectCS(it, "line", cJSON_CreateNumber((double)cl->items[i].line));
+		cJSON_AddItemToObjectCS(it, "state", cJSON_CreateStringReference(checklist_state_name(cl->items[i].state)));
+		cJSON_AddItemToObjectCS(it, "text", text);
 		cJSON_AddItemToArray(items, it);
 	}
 	return c;
