@@ -35,9 +35,10 @@ static size_t next_marker(const char *t, size_t n, size_t *at, const char **m)
 {
 	static const char open[] = "[REDACTED:";
 	while (*at + sizeof(open) - 1 <= n) {
-		const char *p = memmem(t + *at, n - *at, open, sizeof(open) - 1), *end, *name = p + sizeof(open) - 1;
+		const char *p = memmem(t + *at, n - *at, open, sizeof(open) - 1), *end, *name;
 		if (!p)
 			break;
+		name = p + sizeof(open) - 1;
 		end = memchr(p, ']', (size_t)(t + n - p));
 		*at = (size_t)(p - t) + 1;
 		if (end && end > name && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") >= (size_t)(end - name)) {
