@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -95,6 +96,35 @@ int gitx_refuse_shallow(git_repository *repo)
 		return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s and %zu other commits; run git fetch --unshallow",
 				line, cut - 1);
 	return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s; run git fetch --unshallow", *line ? line : "a graft");
+}
+
+int gitx_shallow_boundary(git_repository *repo, unsigned char **ids, size_t *n)
+{
+	char path[4096], buf[128];
+	size_t cap = 0;
+	FILE *fp;
+	*ids = NULL, *n = 0;
+	if (git_repository_is_shallow(repo) != 1)
+		return 0;
+	snprintf(path, sizeof(path), "%sshallow", git_repository_path(repo));
+	if (!(fp = fopen(path, "r")))
+		return rtk_fail(RTK_EXIT_FAILURE, "%s: %s", path, strerror(errno));
+	while (fgets(buf, sizeof(buf), fp)) {
+		git_oid id;
+		if (git_oid_fromstrn(&id, buf, 40) < 0)
+			continue; /* not a sha: git writes none */
+		if (*n == cap) {
+			unsigned char *v = realloc(*ids, (cap = cap ? 2 * cap : 8) * 20);
+			if (!v) {
+				fclose(fp);
+				return rtk_oom();
+			}
+			*ids = v;
+		}
+		memcpy(*ids + 20 * (*n)++, id.id, 20);
+	}
+	fclose(fp);
+	return 0;
 }
 
 int gitx_resolve_commit(git_repository *repo, const char *rev, git_commit **out)

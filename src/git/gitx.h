@@ -25,6 +25,11 @@ int gitx_resolve_commit(git_repository *repo, const char *rev, git_commit **out)
 /* A shallow clone's history stops at its grafts: 0 for a whole repository, else RTK_EXIT_USAGE "shallow
  * clone: history is cut at SHA[ and N other commits]; run git fetch --unshallow". */
 int gitx_refuse_shallow(git_repository *repo);
+/*
+ * A shallow clone's boundary: the commits of .git/shallow, whose parents the clone does not hold, as 20-byte
+ * ids in *ids (malloc'd, *n of them; NULL and 0 for a whole repository). 0, or RTK_EXIT_FAILURE (unreadable).
+ */
+int gitx_shallow_boundary(git_repository *repo, unsigned char **ids, size_t *n);
 
 /*
  * What HEAD names, malloc'd into *out: the branch ("main", also when it has no commits yet), or for a

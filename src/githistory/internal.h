@@ -247,6 +247,8 @@ struct githistory_run {
 	size_t n, cap, walked_in_window;
 	struct rtk_strmap *by_oid; /* 20-byte id -> struct githistory_commit * */
 	struct rtk_strmap *ignore_revs; /* 20-byte ids from .git-blame-ignore-revs */
+	unsigned char *shallow; /* a shallow clone's boundary commits (20-byte ids): roots here; NULL for a whole one */
+	size_t nshallow;
 	struct githistory_blame_memo *blame_memo; /* blame's diffs by blob pair (blame.c) */
 	int64_t since, until;
 	size_t window_nonmerges; /* for the fix rule set (githistory_message_fix_set) */

@@ -48,7 +48,7 @@ int githistory_run_open(struct githistory_run *h, const struct githistory_opts *
 	h->rules.opts = o;
 	if ((rc = githistory_rules_load(&h->rules)) || (rc = riskfloor_load(&h->risk, NULL)) ||
 	    (rc = riskfloor_prepare_patterns(h->risk)) || /* S names the pattern that made it */
-	    (rc = gitx_open(&h->repo, o->repo)) || (rc = gitx_refuse_shallow(h->repo)) ||
+	    (rc = gitx_open(&h->repo, o->repo)) || (rc = gitx_shallow_boundary(h->repo, &h->shallow, &h->nshallow)) ||
 	    (rc = gitx_resolve_commit(h->repo, o->rev, &tip)) || (rc = githistory_walk_open(h)))
 		goto out;
 	h->tip = *git_commit_id(tip);

@@ -5,6 +5,7 @@
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/progress.h"
+#include "lib/timeutil.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -43,6 +44,7 @@ void githistory_walk_free(struct githistory_run *h)
 		commit_free(rtk_strmap_value_at(h->by_oid, i));
 	rtk_strmap_free(h->by_oid);
 	rtk_strmap_free(h->ignore_revs);
+	free(h->shallow);
 	free(h->v);
 	free(h->parent_buf);
 	gitodb_free(h->odb);
@@ -70,6 +72,14 @@ static int record_fill(struct githistory_run *h, struct githistory_commit *c, co
 	return 0;
 }
 
+static bool shallow_boundary(const struct githistory_run *h, const git_oid *id)
+{
+	for (size_t i = 0; i < h->nshallow; i++)
+		if (!memcmp(h->shallow + 20 * i, id->id, 20))
+			return true;
+	return false;
+}
+
 /* A new record of commit id; light: its graph alone (tree, parents, dates), its message read when first asked for. */
 static struct githistory_commit *record_new(struct githistory_run *h, const git_oid *id, const struct gitodb_commit *gc,
 					    bool light)
@@ -79,7 +89,8 @@ static struct githistory_commit *record_new(struct githistory_run *h, const git_
 		return NULL;
 	c->oid = *id;
 	c->tree = gc->tree;
-	c->nparents = gc->nparents;
+	/* A shallow clone's boundary commit is a root here: the clone holds none of its parents. */
+	c->nparents = shallow_boundary(h, id) ? 0 : gc->nparents;
 	for (unsigned i = 0; i < c->nparents && i < 2; i++)
 		memcpy(c->parent[i].id, gc->parents + 20 * i, 20);
 	if (c->nparents > 2) {
@@ -406,6 +417,41 @@ static int land(struct githistory_run *h, struct githistory_commit *tip)
 }
 
 /*
+ * A shallow clone will do when its history reaches back past what the analysis reads: the window's start
+ * less the longest of the fix window, the revert look-back and the ages a named culprit may have
+ * (revert.max_age, fix.fixes_trailer_max_age). Every boundary commit must be older. Else it names the
+ * newest boundary and the date to deepen to.
+ */
+static int shallow_deep_enough(struct githistory_run *h)
+{
+	const struct githistory_rules *r = &h->rules;
+	int64_t back = r->fix_window, stop;
+	struct githistory_commit *newest = NULL;
+	back = r->revert_lookback > back ? r->revert_lookback : back;
+	back = r->revert_max_age > back ? r->revert_max_age : back;
+	back = r->fixes_max_age > back ? r->fixes_max_age : back;
+	stop = h->since - back;
+	char hex[41], date[RTK_TIME_BUFSZ], need[RTK_TIME_BUFSZ];
+	for (size_t i = 0; i < h->nshallow; i++) {
+		git_oid id;
+		struct githistory_commit *b;
+		memcpy(id.id, h->shallow + 20 * i, 20);
+		if (!(b = githistory_walk_commit(h, &id)))
+			continue; /* a boundary of another branch, not in this clone's objects */
+		if (b->commit_time >= stop && (!newest || b->commit_time > newest->commit_time))
+			newest = b;
+	}
+	if (!newest)
+		return 0;
+	rtk_time_format(newest->commit_time, date);
+	rtk_time_format(stop, need);
+	need[10] = '\0'; /* the day: git fetch --shallow-since takes a date */
+	return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %.10s (%s), but the window and its look-back "
+			"reach back to %s; run git fetch --shallow-since=%s (or --unshallow)",
+			gitx_oid_hex(&newest->oid, hex), date, need, need);
+}
+
+/*
  * The walk: every commit that landed on the main line after its newest commit dated before stop (git's
  * rev-list tip ^reach): newest first from tip, and from reach painting what it reaches as landed before
  * (before_walk), as git marks the uninteresting side, until only such commits are queued. A commit of a
@@ -423,7 +469,7 @@ int githistory_walk_run(struct githistory_run *h, const git_oid *tip)
 
 	if (!c)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot read commit: %s", rtk_error_message());
-	if ((rc = main_line_reach(h, c, stop, &reach)))
+	if ((rc = shallow_deep_enough(h)) || (rc = main_line_reach(h, c, stop, &reach)))
 		return rc;
 	walked = rtk_progress_start("Walking commits", 0); /* the total is known only at the end */
 	rc = queue_push(&q, c);
@@ -512,7 +558,9 @@ int githistory_walk_in_history(struct githistory_run *h, struct githistory_commi
 	free(stack);
 	if (!rc && !*yes && x != r) {
 		int d = git_graph_descendant_of(h->repo, &r->oid, &x->oid);
-		if (d < 0)
+		if (d < 0 && h->nshallow)
+			d = 0; /* libgit2 1.5 knows no shallow clone: it stops at the boundary, which the search did not pass */
+		else if (d < 0)
 			return rtk_fail(RTK_EXIT_FAILURE, "cannot search the history: %s", git_error_last() ? git_error_last()->message : "?");
 		*yes = d == 1;
 	}

@@ -405,6 +405,14 @@ testing "merge: a regression from an earlier merged pull request, fixed by a lat
 testing "merge: a culprit only on a branch never merged is no culprit: unlinked, not-ancestor" \
 	"$(gm merge '[.unlinked[] | select(.reason_code == "not-ancestor") | [.kind, .remedy.subject, .rules, (.reason | gsub("[0-9a-f]{10}"; "SHA"))]]')" \
 	'[["fix","fix: drop stale entries",["fix-type","fixes-trailer"],"the commit its message names (SHA) is not an ancestor of HEAD: never on the main line, so not the culprit of a failure of it"],["revert","Revert \\"feat: experimental cache\\"",["revert-message"],"the commit its message names (SHA) is not an ancestor of HEAD: never on the main line, so not the culprit of a failure of it"]]\n'
+# A shallow clone deep enough for the window and its look-backs (30 days, then 180 for a named culprit) reads as
+# the whole one; one cut inside them is refused, naming the date to deepen to (issue 28).
+testing "a shallow clone deep enough gives the whole clone's report" \
+	"r=$(mrepo long-history) && git clone -q --bare --shallow-since=2026-05-21 file://\$r s.git && test -s s.git/shallow && diff <($RTK git-history --json --window 30d --repo \$r | jq -S 'del(.generated_at, .parameters.repo)') <($RTK git-history --json --window 30d --repo s.git | jq -S 'del(.generated_at, .parameters.repo)') && $RTK git-history --json --window 30d --repo s.git | jq -c '[.failures[] | [.remedy.subject, .culprit.subject]]'" \
+	'[["fix: widths are 16 wide","feat: parse widths"]]\n'
+testing "a shallow clone cut inside the window's look-back is refused, with the date to deepen to" \
+	"r=$(mrepo long-history) && git clone -q --bare --shallow-since=2026-07-10 file://\$r s.git && $RTK git-history --window 30d --repo s.git 2>&1 | sed 's/cut at [0-9a-f]*/cut at SHA/'; echo \${PIPESTATUS[0]}" \
+	"rtk git-history: shallow clone: history is cut at SHA (2026-07-20T00:00:03Z), but the window and its look-back reach back to 2026-06-30; run git fetch --shallow-since=2026-06-30 (or --unshallow)\n2\n"
 # Held out (DPDK): the history search stopped a day before the culprit's date, but dates can go back along a history.
 testing "a Fixes: trailer's culprit below a commit dated before it is still an ancestor: linked, not not-ancestor" \
 	"cd $(mrepo skewed-dates) && $RTK git-history --json --window 30d | jq -c '[[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]], [.unlinked[].reason_code]]'" \
@@ -556,9 +564,9 @@ testing "--window with --since" "$RTK git-history --repo $(repo fix-plain) --win
 	"$E: give --window or --since, not both\n2\n"
 testing "a bad --since" "$RTK git-history --repo $(repo fix-plain) --since yesterday 2>&1; echo \$?" \
 	"$E: --since: invalid time \"yesterday\": expected YYYY-MM-DD\n2\n"
-testing "a shallow clone says where history is cut" \
-	"git clone -q --depth 1 file://$(repo fix-plain) s && $RTK git-history --repo s 2>&1 | sed 's/at [0-9a-f]*;/at SHA;/'; echo \${PIPESTATUS[0]}" \
-	"$E: shallow clone: history is cut at SHA; run git fetch --unshallow\n2\n"
+testing "a clone of depth 1 says where history is cut and how deep it must go" \
+	"git clone -q --depth 1 file://$(repo fix-plain) s && $RTK git-history --repo s 2>&1 | sed 's/at [0-9a-f]* /at SHA /'; echo \${PIPESTATUS[0]}" \
+	"$E: shallow clone: history is cut at SHA (2026-01-12T00:00:03Z), but the window and its look-back reach back to 2025-04-17; run git fetch --shallow-since=2025-04-17 (or --unshallow)\n2\n"
 testing "a bad rule in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
 	"$E: input: verdict.kill_upper must be a number in [0, 1]\n2\n" "verdict: {kill_upper: 2}\n"
 testing "a misspelt --config key is an error naming its line and the key meant, not the default" \
@@ -607,7 +615,7 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
-for c in squash rebase merge window mixed skewed-dates; do
+for c in squash rebase merge window mixed skewed-dates long-history; do
 	(cd "$(mrepo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/mainline-$c.json"
 	conforms "main line, $c: JSON conforms to its schema" "$SCRATCH_ROOT/mainline-$c.json" git-history
 done
