@@ -411,6 +411,10 @@ case_resume() { # CLIENT MODE
 		"$(jqm '.[1].body | [(split("Read the plan at PLAN.md") | length - 1), contains("FIRST-ANSWER-ALPHA")]')" '[2,true]'
 }
 
+# group_alive PGID: whether a process of that group still runs (a zombie does not: who reaps an orphan is
+# the machine's init, not rtk).
+group_alive() { ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'; }
+
 # kill9: rtk iterate with persistent sessions (the default), both roles the client. Round 1: the Developer's
 # report (its tool call carries ROUND1-TOOL-MARKER), the Acceptor's REJECTED. Round 2: the resumed Developer's
 # request is held by the server until rtk is killed with -9 mid-round; the Acceptor's conversation is then
@@ -452,7 +456,7 @@ case_kill9() { # CLIENT MODE
 	pgid=$(awk '{print $1}' "$rec" 2>/dev/null)
 	kill -KILL "$pid"
 	wait "$job" 2>/dev/null
-	[ -n "$pgid" ] && [ "$pgid" != 0 ] && kill -0 -- "-$pgid" 2>/dev/null && ok "killed mid-round: the client ($pgid) is left waiting on the model" ||
+	[ -n "$pgid" ] && [ "$pgid" != 0 ] && group_alive "$pgid" && ok "killed mid-round: the client ($pgid) is left waiting on the model" ||
 		bad "no running agent recorded at the kill"
 	dev=$(jq -r '.sessions.developer.id' "$D/proj/.anima/milestones/M1.json" 2>/dev/null)
 	acc=$(jq -r '.sessions.acceptor.id' "$D/proj/.anima/milestones/M1.json" 2>/dev/null)
@@ -472,7 +476,7 @@ case_kill9() { # CLIENT MODE
 	mains >"$D/mains.json"
 	acc2=$(jq -r '.sessions.acceptor.id' "$D/proj/.anima/milestones/M1.json" 2>/dev/null)
 	is "the restart completes the milestone" "$RC $(jqr '.projects[0].pass.milestones[0].status')" '0 "completed"'
-	kill -0 -- "-$pgid" 2>/dev/null && bad "the killed round's client is still running" || ok "the restart ended the killed round's client"
+	group_alive "$pgid" && bad "the killed round's client is still running" || ok "the restart ended the killed round's client"
 	is "the restarted Developer round resumed the stored session" \
 		"$(jqr '[.projects[0].pass.rounds[0] | .role, .resumed, .session_id]')" "[\"developer\",true,\"$dev\"]"
 	is "the client sent it under the same session id" "$(jqm 'first_after_held.session')" "\"$dev\""
