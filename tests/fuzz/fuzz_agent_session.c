@@ -4,6 +4,7 @@
 #include "agent/resume.h"
 #include "lib/err.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
