@@ -39,25 +39,6 @@ static void keep_stdout(struct agentrun *io, const char *text, size_t len, bool 
 }
 
 /*
- * The first session id the client reports. It goes into a command line and a state file: besides
- * resume_id_valid's characters, an id the secret scanner would redact is not kept.
- */
-static void read_session(struct agentrun *io, enum proc_stream stream, const char *line, size_t len)
-{
-	char id[RESUME_ID_MAX + 1], *clean;
-	size_t clean_len;
-	if (!io->client || io->session_id[0] || !resume_id_from_line(io->client, stream, line, len, id))
-		return;
-	if (!(clean = secrets_redact(io->redact.s, id, strlen(id), 0, &clean_len, NULL))) {
-		io->write_failed = true;
-		return;
-	}
-	if (clean_len == strlen(id) && !memcmp(clean, id, clean_len))
-		memcpy(io->session_id, id, sizeof(id));
-	free(clean);
-}
-
-/*
  * The pieces of one read (one stream), redacted once and written in one call: lines each end in
  * '\n', a cut last piece does not. on_line still gets them one by one.
  */
@@ -94,13 +75,7 @@ static void use_batch(struct agentrun *io, enum proc_stream stream)
 static enum proc_verdict on_output(void *user, enum proc_stream stream, const char *line, size_t len, unsigned flags)
 {
 	struct agentrun *io = user;
-	bool newline = !(flags & PROC_LINE_CUT);
-	bool complete = proc_batch_add(&io->batch, line, len, flags);
-	/* what needs the raw line reads it now; only redacting, writing and the profile's reading wait for the read's last piece */
-	if (newline && !(io->midline & (1u << stream)))
-		read_session(io, stream, line, len);
-	io->midline = newline ? io->midline & ~(1u << stream) : io->midline | (1u << stream);
-	if (complete)
+	if (proc_batch_add(&io->batch, line, len, flags))
 		use_batch(io, stream);
 	return PROC_CONTINUE;
 }
@@ -140,9 +115,9 @@ int agentrun_run(struct agentrun *io, struct proc_spec *spec, struct proc_result
 	if (io->outcome.incomplete)
 		io->write_failed = true;
 	io->plain_stdout = io->outcome.plain_stdout;
-	/* a final event longer than a piece of a line (Claude Code's result with a long answer) still names its session */
-	if (!io->session_id[0] && io->client && io->outcome.session_id && resume_id_valid(io->outcome.session_id) &&
-	    strlen(io->outcome.session_id) < sizeof(io->session_id))
+	/* read redacted and held to profile_session_id_ok: an id the secret scanner would redact is never kept (it goes into a
+	 * state file and a command line); only a client the profile can resume has one to keep */
+	if (profile_can_resume(io->profile) && io->outcome.session_id && strlen(io->outcome.session_id) < sizeof(io->session_id))
 		strcpy(io->session_id, io->outcome.session_id);
 	if (io->outcome.trouble == PROFILE_TROUBLE_RATE_LIMIT)
 		io->hit = io->outcome.hit, io->hit_source = io->outcome.source;

@@ -5,7 +5,6 @@
 #include "exec/proc.h"
 #include "profile.h"
 #include "ratelimit.h"
-#include "resume.h"
 #include "rules/secrets.h"
 #include "lib/progress.h"
 #include "lib/strbuf.h"
@@ -31,7 +30,6 @@ struct agentrun {
 	void *user;                     /* passed to on_line and on_start */
 	void (*on_start)(void *user, pid_t pgid); /* NULL: none; see proc_spec.on_start */
 	size_t keep_stdout;             /* 0: keep no reply; else keep up to this many bytes of the end of stdout */
-	const struct resume_client *client; /* NULL: no session id is read */
 	/* out */
 	struct rtk_strbuf tail;         /* the end of the output, redacted, lines joined by newlines */
 	struct rtk_strbuf reply;        /* the end of stdout, redacted (when keep_stdout) */
@@ -41,8 +39,7 @@ struct agentrun {
 	bool plain_stdout;              /* a non-blank stdout line was not JSON: the final event is not the whole reply */
 	struct ratelimit_hit hit;       /* outcome's rate limit, or RATELIMIT_NONE; its excerpt is redacted */
 	const char *hit_source;         /* where the client reported it: "final_event", "stdout", "stderr" */
-	char session_id[RESUME_ID_MAX + 1]; /* the first session id the client reported (resume_id_from_line), "" when none */
-	unsigned midline;               /* the streams (1 << proc_stream) whose last piece was cut: the next piece ends a line, it is not one */
+	char session_id[PROFILE_SESSION_ID_MAX + 1]; /* the session the client reported, as its profile reads it; "" when none or when the profile cannot resume */
 	bool write_failed;
 	/* inside */
 	struct proc_batch batch;        /* the pieces of one read, redacted and written at once */

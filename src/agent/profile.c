@@ -1,4 +1,4 @@
-/* src/agent/profile.c — agent CLI profiles: loading data/agents/NAME.yaml, choosing one for a command, resuming a session. */
+/* src/agent/profile.c — agent CLI profiles: loading data/agents/NAME.yaml, choosing one for a command, its trouble and its way to resume a session. */
 #include "config.h"
 #include "profile_internal.h"
 #include "lib/alloc.h"
@@ -28,7 +28,7 @@ static const char known_keys[] =
 	"session_line: {stream: '', regex: ''}\n"
 	"trouble: {status: {'*': ''}, types: {'*': ''}, exit_codes: {'*': ''}, transient: [''], fatal: [''],\n"
 	"          rate_limit_wait_seconds: 0, backoff: {first_seconds: 0, max_seconds: 0, max_retries: 0}}\n"
-	"resume: {args: [''], insert: ''}\nenv_scrub: ['']\n";
+	"resume: {args: [''], insert: '', subcommands: [''], conflicts: ['']}\nenv_scrub: ['']\n";
 
 struct profile_set {
 	struct profile *shipped[SHIPPED_COUNT];
@@ -57,6 +57,7 @@ static void profile_free(struct profile *p)
 	free_regexes(p->status_re, p->nstatus_re);
 	free_regexes(p->transient_re, p->ntransient_re);
 	free_regexes(p->fatal_re, p->nfatal_re);
+	free(p->resume_words);
 	free(p);
 }
 
@@ -211,7 +212,6 @@ static int compile_streams(struct profile *p)
 {
 	const cJSON *el = cJSON_GetObjectItemCaseSensitive(p->json, "error_lines"),
 		    *sl = cJSON_GetObjectItemCaseSensitive(p->json, "session_line"), *f;
-	const char *insert = string_of(cJSON_GetObjectItemCaseSensitive(p->json, "resume"), "insert", "none");
 	int rc;
 	p->stdout_object_alone = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p->json, "final_object_alone"));
 	p->error_stream = el ? stream_of(string_of(el, "stream", "none")) : -1;
@@ -224,14 +224,49 @@ static int compile_streams(struct profile *p)
 		return rc;
 	if (p->session_stream >= 0 && !p->session_re)
 		return rtk_fail(RTK_EXIT_USAGE, "%s: session_line needs a regex", p->source);
+	return 0;
+}
+
+/* Copies the strings of list (checked by strings_of) into v from *at, then a NULL; v has room. */
+static const char *const *word_list(const cJSON *list, const char **v, size_t *at)
+{
+	const char *const *start = v + *at;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, list)
+		v[(*at)++] = e->valuestring;
+	v[(*at)++] = NULL;
+	return start;
+}
+
+/* resume: the words added, where, and the words of the command that allow or forbid it. */
+static int compile_resume(struct profile *p)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(p->json, "resume"), *args, *subs, *conflicts, *e;
+	const char *insert = string_of(r, "insert", "none");
+	bool has_id = false;
+	size_t at = 0;
+	int rc;
+	if ((rc = strings_of(p, r, "args", &args)) || (rc = strings_of(p, r, "subcommands", &subs)) ||
+	    (rc = strings_of(p, r, "conflicts", &conflicts)))
+		return rc;
 	if (!strcmp(insert, "end"))
-		p->resume_insert = PROFILE_INSERT_END;
+		p->resume.insert = PROFILE_INSERT_END;
 	else if (!strcmp(insert, "before_dash"))
-		p->resume_insert = PROFILE_INSERT_BEFORE_DASH;
+		p->resume.insert = PROFILE_INSERT_BEFORE_DASH;
 	else if (!strcmp(insert, "none"))
-		p->resume_insert = PROFILE_INSERT_NONE;
+		p->resume.insert = PROFILE_INSERT_NONE;
 	else
 		return rtk_fail(RTK_EXIT_USAGE, "%s: resume.insert must be end, before_dash or none", p->source);
+	cJSON_ArrayForEach(e, args)
+		has_id = has_id || strstr(e->valuestring, "{SESSION_ID}") != NULL;
+	if (p->resume.insert != PROFILE_INSERT_NONE && !has_id)
+		return rtk_fail(RTK_EXIT_USAGE, "%s: resume.args must hold {SESSION_ID} (or resume.insert be none)", p->source);
+	if (!(p->resume_words = calloc((size_t)(cJSON_GetArraySize(args) + cJSON_GetArraySize(subs) + cJSON_GetArraySize(conflicts)) + 3,
+				       sizeof(*p->resume_words))))
+		return rtk_oom();
+	p->resume.args = word_list(args, p->resume_words, &at);
+	p->resume.subcommands = word_list(subs, p->resume_words, &at);
+	p->resume.conflicts = word_list(conflicts, p->resume_words, &at);
 	return 0;
 }
 
@@ -250,7 +285,8 @@ int profile_compile(cJSON *json, const char *source, struct profile **out)
 		rc = rtk_fail(RTK_EXIT_USAGE, "%s: a profile must be a mapping", source);
 	else if (!*string_of(json, "name", ""))
 		rc = rtk_fail(RTK_EXIT_USAGE, "%s: a profile needs a name", source);
-	else if (!(rc = rtk_data_json_sha256(json, p->sha256)) && !(rc = check_shapes(p)) && !(rc = compile_streams(p)))
+	else if (!(rc = rtk_data_json_sha256(json, p->sha256)) && !(rc = check_shapes(p)) && !(rc = compile_streams(p)) &&
+		 !(rc = compile_resume(p)))
 		rc = compile_trouble(p);
 	if (rc) {
 		profile_free(p);
@@ -539,7 +575,7 @@ static size_t package_length(const char *w)
 	return at ? (size_t)(at - w) : strlen(w);
 }
 
-static bool names_program(const struct profile *p, const char *word)
+bool profile_runs_program(const struct profile *p, const char *word)
 {
 	const cJSON *e;
 	const char *base = base_of(word);
@@ -606,7 +642,7 @@ int profile_choose(struct profile_set *set, const char *command, const char *for
 	if (!(program = profile_program_of(command)))
 		return 0;
 	for (size_t i = 0; i < SHIPPED_COUNT; i++)
-		if (names_program(set->shipped[i], program)) {
+		if (profile_runs_program(set->shipped[i], program)) {
 			*out = set->shipped[i];
 			*chosen_by = "program";
 			break;
@@ -620,7 +656,7 @@ int profile_choose(struct profile_set *set, const char *command, const char *for
 bool profile_session_id_ok(const char *id)
 {
 	size_t n = id ? strlen(id) : 0;
-	return n >= 1 && n <= 128 && id[0] != '-' &&
+	return n >= 1 && n <= PROFILE_SESSION_ID_MAX && id[0] != '-' &&
 	       strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
 }
 
@@ -629,89 +665,12 @@ bool profile_usage_per_session(const struct profile *p)
 	return p && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->json, "usage"), "per_session"));
 }
 
+const struct profile_resume *profile_resume(const struct profile *p)
+{
+	return &p->resume;
+}
+
 bool profile_can_resume(const struct profile *p)
 {
-	return p->resume_insert != PROFILE_INSERT_NONE &&
-	       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->json, "resume"), "args")) > 0;
-}
-
-/* The resume arguments with {SESSION_ID} filled in, into v from index at; false when out of memory. */
-static bool fill_args(const struct profile *p, const char *id, char **v, size_t at)
-{
-	const cJSON *e;
-	static const char *const names[] = { "SESSION_ID" };
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->json, "resume"), "args")) {
-		struct rtk_strbuf b = { 0 };
-		const char *values[] = { id };
-		rtk_strbuf_fill(&b, e->valuestring, names, values, 1);
-		if (!(v[at++] = rtk_strbuf_take(&b)))
-			return false;
-	}
-	return true;
-}
-
-int profile_resume_argv(const struct profile *p, const char *const *argv, const char *session_id, char ***out)
-{
-	size_t argc = 0, nargs, at, k = 0;
-	char **v;
-	*out = NULL;
-	if (!profile_can_resume(p))
-		return rtk_fail(RTK_EXIT_USAGE, "the %s profile knows no way to resume a session", p->name);
-	if (!profile_session_id_ok(session_id))
-		return rtk_fail(RTK_EXIT_USAGE, "not a session id rtk puts on a command line: \"%.40s\"", session_id ? session_id : "");
-	while (argv[argc])
-		argc++;
-	nargs = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->json, "resume"), "args"));
-	at = p->resume_insert == PROFILE_INSERT_BEFORE_DASH && argc && !strcmp(argv[argc - 1], "-") ? argc - 1 : argc;
-	if (!(v = calloc(argc + nargs + 1, sizeof(*v))))
-		return rtk_oom();
-	for (; k < at; k++)
-		if (!(v[k] = strdup(argv[k])))
-			goto oom;
-	if (!fill_args(p, session_id, v, at))
-		goto oom;
-	for (k = at; k < argc; k++)
-		if (!(v[k + nargs] = strdup(argv[k])))
-			goto oom;
-	*out = v;
-	return 0;
-oom:
-	for (size_t i = 0; i < argc + nargs; i++)
-		free(v[i]);
-	free(v);
-	return rtk_oom();
-}
-
-int profile_resume_command(const struct profile *p, const char *command, const char *session_id, char **out)
-{
-	struct rtk_strbuf b = { 0 };
-	const char *const none[] = { NULL };
-	char **args;
-	size_t len = strlen(command), at;
-	int rc;
-	*out = NULL;
-	/* the arguments alone, then put into the command line as single-quoted shell words */
-	if ((rc = profile_resume_argv(p, none, session_id, &args)))
-		return rc;
-	while (len && strchr(" \t\n", command[len - 1]))
-		len--;
-	at = len;
-	if (p->resume_insert == PROFILE_INSERT_BEFORE_DASH && len >= 2 && command[len - 1] == '-' && strchr(" \t", command[len - 2]))
-		at = len - 1;
-	rtk_strbuf_put(&b, command, at);
-	if (at && !strchr(" \t", command[at - 1]))
-		rtk_strbuf_puts(&b, " ");
-	for (size_t i = 0; args[i]; i++) {
-		rtk_strbuf_puts(&b, "'");
-		for (const char *c = args[i]; *c; c++)
-			rtk_strbuf_puts(&b, *c == '\'' ? "'\\''" : (char[]){ *c, 0 });
-		rtk_strbuf_puts(&b, "' ");
-		free(args[i]);
-	}
-	free(args);
-	if (at < len)
-		rtk_strbuf_put(&b, command + at, len - at);
-	else
-		rtk_strbuf_truncate(&b, b.len - 1); /* the last word's blank */
-	return (*out = rtk_strbuf_take(&b)) ? 0 : rtk_oom();
+	return p && p->resume.insert != PROFILE_INSERT_NONE && p->resume.args && p->resume.args[0];
 }

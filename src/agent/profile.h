@@ -140,7 +140,7 @@ struct profile_outcome {
 	struct ratelimit_hit hit;    /* for a rate limit: when to run again (resume_at is always set then) */
 	struct profile_usage usage;
 	double cost_usd, duration_ms; /* -1 when absent */
-	char *model, *result, *session_id; /* NULL when absent; session_id only when it is a safe word */
+	char *model, *result, *session_id; /* NULL when absent; session_id only when it is a safe word: the first a line named (line_fields, session_line), else the final object's */
 	bool plain_stdout;           /* stdout held text: result, if any, is not the whole reply */
 	bool incomplete;             /* memory ran out: some of the output was not read */
 };
@@ -159,27 +159,37 @@ void profile_outcome_free(struct profile_outcome *out);
 
 /* --- sessions ----------------------------------------------------------------------------------------- */
 
-/* Whether id may be put on a command line: 1 to 128 of [A-Za-z0-9._:-], not starting with '-'. */
+/* The longest session id rtk keeps and passes on (Claude's and Gemini's UUIDs and Codex's thread ids have 36 characters). */
+#define PROFILE_SESSION_ID_MAX 128
+
+/* Whether id may be put on a command line: 1 to PROFILE_SESSION_ID_MAX of [A-Za-z0-9._:-], not starting with '-'. */
 bool profile_session_id_ok(const char *id);
+
+/* Where the resume words go in the client's command (the profile's resume.insert). */
+enum profile_insert {
+	PROFILE_INSERT_NONE,       /* the client cannot be resumed */
+	PROFILE_INSERT_END,        /* at the end (`claude -p --resume ID`) */
+	PROFILE_INSERT_BEFORE_DASH /* before a final "-" (the prompt on stdin), one added when there is none (`codex exec resume ID -`) */
+};
+
+/* How a client continues a session: the profile's resume: mapping, for src/agent/resume.c. Lists end in NULL. */
+struct profile_resume {
+	const char *const *args;        /* the words added; "{SESSION_ID}" in one stands for the id */
+	enum profile_insert insert;
+	const char *const *subcommands; /* the command must hold one of these after the program, the words belonging to it (Codex's exec); empty: none needed */
+	const char *const *conflicts;   /* words with which the command picks or drops a session itself (after the subcommand, if any) */
+};
+
+/* The profile's way to resume (never NULL; insert is PROFILE_INSERT_NONE when it has none). */
+const struct profile_resume *profile_resume(const struct profile *p);
 
 /* Whether the profile knows how to continue a session. */
 bool profile_can_resume(const struct profile *p);
 
+/* Whether word, a command's program (profile_program_of), is one the profile names: its programs, or its packages run by npx and the like. */
+bool profile_runs_program(const struct profile *p, const char *word);
+
 /* Whether the client reports a resumed conversation's whole usage so far, not the run's (usage.per_session). */
 bool profile_usage_per_session(const struct profile *p);
-
-/*
- * argv (NULL-terminated) with the profile's resume arguments for session_id put in (at the end, or
- * before a final "-" for Codex's `exec resume ID -`), as a new NULL-terminated array of malloc'd
- * strings (free each and the array). 0; RTK_EXIT_USAGE when the profile cannot resume or the id is
- * not safe (profile_session_id_ok: the agent printed it); RTK_EXIT_FAILURE when out of memory.
- */
-int profile_resume_argv(const struct profile *p, const char *const *argv, const char *session_id, char ***out);
-
-/*
- * The same for a command line run with /bin/sh -c: command with the resume arguments added as shell
- * words (the id single-quoted). malloc'd into *out; the errors of profile_resume_argv.
- */
-int profile_resume_command(const struct profile *p, const char *command, const char *session_id, char **out);
 
 #endif

@@ -7,8 +7,6 @@
 
 #include <cjson/cJSON.h>
 
-enum profile_insert { PROFILE_INSERT_NONE, PROFILE_INSERT_END, PROFILE_INSERT_BEFORE_DASH };
-
 /* The profile file as loaded (paths, conditions and tables are read from json), with its regexes compiled. */
 struct profile {
 	cJSON *json;
@@ -28,7 +26,8 @@ struct profile {
 	size_t ntransient_re, nfatal_re;
 	int64_t rate_limit_wait, backoff_first, backoff_max;
 	unsigned backoff_retries;
-	enum profile_insert resume_insert;
+	struct profile_resume resume;      /* its lists point into json */
+	const char **resume_words;        /* holds resume's three lists, one after the other */
 };
 
 /* Compiles json (taken over, freed on failure) loaded from source. 0, or RTK_EXIT_USAGE naming source. */

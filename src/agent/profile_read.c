@@ -603,13 +603,16 @@ int profile_read_end(struct profile_reader *r, int exit_code, const struct ratel
 	out->duration_ms = first_number(p, objs, "duration_ms");
 	out->model = first_string(p, objs, "model");
 	out->result = first_string(p, objs, "result");
-	out->session_id = first_string(p, objs, "session_id");
 	if (!out->result && r->fields[FIELD_RESULT])
 		out->result = redacted(s, strdup(r->fields[FIELD_RESULT]), &oom);
-	if (!out->session_id && r->fields[FIELD_SESSION_ID])
-		out->session_id = strdup(r->fields[FIELD_SESSION_ID]);
-	if (!out->session_id && r->session_line)
-		out->session_id = strdup(r->session_line);
+	/* the session the run named first (a run cut short names it only in its first lines), else the final object's */
+	if (r->fields[FIELD_SESSION_ID] && profile_session_id_ok(r->fields[FIELD_SESSION_ID]) &&
+	    !(out->session_id = strdup(r->fields[FIELD_SESSION_ID])))
+		oom = true;
+	if (!out->session_id && r->session_line && !(out->session_id = strdup(r->session_line)))
+		oom = true;
+	if (!out->session_id)
+		out->session_id = first_string(p, objs, "session_id");
 	if (out->session_id && !profile_session_id_ok(out->session_id)) {
 		free(out->session_id); /* the agent printed it: only a plain word may go on a command line */
 		out->session_id = NULL;

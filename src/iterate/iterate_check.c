@@ -331,9 +331,8 @@ enum agent_end { AGENT_REPLIED, AGENT_TIMED_OUT, AGENT_RATE_LIMITED, AGENT_INTER
 
 struct agent_turn {
 	const char *role;       /* "developer", "acceptor", "final" */
-	const struct resume_client *client; /* the client the command runs, NULL: one rtk cannot resume */
 	bool resumed;           /* the run continued the agent's conversation of the milestone */
-	char session_id[RESUME_ID_MAX + 1]; /* the session the run reported, "" when none */
+	char session_id[PROFILE_SESSION_ID_MAX + 1]; /* the session the run reported, "" when none */
 	enum agent_end end;
 	char *text;             /* the reply: the final event's result, else stdout's end */
 	char *log;              /* relative to the project root */
@@ -386,12 +385,8 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 {
 	char *env[7] = { 0 }, *branch = NULL, title[96];
 	struct agentrun io = { .rl = c->rl, .redact = { .s = c->secrets }, .keep_stdout = ITERATE_REPLY_MAX,
-			       .on_start = record_agent, .user = c, .client = t->client };
-	const char *chosen_by;
-	int fd, rc = profile_choose(c->profiles, command, c->o ? c->o->agent_profile : NULL, &t->profile, &chosen_by);
-	if (rc)
-		return rc;
-	io.profile = t->profile;
+			       .on_start = record_agent, .user = c, .profile = t->profile };
+	int fd, rc = 0;
 	if ((fd = open_log(c, m, t)) < 0)
 		return -fd;
 	announce_agent(c);
@@ -577,29 +572,31 @@ static struct iterate_session *session_of(struct iterate_milestone *m, const str
 }
 
 /*
- * How the turn's agent starts: with session: persistent, resuming its conversation of the milestone
- * when there is one and its client can (*resume: the command that does, malloc'd); else a new one,
- * and when the agent had an earlier conversation in the milestone, why it is not continued
- * (in->new_session, into why_buf). 0 or the rtk_exit code.
+ * How the turn's agent starts: read through the profile chosen for command (t->profile); with
+ * session: persistent, resuming its conversation of the milestone when there is one and the profile
+ * can (*resume: the command that does, malloc'd); else a new one, and when the agent had an earlier
+ * conversation in the milestone, why it is not continued (in->new_session, into why_buf). 0 or the
+ * rtk_exit code.
  */
 static int plan_session(struct check *c, struct iterate_milestone *m, struct agent_turn *t, const char *command,
 			struct iterate_prompt_in *in, char **resume, char *why_buf, size_t why_size)
 {
 	struct iterate_session *s = session_of(m, t);
-	const char *why = NULL;
+	const char *why = NULL, *chosen_by;
 	int rc;
 	*resume = NULL;
 	in->continued = false;
 	in->new_session = NULL;
-	t->client = resume_client_of(command);
+	if ((rc = profile_choose(c->profiles, command, c->o ? c->o->agent_profile : NULL, &t->profile, &chosen_by)))
+		return rc;
 	if (c->p.cfg.fresh_sessions)
 		return 0;
-	if (s->id && t->client && s->client && strcmp(s->client, resume_client_name(t->client)))
+	if (s->id && s->client && strcmp(s->client, profile_name(t->profile)))
 		why = "the agent command now runs another client";
-	else if (s->id && (rc = resume_command(t->client, command, s->id, resume, &why)))
+	else if (s->id && (rc = resume_command(t->profile, command, s->id, resume, &why)))
 		return rc;
 	else if (!s->id)
-		why = t->client ? "the client reported no session id" : "the agent is not a client rtk knows how to resume (claude, codex, gemini)";
+		why = resume_unable(t->profile) ? resume_unable(t->profile) : "the client reported no session id";
 	if (*resume) {
 		in->continued = t->resumed = true;
 		return 0;
@@ -627,7 +624,7 @@ static int keep_session(struct check *c, struct iterate_milestone *m, const stru
 	struct iterate_session *s = session_of(m, t);
 	s->runs++;
 	if (!c->p.cfg.fresh_sessions && t->session_id[0] && (!s->id || strcmp(s->id, t->session_id))) {
-		if (replace_string(&s->id, t->session_id) || replace_string(&s->client, resume_client_name(t->client)))
+		if (replace_string(&s->id, t->session_id) || replace_string(&s->client, profile_name(t->profile)))
 			return RTK_EXIT_FAILURE;
 	}
 	return iterate_milestone_save(&c->p, m);
@@ -637,7 +634,7 @@ static int keep_session(struct check *c, struct iterate_milestone *m, const stru
 static void turn_reset(struct agent_turn *t)
 {
 	turn_free(t);
-	*t = (struct agent_turn){ .role = t->role, .client = t->client };
+	*t = (struct agent_turn){ .role = t->role, .profile = t->profile };
 }
 
 typedef int (*prompt_fn)(const struct iterate_prompt_in *in, char **out);

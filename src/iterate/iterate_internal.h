@@ -65,7 +65,7 @@ enum iterate_agent { ITERATE_AGENT_DEVELOPER, ITERATE_AGENT_ACCEPTOR, ITERATE_AG
 /* One agent's conversation for the milestone ("sessions" of the milestone's file). */
 struct iterate_session {
 	char *id;     /* the client's session id to resume, NULL: none (yet, or no longer) */
-	char *client; /* the client that reported it ("claude", ...), NULL with id */
+	char *client; /* the profile of the client that reported it ("claude", ...), NULL with id */
 	long runs;    /* the agent's runs in this milestone: after the first, a new conversation is told it is one */
 	double usage_seen[5]; /* the conversation's usage as its client last reported it (agentrun_usage_since) */
 };

@@ -120,7 +120,6 @@ static int setup(struct loop_state *st)
 	    ((rc = rtk_fs_mkdir_p(st->o->reflect_spool, 0755)) || (rc = shipped_schema_open("schemas/trace.v1.schema.json", &st->trace_schema))))
 		return rc;
 	runid_new(st->run_id);
-	st->client = resume_client_of(st->o->agent);
 	return make_log_dir(st);
 }
 
@@ -348,8 +347,7 @@ static int round_run(struct loop_state *st, struct loop_round *r, const char *co
 				  .cancel = st->o->cancel, .stdin_data = prompt, .stdin_len = strlen(prompt) };
 	char title[64];
 	int rc;
-	r->io = (struct agentrun){ .log_fd = fd, .profile = st->profile, .rl = st->rl, .redact = { .s = st->secrets },
-				   .client = st->client };
+	r->io = (struct agentrun){ .log_fd = fd, .profile = st->profile, .rl = st->rl, .redact = { .s = st->secrets } };
 	if (st->o->on_line)
 		r->io.on_line = stream_line, r->io.user = r;
 	snprintf(title, sizeof(title), "round %ld: waiting for agent", r->n);
@@ -370,7 +368,7 @@ static int round_resume_command(struct loop_state *st, char **resume)
 	*resume = NULL;
 	if (!st->o->continue_session || !st->session_id[0])
 		return 0;
-	return resume_command(st->client, st->o->agent, st->session_id, resume, &why);
+	return resume_command(st->profile, st->o->agent, st->session_id, resume, &why);
 }
 
 /* A resumed run that ended by itself, not 0, naming no session: the client could not resume it (it prints an error and exits). */
@@ -614,8 +612,8 @@ int loop_run(const struct loop_opts *o, cJSON **result)
 		state_free(&st);
 		return rc;
 	}
-	if (o->continue_session && !st.client)
-		note(&st, "--continue-session: the agent is not a client rtk knows how to resume (claude, codex, gemini): every round starts a new conversation");
+	if (o->continue_session && resume_unable(st.profile))
+		note(&st, "--continue-session: %s: every round starts a new conversation", resume_unable(st.profile));
 	for (long n = 1; !st.stop; n++)
 		run_round(&st, n);
 	rc = st.exit;

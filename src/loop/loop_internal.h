@@ -137,8 +137,7 @@ struct loop_state {
 	struct checklist final;
 	cJSON *unbacked;              /* items ticked by rounds that showed no progress, until reopened or ticked again with a change */
 	cJSON *vanished;              /* items open at the start that are gone from the final checklist */
-	const struct resume_client *client; /* the client the agent command runs, NULL: one rtk cannot resume */
-	char session_id[RESUME_ID_MAX + 1]; /* with continue_session: the conversation the next round resumes, "" when none */
+	char session_id[PROFILE_SESSION_ID_MAX + 1]; /* with continue_session: the conversation the next round resumes, "" when none */
 	double usage_seen[5];               /* that conversation's usage as its client last reported it (agentrun_usage_since) */
 };
 

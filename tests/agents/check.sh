@@ -27,9 +27,17 @@
 #   accept/json     rtk iterate: Developer report, Acceptor ACCEPTED, ALL_FEATURES_COMPLETE, final ACCEPTED; the
 #                   milestone's text talks about rate limits (no false rate limit)
 #   reject/text     rtk iterate: the Acceptor's REJECTED reason reaches the Developer's next round, then accepted
+#   resume/MODE     (claude json, codex text and json) rtk loop --continue-session: the first round names its
+#                   session, the second resumes it with the profile's words, and the server's second request
+#                   carries the first prompt and answer under the same session id
+#   kill9/json      (claude, codex) rtk iterate with persistent sessions killed with -9 while the resumed
+#                   Developer waits on the model (the server holds its request); the Acceptor's conversation
+#                   is then deleted from the client's store. The restart ends the orphaned client, resumes the
+#                   Developer's conversation (the server sees round 1 in it under the same session id), and
+#                   when the client refuses the lost Acceptor session (exit 1, no session named) gives the
+#                   Acceptor a new one with the whole brief
 # The clients' own retries are capped (clients.sh, RETRIES 0) so that error cases take seconds; waits of
-# rtk are scaled down with RTK_TEST_WAIT_SCALE. Cases of persistent sessions (kill -9 mid-round, the
-# resumed conversation) go in the section marked "sessions" below.
+# rtk are scaled down with RTK_TEST_WAIT_SCALE.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -49,11 +57,15 @@ shift $((OPTIND - 1))
 selectors=("$@")
 
 CLIENTS="claude codex gemini"
-CASES="plan/json 429/text 429/json 529/text 529/json 401/text 401/json words/text words/json noop/json hook/json replan/json accept/json reject/text"
+CASES="plan/json 429/text 429/json 529/text 529/json 401/text 401/json words/text words/json noop/json hook/json replan/json accept/json reject/text resume/text resume/json kill9/json"
 
 # wanted CLIENT CASE/MODE: whether the case applies to the client and was asked for.
 wanted() {
-	case $2 in hook/*) [ "$1" = claude ] || return 1 ;; esac
+	case $2 in
+	hook/*) [ "$1" = claude ] || return 1 ;;
+	resume/text) [ "$1" = codex ] || return 1 ;;   # Claude's text mode names no session; Codex's banner does
+	resume/* | kill9/*) [ "$1" != gemini ] || return 1 ;;
+	esac
 	[ ${#selectors[@]} -eq 0 ] && return 0
 	local s
 	for s in "${selectors[@]}"; do
@@ -319,9 +331,9 @@ iterate_project() {
 }
 # The Developer's commit and the report naming its hash (the model reads it back from a file its tool wrote,
 # in .git/ so that it is no change to the work tree; no $(...): Gemini CLI refuses command substitution).
-dev_round() { # CLIENT TEXT
+dev_round() { # CLIENT TEXT [SHELL_PREFIX]
 	local report="$D/proj/.git/report-$RANDOM.txt"
-	echo "$(shell_call "$1" "mkdir -p features; printf '$2\\\\n' > features/alpha.txt; git add features; git commit -qm 'feat: alpha'; printf '## Implementation Report\\\\nFeature: alpha\\\\n' > $report; git rev-parse HEAD | sed 's/^/Commit: /' >> $report; printf 'Tests: none\\\\nLint: none\\\\nChanges: features/alpha.txt\\\\nNotes: none\\\\nConfidence: 0.8\\\\n' >> $report"), {\"text_from\": \"$report\"},"
+	echo "$(shell_call "$1" "${3:-}mkdir -p features; printf '$2\\\\n' > features/alpha.txt; git add features; git commit -qm 'feat: alpha'; printf '## Implementation Report\\\\nFeature: alpha\\\\n' > $report; git rev-parse HEAD | sed 's/^/Commit: /' >> $report; printf 'Tests: none\\\\nLint: none\\\\nChanges: features/alpha.txt\\\\nNotes: none\\\\nConfidence: 0.8\\\\n' >> $report"), {\"text_from\": \"$report\"},"
 }
 
 case_iterate() { # CLIENT MODE accept|reject
@@ -360,8 +372,127 @@ print(sum("must say hello, not hi" in json.dumps(r["body"]) for r in reqs[3:]) >
 	is "each round names the client's profile" "$(jqr "[.projects[0].pass.rounds[].agent_profile.name] | unique")" "[\"$1\"]"
 }
 
-# --- sessions (issue 26 item 4, branch ag-sessions): kill -9 mid-round and the resumed sessions, the REJECTED
-# reason reaching the same Developer session. Add a case_NAME here and NAME/MODE to CASES. -----------------------
+# --- sessions (issue 26 item 4): the conversations rtk continues, with the client's own resume ------------------
+
+# mains: the server's main requests as one JSON list of {n, answer, session, body}: the session id the client
+# sent in its header (Claude Code's X-Claude-Code-Session-Id, Codex's session-id) and the body as JSON text.
+mains() {
+	$PY - "$D/requests.jsonl" <<'EOF'
+import json, sys
+out = []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["kind"] != "main":
+        continue
+    h = {k.lower(): v for k, v in r["headers"].items()}
+    out.append({"n": r["n"], "answer": r["answer"], "session": h.get("x-claude-code-session-id") or h.get("session-id"),
+                "body": json.dumps(r["body"], ensure_ascii=False)})
+print(json.dumps(out))
+EOF
+}
+# jqm FILTER: the filter on mains' list (in $D/mains.json), compact; first_after_held is the request after a held one.
+jqm() { jq -c 'def first_after_held: .[(map(.answer) | index("held")) + 1]; '"$1" "$D/mains.json" 2>/dev/null; }
+
+# resume: rtk loop --continue-session, two rounds. The first only answers (FIRST-ANSWER-ALPHA, no change), the
+# second resumes it (the command rtk builds from the profile: --resume ID, exec resume ID -) and does the item.
+case_resume() { # CLIENT MODE
+	echo "[{\"text\": \"FIRST-ANSWER-ALPHA: I have read the plan.\"}, $(shell_call "$1" "$HELLO; $TICK"), {\"text\": \"Ticked the item and created hello.txt.\"}]" >"$D/script.json"
+	serve "$1" || return
+	loop "$1" "$2" --continue-session
+	unserve
+	mains >"$D/mains.json"
+	local sid
+	sid=$(jq -r '.rounds[0].session_id' "$D/out.json")
+	is "exit 0, done in the second round" "$RC $(jqr '[.rounds[].verdict]')" '0 ["no_progress","progress"]'
+	[ -n "$sid" ] && [ "$sid" != null ] && ok "the first round names its session ($sid)" || bad "the first round named no session"
+	is "the second round resumed that session" "$(jqr '[.rounds[1].resumed, .rounds[1].session_id]')" "[true,\"$sid\"]"
+	is "the client sent the resumed request under the same session id" "$(jqm '[.[].session] | unique')" "[\"$sid\"]"
+	is "the resumed request carries the first prompt and answer, then the second prompt" \
+		"$(jqm '.[1].body | [(split("Read the plan at PLAN.md") | length - 1), contains("FIRST-ANSWER-ALPHA")]')" '[2,true]'
+}
+
+# group_alive PGID: whether a process of that group still runs (a zombie does not: who reaps an orphan is
+# the machine's init, not rtk).
+group_alive() { ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'; }
+
+# kill9: rtk iterate with persistent sessions (the default), both roles the client. Round 1: the Developer's
+# report (its tool call carries ROUND1-TOOL-MARKER), the Acceptor's REJECTED. Round 2: the resumed Developer's
+# request is held by the server until rtk is killed with -9 mid-round; the Acceptor's conversation is then
+# deleted from the client's store. The restarted `rtk iterate check` must end the orphaned agent, resume the
+# Developer's stored conversation (the server sees round 1 in it, under the same session id), and, when the
+# client refuses the Acceptor's lost session (exit 1, no session named), give the Acceptor a new one.
+case_kill9() { # CLIENT MODE
+	iterate_project "$1" "$2" || { bad "no project"; return; }
+	{
+		echo "["
+		dev_round "$1" hi ": ROUND1-TOOL-MARKER;"
+		echo '{"text": "REJECTED: features/alpha.txt must say hello, not hi"},'
+		echo '{"hold": true},'
+		dev_round "$1" hello
+		echo '{"text": "ACCEPTED"},'
+		echo '{"text": "ALL_FEATURES_COMPLETE\n- feat: alpha\nSummary: alpha greets."},'
+		echo '{"text": "ACCEPTED"}]'
+	} >"$D/script.json"
+	serve "$1" || return
+	local job pid rec pgid dev acc store acc2 held
+	# rtk's own pid (in_env runs it in subshells): the shell it replaces writes it first
+	in_env "$1" sh -c 'echo $$ >"$0"; exec "$@"' "$D/rtk.pid" "$RTK" iterate check --project . --json >"$D/out1.json" 2>"$D/err1" &
+	job=$!
+	# a hang guard, not a time limit: the held request comes within seconds on a working rtk
+	for _ in $(seq 3000); do
+		pid=$(cat "$D/rtk.pid" 2>/dev/null)
+		grep -q '"answer": "held"' "$D/requests.jsonl" 2>/dev/null && break
+		[ -z "$pid" ] || kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! grep -q '"answer": "held"' "$D/requests.jsonl" 2>/dev/null; then
+		[ -z "$pid" ] || kill -KILL "$pid" 2>/dev/null
+		wait "$job"
+		unserve
+		bad "the second Developer round never reached the server"
+		return
+	fi
+	rec=$(find "$D/home" -name '*.agent' 2>/dev/null | head -1)
+	pgid=$(awk '{print $1}' "$rec" 2>/dev/null)
+	kill -KILL "$pid"
+	wait "$job" 2>/dev/null
+	[ -n "$pgid" ] && [ "$pgid" != 0 ] && group_alive "$pgid" && ok "killed mid-round: the client ($pgid) is left waiting on the model" ||
+		bad "no running agent recorded at the kill"
+	dev=$(jq -r '.sessions.developer.id' "$D/proj/.anima/milestones/M1.json" 2>/dev/null)
+	acc=$(jq -r '.sessions.acceptor.id' "$D/proj/.anima/milestones/M1.json" 2>/dev/null)
+	mains >"$D/mains.json"
+	held=$(jqm 'map(select(.answer == "held")) | .[0].session')
+	is "the held round was the Developer's, resumed under its stored session" "$held" "\"$dev\""
+	case $1 in
+	claude) store=$(find "$D/home/.claude/projects" -name "$acc.jsonl" 2>/dev/null) ;;
+	codex) store=$(find "$D/codex/sessions" -name "*-$acc.jsonl" 2>/dev/null) ;;
+	esac
+	[ -n "$store" ] && rm -f $store && ok "the Acceptor's conversation is deleted from the client's store" ||
+		bad "no stored conversation of the Acceptor ($acc) found"
+
+	in_env "$1" timeout 900 "$RTK" iterate check --project . --json >"$D/out.json" 2>"$D/err"
+	RC=$?
+	unserve
+	mains >"$D/mains.json"
+	acc2=$(jq -r '.sessions.acceptor.id' "$D/proj/.anima/milestones/M1.json" 2>/dev/null)
+	is "the restart completes the milestone" "$RC $(jqr '.projects[0].pass.milestones[0].status')" '0 "completed"'
+	group_alive "$pgid" && bad "the killed round's client is still running" || ok "the restart ended the killed round's client"
+	is "the restarted Developer round resumed the stored session" \
+		"$(jqr '[.projects[0].pass.rounds[0] | .role, .resumed, .session_id]')" "[\"developer\",true,\"$dev\"]"
+	is "the client sent it under the same session id" "$(jqm 'first_after_held.session')" "\"$dev\""
+	is "it carries round 1 (the Developer's tool call, the Acceptor's reason) and the restart" \
+		"$(jqm 'first_after_held.body | [contains("ROUND1-TOOL-MARKER"), contains("must say hello, not hi"), contains("interrupted by a restart")]')" \
+		'[true,true,true]'
+	is "the Developer kept one conversation" "$(jq -r '.sessions.developer.id' "$D/proj/.anima/milestones/M1.json")" "$dev"
+	grep -q "resuming session $acc failed: the client exited 1 without naming a session" "$D/err" &&
+		ok "the client refused the lost Acceptor session (exit 1, no session named)" || bad "no refused resume of $acc noted"
+	[ -n "$acc2" ] && [ "$acc2" != null ] && [ "$acc2" != "$acc" ] && ok "the Acceptor got a new conversation ($acc2)" ||
+		bad "the Acceptor's session after the restart: '$acc2' (before: $acc)"
+	is "... started with the whole brief and a note why" \
+		"$(jqm "map(select(.session == \"$acc2\"))[0].body | [contains(\"acceptance criteria\"), contains(\"resuming session $acc failed\")]")" '[true,true]'
+	is "the verdicts after the restart" "$(jqr '[.projects[0].pass.rounds[] | .role + ":" + .verdict]')" \
+		'["developer:report","acceptor:accepted","developer:complete","final:accepted"]'
+}
 
 # --- run --------------------------------------------------------------------------------------------------------
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -380,6 +511,8 @@ for c in $CLIENTS; do
 		hook) case_hook "$c" "$mode" ;;
 		replan) case_replan "$c" "$mode" ;;
 		accept | reject) case_iterate "$c" "$mode" "$name" ;;
+		resume) case_resume "$c" "$mode" ;;
+		kill9) case_kill9 "$c" "$mode" ;;
 		esac
 	done
 done

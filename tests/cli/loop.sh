@@ -359,7 +359,7 @@ check "... and it is named" grep -q "^rtk loop: round 2: resuming session .* fai
 scratch
 (cd "$SCRATCH" && project one && lp "tick code commit" --continue-session)
 check "--continue-session with an agent rtk cannot resume: a note, and fresh rounds" \
-	grep -q "^rtk loop: --continue-session: the agent is not a client rtk knows how to resume (claude, codex, gemini): every round starts a new conversation$" "$SCRATCH/err.txt"
+	grep -q "^rtk loop: --continue-session: the agent is not a client rtk knows how to resume (the generic profile has no resume words): every round starts a new conversation$" "$SCRATCH/err.txt"
 
 # --- --reflect-spool: one trace per round, consumed by rtk reflect --spool -----------------------------------------
 SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rtk-llm.XXXXXX")

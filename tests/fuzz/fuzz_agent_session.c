@@ -1,51 +1,108 @@
-/* tests/fuzz/fuzz_agent_session.c — libFuzzer harness: the session id an agent's output line reports and the resume command built from it (src/agent/resume.c). */
+/* tests/fuzz/fuzz_agent_session.c — libFuzzer harness: the session id an agent's output line reports, read through the command's profile, and the resume command built from it (src/agent/resume.c). */
 #include "config.h"
 #include "fuzz.h"
 #include "agent/resume.h"
 #include "lib/err.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static struct ratelimit *fuzz_rules(void)
+{
+	static struct ratelimit *rl;
+	char sha[65];
+	if (!rl && ratelimit_load(NULL, &rl, sha))
+		RTK_BUG("the shipped rate-limit rules do not load: %s", rtk_error_message());
+	return rl;
+}
+
+/* The output is read redacted, as loop and iterate read it. */
+static struct secrets *fuzz_secrets(void)
+{
+	static struct secrets *s;
+	char sha[65];
+	if (!s && secrets_load(NULL, &s, sha))
+		RTK_BUG("the shipped secret patterns do not load: %s", rtk_error_message());
+	return s;
+}
+
+static struct profile_set *fuzz_profiles(void)
+{
+	static struct profile_set *set;
+	if (!set && profile_set_load(&set))
+		RTK_BUG("the shipped agent profiles do not load: %s", rtk_error_message());
+	return set;
+}
+
+/* The profile command is read through, as loop and iterate choose it. */
+static const struct profile *fuzz_profile_of(const char *command)
+{
+	const struct profile *p;
+	const char *chosen_by;
+	if (profile_choose(fuzz_profiles(), command, NULL, &p, &chosen_by))
+		RTK_BUG("no profile chosen for a command: %s", rtk_error_message());
+	return p;
+}
+
+/* A resume command built for id: it is read through the same profile and holds the id as a word of its own. */
+static void fuzz_resume(const struct profile *p, const char *command, const char *id)
+{
+	char *out = NULL, *word = NULL;
+	const char *why;
+	if (resume_command(p, command, id, &out, &why))
+		RTK_BUG("resume_command failed: %s", rtk_error_message());
+	if (!out) {
+		if (!why)
+			RTK_BUG("no resume command and no reason");
+		return;
+	}
+	if (!profile_session_id_ok(id) || !profile_can_resume(p))
+		RTK_BUG("a resume command for an unsafe id or a profile that cannot resume: %s", out);
+	if (fuzz_profile_of(out) != p)
+		RTK_BUG("the resume command is read through another profile: %s", out);
+	if (asprintf(&word, " %s", id) < 0 || !strstr(out, word))
+		RTK_BUG("the resume command does not hold the id as a word: %s", out);
+	free(word);
+	free(out);
+}
+
 /*
  * The input is COMMAND '\n' LINE: an agent command line (a person's, from a config) and one line of the
- * agent's output (untrusted), read on stdout, then on stderr. Whatever id is read is one resume_id_valid
- * takes; a resume command built with it runs the same client and holds the id as a word of its own.
+ * agent's output (untrusted), read on stdout, then on stderr, through the command's profile. Whatever id
+ * is read is one profile_session_id_ok takes; the line itself is tried as an id too.
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *nl = memchr(data, '\n', size);
 	size_t cmd_len = nl ? (size_t)(nl - (const char *)data) : size;
-	char *command = strndup((const char *)data, cmd_len), id[RESUME_ID_MAX + 1], *out = NULL;
-	const char *line = nl ? nl + 1 : "", *why;
+	char *command = strndup((const char *)data, cmd_len), *line;
 	size_t line_len = nl ? size - cmd_len - 1 : 0;
-	const struct resume_client *c;
+	const struct profile *p;
 	if (!command)
 		return 0;
-	c = resume_client_of(command);
-	for (int stream = PROC_STDOUT; stream <= PROC_STDERR; stream++) {
-		if (!resume_id_from_line(c, (enum proc_stream)stream, line, line_len, id)) {
-			if (id[0])
-				RTK_BUG("no id read, yet id holds \"%s\"", id);
-			continue;
-		}
-		if (!c || !resume_id_valid(id))
-			RTK_BUG("an id read that is not valid, or without a client: \"%s\"", id);
-		if (resume_command(c, command, id, &out, &why))
-			RTK_BUG("resume_command failed: %s", rtk_error_message());
-		if (out) {
-			char *word = NULL;
-			if (resume_client_of(out) != c)
-				RTK_BUG("the resume command runs another client: %s", out);
-			if (asprintf(&word, " %s", id) < 0 || !strstr(out, word))
-				RTK_BUG("the resume command does not hold the id as a word: %s", out);
-			free(word);
-		} else if (!why) {
-			RTK_BUG("no resume command and no reason");
-		}
-		free(out);
-		out = NULL;
+	if (!(line = strndup(nl ? nl + 1 : "", line_len))) {
+		free(command);
+		return 0;
 	}
+	p = fuzz_profile_of(command);
+	for (int stream = PROFILE_STDOUT; stream <= PROFILE_STDERR; stream++) {
+		struct profile_reader r;
+		struct profile_outcome o;
+		profile_reader_init(&r, p);
+		profile_read_line(&r, (enum profile_stream)stream, line, strlen(line), false);
+		if (profile_read_end(&r, 0, fuzz_rules(), fuzz_secrets(), 0, &o))
+			RTK_BUG("out of memory: %s", rtk_error_message());
+		if (o.session_id) {
+			if (!profile_session_id_ok(o.session_id))
+				RTK_BUG("an unsafe session id read: \"%s\"", o.session_id);
+			fuzz_resume(p, command, o.session_id);
+		}
+		profile_outcome_free(&o);
+		profile_reader_free(&r);
+	}
+	fuzz_resume(p, command, line);
+	free(line);
 	free(command);
 	return 0;
 }

@@ -133,7 +133,7 @@ def route(h, method, path, body):
     body = body if isinstance(body, dict) else {}
     if method == "POST" and p == "/v1/messages":
         if body.get("tools"):
-            i, step, exhausted = scriptlib.main_step(h.server)
+            i, step, exhausted = scriptlib.main_step(h)
             answer_step(h, body, i, step, "main", exhausted)
         else:
             answer_step(h, body, None, {"text": "Scripted side answer", "usage": {

@@ -132,7 +132,7 @@ def route(h, method, path, body):
         model, what = m.group(1), m.group(2)
         sse = "alt=sse" in query
         if body.get("tools"):
-            i, step, exhausted = scriptlib.main_step(h.server)
+            i, step, exhausted = scriptlib.main_step(h)
             kind = "main"
         else:
             i, exhausted, kind = None, False, "side"

@@ -16,7 +16,9 @@
 #                                                           the commit hash it just made)
 # Any step may also carry "times": N (give it N requests in a row), "forever": true (every request from then on),
 # "delay": SECONDS (wait before answering) and "usage": {...} (token counts to report, in the server's own
-# vocabulary; see each server's DEFAULT_USAGE). Once the script is used up, main requests get the text
+# vocabulary; see each server's DEFAULT_USAGE). A step {"hold": true} never answers: its request is logged at
+# once (answer "held") and the connection is held open until the client closes it (a test waits for that log
+# line, then kills the agent mid-round: the client is known to be waiting on the model). Once the script is used up, main requests get the text
 # "(script exhausted)", which ends the agent's turn, and the log line says "exhausted": true.
 #
 # Every request is written to --log as one JSON line before it is answered:
@@ -181,11 +183,17 @@ class Server(ThreadingHTTPServer):
         self.route = route
 
 
-def main_step(server):
-    """The next step for a main request: (index, step, exhausted). Waits the step's "delay"."""
-    i, step = server.script.next()
+def main_step(h):
+    """The next step for handler h's main request: (index, step, exhausted). Waits the step's "delay"; a "hold"
+    step is logged and held until the client goes away, then ends the request (ConnectionResetError)."""
+    i, step = h.server.script.next()
     if step is None:
         return None, {"text": "(script exhausted)"}, True
+    if step.get("hold"):
+        h.log("main", i, "held")
+        while h.connection.recv(4096):
+            pass
+        raise ConnectionResetError("the client closed a held request")
     if step.get("delay"):
         time.sleep(float(step["delay"]))
     if step.get("text_from"):

@@ -352,37 +352,31 @@ static void untrusted_fields(void **state)
 	profile_outcome_free(&o);
 }
 
+/* How each client resumes is the profile's alone (src/agent/resume.c puts it into the command; test_resume.c). */
 static void resuming(void **state)
 {
-	const char *const claude[] = { "claude", "-p", "--output-format", "json", NULL };
-	const char *const codex[] = { "codex", "exec", "--json", "-", NULL };
-	char **argv, *cmd;
+	const struct profile_resume *r;
 	(void)state;
 	load_shipped();
-	assert_int_equal(profile_resume_argv(profile_find(set, "claude"), claude, "25027cfe-739f", &argv), 0);
-	assert_string_equal(argv[4], "--resume");
-	assert_string_equal(argv[5], "25027cfe-739f");
-	assert_null(argv[6]);
-	for (size_t i = 0; argv[i]; i++)
-		free(argv[i]);
-	free(argv);
-	assert_int_equal(profile_resume_argv(profile_find(set, "codex"), codex, "01a22074", &argv), 0);
-	assert_string_equal(argv[3], "resume");
-	assert_string_equal(argv[4], "01a22074");
-	assert_string_equal(argv[5], "-");
-	for (size_t i = 0; argv[i]; i++)
-		free(argv[i]);
-	free(argv);
-	assert_int_equal(profile_resume_command(profile_find(set, "codex"), "codex exec --json - ", "01a22074", &cmd), 0);
-	assert_string_equal(cmd, "codex exec --json 'resume' '01a22074' -");
-	free(cmd);
-	assert_int_equal(profile_resume_command(profile_find(set, "gemini"), "gemini --yolo --skip-trust", "2d37c58d", &cmd), 0);
-	assert_string_equal(cmd, "gemini --yolo --skip-trust '--resume' '2d37c58d'");
-	free(cmd);
+	r = profile_resume(profile_find(set, "claude"));
+	assert_int_equal(r->insert, PROFILE_INSERT_END);
+	assert_string_equal(r->args[0], "--resume");
+	assert_string_equal(r->args[1], "{SESSION_ID}");
+	assert_null(r->args[2]);
+	assert_null(r->subcommands[0]);
+	assert_string_equal(r->conflicts[0], "--resume");
+	r = profile_resume(profile_find(set, "codex"));
+	assert_int_equal(r->insert, PROFILE_INSERT_BEFORE_DASH);
+	assert_string_equal(r->args[0], "resume");
+	assert_string_equal(r->subcommands[0], "exec");
+	assert_string_equal(r->conflicts[1], "--last");
+	assert_true(profile_can_resume(profile_find(set, "gemini")));
 	assert_false(profile_can_resume(profile_find(set, "generic")));
-	assert_int_equal(profile_resume_command(profile_find(set, "generic"), "my-agent", "abc", &cmd), RTK_EXIT_USAGE);
-	assert_int_equal(profile_resume_command(profile_find(set, "claude"), "claude -p", "a'b", &cmd), RTK_EXIT_USAGE);
-	assert_int_equal(profile_resume_command(profile_find(set, "claude"), "claude -p", "-x", &cmd), RTK_EXIT_USAGE);
+	assert_int_equal(profile_resume(profile_find(set, "generic"))->insert, PROFILE_INSERT_NONE);
+	/* the program a profile names: by file name, or by npm package */
+	assert_true(profile_runs_program(profile_find(set, "claude"), "/opt/bin/claude.exe"));
+	assert_true(profile_runs_program(profile_find(set, "codex"), "@openai/codex@0.171.0"));
+	assert_false(profile_runs_program(profile_find(set, "claude"), "codex"));
 }
 
 static void backoff(void **state)
