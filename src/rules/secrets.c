@@ -356,6 +356,12 @@ static void pattern_next(const struct secrets *s, size_t i, const struct secret_
 			out->start = SIZE_MAX;
 			return;
 		}
+		/* a match never runs over one of rtk's markers: it stops where the marker starts, and the marker stays */
+		for (size_t m = out->start + 1; m < out->end; m++)
+			if (v->text[m] == s->replacement[0] && marker_at(s, v->text, v->len, m)) {
+				out->end = m;
+				break;
+			}
 		if (out->end > out->start && (!p->entropy || entropy_of(v->text + out->start, out->end - out->start) >= p->entropy) &&
 		    !inside_marker(s, v->text, v->len, out->start))
 			return;

@@ -567,6 +567,8 @@ static void ansi_escapes_and_carriage_returns_do_not_hide_a_key(void **state)
 	expect(s, "{\"r\":\"line\\nAKIAZ2X7Q4RNB5VH3KDF\\tsk-0123456789\"}", /* pragma: allowlist-secret why=TEST_VECTOR */
 	       "{\"r\":\"line\\n[REDACTED:aws_access_key]\\t[REDACTED:known_prefix_token]\"}", 2);
 	expect(s, "plain \x1b[1mbold\x1b[0m\r\n", "plain \x1b[1mbold\x1b[0m\r\n", 0);
+	/* a match stops where one of rtk's markers starts: the marker stays */
+	expect(s, "BRAVE_API_KEY=xyz1[REDACTED:openai_key] end", "BRAVE_API_KEY=[REDACTED:search_api_credential][REDACTED:openai_key] end", 1);
 	/* a lone ESC before a key goes with it (ESC then the marker's "[" would be a CSI); a colour stays */
 	expect(s, "KEY=\x1bsk-abcdefghijklmnop1234", "KEY=[REDACTED:openai_key]", 1); /* pragma: allowlist-secret why=TEST_VECTOR */
 	/* a CR also ends a key: joined, AKIA... runs into a letter and is no AWS key; both keys go */
