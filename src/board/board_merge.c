@@ -3,7 +3,6 @@
 #include "board_merge.h"
 #include "board.h"
 #include "boardhistory.h"
-#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/piece.h"
 #include "lib/strmap.h"
@@ -13,15 +12,12 @@
 #include <string.h>
 
 struct board_merge {
-	struct rtk_jsonv_doc *first_doc; /* the parameters' strings point into it */
-	char *first_path;
+	struct rtk_piece_set set; /* the first piece, and every piece's input files */
 	const char *from, *timeline, *dir, *as_of_from, *sha;
 	bool skip_invalid;
 	struct board_verdict_rule rule;
 	struct board_tally *tally;
 	int64_t as_of;                   /* the latest piece's, for as_of_from "now" and "given" */
-	char **files;
-	size_t nfiles, files_cap;
 };
 
 struct board_merge *board_merge_new(void)
@@ -39,11 +35,7 @@ void board_merge_free(struct board_merge *m)
 	if (!m)
 		return;
 	board_tally_free(m->tally);
-	for (size_t i = 0; i < m->nfiles; i++)
-		free(m->files[i]);
-	free(m->files);
-	free(m->first_path);
-	rtk_jsonv_doc_free(m->first_doc);
+	rtk_piece_set_free(&m->set);
 	free(m);
 }
 
@@ -90,7 +82,7 @@ static int merge_first(struct board_merge *m, const struct rtk_jsonv *r, const c
 	    !(m->rule.ci_level >= 0.5 && m->rule.ci_level <= 0.9999))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: the window or a threshold is out of board-history's range", path);
 	m->rule.min_tasks = (long)min_tasks;
-	if (!(m->tally = board_tally_new((int64_t)within)) || !(m->first_path = strdup(path)))
+	if (!(m->tally = board_tally_new((int64_t)within)) || !(m->set.first_path = strdup(path)))
 		return rtk_oom();
 	return 0;
 }
@@ -99,23 +91,6 @@ static const char *const same_members[] = {
 	"verdict.config_sha256", "verdict.thresholds", "parameters.from", "parameters.dir", "parameters.within_seconds",
 	"parameters.as_of_from", "parameters.skip_invalid",
 };
-
-static int merge_files(struct board_merge *m, const struct rtk_jsonv *r, const char *path)
-{
-	const struct rtk_jsonv *files;
-	int rc = rtk_piece_array(r, "parameters.files", path, &files);
-	for (size_t i = 0; !rc && i < files->len; i++) {
-		const char *name;
-		if (rtk_piece_string(&files->u.items[i], "", path, &name, NULL))
-			return rtk_fail(RTK_EXIT_USAGE, "%s: parameters.files holds something other than a string", path);
-		if (RTK_ALLOC_GROW(m->files, m->nfiles + 1, m->files_cap))
-			return RTK_EXIT_FAILURE;
-		if (!(m->files[m->nfiles] = strdup(name)))
-			return rtk_oom();
-		m->nfiles++;
-	}
-	return rc;
-}
 
 /* a += b, refusing a sum past 2^64 - 1 (counts that no board could have). */
 static int merge_add_count(uint64_t *a, const struct rtk_jsonv *r, const char *member, const char *path)
@@ -281,21 +256,21 @@ static int merge_input(struct board_merge *m, const struct rtk_jsonv *r, const c
 
 int board_merge_add(struct board_merge *m, struct rtk_jsonv_doc *doc, const char *path)
 {
-	const struct rtk_jsonv *r = rtk_jsonv_root(doc), *first = m->first_doc ? rtk_jsonv_root(m->first_doc) : NULL;
-	int rc = rtk_piece_check(r, path, "rtk.board-history.v1", first, m->first_path);
+	const struct rtk_jsonv *r = rtk_jsonv_root(doc), *first = m->set.first_doc ? rtk_jsonv_root(m->set.first_doc) : NULL;
+	int rc = rtk_piece_check(r, path, "rtk.board-history.v1", first, m->set.first_path);
 
 	for (size_t i = 0; !rc && first && i < sizeof(same_members) / sizeof(*same_members); i++)
-		rc = rtk_piece_same(first, m->first_path, r, path, same_members[i]);
+		rc = rtk_piece_same(first, m->set.first_path, r, path, same_members[i]);
 	/* A given as-of time is one time for the whole pool: pieces judged at others do not add up. */
 	if (!rc && first && !strcmp(m->as_of_from, "given"))
-		rc = rtk_piece_same(first, m->first_path, r, path, "as_of");
+		rc = rtk_piece_same(first, m->set.first_path, r, path, "as_of");
 	if (!rc && !first) {
 		if ((rc = merge_first(m, r, path)))
 			goto out;
-		m->first_doc = doc;
+		m->set.first_doc = doc;
 		doc = NULL;
 	}
-	if (!rc && !(rc = merge_files(m, r, path)) && !(rc = merge_counts(m->tally, r, path)) &&
+	if (!rc && !(rc = rtk_piece_set_add_files(&m->set, r, path)) && !(rc = merge_counts(m->tally, r, path)) &&
 	    !(rc = merge_sources(m->tally, r, path)) && !(rc = merge_delays(m->tally, r, path)) &&
 	    !(rc = merge_open_tasks(m->tally, r, path)))
 		rc = merge_input(m, r, path);
@@ -315,7 +290,7 @@ int board_merge_report(struct board_merge *m, cJSON *result)
 	if (!strcmp(m->as_of_from, "latest in the data"))
 		as_of = m->tally->latest == INT64_MIN ? rtk_time_now() : m->tally->latest;
 	boardhistory_parameters_json(cJSON_GetObjectItemCaseSensitive(result, "parameters"), m->from, m->timeline, m->dir,
-				     (int)m->nfiles, m->files, m->tally->within, m->as_of_from, m->skip_invalid);
+				     (int)m->set.nfiles, m->set.files, m->tally->within, m->as_of_from, m->skip_invalid);
 	if (!(report = board_tally_report_json(m->tally, as_of, &m->rule, m->sha)))
 		return RTK_EXIT_FAILURE;
 	while ((item = report->child)) {

@@ -1,7 +1,6 @@
 /* src/calibration/calibration_merge.c — P1 pieces (rtk.calibrate.v1 results) pooled exactly, as one run over all their corpora. */
 #include "config.h"
 #include "calibration_merge.h"
-#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/piece.h"
 
@@ -10,12 +9,9 @@
 #include <string.h>
 
 struct calibration_merge {
-	struct rtk_jsonv_doc *first_doc; /* the options' strings point into it */
-	char *first_path;
+	struct rtk_piece_set set; /* the first piece, and every piece's input files */
 	struct calibration_opts o;
 	struct calibration_corpus *c;
-	char **files;
-	size_t nfiles, files_cap;
 };
 
 struct calibration_merge *calibration_merge_new(void)
@@ -31,11 +27,7 @@ void calibration_merge_free(struct calibration_merge *m)
 	if (!m)
 		return;
 	calibration_corpus_free(m->c);
-	for (size_t i = 0; i < m->nfiles; i++)
-		free(m->files[i]);
-	free(m->files);
-	free(m->first_path);
-	rtk_jsonv_doc_free(m->first_doc);
+	rtk_piece_set_free(&m->set);
 	free(m);
 }
 
@@ -73,23 +65,6 @@ static const char *const same_members[] = {
 	"verdict.config_sha256", "verdict.thresholds", "parameters.confidence_field", "parameters.label_field",
 	"parameters.group_by", "parameters.bins", "parameters.skip_invalid",
 };
-
-static int merge_files(struct calibration_merge *m, const struct rtk_jsonv *r, const char *path)
-{
-	const struct rtk_jsonv *files;
-	int rc = rtk_piece_array(r, "parameters.files", path, &files);
-	for (size_t i = 0; !rc && i < files->len; i++) {
-		const char *name;
-		if ((rc = rtk_piece_string(&files->u.items[i], "", path, &name, NULL)))
-			return rtk_fail(rc, "%s: parameters.files holds something other than a string", path);
-		if (RTK_ALLOC_GROW(m->files, m->nfiles + 1, m->files_cap))
-			return RTK_EXIT_FAILURE;
-		if (!(m->files[m->nfiles] = strdup(name)))
-			return rtk_oom();
-		m->nfiles++;
-	}
-	return rc;
-}
 
 /*
  * One section's value counts into the corpus (group NULL: the overall ones); *rows gets their sum.
@@ -167,23 +142,23 @@ static int merge_sections(struct calibration_merge *m, const struct rtk_jsonv *r
 
 int calibration_merge_add(struct calibration_merge *m, struct rtk_jsonv_doc *doc, const char *path)
 {
-	const struct rtk_jsonv *r = rtk_jsonv_root(doc), *first = m->first_doc ? rtk_jsonv_root(m->first_doc) : NULL;
-	int rc = rtk_piece_check(r, path, "rtk.calibrate.v1", first, m->first_path);
+	const struct rtk_jsonv *r = rtk_jsonv_root(doc), *first = m->set.first_doc ? rtk_jsonv_root(m->set.first_doc) : NULL;
+	int rc = rtk_piece_check(r, path, "rtk.calibrate.v1", first, m->set.first_path);
 
 	for (size_t i = 0; !rc && first && i < sizeof(same_members) / sizeof(*same_members); i++)
-		rc = rtk_piece_same(first, m->first_path, r, path, same_members[i]);
+		rc = rtk_piece_same(first, m->set.first_path, r, path, same_members[i]);
 	if (!rc && !first) {
 		const char *sha;
 		if ((rc = rtk_piece_string(r, "verdict.config_sha256", path, &sha, NULL)) || (rc = merge_opts(r, path, &m->o)))
 			goto out;
-		if (!(m->first_path = strdup(path)) || !(m->c = calibration_corpus_new(&m->o))) {
+		if (!(m->set.first_path = strdup(path)) || !(m->c = calibration_corpus_new(&m->o))) {
 			rc = rtk_oom();
 			goto out;
 		}
-		m->first_doc = doc;
+		m->set.first_doc = doc;
 		doc = NULL;
 	}
-	if (!rc && !(rc = merge_files(m, r, path)))
+	if (!rc && !(rc = rtk_piece_set_add_files(&m->set, r, path)))
 		rc = merge_sections(m, r, path);
 out:
 	rtk_jsonv_doc_free(doc);
@@ -197,14 +172,14 @@ int calibration_merge_report(struct calibration_merge *m, cJSON *result, struct 
 
 	if (!m->c)
 		return rtk_fail(RTK_EXIT_USAGE, "no piece to merge");
-	if ((rc = calibration_report(m->c, (int)m->nfiles, m->files, result, overall)))
+	if ((rc = calibration_report(m->c, (int)m->set.nfiles, m->set.files, result, overall)))
 		return rc;
 	/* The rule is recomputed from the thresholds: a piece whose hash does not match them was altered. */
-	rtk_piece_string(rtk_jsonv_root(m->first_doc), "verdict.config_sha256", m->first_path, &sha, NULL);
+	rtk_piece_string(rtk_jsonv_root(m->set.first_doc), "verdict.config_sha256", m->set.first_path, &sha, NULL);
 	merged_sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "verdict"),
 									       "config_sha256"));
 	if (!merged_sha || strcmp(sha, merged_sha))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: verdict.config_sha256 %s is not the hash of its thresholds (%s)",
-				m->first_path, sha, merged_sha ? merged_sha : "none");
+				m->set.first_path, sha, merged_sha ? merged_sha : "none");
 	return 0;
 }

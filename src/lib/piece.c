@@ -1,9 +1,11 @@
 /* src/lib/piece.c — reading the pieces `rtk merge` pools: members by path, typed, and held equal to the first piece's. */
 #include "config.h"
 #include "piece.h"
+#include "alloc.h"
 #include "err.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,4 +135,31 @@ int rtk_piece_check(const struct rtk_jsonv *piece, const char *path, const char 
 	if ((rc = rtk_piece_string(piece, "rtk_version", path, &version, NULL)))
 		return rc;
 	return first ? rtk_piece_same(first, first_path, piece, path, "rtk_version") : 0;
+}
+
+void rtk_piece_set_free(struct rtk_piece_set *set)
+{
+	for (size_t i = 0; i < set->nfiles; i++)
+		free(set->files[i]);
+	free(set->files);
+	free(set->first_path);
+	rtk_jsonv_doc_free(set->first_doc);
+	memset(set, 0, sizeof(*set));
+}
+
+int rtk_piece_set_add_files(struct rtk_piece_set *set, const struct rtk_jsonv *piece, const char *path)
+{
+	const struct rtk_jsonv *files;
+	int rc = rtk_piece_array(piece, "parameters.files", path, &files);
+	for (size_t i = 0; !rc && i < files->len; i++) {
+		const char *name;
+		if ((rc = rtk_piece_string(&files->u.items[i], "", path, &name, NULL)))
+			return rtk_fail(rc, "%s: parameters.files holds something other than a string", path);
+		if (RTK_ALLOC_GROW(set->files, set->nfiles + 1, set->files_cap))
+			return RTK_EXIT_FAILURE;
+		if (!(set->files[set->nfiles] = strdup(name)))
+			return rtk_oom();
+		set->nfiles++;
+	}
+	return rc;
 }

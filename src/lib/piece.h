@@ -40,4 +40,18 @@ int rtk_piece_same(const struct rtk_jsonv *first, const char *first_path, const 
 int rtk_piece_check(const struct rtk_jsonv *piece, const char *path, const char *want, const struct rtk_jsonv *first,
 		    const char *first_path);
 
+/*
+ * What every merge keeps besides its counts: the first piece (its document, which strings read from it
+ * point into, and its path) and the input files of every piece, in the order given.
+ */
+struct rtk_piece_set {
+	struct rtk_jsonv_doc *first_doc;
+	char *first_path;
+	char **files;
+	size_t nfiles, files_cap;
+};
+void rtk_piece_set_free(struct rtk_piece_set *set);
+/* Appends the piece's parameters.files (each a string) to set->files. 0, or RTK_EXIT_USAGE / RTK_EXIT_FAILURE. */
+int rtk_piece_set_add_files(struct rtk_piece_set *set, const struct rtk_jsonv *piece, const char *path);
+
 #endif
