@@ -1,6 +1,7 @@
 /* src/lib/out.c — JSON and markdown rendering of applet results. */
 #include "config.h"
 #include "out.h"
+#include "jsonprint.h"
 #include "alloc.h"
 #include "err.h"
 #include "strbuf.h"
@@ -524,12 +525,9 @@ int rtk_out_md_fold(const char *text, size_t len, size_t width, FILE *out)
 int rtk_out_emit(const cJSON *result, enum rtk_out_format format, rtk_out_md_render_fn *render, FILE *out)
 {
 	if (format == RTK_OUT_FORMAT_JSON || !render) {
-		char *text = cJSON_Print(result);
-		if (!text)
-			return rtk_oom();
-		fputs(text, out);
+		/* written as the tree is walked: a result of a million items is not held a second time as text */
+		rtk_jsonprint_write(result, out);
 		fputc('\n', out);
-		cJSON_free(text);
 		return 0;
 	}
 	struct rtk_out_md *md = rtk_out_md_new();

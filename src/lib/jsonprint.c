@@ -1,0 +1,124 @@
+/* src/lib/jsonprint.c — cJSON_Print's formatted output, written to a stream as the tree is walked. */
+#include "config.h"
+#include "jsonprint.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A string with JSON's escapes, as cJSON writes them: the short ones, \u00XX for other controls, all else as is. */
+static void print_string(const char *s, FILE *out)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run = p;
+	fputc('"', out);
+	for (; *p; p++) {
+		const char *esc = NULL;
+		char hex[8];
+		switch (*p) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default:
+			if (*p < 32) {
+				snprintf(hex, sizeof(hex), "\\u%04x", *p);
+				esc = hex;
+			}
+		}
+		if (esc) {
+			fwrite(run, 1, (size_t)(p - run), out);
+			fputs(esc, out);
+			run = p + 1;
+		}
+	}
+	fwrite(run, 1, (size_t)(p - run), out);
+	fputc('"', out);
+}
+
+/* Whether a and b are the same double to within the last place, as cJSON checks a number read back. */
+static int same_double(double a, double b)
+{
+	double most = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+	return fabs(a - b) <= most * DBL_EPSILON;
+}
+
+/*
+ * A number as cJSON 1.7.15 writes one: null for NaN and the infinities, else 15 significant digits when they
+ * read back as the same double and 17 when not (so -0 stays -0); the decimal point is '.' whatever the locale.
+ */
+static void print_number(const cJSON *item, FILE *out)
+{
+	double d = item->valuedouble, back = 0;
+	char buf[32];
+	if (isnan(d) || isinf(d)) {
+		fputs("null", out);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%1.15g", d);
+	if (sscanf(buf, "%lg", &back) != 1 || !same_double(back, d))
+		snprintf(buf, sizeof(buf), "%1.17g", d);
+	for (char *c = buf; *c; c++)
+		if (*c == ',') /* a locale's decimal comma */
+			*c = '.';
+	fputs(buf, out);
+}
+
+static void print_value(const cJSON *item, unsigned depth, FILE *out);
+
+/* An array's items are one level deeper, as cJSON counts it, though they stand on its line. */
+static void print_array(const cJSON *item, unsigned depth, FILE *out)
+{
+	fputc('[', out);
+	for (const cJSON *c = item->child; c; c = c->next) {
+		print_value(c, depth + 1, out);
+		if (c->next)
+			fputs(", ", out);
+	}
+	fputc(']', out);
+}
+
+static void tabs(unsigned n, FILE *out)
+{
+	while (n--)
+		fputc('\t', out);
+}
+
+static void print_object(const cJSON *item, unsigned depth, FILE *out)
+{
+	fputs("{\n", out);
+	depth++;
+	for (const cJSON *c = item->child; c; c = c->next) {
+		tabs(depth, out);
+		print_string(c->string, out);
+		fputs(":\t", out);
+		print_value(c, depth, out);
+		fputs(c->next ? ",\n" : "\n", out);
+	}
+	tabs(depth - 1, out);
+	fputc('}', out);
+}
+
+static void print_value(const cJSON *item, unsigned depth, FILE *out)
+{
+	switch (item->type & 0xff) {
+	case cJSON_NULL: fputs("null", out); break;
+	case cJSON_False: fputs("false", out); break;
+	case cJSON_True: fputs("true", out); break;
+	case cJSON_Number: print_number(item, out); break;
+	case cJSON_Raw: fputs(item->valuestring ? item->valuestring : "", out); break;
+	case cJSON_String: print_string(item->valuestring, out); break;
+	case cJSON_Array: print_array(item, depth, out); break;
+	case cJSON_Object: print_object(item, depth, out); break;
+	default: break;
+	}
+}
+
+void rtk_jsonprint_write(const cJSON *item, FILE *out)
+{
+	if (item)
+		print_value(item, 0, out);
+}
