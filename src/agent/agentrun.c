@@ -158,6 +158,12 @@ void agentrun_usage_free(struct agentrun_usage *u)
 	u->model = u->result = u->session_id = NULL;
 }
 
+bool agentrun_resume_refused(const struct agentrun *io, const struct proc_result *pr)
+{
+	return !pr->interrupted && !pr->timed_out && !pr->stopped && pr->exit_code > 0 && !io->session_id[0] &&
+	       io->outcome.trouble != PROFILE_TROUBLE_RATE_LIMIT && io->outcome.trouble != PROFILE_TROUBLE_TRANSIENT;
+}
+
 void agentrun_free(struct agentrun *io)
 {
 	rtk_strbuf_free(&io->tail);

@@ -75,6 +75,15 @@ void agentrun_usage_free(struct agentrun_usage *u);
  */
 void agentrun_usage_since(const struct profile *p, bool resumed, struct agentrun_usage *u, double seen[5]);
 
+/*
+ * Whether the client refused to resume a conversation (io and pr after agentrun_run of a resumed
+ * command): it ended by itself, not 0, naming no session, and reported no rate limit or transient
+ * trouble. A client that cannot find the session prints an error and exits (Claude Code and Codex 1,
+ * Gemini CLI 42, which its profile calls fatal: this comes first); a run that failed inside the
+ * conversation names it.
+ */
+bool agentrun_resume_refused(const struct agentrun *io, const struct proc_result *pr);
+
 void agentrun_free(struct agentrun *io);
 
 /* Random bits for a backoff's jitter (getrandom, else the clock). */

@@ -332,6 +332,7 @@ enum agent_end { AGENT_REPLIED, AGENT_TIMED_OUT, AGENT_RATE_LIMITED, AGENT_INTER
 struct agent_turn {
 	const char *role;       /* "developer", "acceptor", "final" */
 	bool resumed;           /* the run continued the agent's conversation of the milestone */
+	bool resume_refused;    /* ... or tried to, and the client could not find it (agentrun_resume_refused) */
 	char session_id[PROFILE_SESSION_ID_MAX + 1]; /* the session the run reported, "" when none */
 	enum agent_end end;
 	char *text;             /* the reply: the final event's result, else stdout's end */
@@ -413,6 +414,7 @@ static int run_agent(struct check *c, struct iterate_milestone *m, const char *c
 		agentrun_usage_since(t->profile, t->resumed, &t->usage, session_of(m, t)->usage_seen);
 		t->hit = io.hit;
 		memcpy(t->session_id, io.session_id, sizeof(t->session_id));
+		t->resume_refused = t->resumed && agentrun_resume_refused(&io, &t->pr);
 		/* The final event's result is the reply only when stdout is events alone (Claude Code's JSON
 		 * modes); after text of its own, a JSON line is one more line of the reply: "REJECTED: ..."
 		 * then {"result": "ACCEPTED"} is a rejection, not a verdict the agent took back. */
@@ -608,16 +610,6 @@ static int plan_session(struct check *c, struct iterate_milestone *m, struct age
 	return 0;
 }
 
-/*
- * Whether a resumed run failed to resume: it ended by itself, not 0, without naming a session (a
- * client that cannot find the session prints an error and exits). A run that failed in the
- * conversation still names it.
- */
-static bool resume_failed(const struct agent_turn *t)
-{
-	return t->resumed && t->end == AGENT_REPLIED && t->pr.exit_code != 0 && !t->session_id[0];
-}
-
 /* After a run: the session it reported is the agent's conversation from now on (saved before the reply is judged). */
 static int keep_session(struct check *c, struct iterate_milestone *m, const struct agent_turn *t)
 {
@@ -649,7 +641,7 @@ static int run_turn(struct check *c, struct iterate_milestone *m, struct agent_t
 		rc = run_agent(c, m, resume ? resume : command, prompt, t);
 	free(prompt);
 	prompt = NULL;
-	if (!rc && resume_failed(t)) {
+	if (!rc && t->resume_refused) {
 		struct iterate_session *s = session_of(m, t);
 		snprintf(why, sizeof(why), "resuming session %s failed: the client exited %d without naming a session", s->id, t->pr.exit_code);
 		note(c, "milestone %s round %ld: %s; the %s starts a new conversation", m->id, m->round, why, t->role);

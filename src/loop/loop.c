@@ -371,13 +371,6 @@ static int round_resume_command(struct loop_state *st, char **resume)
 	return resume_command(st->profile, st->o->agent, st->session_id, resume, &why);
 }
 
-/* A resumed run that ended by itself, not 0, naming no session: the client could not resume it (it prints an error and exits). */
-static bool round_resume_failed(const struct loop_round *r)
-{
-	return r->resumed && !r->pr.interrupted && !r->pr.timed_out && r->io.hit.kind == RATELIMIT_NONE && r->pr.exit_code != 0 &&
-	       !r->io.session_id[0];
-}
-
 static bool round_agent(struct loop_state *st, struct loop_round *r)
 {
 	char *prompt = loop_prompt_render(st->prompt, st->plan, r->item, st->run_id, r->n), *resume = NULL;
@@ -390,7 +383,7 @@ static bool round_agent(struct loop_state *st, struct loop_round *r)
 	}
 	r->resumed = resume != NULL;
 	rc = round_run(st, r, resume ? resume : st->o->agent, prompt, fd);
-	if (!rc && round_resume_failed(r)) {
+	if (!rc && r->resumed && agentrun_resume_refused(&r->io, &r->pr)) {
 		note(st, "round %ld: resuming session %s failed (the agent exited %d naming no session): the round starts a new conversation",
 		     r->n, st->session_id, r->pr.exit_code);
 		st->session_id[0] = '\0';

@@ -27,15 +27,16 @@
 #   accept/json     rtk iterate: Developer report, Acceptor ACCEPTED, ALL_FEATURES_COMPLETE, final ACCEPTED; the
 #                   milestone's text talks about rate limits (no false rate limit)
 #   reject/text     rtk iterate: the Acceptor's REJECTED reason reaches the Developer's next round, then accepted
-#   resume/MODE     (claude json, codex text and json) rtk loop --continue-session: the first round names its
-#                   session, the second resumes it with the profile's words, and the server's second request
-#                   carries the first prompt and answer under the same session id
-#   kill9/json      (claude, codex) rtk iterate with persistent sessions killed with -9 while the resumed
-#                   Developer waits on the model (the server holds its request); the Acceptor's conversation
-#                   is then deleted from the client's store. The restart ends the orphaned client, resumes the
-#                   Developer's conversation (the server sees round 1 in it under the same session id), and
-#                   when the client refuses the lost Acceptor session (exit 1, no session named) gives the
-#                   Acceptor a new one with the whole brief
+#   resume/MODE     (claude json, codex text and json, gemini json) rtk loop --continue-session: the first
+#                   round names its session, the second resumes it with the profile's words, and the server's
+#                   second request carries the first prompt and answer under the same session id (Gemini CLI
+#                   sends its API no session id: its session store holds both rounds in that one conversation)
+#   kill9/json      (claude, codex, gemini) rtk iterate with persistent sessions killed with -9 while the
+#                   resumed Developer waits on the model (the server holds its request); the Acceptor's
+#                   conversation is then deleted from the client's store. The restart ends the orphaned client,
+#                   resumes the Developer's conversation (the server sees round 1 in it under the same session
+#                   id; Gemini: in its stored conversation), and when the client refuses the lost Acceptor
+#                   session (exit 1, Gemini 42; no session named) gives the Acceptor a new one with the whole brief
 # The clients' own retries are capped (clients.sh, RETRIES 0) so that error cases take seconds; waits of
 # rtk are scaled down with RTK_TEST_WAIT_SCALE.
 set -u
@@ -63,8 +64,7 @@ CASES="plan/json 429/text 429/json 529/text 529/json 401/text 401/json words/tex
 wanted() {
 	case $2 in
 	hook/*) [ "$1" = claude ] || return 1 ;;
-	resume/text) [ "$1" = codex ] || return 1 ;;   # Claude's text mode names no session; Codex's banner does
-	resume/* | kill9/*) [ "$1" != gemini ] || return 1 ;;
+	resume/text) [ "$1" = codex ] || return 1 ;; # Claude's and Gemini's text modes name no session; Codex's banner does
 	esac
 	[ ${#selectors[@]} -eq 0 ] && return 0
 	local s
@@ -375,7 +375,8 @@ print(sum("must say hello, not hi" in json.dumps(r["body"]) for r in reqs[3:]) >
 # --- sessions (issue 26 item 4): the conversations rtk continues, with the client's own resume ------------------
 
 # mains: the server's main requests as one JSON list of {n, answer, session, body}: the session id the client
-# sent in its header (Claude Code's X-Claude-Code-Session-Id, Codex's session-id) and the body as JSON text.
+# sent in its header (Claude Code's X-Claude-Code-Session-Id, Codex's session-id; Gemini CLI sends none: null)
+# and the body as JSON text.
 mains() {
 	$PY - "$D/requests.jsonl" <<'EOF'
 import json, sys
@@ -393,8 +394,55 @@ EOF
 # jqm FILTER: the filter on mains' list (in $D/mains.json), compact; first_after_held is the request after a held one.
 jqm() { jq -c 'def first_after_held: .[(map(.answer) | index("held")) + 1]; '"$1" "$D/mains.json" 2>/dev/null; }
 
+# store_file CLIENT ID: the file of the client's session store that holds conversation ID (nothing when it is gone).
+# Gemini CLI names its file session-<time>-<the id's first 8 characters>.jsonl; the whole id is in its first line.
+store_file() {
+	case $1 in
+	claude) find "$D/home/.claude/projects" -name "$2.jsonl" ;;
+	codex) find "$D/codex/sessions" -name "*-$2.jsonl" ;;
+	gemini) find "$D/home/.gemini/tmp" -path "*/chats/session-*-${2:0:8}.jsonl" -exec grep -l "^{\"sessionId\":\"$2\"" {} + ;;
+	esac 2>/dev/null
+}
+
+# convs: Gemini CLI's stored conversations, which stand in for the session header it never sends, as one JSON
+# list of {session, messages: [{type, text}]} (text: the content as JSON text). Each file is replayed as the
+# client reads it: a line without "type" or "$set" (a file's first, and again at each resume) sets the metadata,
+# {"$set": {...}} sets fields (the messages too), a message record is added or replaces the one with its id.
+# A file without a message record of its own is left out: each resumed run first starts a file for the id
+# named by the current minute, then writes to the conversation's file (FINDINGS.md, "Resuming").
+convs() {
+	$PY - "$D/home/.gemini/tmp" <<'EOF'
+import glob, json, os, sys
+out = []
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*", "chats", "session-*.jsonl"))):
+    conv, records = {"messages": []}, 0
+    for line in open(f):
+        r = json.loads(line)
+        if "$set" in r:
+            conv.update(r["$set"])
+        elif "type" in r and "id" in r:
+            records += 1
+            ids = [m.get("id") for m in conv["messages"]]
+            if r["id"] in ids:
+                conv["messages"][ids.index(r["id"])] = r
+            else:
+                conv["messages"].append(r)
+        else:
+            conv.update({k: v for k, v in r.items() if k != "messages"})
+    if not records:
+        continue
+    out.append({"session": conv.get("sessionId"),
+                "messages": [{"type": m.get("type"), "text": json.dumps(m.get("content"), ensure_ascii=False)}
+                             for m in conv["messages"]]})
+print(json.dumps(out))
+EOF
+}
+# jqc FILTER: the filter on convs' list (in $D/convs.json), compact; conv(ID) is the messages of conversation ID.
+jqc() { jq -c 'def conv($id): map(select(.session == $id)) | if length == 1 then .[0].messages else null end; '"$1" "$D/convs.json" 2>/dev/null; }
+
 # resume: rtk loop --continue-session, two rounds. The first only answers (FIRST-ANSWER-ALPHA, no change), the
 # second resumes it (the command rtk builds from the profile: --resume ID, exec resume ID -) and does the item.
+# Gemini CLI names no session to its API, so its store shows the two rounds are one conversation.
 case_resume() { # CLIENT MODE
 	echo "[{\"text\": \"FIRST-ANSWER-ALPHA: I have read the plan.\"}, $(shell_call "$1" "$HELLO; $TICK"), {\"text\": \"Ticked the item and created hello.txt.\"}]" >"$D/script.json"
 	serve "$1" || return
@@ -406,7 +454,13 @@ case_resume() { # CLIENT MODE
 	is "exit 0, done in the second round" "$RC $(jqr '[.rounds[].verdict]')" '0 ["no_progress","progress"]'
 	[ -n "$sid" ] && [ "$sid" != null ] && ok "the first round names its session ($sid)" || bad "the first round named no session"
 	is "the second round resumed that session" "$(jqr '[.rounds[1].resumed, .rounds[1].session_id]')" "[true,\"$sid\"]"
-	is "the client sent the resumed request under the same session id" "$(jqm '[.[].session] | unique')" "[\"$sid\"]"
+	if [ "$1" = gemini ]; then
+		convs >"$D/convs.json"
+		is "the client kept both rounds in that stored conversation (no session id reaches its API)" \
+			"$(jqc "[.[].session] == [\"$sid\"] and (conv(\"$sid\") | map(select(.type == \"user\" and (.text | contains(\"Read the plan at PLAN.md\")))) | length) == 2")" true
+	else
+		is "the client sent the resumed request under the same session id" "$(jqm '[.[].session] | unique')" "[\"$sid\"]"
+	fi
 	is "the resumed request carries the first prompt and answer, then the second prompt" \
 		"$(jqm '.[1].body | [(split("Read the plan at PLAN.md") | length - 1), contains("FIRST-ANSWER-ALPHA")]')" '[2,true]'
 }
@@ -434,7 +488,7 @@ case_kill9() { # CLIENT MODE
 		echo '{"text": "ACCEPTED"}]'
 	} >"$D/script.json"
 	serve "$1" || return
-	local job pid rec pgid dev acc store acc2 held
+	local job pid rec pgid dev acc store acc2 held refused
 	# rtk's own pid (in_env runs it in subshells): the shell it replaces writes it first
 	in_env "$1" sh -c 'echo $$ >"$0"; exec "$@"' "$D/rtk.pid" "$RTK" iterate check --project . --json >"$D/out1.json" 2>"$D/err1" &
 	job=$!
@@ -461,12 +515,16 @@ case_kill9() { # CLIENT MODE
 	dev=$(jq -r '.sessions.developer.id' "$D/proj/.anima/milestones/M1.json" 2>/dev/null)
 	acc=$(jq -r '.sessions.acceptor.id' "$D/proj/.anima/milestones/M1.json" 2>/dev/null)
 	mains >"$D/mains.json"
-	held=$(jqm 'map(select(.answer == "held")) | .[0].session')
-	is "the held round was the Developer's, resumed under its stored session" "$held" "\"$dev\""
-	case $1 in
-	claude) store=$(find "$D/home/.claude/projects" -name "$acc.jsonl" 2>/dev/null) ;;
-	codex) store=$(find "$D/codex/sessions" -name "*-$acc.jsonl" 2>/dev/null) ;;
-	esac
+	if [ "$1" = gemini ]; then
+		convs >"$D/convs.json"
+		is "the held round was the Developer's, resumed in its stored conversation (its new prompt last)" \
+			"$(jqc "conv(\"$dev\") | last | [.type, (.text | contains(\"must say hello, not hi\"))]")" '["user",true]'
+		is "... and the held request carries round 1" "$(jqm 'map(select(.answer == "held"))[0].body | contains("ROUND1-TOOL-MARKER")')" true
+	else
+		held=$(jqm 'map(select(.answer == "held")) | .[0].session')
+		is "the held round was the Developer's, resumed under its stored session" "$held" "\"$dev\""
+	fi
+	store=$(store_file "$1" "$acc")
 	[ -n "$store" ] && rm -f $store && ok "the Acceptor's conversation is deleted from the client's store" ||
 		bad "no stored conversation of the Acceptor ($acc) found"
 
@@ -479,17 +537,31 @@ case_kill9() { # CLIENT MODE
 	group_alive "$pgid" && bad "the killed round's client is still running" || ok "the restart ended the killed round's client"
 	is "the restarted Developer round resumed the stored session" \
 		"$(jqr '[.projects[0].pass.rounds[0] | .role, .resumed, .session_id]')" "[\"developer\",true,\"$dev\"]"
-	is "the client sent it under the same session id" "$(jqm 'first_after_held.session')" "\"$dev\""
+	if [ "$1" = gemini ]; then
+		convs >"$D/convs.json"
+		is "the client continued the stored conversation (one prompt about the restart in it)" \
+			"$(jqc "conv(\"$dev\") | map(select(.type == \"user\" and (.text | contains(\"interrupted by a restart\")))) | length")" 1
+	else
+		is "the client sent it under the same session id" "$(jqm 'first_after_held.session')" "\"$dev\""
+	fi
 	is "it carries round 1 (the Developer's tool call, the Acceptor's reason) and the restart" \
 		"$(jqm 'first_after_held.body | [contains("ROUND1-TOOL-MARKER"), contains("must say hello, not hi"), contains("interrupted by a restart")]')" \
 		'[true,true,true]'
 	is "the Developer kept one conversation" "$(jq -r '.sessions.developer.id' "$D/proj/.anima/milestones/M1.json")" "$dev"
-	grep -q "resuming session $acc failed: the client exited 1 without naming a session" "$D/err" &&
-		ok "the client refused the lost Acceptor session (exit 1, no session named)" || bad "no refused resume of $acc noted"
+	# an unknown session: Claude Code and Codex exit 1, Gemini CLI 42 (its FATAL_INPUT_ERROR, fatal in its profile)
+	refused=1
+	[ "$1" = gemini ] && refused=42
+	grep -q "resuming session $acc failed: the client exited $refused without naming a session" "$D/err" &&
+		ok "the client refused the lost Acceptor session (exit $refused, no session named)" || bad "no refused resume of $acc noted"
 	[ -n "$acc2" ] && [ "$acc2" != null ] && [ "$acc2" != "$acc" ] && ok "the Acceptor got a new conversation ($acc2)" ||
 		bad "the Acceptor's session after the restart: '$acc2' (before: $acc)"
-	is "... started with the whole brief and a note why" \
-		"$(jqm "map(select(.session == \"$acc2\"))[0].body | [contains(\"acceptance criteria\"), contains(\"resuming session $acc failed\")]")" '[true,true]'
+	if [ "$1" = gemini ]; then
+		is "... started with the whole brief and a note why" \
+			"$(jqc "conv(\"$acc2\") | map(select(.type == \"user\") | .text) | join(\" \") | [contains(\"acceptance criteria\"), contains(\"resuming session $acc failed\")]")" '[true,true]'
+	else
+		is "... started with the whole brief and a note why" \
+			"$(jqm "map(select(.session == \"$acc2\"))[0].body | [contains(\"acceptance criteria\"), contains(\"resuming session $acc failed\")]")" '[true,true]'
+	fi
 	is "the verdicts after the restart" "$(jqr '[.projects[0].pass.rounds[] | .role + ":" + .verdict]')" \
 		'["developer:report","acceptor:accepted","developer:complete","final:accepted"]'
 }

@@ -7,7 +7,9 @@
 #   client_env CLIENT DIR PORT RETRIES     prints the NAME=VALUE words of its environment (env -i then these)
 # Claude Code retries 429, 529 and even 401 ten times (about 3 minutes): CLAUDE_CODE_MAX_RETRIES caps it.
 # Codex: request_max_retries and stream_max_retries in the provider table. Gemini: general.maxAttempts in
-# settings.json (1: one request; it cannot go below a 5 s wait per retry).
+# settings.json (1: one request; it cannot go below a 5 s wait per retry). Gemini's session cleanup is off
+# (general.sessionRetention.enabled false): on by default, it deletes a conversation that was resumed in a
+# later minute than it began as soon as another session starts in the project (FINDINGS.md, "Resuming").
 
 client_server() {
 	case $1 in
@@ -46,9 +48,9 @@ EOF
 	gemini)
 		mkdir -p "$dir/home/.gemini"
 		local attempts=
-		[ -z "$retries" ] || attempts=", \"general\": {\"maxAttempts\": $((retries + 1))}"
-		echo "{\"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}, \"privacy\": {\"usageStatisticsEnabled\": false}$attempts}" \
-			>"$dir/home/.gemini/settings.json" ;;
+		[ -z "$retries" ] || attempts=", \"maxAttempts\": $((retries + 1))"
+		echo "{\"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}, \"privacy\": {\"usageStatisticsEnabled\": false}," \
+			"\"general\": {\"sessionRetention\": {\"enabled\": false}$attempts}}" >"$dir/home/.gemini/settings.json" ;;
 	esac
 }
 

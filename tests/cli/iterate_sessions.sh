@@ -3,8 +3,9 @@
 # item 4), with fake clients named claude, codex and an unknown one (tests/fixtures/fake-client.sh) that
 # keep sessions the way the real ones do and record the session each run was given: the same Developer
 # session resumed round to round, the Acceptor's reason reaching it, the stored sessions resumed after a
-# kill -9, a client that cannot resume (or whose resume fails) getting a new conversation with the
-# recovery context, session: fresh, and a session setting that is not one.
+# kill -9, a client that cannot resume (or whose resume fails, Gemini CLI's with an exit code its profile
+# calls fatal) getting a new conversation with the recovery context, session: fresh, and a session setting
+# that is not one.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/iterate_lib.sh"
 
@@ -160,6 +161,24 @@ t_resume_fails() {
 	valid "failed resume: the files conform"
 }
 
+# Gemini CLI refuses a session it cannot find with exit 42, an exit code its profile calls fatal: still a
+# refused resume (a new conversation), never an agent that cannot work
+t_resume_fails_gemini() {
+	new_case --draft M2
+	use_client gemini --yolo --skip-trust --output-format json
+	plan acceptor "touch forget reject REASON-GONE: try again"
+	ck
+	is "Gemini CLI, a lost session store (exit 42): the milestone still completes" "0 completed" "$(rc) $(ms M1 .status)"
+	is "the Developer: resumed, refused by the client, a new conversation, then that one resumed" \
+		"new refused new resumed resumed" "$(hows developer)"
+	first=$(sessions developer | head -1) second=$(sessions developer | sed -n 2p)
+	check "the new conversation has a new id" test -n "$second" -a "$first" != "$second"
+	has "the retry is the whole brief, saying why" "$F/prompts/003-developer.txt" "resuming session $first failed: the client exited 42"
+	has "... with the rejection" "$F/prompts/003-developer.txt" "REASON-GONE"
+	hasnt "no agent that cannot work" "$SCRATCH/err" "cannot work"
+	is "the milestone keeps the new session" "$second gemini" "$(ms M1 '[.sessions.developer.id, .sessions.developer.client] | join(" ")')"
+}
+
 # --- session: fresh, and a setting that is not one ----------------------------------------------------------
 t_fresh() {
 	new_case --draft M2
@@ -184,7 +203,7 @@ t_fresh() {
 	is "... and nothing ran" 0 "$(ncalls)"
 }
 
-for t in ${RTK_TEST_ITERATE:-claude codex kill9 unknown resume_fails fresh}; do
+for t in ${RTK_TEST_ITERATE:-claude codex kill9 unknown resume_fails resume_fails_gemini fresh}; do
 	echo "--- $t"
 	"t_$t"
 done

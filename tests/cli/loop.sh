@@ -357,6 +357,13 @@ check "a session the client lost: refused, the round runs again in a new one, wh
 check "... no round is lost to it" test "$(cd "$SCRATCH/p" && summary)" = "0 done progress,progress,progress"
 check "... and it is named" grep -q "^rtk loop: round 2: resuming session .* failed (the agent exited 1 naming no session): the round starts a new conversation$" "$SCRATCH/err.txt"
 scratch
+printf '#!/bin/sh\n[ -e "$FAKE_DIR/forgot" ] || { touch "$FAKE_DIR/forgot" "$FAKE_DIR/forget"; }\nexec bash "%s/loop-agent.sh" say tick code commit\n' "$FIX" > "$SCRATCH/inner.sh"
+mkdir -p "$SCRATCH/bin" && ln -sf "$FIX/fake-client.sh" "$SCRATCH/bin/gemini"
+clp "$SCRATCH/bin/gemini --yolo --skip-trust --output-format json" --continue-session
+check "Gemini CLI refuses a lost session with exit 42 (fatal in its profile): still a refused resume, the round runs again" \
+	test "$(hows) $(cd "$SCRATCH/p" && summary)" = "new refused new resumed 0 done progress,progress,progress"
+check "... and it is named" grep -q "^rtk loop: round 2: resuming session .* failed (the agent exited 42 naming no session): the round starts a new conversation$" "$SCRATCH/err.txt"
+scratch
 (cd "$SCRATCH" && project one && lp "tick code commit" --continue-session)
 check "--continue-session with an agent rtk cannot resume: a note, and fresh rounds" \
 	grep -q "^rtk loop: --continue-session: the agent is not a client rtk knows how to resume (the generic profile has no resume words): every round starts a new conversation$" "$SCRATCH/err.txt"
