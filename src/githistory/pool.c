@@ -2,6 +2,7 @@
  * rows by repository, their failures, the pre-registered rule applied to the pooled counts. */
 #include "config.h"
 #include "pool.h"
+#include "figures.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/out.h"
@@ -422,51 +423,9 @@ static int by_contribution(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static cJSON *share_json(size_t k, size_t n, double level)
-{
-	double lo, hi;
-	cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return NULL;
-	cJSON_AddNumberToObject(j, "count", (double)k);
-	if (n)
-		cJSON_AddNumberToObject(j, "share", (double)k / (double)n);
-	else
-		cJSON_AddNullToObject(j, "share");
-	rtk_stats_wilson(k, n, level, &lo, &hi);
-	rtk_out_json_add_interval(j, "ci", lo, hi);
-	return j;
-}
-
-static cJSON *buckets_json(const size_t b[4], double level)
-{
-	size_t n = b[1] + b[2] + b[3];
-	cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return NULL;
-	cJSON_AddNumberToObject(j, "n", (double)n);
-	cJSON_AddItemToObject(j, "ci_bucket", share_json(b[1], n, level));
-	cJSON_AddItemToObject(j, "review_bucket", share_json(b[2], n, level));
-	cJSON_AddItemToObject(j, "reflection_bucket", share_json(b[3], n, level));
-	return j;
-}
-
 static cJSON *accuracy_json(const double c[4])
 {
-	cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return NULL;
-	for (size_t i = 0; i < 4; i++)
-		cJSON_AddNumberToObject(j, accuracy_counts[i], c[i]);
-	if (c[2] > 0)
-		cJSON_AddNumberToObject(j, "precision", c[3] / c[2]);
-	else
-		cJSON_AddNullToObject(j, "precision");
-	if (c[1] > 0)
-		cJSON_AddNumberToObject(j, "recall", c[3] / c[1]);
-	else
-		cJSON_AddNullToObject(j, "recall");
-	return j;
+	return githistory_figures_accuracy_json(c[0], c[1], c[2], c[3]);
 }
 
 static cJSON *row_json(const struct pool_row *r, double level)
@@ -484,7 +443,7 @@ static cJSON *row_json(const struct pool_row *r, double level)
 	cJSON_AddNullToObject(j, "error");
 	for (cJSON *w = r->where->child; w; w = w->next)
 		cJSON_AddItemToObject(j, w->string, cJSON_Duplicate(w, false));
-	cJSON_AddItemToObject(j, "buckets", buckets_json(r->buckets, level));
+	cJSON_AddItemToObject(j, "buckets", githistory_figures_buckets_json(r->buckets, level));
 	cJSON *in = cJSON_AddObjectToObject(j, "input");
 	for (size_t i = 0; in && i < NINPUT; i++)
 		cJSON_AddNumberToObject(in, input_counts[i], r->input[i]);
@@ -656,7 +615,7 @@ cJSON *githistory_pool_report(struct githistory_pool *p)
 	in = cJSON_AddObjectToObject(result, "input");
 	for (size_t k = 0; in && k < NINPUT; k++)
 		cJSON_AddNumberToObject(in, input_counts[k], input[k]);
-	cJSON_AddItemToObject(result, "buckets", buckets_json(all, level));
+	cJSON_AddItemToObject(result, "buckets", githistory_figures_buckets_json(all, level));
 	t = cJSON_AddObjectToObject(result, "table_2x2");
 	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);
 	cJSON_AddNumberToObject(t, "T_not_S", (double)t2[1][0]);
@@ -664,7 +623,7 @@ cJSON *githistory_pool_report(struct githistory_pool *p)
 	cJSON_AddNumberToObject(t, "not_T_not_S", (double)t2[0][0]);
 	split = cJSON_AddObjectToObject(result, "by_author");
 	for (int k = 0; split && k < 3; k++)
-		cJSON_AddItemToObject(split, classes[k], buckets_json(by_class[k], level));
+		cJSON_AddItemToObject(split, classes[k], githistory_figures_buckets_json(by_class[k], level));
 	a = cJSON_AddObjectToObject(result, "accuracy");
 	for (size_t k = 0; a && k < 3; k++)
 		cJSON_AddItemToObject(a, accuracy_kinds[k], accuracy_json(acc[k]));
