@@ -14,6 +14,7 @@
 #include "lib/timeutil.h"
 #include "lib/yamlx.h"
 #include "phase0/phase0.h"
+#include "phase0/repolist.h"
 #include "phase0/shard.h"
 #include "githistory/pool.h"
 
@@ -337,122 +338,8 @@ static int run_git_history(struct config *c, struct phase0_experiment *e)
 
 /* ----- many repositories: git_history.repos and repos_file ----- */
 
-/* One repository of the list: its name in the report (as the config or the file spells it), its path, its settings. */
-struct repo_entry {
-	char *name, *path;
-	const char *rev, *window;
-	unsigned long line; /* where the config or file names it */
-	const char *from;   /* that file */
-};
-
-struct repo_list {
-	struct repo_entry *v;
-	size_t n, cap;
-};
-
-static void repo_list_free(struct repo_list *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i].name);
-		free(l->v[i].path);
-	}
-	free(l->v);
-}
-
-/* Adds name (relative to dir unless absolute); a name listed twice is an error naming both places. */
-static int repo_add(struct repo_list *l, const char *dir, const char *name, const char *rev, const char *window,
-		    const char *from, unsigned long line)
-{
-	struct repo_entry *r;
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].name, name))
-			return rtk_fail(RTK_EXIT_USAGE, "%s:%lu: repository %s is listed twice (also %s:%lu)", from, line, name,
-					l->v[i].from, l->v[i].line);
-	if (RTK_ALLOC_GROW(l->v, l->n + 1, l->cap))
-		return RTK_EXIT_FAILURE;
-	r = &l->v[l->n];
-	*r = (struct repo_entry){ .rev = rev, .window = window, .line = line, .from = from };
-	if (!(r->name = strdup(name)) ||
-	    (name[0] == '/' ? !(r->path = strdup(name)) : asprintf(&r->path, "%s/%s", dir, name) < 0)) {
-		free(r->name);
-		return rtk_oom();
-	}
-	l->n++;
-	return 0;
-}
-
-/* A pattern's matches, each a folder, in glob's (sorted) order; one that matches none is an error at its line. */
-static int repo_glob(struct repo_list *l, const char *dir, const char *pattern, const char *from, unsigned long line)
-{
-	char *full;
-	glob_t g;
-	int rc = 0, found = 0;
-	size_t skip = pattern[0] == '/' ? 0 : strlen(dir) + 1;
-
-	if (pattern[0] == '/' ? !(full = strdup(pattern)) : asprintf(&full, "%s/%s", dir, pattern) < 0)
-		return rtk_oom();
-	if (glob(full, GLOB_ONLYDIR | GLOB_MARK, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
-			char *m = g.gl_pathv[i];
-			size_t len = strlen(m);
-			if (!len || m[len - 1] != '/') /* GLOB_ONLYDIR may still give files: GLOB_MARK tells them apart */
-				continue;
-			m[len - 1] = '\0';
-			found++;
-			rc = repo_add(l, dir, m + skip, NULL, NULL, from, line);
-		}
-		globfree(&g);
-	}
-	free(full);
-	if (!rc && !found)
-		rc = rtk_fail(RTK_EXIT_USAGE, "%s:%lu: git_history.repos: %s matches no folder", from, line, pattern);
-	return rc;
-}
-
-static bool is_pattern(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-/* repos_file: a path a line, relative to the file's own folder; blank lines and # comments skipped. */
-static int repos_from_file(struct config *c, struct repo_list *l, const char *file)
-{
-	char *text = NULL, *copy, *dir, *line, *next;
-	size_t len;
-	unsigned long n = 0;
-	int rc;
-
-	if ((rc = rtk_fs_read_file(file, &text, &len)))
-		return rc;
-	if (!(copy = strdup(file))) {
-		free(text);
-		return rtk_oom();
-	}
-	dir = dirname(copy);
-	if (memchr(text, '\0', len))
-		rc = rtk_fail(RTK_EXIT_USAGE, "%s: not a text file (a NUL byte)", file);
-	for (line = text; !rc && line && line < text + len; line = next) {
-		n++;
-		if ((next = strchr(line, '\n')))
-			*next++ = '\0';
-		line[strcspn(line, "\r")] = '\0';
-		while (*line == ' ' || *line == '\t')
-			line++;
-		size_t end = strlen(line);
-		while (end && (line[end - 1] == ' ' || line[end - 1] == '\t'))
-			line[--end] = '\0';
-		if (!*line || *line == '#')
-			continue;
-		rc = is_pattern(line) ? repo_glob(l, dir, line, file, n) : repo_add(l, dir, line, NULL, NULL, file, n);
-	}
-	(void)c;
-	free(copy);
-	free(text);
-	return rc;
-}
-
 /* Every repository the section names, in the order named; NULL-free list, or an error at the line. */
-static int repo_list_read(struct config *c, const cJSON *sec, struct repo_list *l)
+static int repo_list_read(struct config *c, const cJSON *sec, struct phase0_repolist *l)
 {
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(sec, "repos"), *item;
 	const char *s;
@@ -460,7 +347,7 @@ static int repo_list_read(struct config *c, const cJSON *sec, struct repo_list *
 	int rc = 0;
 
 	if ((s = str(sec, "repo")))
-		rc = repo_add(l, c->dir, s, NULL, NULL, c->file, rtk_yaml_line(c->marks, cJSON_GetObjectItemCaseSensitive(sec, "repo"), NULL));
+		rc = phase0_repolist_add(l, c->dir, s, NULL, NULL, c->file, rtk_yaml_line(c->marks, cJSON_GetObjectItemCaseSensitive(sec, "repo"), NULL));
 	if (list && !cJSON_IsArray(list) && !cJSON_IsNull(list))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: git_history.repos must be a list", at(c, list, sec, where));
 	const cJSON *items = cJSON_IsArray(list) ? list : NULL;
@@ -469,16 +356,16 @@ static int repo_list_read(struct config *c, const cJSON *sec, struct repo_list *
 		if (rc)
 			break;
 		if (cJSON_IsString(item)) {
-			rc = is_pattern(item->valuestring) ? repo_glob(l, c->dir, item->valuestring, c->file, line)
-							   : repo_add(l, c->dir, item->valuestring, NULL, NULL, c->file, line);
+			rc = phase0_repolist_is_pattern(item->valuestring) ? phase0_repolist_glob(l, c->dir, item->valuestring, c->file, line)
+							   : phase0_repolist_add(l, c->dir, item->valuestring, NULL, NULL, c->file, line);
 		} else if (cJSON_IsObject(item) && (s = str(item, "path"))) {
-			if (is_pattern(s))
+			if (phase0_repolist_is_pattern(s))
 				rc = rtk_fail(RTK_EXIT_USAGE, "%s: git_history.repos: a repository with its own rev or window is one "
 					      "path, not a pattern (%s)", at(c, item, sec, where), s);
 			else if (str(item, "window") && rtk_time_duration_parse(str(item, "window"), &(int64_t){ 0 }))
 				rc = rtk_fail(RTK_EXIT_USAGE, "%s: git_history.repos: window: %s", at(c, item, sec, where), rtk_error_message());
 			else
-				rc = repo_add(l, c->dir, s, str(item, "rev"), str(item, "window"), c->file, line);
+				rc = phase0_repolist_add(l, c->dir, s, str(item, "rev"), str(item, "window"), c->file, line);
 		} else {
 			rc = rtk_fail(RTK_EXIT_USAGE, "%s: git_history.repos: each item is a path, a pattern or {path: ..., rev: ..., "
 				      "window: ...}", at(c, item, sec, where));
@@ -486,7 +373,7 @@ static int repo_list_read(struct config *c, const cJSON *sec, struct repo_list *
 	}
 	if (!rc && (s = str(sec, "repos_file"))) {
 		const char *file = config_path(c, s);
-		rc = file ? repos_from_file(c, l, file) : rtk_oom();
+		rc = file ? phase0_repolist_read_file(l, file) : rtk_oom();
 	}
 	return rc;
 }
@@ -502,7 +389,7 @@ static bool pooled_git_history(const struct config *c)
  * Each repository of the list whose shard is this one (mine NULL: every one) through git-history,
  * pooled: one that cannot be read is a row with its error; the run goes on.
  */
-static int run_git_history_pooled(struct config *c, const struct repo_list *l, const bool *mine, struct phase0_experiment *e)
+static int run_git_history_pooled(struct config *c, const struct phase0_repolist *l, const bool *mine, struct phase0_experiment *e)
 {
 	const cJSON *sec = section(c, "git_history");
 	struct githistory_pool *pool = githistory_pool_new();
@@ -513,7 +400,7 @@ static int run_git_history_pooled(struct config *c, const struct repo_list *l, c
 		return RTK_EXIT_FAILURE;
 	git_history_opts(c, sec, &o);
 	for (size_t i = 0; i < l->n && !rc; i++) {
-		const struct repo_entry *r = &l->v[i];
+		const struct phase0_repolist_entry *r = &l->v[i];
 		struct githistory_opts ro = o;
 		cJSON *res = NULL;
 		int one;
@@ -612,7 +499,7 @@ static uint64_t files_size(struct config *c, const cJSON *sec, const char *name)
  * one, each repository of a pooled git_history (or its one repository) as one. holds[i] says whether
  * experiment i is this shard's whole; *mine (pooled only) which repositories are its.
  */
-static int shard_inputs(struct config *c, const struct repo_list *repos, bool pooled, size_t index, size_t count,
+static int shard_inputs(struct config *c, const struct phase0_repolist *repos, bool pooled, size_t index, size_t count,
 			bool holds[PHASE0_NEXPERIMENTS], bool **mine)
 {
 	const cJSON *cal = section(c, "calibration"), *gh = section(c, "git_history"), *board = section(c, "board");
@@ -681,7 +568,7 @@ static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
 	struct phase0_experiment e[PHASE0_NEXPERIMENTS];
 	struct config c = { 0 };
-	struct repo_list repos = { 0 };
+	struct phase0_repolist repos = { 0 };
 	cJSON *result = NULL;
 	char *text = NULL, *copy = NULL, hex[65];
 	size_t len, index = 0, count = 0;
@@ -761,7 +648,7 @@ static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 		rc = RTK_EXIT_KILL;
 out:
 	phase0_experiments_free(e);
-	repo_list_free(&repos);
+	phase0_repolist_free(&repos);
 	free(mine);
 	cJSON_Delete(result);
 	config_free(&c);

@@ -589,7 +589,8 @@ cJSON *githistory_pool_report(struct githistory_pool *p)
 	if (!result)
 		return NULL;
 	/* Failures in repository-name order: the same whatever order the pieces came in. */
-	qsort(p->rows, p->n, sizeof(*p->rows), by_name);
+	if (p->n)
+		qsort(p->rows, p->n, sizeof(*p->rows), by_name);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct pool_row *r = &p->rows[i];
 		if (r->error)
