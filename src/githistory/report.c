@@ -353,8 +353,9 @@ static cJSON *accuracy_json(const struct githistory_classify_accuracy *a)
 	return j;
 }
 
-static cJSON *failure_json(const struct githistory_rules *r, struct githistory_classify_failure *f)
+static cJSON *failure_json(const struct githistory_run *h, struct githistory_classify_failure *f)
 {
+	const struct githistory_rules *r = &h->rules;
 	cJSON *j = cJSON_CreateObject(), *others;
 	struct githistory_commit *c = f->culprit[0];
 	if (!j)
@@ -386,6 +387,15 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_c
 	else
 		cJSON_AddNullToObject(j, "surface_pattern");
 	cJSON_AddBoolToObject(j, "S_non_discriminating", f->S_needs != 0);
+	/* The one pattern S holds by (a pattern is needed only when no other makes S): what pooling disables. */
+	const char *rests = NULL, *rests_surface;
+	for (size_t k = 0; k < h->n_nd && !rests; k++)
+		if (f->S_needs >> k & 1)
+			rests = riskfloor_pattern(h->risk, h->nd[k], &rests_surface);
+	if (rests)
+		cJSON_AddStringToObject(j, "S_rests_on", rests);
+	else
+		cJSON_AddNullToObject(j, "S_rests_on");
 	cJSON_AddNumberToObject(j, "bucket", f->bucket);
 	cJSON_AddBoolToObject(j, "agent", f->author_class == GITHISTORY_AUTHOR_AGENT);
 	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(f->author_class));
@@ -535,7 +545,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddItemToObject(acc, "message_names", accuracy_json(&fs->acc[2]));
 	list = cJSON_AddArrayToObject(result, "failures");
 	for (size_t i = 0; list && i < fs->n; i++)
-		cJSON_AddItemToArray(list, failure_json(r, &fs->v[i]));
+		cJSON_AddItemToArray(list, failure_json(h, &fs->v[i]));
 	cJSON_AddItemToObject(result, "unlinked_by_reason", unlinked_summary(fs));
 	cJSON_AddItemToObject(result, "unlinked", fs->unlinked);
 	fs->unlinked = NULL;
