@@ -117,20 +117,21 @@ if ! "$RTK" phase0 --help 2>&1 | grep -q -- '--shard'; then
 fi
 
 # --- one process, and growth with N -------------------------------------------------------------------------
+# From the configs' folder, with the commands as a user types them (the config's path is in the result).
+cd "$D"
 for n in $SIZES; do
-	timed "grow_$n" "$(runs_for "$n")" "$D/one-$n.json" "$RTK" phase0 --json "$D/phase0-$n.yaml"
+	timed "grow_$n" "$(runs_for "$n")" "one-$n.json" "$RTK" phase0 --json "phase0-$n.yaml"
 done
-ONE="$D/one-$N.json"
+ONE="one-$N.json"
 
 # --- per-repository overhead: phase0 with git_history alone against the single runs -------------------------
-timed many_sub "$(runs_for "$SUBSET")" "$D/p2-$SUBSET.json" "$RTK" phase0 --json "$D/p2-$SUBSET.yaml"
-timed many_all "$(runs_for "$N")" "$D/p2-$N.json" "$RTK" phase0 --json "$D/p2-$N.yaml"
+timed many_sub "$(runs_for "$SUBSET")" "p2-$SUBSET.json" "$RTK" phase0 --json "p2-$SUBSET.yaml"
+timed many_all "$(runs_for "$N")" "p2-$N.json" "$RTK" phase0 --json "p2-$N.yaml"
 
 # --- two shards under GNU parallel, then rtk merge ----------------------------------------------------------
-cd "$D"
 rm -f piece-*.json shard-*.time
 timed shard2 "$(runs_for "$N")" /dev/null parallel -j2 /usr/bin/time -o shard-{}.time -f "'%e %U %S %M'" \
-	"$RTK" phase0 --shard {}/2 --json "phase0-$N.yaml" "'>'" piece-{}.json ::: 0 1
+	"$RTK" phase0 --shard {}/2 --json "phase0-$N.yaml" '>' piece-{}.json ::: 0 1
 timed merge2 "$RUNS" merged-2.json "$RTK" merge --json piece-0.json piece-1.json
 if cmp -s <(grep -v '"generated_at":' "$ONE") <(grep -v '"generated_at":' merged-2.json); then
 	same2="identical to the one-process result"
@@ -156,6 +157,15 @@ fi
 gh_pieces=$(head -n "$PIECES" "repos-$N.txt" | sed 's|^repos/\(.*\)|single/\1.json|')
 # shellcheck disable=SC2086 # one word a file
 timed merge_gh "$RUNS" merged-gh.json "$RTK" merge --json $gh_pieces
+# They pool into phase0's P2 over the same repositories (its result member), byte for byte.
+[ -f "p2-$PIECES.json" ] || "$RTK" phase0 --json "p2-$PIECES.yaml" > "p2-$PIECES.json"
+if cmp -s <(jq '.experiments["git-history"].result' "p2-$PIECES.json" | grep -v '"generated_at":') \
+	<(jq . merged-gh.json | grep -v '"generated_at":'); then
+	same_gh="identical to the P2 of \`rtk phase0 p2-$PIECES.yaml\`"
+else
+	echo "org-scale: the merge of $PIECES git-history results differs from phase0's P2 over the same repositories" >&2
+	exit 1
+fi
 
 # --- results ------------------------------------------------------------------------------------------------
 sum() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a + b }'; }
@@ -198,7 +208,8 @@ row() { # row LABEL KEY RUNS COMMAND
 	row "phase0, git_history alone, the same $N repositories" many_all "$(runs_for "$N")" "rtk phase0 --json p2-$N.yaml"
 	echo
 	echo "Shards under parallel, each (elapsed s, user s, sys s, peak RSS KiB): shard 0: $(tail -1 shard-0.time); shard 1: $(tail -1 shard-1.time)."
-	echo "The merge of the 2 pieces is $same2, and the merge of the $PIECES pieces is $same_pieces (\`grep -v '\"generated_at\":'\`)."
+	echo "The merge of the 2 pieces is $same2, and the merge of the $PIECES pieces is $same_pieces (\`grep -v '\"generated_at\":'\`);"
+	echo "the merge of the $PIECES git-history results is $same_gh (\`jq .experiments[\"git-history\"].result\`, generated_at aside)."
 	echo
 	echo "Per-repository overhead of the many-repository run (phase0, git_history alone) against the single runs it replaces:"
 	echo
