@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# tests/scale/slurm.sh — examples/scale/slurm-phase0.sbatch on a real single-node Slurm cluster (Debian's
+# munge, slurmctld and slurmd, configured and started here in a folder of their own, stopped on exit): the
+# 4-task array over tests/fixtures/org.sh, then slurm-merge.sbatch after it, equal to one-process phase0.
+# Needs root (the daemons run as root, SlurmUser=root); `make check-scale` runs it.
+set -u
+if [ "$(id -u)" != 0 ]; then
+	echo "tests/scale/slurm.sh: needs root: it starts munged, slurmctld and slurmd itself (make check-scale runs as root in CI)" >&2
+	exit 1
+fi
+for tool in munged munge slurmctld slurmd sbatch scontrol sinfo squeue scancel jq python3; do
+	command -v "$tool" >/dev/null || {
+		echo "tests/scale/slurm.sh: $tool is missing: ./bootstrap --tests installs munge, slurmctld, slurmd and slurm-client" >&2
+		exit 1
+	}
+done
+. "$RTK_SRCDIR/tests/scale/lib.sh"
+
+# munged wants every folder above its socket searchable by all and its key readable by it alone.
+CLUSTER=$(mktemp -d "${TMPDIR:-/tmp}/rtk-slurm.XXXXXX")
+chmod 755 "$CLUSTER"
+mkdir -m 755 "$CLUSTER/run" && mkdir -m 700 "$CLUSTER/munge" "$CLUSTER/state" "$CLUSTER/spool"
+DAEMONS=()
+
+# Everything started here is stopped, on success and on failure alike: our jobs cancelled, then the
+# daemons (started in the foreground, so their ids are ours) ended and waited for.
+stop_cluster() {
+	if [ ${#DAEMONS[@]} -gt 0 ]; then
+		scancel --quiet --user=root 2>/dev/null
+		for _ in $(seq 1 60); do
+			[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+			sleep 1
+		done
+		kill "${DAEMONS[@]}" 2>/dev/null
+		wait "${DAEMONS[@]}" 2>/dev/null
+	fi
+	rm -rf "$CLUSTER" "$SCRATCH_ROOT"
+}
+trap stop_cluster EXIT
+trap 'exit 130' INT TERM HUP
+
+# The cluster's logs, for a case that failed.
+cluster_logs() {
+	local log
+	for log in "$CLUSTER"/*.log; do
+		echo "== $log"
+		tail -n 20 "$log"
+	done
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+head -c 1024 /dev/urandom >"$CLUSTER/munge/munge.key"
+chmod 400 "$CLUSTER/munge/munge.key"
+munged --foreground --socket="$CLUSTER/run/munge.sock" --key-file="$CLUSTER/munge/munge.key" \
+	--log-file="$CLUSTER/munged.log" --pid-file="$CLUSTER/run/munged.pid" --seed-file="$CLUSTER/munge/seed" >"$CLUSTER/munged.out" 2>&1 &
+DAEMONS+=($!)
+
+# No cgroup plugin anywhere (this runs in containers): processes tracked by /proc, tasks not bound, no
+# accounting. The ports are free ones, so a Slurm already on the machine is left alone.
+cat >"$CLUSTER/slurm.conf" <<EOF
+ClusterName=rtk-check
+SlurmctldHost=localhost
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$CLUSTER/run/munge.sock
+StateSaveLocation=$CLUSTER/state
+SlurmdSpoolDir=$CLUSTER/spool
+SlurmctldPidFile=$CLUSTER/run/slurmctld.pid
+SlurmdPidFile=$CLUSTER/run/slurmd.pid
+SlurmctldLogFile=$CLUSTER/slurmctld.log
+SlurmdLogFile=$CLUSTER/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+SchedulerParameters=kill_invalid_depend
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF=$CLUSTER/slurm.conf
+
+# Hang guards only, never a measure of speed.
+wait_for() {
+	local what=$1 seconds=$2
+	shift 2
+	for _ in $(seq 1 "$seconds"); do
+		"$@" && return 0
+		kill -0 "${DAEMONS[@]}" 2>/dev/null || { echo "tests/scale/slurm.sh: $what: a daemon has exited" >&2; return 1; }
+		sleep 1
+	done
+	echo "tests/scale/slurm.sh: $what after ${seconds}s" >&2
+	return 1
+}
+munge_up() { munge -S "$CLUSTER/run/munge.sock" -n 2>/dev/null | unmunge -S "$CLUSTER/run/munge.sock" >/dev/null 2>&1; }
+node_idle() { [ "$(sinfo -h -n localhost -o %t 2>/dev/null)" = idle ]; }
+
+started=true
+wait_for "munged is not answering" 60 munge_up || started=false
+if $started; then
+	slurmctld -D -i -f "$SLURM_CONF" >"$CLUSTER/slurmctld.out" 2>&1 &
+	DAEMONS+=($!)
+	slurmd -D -N localhost -f "$SLURM_CONF" >"$CLUSTER/slurmd.out" 2>&1 &
+	DAEMONS+=($!)
+	wait_for "the node is not idle" 180 node_idle || started=false
+fi
+if $started; then
+	pass "a single-node cluster: munged, slurmctld and slurmd up, node localhost idle"
+else
+	fail "a single-node cluster: munged, slurmctld and slurmd up, node localhost idle" "$(cluster_logs)"
+	finish
+	exit 1
+fi
+
+# The examples as a user runs them, from the folder holding phase0.yaml: the array with --wait (its exit
+# status is the tasks'), then the merge job after it, as the comment in slurm-phase0.sbatch says.
+EX=$RTK_SRCDIR/examples/scale
+export PATH="$(dirname "$RTK"):$PATH"
+cd "$ORG" || exit 1
+if job=$(sbatch --parsable --wait --array=0-3 "$EX/slurm-phase0.sbatch"); then
+	pass "sbatch --wait --array=0-3 slurm-phase0.sbatch: every task exited 0"
+else
+	fail "sbatch --wait --array=0-3 slurm-phase0.sbatch: every task exited 0" "$(cat phase0-*.log 2>/dev/null)" "$(cluster_logs)"
+fi
+job=${job%%;*}
+if [ -n "$job" ] && sbatch --quiet --wait --dependency="afterok:$job" "$EX/slurm-merge.sbatch"; then
+	pass "sbatch --dependency=afterok:$job slurm-merge.sbatch: the merge job exited 0"
+else
+	fail "sbatch --dependency=afterok:$job slurm-merge.sbatch: the merge job exited 0" "$(cat merge-*.log 2>/dev/null)" "$(cluster_logs)"
+fi
+pooled_checks "slurm" "$ORG"/piece-*.json
+same_as_one_process "slurm: the merged JSON is the one-process rtk phase0 --json" "$ORG/phase0.json"
+same_as_one_process "slurm: the merged markdown is the one-process rtk phase0" "$ORG/phase0.md"
+finish
