@@ -8,8 +8,12 @@ bash "$RTK_SRCDIR/tests/fixtures/org.sh" "$ORG"
 
 # What `rtk phase0` prints over the whole config in one process: the JSON less its generated_at lines (one
 # per embedded experiment result), and the markdown.
-(cd "$ORG" && "$RTK" phase0 --json phase0.yaml) | grep -v '"generated_at":' >"$SCRATCH_ROOT/one.json"
-(cd "$ORG" && "$RTK" phase0 phase0.yaml) >"$SCRATCH_ROOT/one.md"
+if (cd "$ORG" && "$RTK" phase0 --json phase0.yaml >"$SCRATCH_ROOT/one.json.raw" && "$RTK" phase0 phase0.yaml >"$SCRATCH_ROOT/one.md"); then
+	pass "rtk phase0 over the whole config in one process: exit 0"
+else
+	fail "rtk phase0 over the whole config in one process: exit 0"
+fi
+grep -v '"generated_at":' "$SCRATCH_ROOT/one.json.raw" >"$SCRATCH_ROOT/one.json"
 
 # same_as_one_process NAME FILE.json|FILE.md: FILE (a merge of pieces) is the one-process run's output.
 same_as_one_process() {
