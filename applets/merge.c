@@ -5,7 +5,11 @@
 #include "board/boardhistory.h"
 #include "calibration/calibration.h"
 #include "calibration/calibration_merge.h"
+#include "githistory/githistory.h"
+#include "githistory/pool.h"
+#include "phase0/phase0.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/jsonv.h"
 #include "lib/piece.h"
 
@@ -22,8 +26,13 @@ static const struct rtk_opt options[] = {
 /* The result is the pieces' own kind, so it renders as theirs. */
 static void merge_render_md(const cJSON *r, struct rtk_out_md *md)
 {
-	if (!strcmp(rtk_out_json_str(r, "schema"), "rtk.calibrate.v1"))
+	const char *schema = rtk_out_json_str(r, "schema");
+	if (!strcmp(schema, "rtk.calibrate.v1"))
 		calibration_render_md(r, md, 1);
+	else if (!strcmp(schema, "rtk.git-history.v1"))
+		githistory_render_md(r, md, 1);
+	else if (!strcmp(schema, "rtk.phase0.v1"))
+		phase0_render_md(r, md);
 	else
 		boardhistory_render_md(r, md, 1);
 }
@@ -39,10 +48,65 @@ static int merge_kind(const struct rtk_jsonv *first, const char *path, const cha
 		*applet = !strcmp(schema, "rtk.calibrate.v1") ? "calibrate" : "board-history";
 		return 0;
 	}
-	if (!strcmp(schema, "rtk.git-history.v1") || !strcmp(schema, "rtk.phase0.v1"))
-		return rtk_fail(RTK_EXIT_USAGE, "%s: merging %s results is not done yet; rtk merge pools calibrate and "
-				"board-history results", path, schema);
-	return rtk_fail(RTK_EXIT_USAGE, "%s: a %s result; rtk merge pools calibrate and board-history results", path, schema);
+	if (!strcmp(schema, "rtk.git-history.v1") || !strcmp(schema, "rtk.phase0.v1")) {
+		*applet = !strcmp(schema, "rtk.phase0.v1") ? "phase0" : "git-history";
+		return 0;
+	}
+	return rtk_fail(RTK_EXIT_USAGE, "%s: a %s result; rtk merge pools calibrate, board-history, git-history and sharded "
+			"phase0 results", path, schema);
+}
+
+/*
+ * git-history and phase0 pieces are pooled as trees (githistory/pool.h, phase0/phase0.h): each file
+ * read whole, checked as JSON by rtk_jsonv first so that an error names its line. *errors gets the
+ * repositories that could not be read, which fail the merge as they failed the run.
+ */
+static int merge_trees(int argc, char **argv, const char *applet, cJSON **result, size_t *errors)
+{
+	cJSON **pieces = calloc((size_t)argc, sizeof(*pieces));
+	struct githistory_pool *pool = NULL;
+	int rc = 0;
+
+	*errors = 0;
+	if (!pieces)
+		return rtk_oom();
+	for (int i = 0; i < argc && !rc; i++) {
+		struct rtk_jsonv_doc *doc;
+		char *text;
+		size_t len;
+		if ((rc = rtk_jsonv_load_file(argv[i], &doc)))
+			break;
+		rc = merge_kind(rtk_jsonv_root(doc), argv[i], &(const char *){ NULL });
+		rtk_jsonv_doc_free(doc);
+		if (rc || (rc = rtk_fs_read_file(argv[i], &text, &len)))
+			break;
+		if (!(pieces[i] = cJSON_ParseWithLength(text, len)))
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s: cannot be read as a result (nested too deep, or a string holds a NUL)", argv[i]);
+		free(text);
+		if (!rc && strcmp(rtk_out_json_str(pieces[i], "schema"), applet[0] == 'p' ? "rtk.phase0.v1" : "rtk.git-history.v1"))
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s is a %s result, %s is not: merge pieces of one kind", argv[0],
+				      rtk_out_json_str(pieces[0], "schema"), argv[i]);
+		if (!rc && i && strcmp(rtk_out_json_str(pieces[i], "rtk_version"), rtk_out_json_str(pieces[0], "rtk_version")))
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s and %s were made by different rtk versions (%s, %s)", argv[0], argv[i],
+				      rtk_out_json_str(pieces[0], "rtk_version"), rtk_out_json_str(pieces[i], "rtk_version"));
+	}
+	if (!rc && !strcmp(applet, "phase0")) {
+		rc = phase0_merge(pieces, (const char *const *)argv, (size_t)argc, result, errors);
+	} else if (!rc) {
+		if (!(pool = githistory_pool_new()))
+			rc = RTK_EXIT_FAILURE;
+		for (int i = 0; i < argc && !rc; i++)
+			rc = githistory_pool_add(pool, pieces[i], NULL, argv[i]);
+		if (!rc && !(*result = githistory_pool_report(pool)))
+			rc = rtk_oom();
+		if (!rc)
+			*errors = githistory_pool_errors(pool);
+	}
+	githistory_pool_free(pool);
+	for (int i = 0; i < argc; i++)
+		cJSON_Delete(pieces[i]);
+	free(pieces);
+	return rc;
 }
 
 static int merge_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
@@ -55,8 +119,32 @@ static int merge_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	cJSON *result = NULL;
 	int rc = 0;
 
+	size_t errors = 0;
+
 	if (argc == 0)
-		return rtk_fail(RTK_EXIT_USAGE, "takes the result files to merge (rtk calibrate or rtk board-history --json)");
+		return rtk_fail(RTK_EXIT_USAGE, "takes the result files to merge (rtk calibrate, board-history, git-history or "
+				"phase0 --shard, each with --json)");
+	if ((rc = rtk_jsonv_load_file(argv[0], &doc)))
+		return rc;
+	rc = merge_kind(rtk_jsonv_root(doc), argv[0], &applet);
+	rtk_jsonv_doc_free(doc);
+	if (rc)
+		return rc;
+	if (!strcmp(applet, "git-history") || !strcmp(applet, "phase0")) {
+		if ((rc = merge_trees(argc, argv, applet, &result, &errors)) ||
+		    (rc = rtk_out_emit(result, ctx->format, merge_render_md, ctx->out)))
+			goto out;
+		if (errors)
+			rc = rtk_fail(RTK_EXIT_FAILURE, "%zu repositories could not be read: their rows in the report say why", errors);
+		else if (fail_on_kill && !strcmp(applet, "phase0") &&
+			 !strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "decision"), "status"), "BLOCKED"))
+			rc = RTK_EXIT_KILL;
+		else if (fail_on_kill &&
+			 !strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "verdict"), "status"), "KILL"))
+			rc = RTK_EXIT_KILL;
+		goto out;
+	}
+	applet = NULL;
 	for (int i = 0; i < argc && !rc; i++) {
 		if ((rc = rtk_jsonv_load_file(argv[i], &doc)))
 			break;
@@ -90,7 +178,7 @@ out:
 
 const struct rtk_applet rtk_applet_merge = {
 	.name = "merge",
-	.summary = "pool calibrate or board-history results made in pieces, exactly",
+	.summary = "pool calibrate, board-history or git-history results made in pieces, or a sharded phase0 run's pieces, exactly",
 	.usage = { "merge [OPTIONS] RESULT.json...", NULL },
 	.options = options,
 	.run = merge_run,

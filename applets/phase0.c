@@ -5,6 +5,7 @@
 #include "calibration/calibration.h"
 #include "githistory/githistory.h"
 #include "git/gitx.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/html.h"
@@ -12,8 +13,13 @@
 #include "lib/sha256.h"
 #include "lib/timeutil.h"
 #include "lib/yamlx.h"
+#include "phase0/phase0.h"
+#include "phase0/repolist.h"
+#include "phase0/shard.h"
+#include "githistory/pool.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,11 +27,15 @@
 #include <sys/stat.h>
 
 static bool fail_on_kill;
-static const char *html_path;
+static const char *html_path, *shard_spec;
+static long shard_count;
 
 static const struct rtk_opt options[] = {
 	RTK_OPT_BOOL(0, "fail-on-kill", &fail_on_kill, "exit 3 when any experiment's verdict is KILL"),
 	RTK_OPT_STRING(0, "html", &html_path, "FILE", "also write the report as one self-contained HTML page with its charts"),
+	RTK_OPT_STRING(0, "shard", &shard_spec, "I/N", "run shard I of N (0-based; auto: from a Slurm array or an Indexed Job) and write "
+		       "a piece for rtk merge"),
+	RTK_OPT_INT(0, "shard-count", &shard_count, "N", "the number of shards, for --shard auto in a Kubernetes Indexed Job"),
 	RTK_OPT_END(),
 };
 
@@ -36,7 +46,8 @@ static const struct rtk_opt options[] = {
  */
 static const char known_keys[] =
 	"calibration: {corpus: '', group_by: '', high: 0, alpha: 0, ci_level: 0, delta: 0, min_per_class: 0, bins: 0}\n"
-	"git_history: {repo: '', window: '', since: '', until: '', rev: '', config: '', fix_window: ''}\n"
+	"git_history: {repo: '', repos: [{path: '', rev: '', window: ''}], repos_file: '', window: '', since: '', until: '',"
+	" rev: '', config: '', fix_window: ''}\n"
 	"board: {export: '', repo: '', from: '', timeline: '', dir: '', config: '', within: '', as_of: '', kill_below: 0,"
 	" min_tasks: 0}\n";
 
@@ -176,7 +187,7 @@ static int check_duration(struct config *c, const char *name, const char *key)
 static int check_config(struct config *c)
 {
 	static const char *const paths[][2] = {
-		{ "calibration", "corpus" }, { "git_history", "repo" }, { "git_history", "config" }, { "board", "export" },
+		{ "calibration", "corpus" }, { "git_history", "repo" }, { "git_history", "repos_file" }, { "git_history", "config" }, { "board", "export" },
 		{ "board", "repo" },         { "board", "timeline" },   { "board", "config" },
 	};
 	static const char *const durations[][2] = { { "git_history", "window" }, { "git_history", "fix_window" }, { "board", "within" } };
@@ -194,16 +205,39 @@ static int check_config(struct config *c)
 	return rc;
 }
 
-struct experiment {
-	const char *id, *applet, *question;
-	cJSON *result;      /* the experiment's own result, or NULL when skipped */
-	struct rtk_stats_roc_point *roc; /* P1's ROC curve for --html (the JSON does not carry it) */
-	size_t nroc;
-	char skipped[512];  /* why it was skipped */
-	char next[512];     /* what would give it a verdict, when skipped */
-};
+/* A row of e->by_source (made on first use) for a source's own result; the result is deleted. */
+static int add_source(struct phase0_experiment *e, const char *file, cJSON *result)
+{
+	cJSON *row = phase0_source_row(e->applet, file, result);
+	cJSON_Delete(result);
+	if (!row || (!e->by_source && !(e->by_source = cJSON_CreateArray()))) {
+		cJSON_Delete(row);
+		return rtk_oom();
+	}
+	cJSON_AddItemToArray(e->by_source, row);
+	phase0_sort_sources(e->by_source);
+	return 0;
+}
 
-static int run_calibration(struct config *c, struct experiment *e)
+/* One corpus of several on its own: its row in the table by source. */
+static int calibration_source(const struct calibration_opts *o, char *file, struct phase0_experiment *e)
+{
+	struct calibration_corpus *corpus = calibration_corpus_new(o);
+	struct calibration_analysis a = { 0 };
+	cJSON *result = rtk_out_result_new("calibrate");
+	int rc = corpus && result ? calibration_corpus_read(corpus, file) : rtk_oom();
+	if (!rc)
+		rc = calibration_report(corpus, 1, &file, result, &a);
+	free(a.values);
+	calibration_corpus_free(corpus);
+	if (rc) {
+		cJSON_Delete(result);
+		return rc;
+	}
+	return add_source(e, file, result);
+}
+
+static int run_calibration(struct config *c, struct phase0_experiment *e)
 {
 	const cJSON *sec = section(c, "calibration");
 	struct calibration_opts o = CALIBRATION_DEFAULTS;
@@ -242,6 +276,8 @@ static int run_calibration(struct config *c, struct experiment *e)
 		rc = rtk_oom();
 	if (!rc)
 		rc = calibration_report(corpus, n, files, e->result, &overall);
+	for (int i = 0; n > 1 && !rc && i < n; i++)
+		rc = calibration_source(&o, files[i], e);
 	if (!rc && html_path && overall.all.auc_available)
 		rc = rtk_stats_roc_curve(overall.values, overall.k, &e->roc, &e->nroc);
 out:
@@ -253,10 +289,25 @@ out:
 	return rc;
 }
 
-static int run_git_history(struct config *c, struct experiment *e)
+/* The options every repository of the section shares; repo, rev and window are set per repository. */
+static void git_history_opts(struct config *c, const cJSON *sec, struct githistory_opts *o)
+{
+	const char *s;
+	*o = (struct githistory_opts)GITHISTORY_DEFAULTS;
+	o->window = str(sec, "window");
+	o->since = str(sec, "since");
+	o->until = str(sec, "until");
+	o->fix_window = str(sec, "fix_window");
+	if ((s = str(sec, "rev")))
+		o->rev = s;
+	if ((s = str(sec, "config")))
+		o->config = config_path(c, s);
+}
+
+static int run_git_history(struct config *c, struct phase0_experiment *e)
 {
 	const cJSON *sec = section(c, "git_history");
-	struct githistory_opts o = GITHISTORY_DEFAULTS;
+	struct githistory_opts o;
 	const char *s;
 	int rc;
 
@@ -266,6 +317,7 @@ static int run_git_history(struct config *c, struct experiment *e)
 			 "work in, with a window: of a year or more (window: 365d)");
 		return 0;
 	}
+	git_history_opts(c, sec, &o);
 	/* The folder exists (check_config); the config's own folder when none is named. */
 	if (!(o.repo = config_path(c, (s = str(sec, "repo")) ? s : ".")))
 		return rtk_oom();
@@ -279,20 +331,106 @@ static int run_git_history(struct config *c, struct experiment *e)
 	if (rc)
 		return rc;
 	git_repository_free(repo);
-	o.window = str(sec, "window");
-	o.since = str(sec, "since");
-	o.until = str(sec, "until");
-	o.fix_window = str(sec, "fix_window");
-	if ((s = str(sec, "rev")))
-		o.rev = s;
-	if ((s = str(sec, "config")))
-		o.config = config_path(c, s);
 	if ((rc = githistory_report(&o, &e->result)) == RTK_EXIT_USAGE)
 		rc = rtk_fail(RTK_EXIT_USAGE, "git_history: %s", rtk_error_message());
 	return rc;
 }
 
-static int run_board(struct config *c, struct experiment *e)
+/* ----- many repositories: git_history.repos and repos_file ----- */
+
+/* Every repository the section names, in the order named; NULL-free list, or an error at the line. */
+static int repo_list_read(struct config *c, const cJSON *sec, struct phase0_repolist *l)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(sec, "repos"), *item;
+	const char *s;
+	char where[512];
+	int rc = 0;
+
+	if ((s = str(sec, "repo")))
+		rc = phase0_repolist_add(l, c->dir, s, NULL, NULL, c->file, rtk_yaml_line(c->marks, cJSON_GetObjectItemCaseSensitive(sec, "repo"), NULL));
+	if (list && !cJSON_IsArray(list) && !cJSON_IsNull(list))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: git_history.repos must be a list", at(c, list, sec, where));
+	const cJSON *items = cJSON_IsArray(list) ? list : NULL;
+	cJSON_ArrayForEach(item, items) {
+		unsigned long line = rtk_yaml_line(c->marks, item, NULL);
+		if (rc)
+			break;
+		if (cJSON_IsString(item)) {
+			rc = phase0_repolist_is_pattern(item->valuestring) ? phase0_repolist_glob(l, c->dir, item->valuestring, c->file, line)
+							   : phase0_repolist_add(l, c->dir, item->valuestring, NULL, NULL, c->file, line);
+		} else if (cJSON_IsObject(item) && (s = str(item, "path"))) {
+			if (phase0_repolist_is_pattern(s))
+				rc = rtk_fail(RTK_EXIT_USAGE, "%s: git_history.repos: a repository with its own rev or window is one "
+					      "path, not a pattern (%s)", at(c, item, sec, where), s);
+			else if (str(item, "window") && rtk_time_duration_parse(str(item, "window"), &(int64_t){ 0 }))
+				rc = rtk_fail(RTK_EXIT_USAGE, "%s: git_history.repos: window: %s", at(c, item, sec, where), rtk_error_message());
+			else
+				rc = phase0_repolist_add(l, c->dir, s, str(item, "rev"), str(item, "window"), c->file, line);
+		} else {
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s: git_history.repos: each item is a path, a pattern or {path: ..., rev: ..., "
+				      "window: ...}", at(c, item, sec, where));
+		}
+	}
+	if (!rc && (s = str(sec, "repos_file"))) {
+		const char *file = config_path(c, s);
+		rc = file ? phase0_repolist_read_file(l, file) : rtk_oom();
+	}
+	return rc;
+}
+
+/* Whether the section asks for the pooled report (repos or repos_file), not one repository's. */
+static bool pooled_git_history(const struct config *c)
+{
+	const cJSON *sec = section(c, "git_history");
+	return cJSON_GetObjectItemCaseSensitive(sec, "repos") || cJSON_GetObjectItemCaseSensitive(sec, "repos_file");
+}
+
+/*
+ * Each repository of the list whose shard is this one (mine NULL: every one) through git-history,
+ * pooled: one that cannot be read is a row with its error; the run goes on.
+ */
+static int run_git_history_pooled(struct config *c, const struct phase0_repolist *l, const bool *mine, struct phase0_experiment *e)
+{
+	const cJSON *sec = section(c, "git_history");
+	struct githistory_pool *pool = githistory_pool_new();
+	struct githistory_opts o;
+	int rc = 0;
+
+	if (!pool)
+		return RTK_EXIT_FAILURE;
+	git_history_opts(c, sec, &o);
+	for (size_t i = 0; i < l->n && !rc; i++) {
+		const struct phase0_repolist_entry *r = &l->v[i];
+		struct githistory_opts ro = o;
+		cJSON *res = NULL;
+		int one;
+		if (mine && !mine[i])
+			continue;
+		ro.repo = r->path;
+		if (r->rev)
+			ro.rev = r->rev;
+		if (r->window)
+			ro.window = r->window;
+		/* A repository that cannot be opened is its row's problem; anything else (the rules, a rev) is the config's. */
+		git_repository *repo;
+		if ((one = gitx_open(&repo, r->path))) {
+			rc = githistory_pool_add_error(pool, r->name, rtk_error_message(), c->file);
+			continue;
+		}
+		git_repository_free(repo);
+		if ((one = githistory_report(&ro, &res)))
+			rc = rtk_fail(one, "git_history: %s: %s", r->name, rtk_error_message());
+		else
+			rc = githistory_pool_add(pool, res, r->name, r->path);
+		cJSON_Delete(res);
+	}
+	if (!rc && !(e->result = githistory_pool_report(pool)))
+		rc = rtk_oom();
+	githistory_pool_free(pool);
+	return rc;
+}
+
+static int run_board(struct config *c, struct phase0_experiment *e)
 {
 	const cJSON *sec = section(c, "board");
 	struct boardhistory_opts o = BOARDHISTORY_DEFAULTS;
@@ -330,262 +468,122 @@ static int run_board(struct config *c, struct experiment *e)
 		rc = rtk_oom();
 	else if ((rc = boardhistory_report(&o, n, files, e->result)) == RTK_EXIT_USAGE)
 		rc = rtk_fail(RTK_EXIT_USAGE, "board: %s", rtk_error_message());
+	for (int i = 0; n > 1 && !rc && !str(sec, "repo") && i < n; i++) {
+		cJSON *one = rtk_out_result_new("board-history");
+		if (!one)
+			rc = rtk_oom();
+		else if ((rc = boardhistory_report(&o, 1, &files[i], one)))
+			cJSON_Delete(one);
+		else
+			rc = add_source(e, files[i], one);
+	}
 	free(files);
 	return rc;
 }
+/* ----- shards ----- */
 
-/* ----- the summary ----- */
-
-static cJSON *key_figure(const char *label, double value, const cJSON *ci)
+/* The bytes of a section's files (a string or a list), for balancing. */
+static uint64_t files_size(struct config *c, const cJSON *sec, const char *name)
 {
-	cJSON *k = cJSON_CreateObject();
-	if (!k)
-		return NULL;
-	cJSON_AddStringToObject(k, "label", label);
-	if (isnan(value))
-		cJSON_AddNullToObject(k, "value");
-	else
-		cJSON_AddNumberToObject(k, "value", value);
-	cJSON_AddItemToObject(k, "ci", ci ? cJSON_Duplicate(ci, true) : cJSON_CreateNull());
-	return k;
+	uint64_t sum = 0;
+	int n = 0;
+	char **files = sec ? input_files(c, sec, name, &n) : NULL;
+	for (int i = 0; files && i < n; i++)
+		sum += phase0_shard_input_size(files[i]);
+	free(files);
+	return sum;
 }
 
 /*
- * What would turn an INCONCLUSIVE into a verdict: the experiment's own next step when it names one
- * (git-history's power hint), else what each experiment needs more of. Null for PASS and KILL.
+ * Which inputs shard index of count takes: calibration's corpora as one input, the board's exports as
+ * one, each repository of a pooled git_history (or its one repository) as one. holds[i] says whether
+ * experiment i is this shard's whole; *mine (pooled only) which repositories are its.
  */
-static cJSON *next_step(const char *applet, const cJSON *verdict)
+static int shard_inputs(struct config *c, const struct phase0_repolist *repos, bool pooled, size_t index, size_t count,
+			bool holds[PHASE0_NEXPERIMENTS], bool **mine)
 {
-	const cJSON *own = cJSON_GetObjectItemCaseSensitive(verdict, "next_step");
-	if (strcmp(rtk_out_json_str(verdict, "status"), "INCONCLUSIVE"))
-		return cJSON_CreateNull();
-	if (cJSON_IsString(own))
-		return cJSON_CreateString(own->valuestring);
-	if (!strcmp(applet, "calibrate"))
-		return cJSON_CreateString("collect more tasks with a self-rated confidence and a known outcome, wrong ones "
-					  "included: the interval narrows about as one over the square root of the rows");
-	return cJSON_CreateString("collect more completed tasks, or give outcomes longer to arrive (board.within)");
-}
+	const cJSON *cal = section(c, "calibration"), *gh = section(c, "git_history"), *board = section(c, "board");
+	size_t n = pooled ? repos->n + 2 : 3, *shard_of = calloc(n, sizeof(*shard_of));
+	uint64_t *size = calloc(n, sizeof(*size));
+	const char *s;
+	int rc = 0;
 
-static cJSON *summary_row(const struct experiment *e)
-{
-	cJSON *row = cJSON_CreateObject();
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->result, "verdict");
-	if (!row)
-		return NULL;
-	cJSON_AddStringToObject(row, "experiment", e->id);
-	cJSON_AddStringToObject(row, "applet", e->applet);
-	cJSON_AddStringToObject(row, "question", e->question);
-	if (!e->result) {
-		cJSON_AddStringToObject(row, "status", "SKIPPED");
-		cJSON_AddStringToObject(row, "reason", e->skipped);
-		cJSON_AddStringToObject(row, "next_step", e->next);
-		cJSON_AddNullToObject(row, "key_figure");
-		return row;
+	if (!shard_of || !size) {
+		rc = rtk_oom();
+		goto out;
 	}
-	cJSON_AddStringToObject(row, "status", rtk_out_json_str(v, "status"));
-	cJSON_AddStringToObject(row, "reason", rtk_out_json_str(v, "reason"));
-	cJSON_AddItemToObject(row, "next_step", next_step(e->applet, v));
-	if (!strcmp(e->applet, "calibrate")) {
-		const cJSON *high = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e->result, "overall"), "high");
-		cJSON_AddItemToObject(row, "key_figure", key_figure("AUC of the self-rated-high rows", rtk_out_json_num(high, "auc"),
-								    cJSON_GetObjectItemCaseSensitive(high, "auc_ci")));
-	} else if (!strcmp(e->applet, "git-history")) {
-		const cJSON *b3 = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e->result, "buckets"),
-								    "reflection_bucket");
-		cJSON_AddItemToObject(row, "key_figure", key_figure("share of failures only self-reflection would catch",
-								    rtk_out_json_num(b3, "share"),
-								    cJSON_GetObjectItemCaseSensitive(b3, "ci")));
-	} else {
-		const cJSON *base = cJSON_GetObjectItemCaseSensitive(e->result, "base_rate");
-		cJSON_AddItemToObject(row, "key_figure", key_figure("share of completed tasks with an outcome signal",
-								    rtk_out_json_num(base, "rate"),
-								    cJSON_GetObjectItemCaseSensitive(base, "ci")));
-	}
-	return row;
-}
-
-/* Self-reflection work is justified only if no experiment says KILL; skipped and inconclusive ones leave it open. */
-static cJSON *decision_json(const struct experiment *e, int n)
-{
-	char blocking[64] = "", open[64] = "", passed[64] = "", text[512];
-	cJSON *d = cJSON_CreateObject(), *list;
-	const char *status;
-	if (!d)
-		return NULL;
-	list = cJSON_AddArrayToObject(d, "blocking");
-	for (int i = 0; i < n; i++) {
-		const char *s = e[i].result ? rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(e[i].result, "verdict"), "status")
-					    : "SKIPPED";
-		char *into = !strcmp(s, "KILL") ? blocking : strcmp(s, "PASS") ? open : passed;
-		if (into)
-			snprintf(into + strlen(into), 64 - strlen(into), "%s%s", *into ? ", " : "", e[i].id);
-		if (!strcmp(s, "KILL"))
-			cJSON_AddItemToArray(list, cJSON_CreateString(e[i].id));
-	}
-	if (*blocking) {
-		status = "BLOCKED";
-		snprintf(text, sizeof(text), "Self-reflection work is not justified: %s says KILL.", blocking);
-	} else if (*open && !*passed) {
-		status = "OPEN";
-		snprintf(text, sizeof(text), "No evidence either way: %s gave no verdict (INCONCLUSIVE or skipped). Collect "
-			 "what each next step names before deciding.", open);
-	} else if (*open) {
-		status = "OPEN";
-		snprintf(text, sizeof(text),
-			 "Nothing says KILL, but %s gave no verdict either way (INCONCLUSIVE or skipped): the case for "
-			 "self-reflection rests on %s only.", open, passed);
-	} else {
-		status = "JUSTIFIED";
-		snprintf(text, sizeof(text), "Every experiment passed: self-reflection work is justified.");
-	}
-	cJSON_AddStringToObject(d, "status", status);
-	cJSON_AddStringToObject(d, "text", text);
-	return d;
-}
-
-/*
- * A row's reason for markdown. A skipped experiment's is an error message, which may quote the config or
- * what an experiment read (a repository's ref, a key of a board file): escaped. A verdict's is rtk's own.
- */
-static const char *skip_reason(const cJSON *row)
-{
-	const char *reason = rtk_out_json_str(row, "reason");
-	return strcmp(rtk_out_json_str(row, "status"), "SKIPPED") ? reason : rtk_out_md_esc(reason);
-}
-
-static void phase0_render_md(const cJSON *r, struct rtk_out_md *md)
-{
-	const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "decision"), *row;
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(r, "experiments");
-	struct rtk_out_md_table *t;
-
-	rtk_out_md_heading(md, 1, "Phase 0: is self-reflection worth building here?");
-	rtk_out_md_para(md, "**Decision: %s**: %s", rtk_out_json_str(d, "status"), rtk_out_json_str(d, "text"));
-	t = rtk_out_md_table(md, "lllrrl", "experiment", "question", "verdict", "key figure", "95% CI", "why");
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(row, "key_figure");
-		const cJSON *ci = cJSON_GetObjectItemCaseSensitive(k, "ci");
-		rtk_out_md_cell(t, "%s `%s`", rtk_out_json_str(row, "experiment"), rtk_out_json_str(row, "applet"));
-		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "question"));
-		rtk_out_md_cell(t, "**%s**", rtk_out_json_str(row, "status"));
-		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(k, "value"), 3));
-		if (isnan(rtk_out_json_at(ci, 0)))
-			rtk_out_md_cell(t, "n/a");
-		else
-			rtk_out_md_cell(t, "%.3f – %.3f", rtk_out_json_at(ci, 0), rtk_out_json_at(ci, 1));
-		rtk_out_md_cell(t, "%s", skip_reason(row));
-	}
-	rtk_out_md_table_end(t);
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary"))
-		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(row, "next_step")))
-			rtk_out_md_para(md, "**Next step for %s** (%s): %s.", rtk_out_json_str(row, "experiment"),
-					rtk_out_json_str(row, "status"), rtk_out_json_str(row, "next_step"));
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
-		const cJSON *x = cJSON_GetObjectItemCaseSensitive(ex, rtk_out_json_str(row, "applet"));
-		const cJSON *res = cJSON_GetObjectItemCaseSensitive(x, "result");
-		if (!res) {
-			rtk_out_md_heading(md, 2, "%s `%s`: skipped", rtk_out_json_str(row, "experiment"), rtk_out_json_str(row, "applet"));
-			rtk_out_md_para(md, "%s.", skip_reason(row));
-		} else if (!strcmp(rtk_out_json_str(row, "applet"), "calibrate")) {
-			calibration_render_md(res, md, 2);
-		} else if (!strcmp(rtk_out_json_str(row, "applet"), "git-history")) {
-			githistory_render_md(res, md, 2);
-		} else {
-			boardhistory_render_md(res, md, 2);
+	size[0] = files_size(c, cal, "corpus");
+	size[n - 1] = files_size(c, board, str(board, "repo") ? "repo" : "export");
+	if (pooled)
+		for (size_t i = 0; i < repos->n; i++)
+			size[1 + i] = phase0_shard_input_size(repos->v[i].path);
+	else if (gh)
+		size[1] = phase0_shard_input_size(config_path(c, (s = str(gh, "repo")) ? s : "."));
+	if ((rc = phase0_shard_assign(size, n, count, shard_of)))
+		goto out;
+	holds[0] = shard_of[0] == index;
+	holds[1] = !pooled && shard_of[1] == index;
+	holds[2] = shard_of[n - 1] == index;
+	if (pooled) {
+		if (!(*mine = calloc(repos->n + 1, sizeof(**mine)))) {
+			rc = rtk_oom();
+			goto out;
 		}
+		for (size_t i = 0; i < repos->n; i++)
+			(*mine)[i] = shard_of[1 + i] == index;
 	}
-}
-
-static void phase0_render_html(const cJSON *r, const struct experiment *e, struct rtk_html *h)
-{
-	const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "decision"), *row;
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(r, "experiments");
-	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
-
-	rtk_html_heading(h, 1, "Phase 0: is self-reflection worth building here?");
-	rtk_html_rawf(h, "<div class=\"decision\" data-status=\"%s\"><p><strong>Decision:</strong> ",
-		      !strcmp(rtk_out_json_str(d, "status"), "JUSTIFIED") ? "JUSTIFIED" :
-		      !strcmp(rtk_out_json_str(d, "status"), "BLOCKED") ? "BLOCKED" : "OPEN");
-	rtk_html_badge(h, rtk_out_json_str(d, "status"));
-	rtk_html_raw(h, " <span class=\"decision-text\">");
-	rtk_html_text(h, "%s", rtk_out_json_str(d, "text"));
-	rtk_html_raw(h, "</span></p></div>\n");
-	rtk_html_para(h, "Self-reflection work is justified only if no experiment says KILL. Config %s, sha256 %s.",
-		      rtk_out_json_str(p, "config"), rtk_out_json_str(p, "config_sha256"));
-	rtk_html_table(h, "summary", "llll", "experiment", "verdict", "key figure (95% interval)", "why");
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(row, "key_figure");
-		rtk_html_cell_begin(h);
-		rtk_html_raw(h, "<strong class=\"nowrap\">");
-		rtk_html_text(h, "%s %s", rtk_out_json_str(row, "experiment"), rtk_out_json_str(row, "applet"));
-		rtk_html_raw(h, "</strong><span class=\"sub\">");
-		rtk_html_text(h, "%s", rtk_out_json_str(row, "question"));
-		rtk_html_raw(h, "</span>");
-		rtk_html_cell_end(h);
-		rtk_html_cell_begin(h);
-		rtk_html_badge(h, rtk_out_json_str(row, "status"));
-		rtk_html_cell_end(h);
-		rtk_html_cell_begin(h);
-		rtk_html_text(h, "%s", rtk_out_md_num(rtk_out_json_num(k, "value"), 3));
-		rtk_html_raw(h, "<span class=\"sub\">");
-		rtk_html_text(h, "%s", rtk_out_md_interval(k, "ci", 3));
-		rtk_html_raw(h, "</span><span class=\"sub\">");
-		rtk_html_text(h, "%s", rtk_out_json_str(k, "label"));
-		rtk_html_raw(h, "</span>");
-		rtk_html_cell_end(h);
-		rtk_html_cell(h, "%s", rtk_out_json_str(row, "reason"));
-	}
-	rtk_html_table_end(h);
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary"))
-		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(row, "next_step")))
-			rtk_html_para(h, "Next step for %s (%s): %s.", rtk_out_json_str(row, "experiment"),
-				      rtk_out_json_str(row, "status"), rtk_out_json_str(row, "next_step"));
-	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "summary")) {
-		const char *applet = rtk_out_json_str(row, "applet");
-		const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ex, applet), "result");
-		if (!res) {
-			rtk_html_raw(h, "<section class=\"experiment skipped\">\n");
-			rtk_html_heading(h, 2, "%s %s: skipped", rtk_out_json_str(row, "experiment"), applet);
-			rtk_html_para(h, "%s.", rtk_out_json_str(row, "reason"));
-			rtk_html_raw(h, "</section>\n");
-		} else if (!strcmp(applet, "calibrate")) {
-			calibration_render_html(res, e[0].roc, e[0].nroc, h, 2);
-		} else if (!strcmp(applet, "git-history")) {
-			githistory_render_html(res, h, 2);
-		} else {
-			boardhistory_render_html(res, h, 2);
-		}
-	}
-}
-
-static int write_html(const cJSON *result, const struct experiment *e)
-{
-	struct rtk_html h = { 0 };
-	int rc;
-	rtk_html_page_begin(&h, "rtk phase0: is self-reflection worth building here?");
-	phase0_render_html(result, e, &h);
-	rtk_html_page_end(&h, result);
-	rc = rtk_html_write(&h, html_path);
-	rtk_html_free(&h);
+out:
+	free(shard_of);
+	free(size);
 	return rc;
+}
+
+/* An experiment another shard runs: this piece says so; rtk merge takes it from that piece. */
+static void elsewhere(struct phase0_experiment *e, size_t count)
+{
+	snprintf(e->skipped, sizeof(e->skipped), "another of the %zu shards runs it", count);
+	snprintf(e->next, sizeof(e->next), "merge every shard's piece with rtk merge");
+}
+
+/* The report's markdown (src/phase0/phase0.c), as rtk merge writes it for pieces put back together. */
+static void phase0_md(const cJSON *r, struct rtk_out_md *md)
+{
+	phase0_render_md(r, md);
+}
+
+/* The result as the pieces rtk merge reads will hold it: printed and read back, so both render alike. */
+static int reread(cJSON **result)
+{
+	char *text = cJSON_PrintUnformatted(*result);
+	cJSON *again = text ? cJSON_Parse(text) : NULL;
+	free(text);
+	if (!again)
+		return rtk_oom();
+	cJSON_Delete(*result);
+	*result = again;
+	return 0;
 }
 
 static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 {
-	struct experiment e[] = {
-		{ .id = "P1", .applet = "calibrate", .question = "does self-rated confidence tell right work from wrong?" },
-		{ .id = "P2", .applet = "git-history", .question = "would only self-reflection have caught past failures?" },
-		{ .id = "P3", .applet = "board-history", .question = "do completed tasks get an observable outcome?" },
-	};
+	struct phase0_experiment e[PHASE0_NEXPERIMENTS];
 	struct config c = { 0 };
-	cJSON *result = NULL, *summary, *experiments;
+	struct phase0_repolist repos = { 0 };
+	cJSON *result = NULL;
 	char *text = NULL, *copy = NULL, hex[65];
-	size_t len;
+	size_t len, index = 0, count = 0;
+	bool holds[PHASE0_NEXPERIMENTS] = { true, true, true }, *mine = NULL, pooled;
 	int rc;
 
+	phase0_experiments_init(e);
 	if (argc != 1)
 		return rtk_fail(RTK_EXIT_USAGE, "give one config file (YAML), not %d", argc);
+	if (shard_count && (!shard_spec || shard_count < 1))
+		return rtk_fail(RTK_EXIT_USAGE, "--shard-count N goes with --shard (auto or I/N), N at least 1");
+	if (shard_spec && html_path)
+		return rtk_fail(RTK_EXIT_USAGE, "--html with --shard: a piece is not the report; rtk merge the pieces first");
+	if (shard_spec && (rc = phase0_shard_parse(shard_spec, shard_count, &index, &count)))
+		return rc;
 	c.file = argv[0];
 	if ((rc = rtk_fs_read_file(argv[0], &text, &len)) || (rc = rtk_yaml_load_marked(text, len, argv[0], &c.root, &c.marks)))
 		goto out;
@@ -600,42 +598,58 @@ static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	}
 	if ((rc = check_config(&c)))
 		goto out;
-	if ((rc = run_calibration(&c, &e[0])) || (rc = run_git_history(&c, &e[1])) || (rc = run_board(&c, &e[2])))
+	pooled = pooled_git_history(&c);
+	if (pooled && (rc = repo_list_read(&c, section(&c, "git_history"), &repos)))
 		goto out;
-	if (!(result = rtk_out_result_new("phase0"))) {
+	if (shard_spec && (rc = shard_inputs(&c, &repos, pooled, index, count, holds, &mine)))
+		goto out;
+	if (holds[0])
+		rc = run_calibration(&c, &e[0]);
+	else
+		elsewhere(&e[0], count);
+	if (!rc && pooled)
+		rc = run_git_history_pooled(&c, &repos, mine, &e[1]);
+	else if (!rc && holds[1])
+		rc = run_git_history(&c, &e[1]);
+	else if (!rc)
+		elsewhere(&e[1], count);
+	if (!rc && holds[2])
+		rc = run_board(&c, &e[2]);
+	else if (!rc)
+		elsewhere(&e[2], count);
+	if (rc)
+		goto out;
+	const cJSON *pooled_params = pooled ? cJSON_GetObjectItemCaseSensitive(e[1].result, "parameters") : NULL;
+	size_t errors = (size_t)(pooled_params ? rtk_out_json_num(pooled_params, "unreadable") : 0);
+	size_t tried = (size_t)(pooled_params ? rtk_out_json_num(pooled_params, "repositories") : 0);
+	if (!(result = phase0_result(e, argv[0], hex))) {
 		rc = rtk_oom();
 		goto out;
 	}
-	cJSON *p = cJSON_GetObjectItemCaseSensitive(result, "parameters");
-	cJSON_AddStringToObject(p, "config", argv[0]);
-	cJSON_AddStringToObject(p, "config_sha256", hex);
-	summary = cJSON_AddArrayToObject(result, "summary");
-	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
-		cJSON_AddItemToArray(summary, summary_row(&e[i]));
-	cJSON_AddItemToObject(result, "decision", decision_json(e, (int)(sizeof(e) / sizeof(e[0]))));
-	experiments = cJSON_AddObjectToObject(result, "experiments");
-	for (size_t i = 0; experiments && i < sizeof(e) / sizeof(e[0]); i++) {
-		cJSON *x = cJSON_AddObjectToObject(experiments, e[i].applet);
-		if (!x)
-			break;
-		if (e[i].result) {
-			cJSON_AddItemToObject(x, "result", e[i].result);
-			e[i].result = NULL;
-		} else {
-			cJSON_AddStringToObject(x, "skipped", e[i].skipped);
-		}
+	if (shard_spec) {
+		cJSON *s = cJSON_AddObjectToObject(result, "shard"), *list;
+		cJSON_AddNumberToObject(s, "index", (double)index);
+		cJSON_AddNumberToObject(s, "count", (double)count);
+		list = cJSON_AddArrayToObject(s, "holds");
+		for (size_t i = 0; list && i < PHASE0_NEXPERIMENTS; i++)
+			if (holds[i] && !(i == 1 && pooled))
+				cJSON_AddItemToArray(list, cJSON_CreateString(e[i].applet));
 	}
-	if (html_path && (rc = write_html(result, e)))
+	if ((rc = reread(&result)))
 		goto out;
-	if ((rc = rtk_out_emit(result, ctx->format, phase0_render_md, ctx->out)))
+	if (html_path && (rc = phase0_write_html(result, e, html_path)))
 		goto out;
-	if (fail_on_kill && strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "decision"), "status"), "BLOCKED") == 0)
+	if ((rc = rtk_out_emit(result, ctx->format, phase0_md, ctx->out)))
+		goto out;
+	if (errors)
+		rc = rtk_fail(RTK_EXIT_FAILURE, "%zu of %zu repositories could not be read: their rows in the report say why", errors,
+			      tried);
+	else if (fail_on_kill && strcmp(rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(result, "decision"), "status"), "BLOCKED") == 0)
 		rc = RTK_EXIT_KILL;
 out:
-	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
-		cJSON_Delete(e[i].result);
-		free(e[i].roc);
-	}
+	phase0_experiments_free(e);
+	phase0_repolist_free(&repos);
+	free(mine);
 	cJSON_Delete(result);
 	config_free(&c);
 	free(copy);

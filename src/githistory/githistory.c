@@ -206,8 +206,90 @@ static void md_convention(struct rtk_out_md *md, const cJSON *cov)
 	}
 }
 
+/* The table by repository: each row's own failures, buckets and verdict, or the error that kept it out. */
+static void md_repository_rows(struct rtk_out_md_table *t, const cJSON *rows)
+{
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(row, "buckets");
+		const cJSON *b3 = cJSON_GetObjectItemCaseSensitive(b, "reflection_bucket");
+		rtk_out_md_cell(t, "%s", rtk_out_md_esc(rtk_out_json_str(row, "repo")));
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(row, "error"))) {
+			rtk_out_md_cell(t, "-");
+			for (int i = 0; i < 5; i++)
+				rtk_out_md_cell(t, "%s", "");
+			rtk_out_md_cell(t, "**ERROR**: %s", rtk_out_md_esc(rtk_out_json_str(row, "error")));
+			continue;
+		}
+		rtk_out_md_cell(t, "%.10s %s", rtk_out_json_str(row, "rev_sha"),
+				cJSON_IsString(cJSON_GetObjectItemCaseSensitive(row, "window")) ? rtk_out_json_str(row, "window") : "");
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(b, "n"));
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(b, "ci_bucket"), "count"));
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(b, "review_bucket"), "count"));
+		rtk_out_md_cell(t, "%.0f", rtk_out_json_num(b3, "count"));
+		rtk_out_md_cell(t, "%s (%s)", rtk_out_md_num(rtk_out_json_num(b3, "share"), 3), rtk_out_md_interval(b3, "ci", 3));
+		rtk_out_md_cell(t, "%s", rtk_out_json_str(row, "status"));
+	}
+}
+
+/* A pooled result (githistory/pool.h): the pooled verdict and buckets, the table by repository, every failure with its repository. */
+static void render_pooled_md(const cJSON *r, struct rtk_out_md *md, int level)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(r, "input");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "buckets");
+	const cJSON *f;
+	struct rtk_out_md_table *t;
+	char ci_head[32];
+
+	snprintf(ci_head, sizeof(ci_head), "%g%% Wilson CI",
+		 rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(v, "thresholds"), "ci_level") * 100);
+	rtk_out_md_heading(md, level, "Git history across %.0f repositories: which gate would have caught each failure?",
+			   rtk_out_json_num(p, "repositories"));
+	rtk_out_md_para(md, "**Verdict: %s**: %s.", rtk_out_json_str(v, "status"), rtk_out_json_str(v, "reason"));
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "next_step")))
+		rtk_out_md_para(md, "**Next step**: %s.", rtk_out_json_str(v, "next_step"));
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "condition")))
+		rtk_out_md_para(md, "Rule (pre-registered), applied to the pooled failures: %s. Rules sha256 `%s`.",
+				rtk_out_json_str(v, "condition"), rtk_out_json_str(v, "config_sha256"));
+	rtk_out_md_para(md, "%.0f repositories (%.0f could not be read): %.0f commits in their windows, %.0f failures classified, "
+			"%.0f remedies unlinked, %.0f reapplies.", rtk_out_json_num(p, "repositories"), rtk_out_json_num(p, "unreadable"),
+			rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(b, "n"), rtk_out_json_num(in, "unlinked"),
+			rtk_out_json_num(in, "reapplies"));
+	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
+	md_bucket_rows(t, NULL, b);
+	rtk_out_md_table_end(t);
+
+	rtk_out_md_heading(md, level + 1, "By repository");
+	rtk_out_md_para(md, "Most failures first: what the pooled verdict rests on. Each repository's own verdict applies the "
+			"same rule to its failures alone.");
+	t = rtk_out_md_table(md, "llrrrrrl", "repository", "rev, window", "failures", "1", "2", "3", "share 3 (CI)", "own verdict");
+	md_repository_rows(t, cJSON_GetObjectItemCaseSensitive(r, "repositories"));
+	rtk_out_md_table_end(t);
+
+	rtk_out_md_heading(md, level + 1, "T × S");
+	t = rtk_out_md_table(md, "lrrr", "", "S (review surface)", "not S", "total");
+	struct rtk_out_cells cells = rtk_out_md_cells(t);
+	ts_rows(&cells, cJSON_GetObjectItemCaseSensitive(r, "table_2x2"));
+	rtk_out_md_table_end(t);
+
+	rtk_out_md_heading(md, level + 1, "Failures");
+	t = rtk_out_md_table(md, "lllllllrlll", "repository", "remedy", "remedy subject", "culprit", "culprit subject", "kind",
+			     "evidence", "days to fix", "T S", "bucket", "rules");
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failures")) {
+		rtk_out_md_cell(t, "%s", rtk_out_md_esc(rtk_out_json_str(f, "repo")));
+		md_failure_row(t, f);
+	}
+	rtk_out_md_table_end(t);
+}
+
 void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 {
+	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "repositories"))) {
+		render_pooled_md(r, md, level);
+		return;
+	}
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(r, "input");
@@ -424,8 +506,58 @@ static void html_failures(struct rtk_html *h, const cJSON *r)
 	rtk_html_table_end(h);
 }
 
+/* A pooled result's section: the pooled verdict and chart, the table by repository, the failures with their repository. */
+static void render_pooled_html(const cJSON *r, struct rtk_html *h, int level)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict"), *row, *f;
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "buckets");
+
+	rtk_html_raw(h, "<section class=\"experiment\" data-applet=\"git-history\">\n");
+	rtk_html_heading(h, level, "Git history across %.0f repositories: which gate would have caught each failure?",
+			 rtk_out_json_num(p, "repositories"));
+	rtk_html_verdict(h, v);
+	rtk_html_para(h, "%.0f repositories (%.0f could not be read); %.0f failures classified.", rtk_out_json_num(p, "repositories"),
+		      rtk_out_json_num(p, "unreadable"), rtk_out_json_num(b, "n"));
+	rtk_html_raw(h, "<div class=\"charts\">\n");
+	html_buckets(h, b, cJSON_GetObjectItemCaseSensitive(v, "thresholds"));
+	rtk_html_raw(h, "</div>\n");
+	rtk_html_heading(h, level + 1, "By repository");
+	rtk_html_table(h, "p2-repositories", "lrrrrl", "repository", "failures", "1", "2", "3", "own verdict");
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(r, "repositories")) {
+		const cJSON *rb = cJSON_GetObjectItemCaseSensitive(row, "buckets");
+		rtk_html_cell(h, "%s", rtk_out_json_str(row, "repo"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(rb, "n"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(rb, "ci_bucket"), "count"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(rb, "review_bucket"), "count"));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(rb, "reflection_bucket"), "count"));
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(row, "error")))
+			rtk_html_cell(h, "ERROR: %s", rtk_out_json_str(row, "error"));
+		else
+			rtk_html_cell(h, "%s", rtk_out_json_str(row, "status"));
+	}
+	rtk_html_table_end(h);
+	rtk_html_heading(h, level + 1, "T x S");
+	html_ts_table(h, cJSON_GetObjectItemCaseSensitive(r, "table_2x2"));
+	rtk_html_heading(h, level + 1, "Failures");
+	rtk_html_table(h, "p2-failures", "lllll", "repository", "remedy", "remedy subject", "culprit", "bucket");
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failures")) {
+		rtk_html_cell(h, "%s", rtk_out_json_str(f, "repo"));
+		rtk_html_cell(h, "%s", sha_and_class(cJSON_GetObjectItemCaseSensitive(f, "remedy")));
+		rtk_html_cell(h, "%s", rtk_out_json_str(cJSON_GetObjectItemCaseSensitive(f, "remedy"), "subject"));
+		rtk_html_cell(h, "%s", sha_and_class(cJSON_GetObjectItemCaseSensitive(f, "culprit")));
+		rtk_html_cell(h, "%.0f", rtk_out_json_num(f, "bucket"));
+	}
+	rtk_html_table_end(h);
+	rtk_html_raw(h, "</section>\n");
+}
+
 void githistory_render_html(const cJSON *r, struct rtk_html *h, int level)
 {
+	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "repositories"))) {
+		render_pooled_html(r, h, level);
+		return;
+	}
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "parameters");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(r, "input");

@@ -7,7 +7,9 @@
  *   internal.h (rules.c, testpaths.c, generated.c) <- message.h <- walk.h <- patchid.h, blame.h <- classify.h <- report.h
  *                                                   blame.h <- run.h
  *
- * and githistory.c, the engine's entry (githistory.h), on top of run.h and report.h.
+ * and githistory.c, the engine's entry (githistory.h), on top of run.h and report.h. pool.c (pool.h) stands
+ * apart: it pools finished results, so it reads their JSON and includes none of these layers; it shares
+ * figures.h (counts into JSON, no layer of its own) with report.c.
  */
 #ifndef RTK_GITHISTORY_INTERNAL_H
 #define RTK_GITHISTORY_INTERNAL_H

@@ -2,6 +2,7 @@
  * intervals, the T × S table, the accuracy against ground truth, every failure, and the verdict. */
 #include "config.h"
 #include "report.h"
+#include "figures.h"
 #include "lib/out.h"
 #include "lib/stats.h"
 #include "lib/timeutil.h"
@@ -11,35 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static cJSON *share_json(size_t k, size_t n, double level)
-{
-	double lo, hi;
-	cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return NULL;
-	cJSON_AddNumberToObject(j, "count", (double)k);
-	if (n)
-		cJSON_AddNumberToObject(j, "share", (double)k / (double)n);
-	else
-		cJSON_AddNullToObject(j, "share");
-	rtk_stats_wilson(k, n, level, &lo, &hi);
-	rtk_out_json_add_interval(j, "ci", lo, hi);
-	return j;
-}
-
-static cJSON *buckets_json(const size_t b[4], double level)
-{
-	size_t n = b[1] + b[2] + b[3];
-	cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return NULL;
-	cJSON_AddNumberToObject(j, "n", (double)n);
-	cJSON_AddItemToObject(j, "ci_bucket", share_json(b[1], n, level));
-	cJSON_AddItemToObject(j, "review_bucket", share_json(b[2], n, level));
-	cJSON_AddItemToObject(j, "reflection_bucket", share_json(b[3], n, level));
-	return j;
-}
 
 static void condition_text(const struct githistory_rules *r, char *buf, size_t size)
 {
@@ -335,26 +307,12 @@ static cJSON *non_discriminating_json(const struct githistory_run *h, const stru
 
 static cJSON *accuracy_json(const struct githistory_classify_accuracy *a)
 {
-	cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return NULL;
-	cJSON_AddNumberToObject(j, "remedies", (double)a->remedies);
-	cJSON_AddNumberToObject(j, "truth_links", (double)a->truth);
-	cJSON_AddNumberToObject(j, "predicted_links", (double)a->predicted);
-	cJSON_AddNumberToObject(j, "agreeing", (double)a->agreeing);
-	if (a->predicted)
-		cJSON_AddNumberToObject(j, "precision", (double)a->agreeing / (double)a->predicted);
-	else
-		cJSON_AddNullToObject(j, "precision");
-	if (a->truth)
-		cJSON_AddNumberToObject(j, "recall", (double)a->agreeing / (double)a->truth);
-	else
-		cJSON_AddNullToObject(j, "recall");
-	return j;
+	return githistory_figures_accuracy_json((double)a->remedies, (double)a->truth, (double)a->predicted, (double)a->agreeing);
 }
 
-static cJSON *failure_json(const struct githistory_rules *r, struct githistory_classify_failure *f)
+static cJSON *failure_json(const struct githistory_run *h, struct githistory_classify_failure *f)
 {
+	const struct githistory_rules *r = &h->rules;
 	cJSON *j = cJSON_CreateObject(), *others;
 	struct githistory_commit *c = f->culprit[0];
 	if (!j)
@@ -386,6 +344,15 @@ static cJSON *failure_json(const struct githistory_rules *r, struct githistory_c
 	else
 		cJSON_AddNullToObject(j, "surface_pattern");
 	cJSON_AddBoolToObject(j, "S_non_discriminating", f->S_needs != 0);
+	/* The one pattern S holds by (a pattern is needed only when no other makes S): what pooling disables. */
+	const char *rests = NULL, *rests_surface;
+	for (size_t k = 0; k < h->n_nd && !rests; k++)
+		if (f->S_needs >> k & 1)
+			rests = riskfloor_pattern(h->risk, h->nd[k], &rests_surface);
+	if (rests)
+		cJSON_AddStringToObject(j, "S_rests_on", rests);
+	else
+		cJSON_AddNullToObject(j, "S_rests_on");
 	cJSON_AddNumberToObject(j, "bucket", f->bucket);
 	cJSON_AddBoolToObject(j, "agent", f->author_class == GITHISTORY_AUTHOR_AGENT);
 	cJSON_AddStringToObject(j, "author_class", githistory_classify_author_name(f->author_class));
@@ -520,7 +487,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddNumberToObject(in, "companion_reverts", (double)fs->companion_reverts);
 	cJSON_AddNumberToObject(in, "planned_reverts", (double)fs->planned_reverts);
 	cJSON_AddNumberToObject(in, "fixed_before_landing", (double)fs->fixed_before_landing);
-	cJSON_AddItemToObject(result, "buckets", buckets_json(all, r->ci_level));
+	cJSON_AddItemToObject(result, "buckets", githistory_figures_buckets_json(all, r->ci_level));
 	t = cJSON_AddObjectToObject(result, "table_2x2");
 	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);
 	cJSON_AddNumberToObject(t, "T_not_S", (double)t2[1][0]);
@@ -528,14 +495,14 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddNumberToObject(t, "not_T_not_S", (double)t2[0][0]);
 	split = cJSON_AddObjectToObject(result, "by_author");
 	for (int k = GITHISTORY_AUTHOR_AGENT; k <= GITHISTORY_AUTHOR_HUMAN; k++)
-		cJSON_AddItemToObject(split, githistory_classify_author_name(k), buckets_json(by_class[k], r->ci_level));
+		cJSON_AddItemToObject(split, githistory_classify_author_name(k), githistory_figures_buckets_json(by_class[k], r->ci_level));
 	acc = cJSON_AddObjectToObject(result, "accuracy");
 	cJSON_AddItemToObject(acc, "fixes_trailers", accuracy_json(&fs->acc[0]));
 	cJSON_AddItemToObject(acc, "revert_messages", accuracy_json(&fs->acc[1]));
 	cJSON_AddItemToObject(acc, "message_names", accuracy_json(&fs->acc[2]));
 	list = cJSON_AddArrayToObject(result, "failures");
 	for (size_t i = 0; list && i < fs->n; i++)
-		cJSON_AddItemToArray(list, failure_json(r, &fs->v[i]));
+		cJSON_AddItemToArray(list, failure_json(h, &fs->v[i]));
 	cJSON_AddItemToObject(result, "unlinked_by_reason", unlinked_summary(fs));
 	cJSON_AddItemToObject(result, "unlinked", fs->unlinked);
 	fs->unlinked = NULL;

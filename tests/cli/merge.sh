@@ -101,10 +101,10 @@ testing "board: a different given --as-of" "$H $M b1.json b3.json 2>&1; echo \$?
 	"rtk merge: b1.json and b3.json differ in as_of: \"2026-01-01T00:00:00Z\" against \"2026-01-02T00:00:00Z\"\n2\n"
 testing "calibrate and board-history pieces do not mix" "$H $M c1.json b1.json 2>&1; echo \$?" \
 	"rtk merge: b1.json: a rtk.board-history.v1 result, not rtk.calibrate.v1 like c1.json\n2\n"
-testing "git-history pieces: not yet" "$H echo '{\"schema\":\"rtk.git-history.v1\"}' > g.json; $M g.json 2>&1; echo \$?" \
-	"rtk merge: g.json: merging rtk.git-history.v1 results is not done yet; rtk merge pools calibrate and board-history results\n2\n"
+testing "a git-history piece is checked before it is pooled (tests/cli/phase0_pool.sh pools real ones)" "$H echo '{\"schema\":\"rtk.git-history.v1\"}' > g.json; $M g.json 2>&1; echo \$?" \
+	"rtk merge: g.json: parameters.repo is missing\n2\n"
 testing "another applet's result" "$H echo '{\"schema\":\"rtk.validate.v1\"}' > v.json; $M v.json 2>&1; echo \$?" \
-	"rtk merge: v.json: a rtk.validate.v1 result; rtk merge pools calibrate and board-history results\n2\n"
+	"rtk merge: v.json: a rtk.validate.v1 result; rtk merge pools calibrate, board-history, git-history and sharded phase0 results\n2\n"
 testing "not JSON names the file and line" "$H printf '{\n\"schema\": }' > bad.json; $M c1.json bad.json 2>&1; echo \$?" \
 	"rtk merge: bad.json:2: not valid JSON (column 11): expected a value\n2\n"
 testing "a piece without value counts (an older rtk's)" "$H jq 'del(.overall.value_counts)' c2.json > nocounts.json; $M c1.json nocounts.json 2>&1; echo \$?" \
@@ -116,7 +116,7 @@ testing "a hash that is not the thresholds'" "$H jq '.verdict.thresholds.min_per
 testing "a missing piece exits 1" "$H $M c1.json nope.json 2>&1; echo \$?" \
 	"rtk merge: nope.json: No such file or directory\n1\n"
 testing "no pieces is a usage error" "$H $RTK merge 2>&1; echo \$?" \
-	"rtk merge: takes the result files to merge (rtk calibrate or rtk board-history --json)\n2\n"
+	"rtk merge: takes the result files to merge (rtk calibrate, board-history, git-history or phase0 --shard, each with --json)\n2\n"
 testing "an error writes nothing to stdout" "$H $M c1.json hi7.json 2>/dev/null | wc -c" "0\n"
 
 finish
