@@ -18,7 +18,7 @@ pooled_checks "parallel" "$ORG"/piece-*.json
 same_as_one_process "parallel: the merged JSON is the one-process rtk phase0 --json" "$ORG/phase0.json"
 rtk merge piece-*.json >phase0.md
 same_as_one_process "parallel: the merged markdown is the one-process rtk phase0" "$ORG/phase0.md"
-testing "parallel: a merge missing a piece is refused, exit 2, nothing on stdout" \
-	"cd $ORG && rtk merge --json piece-0.json piece-1.json piece-3.json 2>/dev/null | wc -c; echo \${PIPESTATUS[0]}" \
-	'0\n2\n'
+testing "parallel: a merge missing a piece is refused, naming it, exit 2, nothing on stdout" \
+	"cd $ORG && rtk merge --json piece-0.json piece-1.json piece-3.json 2>&1 >out.json; echo \$? \$(wc -c <out.json)" \
+	'rtk merge: shard 2 of 4 is missing: merge every piece of the run\n2 0\n'
 finish
