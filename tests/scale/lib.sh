@@ -37,9 +37,9 @@ pooled_checks() {
 		"jq -c '.shard | [.index, .count]' $* | sort" \
 		'[0,4]\n[1,4]\n[2,4]\n[3,4]\n'
 	testing "$name: the eight repositories spread over the pieces, each in one" \
-		"jq -r '$repos[].repo' $* | sort | tr '\\n' ' '; jq -s 'map($repos | length) | max < 8' $*" \
+		"jq -r '${repos}[].repo' $* | sort | tr '\\n' ' '; jq -s 'map($repos | length) | max < 8' $*" \
 		'repos/r0 repos/r1 repos/r2 repos/r3 repos/r4 repos/r5 repos/r6 repos/r7 true\n'
 	testing "$name: P2 PASS on the pool, INCONCLUSIVE on each repository alone" \
-		"jq -c '[.experiments[\"git-history\"].result.verdict.status, ([$repos[].status] | unique)]' $SCRATCH_ROOT/one.json" \
+		"jq -c '[.experiments[\"git-history\"].result.verdict.status, ([${repos}[].status] | unique)]' $SCRATCH_ROOT/one.json" \
 		'["PASS",["INCONCLUSIVE"]]\n'
 }

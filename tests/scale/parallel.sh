@@ -7,7 +7,8 @@ command -v parallel >/dev/null || {
 	exit 1
 }
 . "$RTK_SRCDIR/tests/scale/lib.sh"
-export PATH="$(dirname "$RTK"):$PATH"
+PATH="$(dirname "$RTK"):$PATH"
+export PATH
 cd "$ORG" || exit 1
 if sh "$RTK_SRCDIR/examples/scale/parallel-phase0.sh" phase0.yaml; then
 	pass "parallel-phase0.sh: four shards under GNU parallel, then rtk merge, exit 0"

@@ -21,6 +21,8 @@ CLUSTER=$(mktemp -d "${TMPDIR:-/tmp}/rtk-slurm.XXXXXX")
 chmod 755 "$CLUSTER"
 mkdir -m 755 "$CLUSTER/run" && mkdir -m 700 "$CLUSTER/munge" "$CLUSTER/state" "$CLUSTER/spool"
 DAEMONS=()
+# Every Slurm command here, scancel on the way out included, talks to this cluster only.
+export SLURM_CONF=$CLUSTER/slurm.conf
 
 # Everything started here is stopped, on success and on failure alike: our jobs cancelled, then the
 # daemons (started in the foreground, so their ids are ours) ended and waited for.
@@ -60,7 +62,7 @@ DAEMONS+=($!)
 
 # No cgroup plugin anywhere (this runs in containers): processes tracked by /proc, tasks not bound, no
 # accounting. The ports are free ones, so a Slurm already on the machine is left alone.
-cat >"$CLUSTER/slurm.conf" <<EOF
+cat >"$SLURM_CONF" <<EOF
 ClusterName=rtk-check
 SlurmctldHost=localhost
 SlurmctldPort=$(free_port)
@@ -89,7 +91,6 @@ DependencyParameters=kill_invalid_depend
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 EOF
-export SLURM_CONF=$CLUSTER/slurm.conf
 
 # Hang guards only, never a measure of speed.
 wait_for() {
@@ -123,21 +124,23 @@ else
 	exit 1
 fi
 
-# The examples as a user runs them, from the folder holding phase0.yaml: the array with --wait (its exit
-# status is the tasks'), then the merge job after it, as the comment in slurm-phase0.sbatch says.
+# The examples as a user runs them, from the folder holding phase0.yaml: the array, then the merge job
+# after it, as the comment in slurm-phase0.sbatch says (--wait here, to read the results back; timeout
+# only guards against a hang).
 EX=$RTK_SRCDIR/examples/scale
-export PATH="$(dirname "$RTK"):$PATH"
+PATH="$(dirname "$RTK"):$PATH"
+export PATH
 cd "$ORG" || exit 1
 # sbatch --wait returns 0 for a job cancelled before it ran (a dependency never satisfied), so each job's
 # tasks are read back: all COMPLETED with exit code 0.
 completed_tasks() {
 	scontrol -o show job "$1" 2>/dev/null | grep -c 'JobState=COMPLETED .*ExitCode=0:0'
 }
-job=$(sbatch --parsable --wait --array=0-3 "$EX/slurm-phase0.sbatch")
+job=$(timeout 900 sbatch --parsable --wait --array=0-3 "$EX/slurm-phase0.sbatch")
 job=${job%%;*}
 testing "sbatch --wait --array=0-3 slurm-phase0.sbatch: four tasks COMPLETED, exit code 0" \
 	"echo $(completed_tasks "$job")" '4\n'
-merge_job=$(sbatch --parsable --wait --dependency="afterok:$job" "$EX/slurm-merge.sbatch")
+merge_job=$(timeout 900 sbatch --parsable --wait --dependency="afterok:$job" "$EX/slurm-merge.sbatch")
 merge_job=${merge_job%%;*}
 testing "sbatch --dependency=afterok:JOBID slurm-merge.sbatch: COMPLETED, exit code 0" \
 	"echo $(completed_tasks "$merge_job")" '1\n'
