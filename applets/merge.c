@@ -58,7 +58,7 @@ static int merge_kind(const struct rtk_jsonv *first, const char *path, const cha
 
 /*
  * git-history and phase0 pieces are pooled as trees (githistory/pool.h, phase0/phase0.h): each file
- * read whole, checked as JSON by rtk_jsonv first so that an error names its line. *errors gets the
+ * read whole, once. *errors gets the
  * repositories that could not be read, which fail the merge as they failed the run.
  */
 static int merge_trees(int argc, char **argv, const char *applet, cJSON **result, size_t *errors)
@@ -71,18 +71,22 @@ static int merge_trees(int argc, char **argv, const char *applet, cJSON **result
 	if (!pieces)
 		return rtk_oom();
 	for (int i = 0; i < argc && !rc; i++) {
-		struct rtk_jsonv_doc *doc;
 		char *text;
 		size_t len;
-		if ((rc = rtk_jsonv_load_file(argv[i], &doc)))
+		if ((rc = rtk_fs_read_file(argv[i], &text, &len)))
 			break;
-		rc = merge_kind(rtk_jsonv_root(doc), argv[i], &(const char *){ NULL });
-		rtk_jsonv_doc_free(doc);
-		if (rc || (rc = rtk_fs_read_file(argv[i], &text, &len)))
-			break;
-		if (!(pieces[i] = cJSON_ParseWithLength(text, len)))
-			rc = rtk_fail(RTK_EXIT_USAGE, "%s: cannot be read as a result (nested too deep, or a string holds a NUL)", argv[i]);
+		/* Read once: only a piece cJSON refuses is read again, by rtk_jsonv, for the line and column of its error. */
+		if (!(pieces[i] = cJSON_ParseWithLength(text, len))) {
+			struct rtk_jsonv_doc *doc;
+			if (!(rc = rtk_jsonv_load_file(argv[i], &doc))) {
+				rtk_jsonv_doc_free(doc);
+				rc = rtk_fail(RTK_EXIT_USAGE, "%s: cannot be read as a result (nested too deep, or a string holds a NUL)",
+					      argv[i]);
+			}
+		}
 		free(text);
+		if (!rc && !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(pieces[i], "schema")))
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s: not an rtk result (no \"schema\" member)", argv[i]);
 		if (!rc && strcmp(rtk_out_json_str(pieces[i], "schema"), applet[0] == 'p' ? "rtk.phase0.v1" : "rtk.git-history.v1"))
 			rc = rtk_fail(RTK_EXIT_USAGE, "%s is a %s result, %s is not: merge pieces of one kind", argv[0],
 				      rtk_out_json_str(pieces[0], "schema"), argv[i]);
@@ -95,8 +99,11 @@ static int merge_trees(int argc, char **argv, const char *applet, cJSON **result
 	} else if (!rc) {
 		if (!(pool = githistory_pool_new()))
 			rc = RTK_EXIT_FAILURE;
-		for (int i = 0; i < argc && !rc; i++)
+		for (int i = 0; i < argc && !rc; i++) {
 			rc = githistory_pool_add(pool, pieces[i], NULL, argv[i]);
+			cJSON_Delete(pieces[i]); /* its records are the pool's now; the rest was read */
+			pieces[i] = NULL;
+		}
 		if (!rc && !(*result = githistory_pool_report(pool)))
 			rc = rtk_oom();
 		if (!rc)

@@ -635,7 +635,8 @@ static int phase0_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 			if (holds[i] && !(i == 1 && pooled))
 				cJSON_AddItemToArray(list, cJSON_CreateString(e[i].applet));
 	}
-	if ((rc = reread(&result)))
+	/* JSON prints the same either way (cJSON's numbers read back as they print); markdown and HTML round. */
+	if ((ctx->format != RTK_OUT_FORMAT_JSON || html_path) && (rc = reread(&result)))
 		goto out;
 	if (html_path && (rc = phase0_write_html(result, e, html_path)))
 		goto out;

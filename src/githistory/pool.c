@@ -194,15 +194,14 @@ static int check_rules(struct githistory_pool *p, const cJSON *verdict, const ch
 	return 0;
 }
 
-/* One failure record, checked for what pooling reads, copied with its repository. */
-static int add_failure(struct pool_row *r, const cJSON *f, const char *path, size_t index)
+/* One failure record, checked for what pooling reads, moved out of its list into the row, naming its repository. */
+static int add_failure(struct pool_row *r, cJSON *list, cJSON *f, const char *path, size_t index)
 {
 	char where[64];
 	double bucket;
 	bool flag;
 	const char *s;
 	const cJSON *rests;
-	cJSON *copy;
 	int rc;
 
 	snprintf(where, sizeof(where), "failures[%zu]", index);
@@ -221,11 +220,13 @@ static int add_failure(struct pool_row *r, const cJSON *f, const char *path, siz
 	rests = cJSON_GetObjectItemCaseSensitive(f, "S_rests_on");
 	if (!rests || !(cJSON_IsNull(rests) || cJSON_IsString(rests)))
 		return bad(path, where, "S_rests_on", rests ? "not a string or null" : "missing");
-	if (!(copy = cJSON_Duplicate(f, true)))
-		return rtk_oom();
-	cJSON_DeleteItemFromObjectCaseSensitive(copy, "repo");
-	cJSON_AddStringToObject(copy, "repo", r->name);
-	cJSON_AddItemToArray(r->failures, copy);
+	/* Moved, not copied: a merge of a thousand pieces holds each record once (bench/org-scale.sh). */
+	if (strcmp(rtk_out_json_str(f, "repo"), r->name)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(f, "repo");
+		if (!cJSON_AddStringToObject(f, "repo", r->name))
+			return rtk_oom();
+	}
+	cJSON_AddItemToArray(r->failures, cJSON_DetachItemViaPointer(list, f));
 	r->buckets[(int)bucket]++;
 	return 0;
 }
@@ -283,11 +284,11 @@ static int copy_where(struct pool_row *r, const cJSON *from, const char *path, c
 }
 
 /* A one-repository result: one row. */
-static int add_single(struct githistory_pool *p, const cJSON *res, const char *name, const char *path)
+static int add_single(struct githistory_pool *p, cJSON *res, const char *name, const char *path)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict"), *f;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(res, "parameters");
-	const cJSON *failures = cJSON_GetObjectItemCaseSensitive(res, "failures");
+	cJSON *failures = cJSON_GetObjectItemCaseSensitive(res, "failures"), *f;
 	const cJSON *nd = cJSON_GetObjectItemCaseSensitive(res, "non_discriminating");
 	struct pool_row *r;
 	const char *status;
@@ -308,17 +309,20 @@ static int add_single(struct githistory_pool *p, const cJSON *res, const char *n
 	    (rc = read_counts(r, cJSON_GetObjectItemCaseSensitive(res, "input"), cJSON_GetObjectItemCaseSensitive(res, "accuracy"),
 			      cJSON_GetObjectItemCaseSensitive(nd, "surface_patterns"), path)))
 		return rc;
-	cJSON_ArrayForEach(f, failures)
-		if ((rc = add_failure(r, f, path, i++)))
+	f = failures->child;
+	for (cJSON *next; f; f = next) {
+		next = f->next;
+		if ((rc = add_failure(r, failures, f, path, i++)))
 			return rc;
+	}
 	return 0;
 }
 
 /* A pooled result: its rows, each with the failures that name it. */
-static int add_pooled(struct githistory_pool *p, const cJSON *res, const char *path)
+static int add_pooled(struct githistory_pool *p, cJSON *res, const char *path)
 {
-	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(res, "repositories");
-	const cJSON *failures = cJSON_GetObjectItemCaseSensitive(res, "failures"), *row, *f;
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(res, "repositories"), *row;
+	cJSON *failures = cJSON_GetObjectItemCaseSensitive(res, "failures"), *f, *next;
 	size_t first = p->n, readable = 0, i;
 	int rc;
 
@@ -360,26 +364,31 @@ static int add_pooled(struct githistory_pool *p, const cJSON *res, const char *p
 	if (readable && (rc = check_rules(p, cJSON_GetObjectItemCaseSensitive(res, "verdict"), path)))
 		return rc;
 	i = 0;
-	cJSON_ArrayForEach(f, failures) {
+	struct pool_row *r = NULL;
+	for (f = failures->child; f; f = next) {
 		const char *name;
 		char where[64];
-		struct pool_row *r = NULL;
+		next = f->next;
 		snprintf(where, sizeof(where), "failures[%zu]", i);
 		if ((rc = get_string(f, "repo", path, where, &name)))
 			return rc;
-		for (size_t k = first; k < p->n && !r; k++)
-			if (!strcmp(p->rows[k].name, name) && !p->rows[k].error)
-				r = &p->rows[k];
+		/* A piece lists each repository's failures together: the row found for the last one is most often this one's. */
+		if (!r || strcmp(r->name, name)) {
+			r = NULL;
+			for (size_t k = first; k < p->n && !r; k++)
+				if (!strcmp(p->rows[k].name, name) && !p->rows[k].error)
+					r = &p->rows[k];
+		}
 		if (!r)
 			return rtk_fail(RTK_EXIT_USAGE, "%s: %s names repository %s, which has no row of its own in repositories",
 					path, where, name);
-		if ((rc = add_failure(r, f, path, i++)))
+		if ((rc = add_failure(r, failures, f, path, i++)))
 			return rc;
 	}
 	return 0;
 }
 
-int githistory_pool_add(struct githistory_pool *p, const cJSON *result, const char *name, const char *path)
+int githistory_pool_add(struct githistory_pool *p, cJSON *result, const char *name, const char *path)
 {
 	if (!cJSON_IsObject(result) || strcmp(rtk_out_json_str(result, "schema"), "rtk.git-history.v1"))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: not an rtk.git-history.v1 result", path);
@@ -641,9 +650,10 @@ cJSON *githistory_pool_report(struct githistory_pool *p)
 		cJSON_AddItemToArray(list, row_json(order[i], level));
 	free(order);
 	list = cJSON_AddArrayToObject(result, "failures");
+	/* The records move into the result: the pool gives its report once. */
 	for (size_t i = 0; list && i < p->n; i++)
-		cJSON_ArrayForEach(f, p->rows[i].failures)
-			cJSON_AddItemToArray(list, cJSON_Duplicate(f, true));
+		while (p->rows[i].failures && p->rows[i].failures->child)
+			cJSON_AddItemToArray(list, cJSON_DetachItemViaPointer(p->rows[i].failures, p->rows[i].failures->child));
 	if (p->rules)
 		cJSON_AddItemToObject(result, "config_sha256",
 				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p->rules, "config_sha256"), true));

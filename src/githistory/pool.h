@@ -20,12 +20,13 @@ struct githistory_pool *githistory_pool_new(void);
 void githistory_pool_free(struct githistory_pool *p);
 
 /*
- * Adds a result: one repository's (name NULL: its parameters.repo) or a pooled one's rows. The
- * result is read, not kept (what is needed is copied); path names where it came from, for messages.
+ * Adds a result: one repository's (name NULL: its parameters.repo) or a pooled one's rows. Its failure
+ * records move into the pool (taken out of result's "failures", which the caller still deletes); the
+ * rest is read, not kept; path names where it came from, for messages.
  * A result is untrusted: a missing or mistyped member, a repository already added, or rules other
  * than the first result's (config_sha256, thresholds) are RTK_EXIT_USAGE naming path.
  */
-int githistory_pool_add(struct githistory_pool *p, const cJSON *result, const char *name, const char *path);
+int githistory_pool_add(struct githistory_pool *p, cJSON *result, const char *name, const char *path);
 
 /* A repository that could not be read: a row with its error, no failures. RTK_EXIT_USAGE when name is already in. */
 int githistory_pool_add_error(struct githistory_pool *p, const char *name, const char *error, const char *path);
@@ -34,7 +35,8 @@ int githistory_pool_add_error(struct githistory_pool *p, const char *name, const
 size_t githistory_pool_errors(const struct githistory_pool *p);
 
 /*
- * The pooled result (the caller deletes it), or NULL when out of memory. With no readable
+ * The pooled result (the caller deletes it), or NULL when out of memory. The failure records move into
+ * it: call it once. With no readable
  * repository the verdict is INCONCLUSIVE and the thresholds are the shipped defaults' (given).
  */
 cJSON *githistory_pool_report(struct githistory_pool *p);

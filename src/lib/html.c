@@ -12,7 +12,9 @@
 
 /*
  * One accent colour, the system font, and three layouts: a readable column on a desk, the same column
- * on a phone (charts shrink through their viewBox, tables scroll in their own box), and paper.
+ * on a phone (charts shrink through their viewBox, tables scroll in their own box), and paper. Two charts
+ * share a row only when each gets 22rem, so no chart is drawn narrower than a phone's column and its words
+ * keep the size chart.c gives them (11 px at the least).
  */
 static const char style[] =
 	":root{--accent:#1f5f99;--ink:#1d232b;--muted:#5b6571;--rule:#d5dbe1;--band:#f4f6f8;"
@@ -48,7 +50,7 @@ static const char style[] =
 	"th{font-weight:600;background:var(--band);border-bottom:2px solid var(--rule)}\n"
 	"td.r,th.r{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 	"tbody tr:nth-child(even) td{background:#fafbfc}\n"
-	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(17rem,1fr));gap:1rem 1.5rem;margin:1rem 0}\n"
+	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:1rem 1.5rem;margin:1rem 0}\n"
 	"figure.chart{margin:0;min-width:0}\n"
 	"figure.chart svg{display:block;width:100%;height:auto;max-width:34rem}\n"
 	"figcaption{font-size:.85rem;color:var(--muted);margin-top:.25rem}\n"

@@ -50,6 +50,7 @@ int phase0_write_html(const cJSON *result, const struct phase0_experiment *e, co
  * member) pooled into the result of one process over every input: the experiments a piece holds
  * whole are taken from it, git-history's repositories are pooled (githistory/pool.h). Every shard 0..N-1
  * exactly once, the same config (config_sha256) and rtk version, or RTK_EXIT_USAGE naming the pieces.
+ * git-history's failure records move out of the pieces into *out.
  * *errors gets the number of repositories that could not be read. The caller deletes *out.
  */
 int phase0_merge(cJSON *const *pieces, const char *const *paths, size_t n, cJSON **out, size_t *errors);

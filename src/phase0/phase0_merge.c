@@ -117,7 +117,7 @@ int phase0_merge(cJSON *const *pieces, const char *const *paths, size_t n, cJSON
 				else
 					rc = take_whole(&e[i], pieces[k], paths[k]);
 			} else if (!strcmp(e[i].applet, "git-history")) {
-				const cJSON *res = cJSON_GetObjectItemCaseSensitive(
+				cJSON *res = cJSON_GetObjectItemCaseSensitive(
 					cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pieces[k], "experiments"), "git-history"),
 					"result");
 				if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(res, "repositories")))

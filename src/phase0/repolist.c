@@ -75,7 +75,7 @@ bool phase0_repolist_is_pattern(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-int phase0_repolist_parse(struct phase0_repolist *l, const char *text, size_t len, const char *dir, const char *file)
+int phase0_repolist_parse(const char *text, size_t len, const char *file, phase0_repolist_line_fn *each, void *ctx)
 {
 	char *copy, *line, *next;
 	unsigned long n = 0;
@@ -99,23 +99,36 @@ int phase0_repolist_parse(struct phase0_repolist *l, const char *text, size_t le
 			line[--end] = '\0';
 		if (!*line || *line == '#')
 			continue;
-		rc = phase0_repolist_is_pattern(line) ? phase0_repolist_glob(l, dir, line, file, n)
-						      : phase0_repolist_add(l, dir, line, NULL, NULL, file, n);
+		rc = each(ctx, line, n);
 	}
 	free(copy);
 	return rc;
 }
 
+struct file_lines {
+	struct phase0_repolist *l;
+	const char *dir, *file;
+};
+
+static int add_line(void *ctx, const char *entry, unsigned long line)
+{
+	struct file_lines *f = ctx;
+	return phase0_repolist_is_pattern(entry) ? phase0_repolist_glob(f->l, f->dir, entry, f->file, line)
+						 : phase0_repolist_add(f->l, f->dir, entry, NULL, NULL, f->file, line);
+}
+
 int phase0_repolist_read_file(struct phase0_repolist *l, const char *file)
 {
 	char *text = NULL, *copy = strdup(file);
+	struct file_lines f = { .l = l, .file = file };
 	size_t len;
 	int rc;
 
 	if (!copy)
 		return rtk_oom();
+	f.dir = dirname(copy);
 	if (!(rc = rtk_fs_read_file(file, &text, &len)))
-		rc = phase0_repolist_parse(l, text, len, dirname(copy), file);
+		rc = phase0_repolist_parse(text, len, file, add_line, &f);
 	free(copy);
 	free(text);
 	return rc;

@@ -34,12 +34,14 @@ int phase0_repolist_glob(struct phase0_repolist *l, const char *dir, const char 
 bool phase0_repolist_is_pattern(const char *s);
 
 /*
- * A file of paths, text[0..len) read from file: a path or pattern a line, relative to dir (the file's
- * folder); blank lines and # comments skipped, spaces around a path trimmed. A NUL byte is RTK_EXIT_USAGE.
+ * A file of paths, text[0..len) read from file: each path or pattern to each(ctx, entry, line), which
+ * returns 0 to go on; blank lines and # comments skipped, spaces and a CR around an entry trimmed. A NUL
+ * byte is RTK_EXIT_USAGE. Reading is apart from what an entry does, so the reader is fuzzed without globs.
  */
-int phase0_repolist_parse(struct phase0_repolist *l, const char *text, size_t len, const char *dir, const char *file);
+typedef int phase0_repolist_line_fn(void *ctx, const char *entry, unsigned long line);
+int phase0_repolist_parse(const char *text, size_t len, const char *file, phase0_repolist_line_fn *each, void *ctx);
 
-/* The same, read from file (its folder as dir). */
+/* Each entry of file added or expanded (a pattern) relative to the file's own folder. */
 int phase0_repolist_read_file(struct phase0_repolist *l, const char *file);
 
 #endif

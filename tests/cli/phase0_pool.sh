@@ -113,6 +113,13 @@ testing "the shard holding an unreadable repository exits 1 too, and so does the
 	"cd $W && for i in 0 1 2; do $RTK phase0 --shard \$i/3 --json bad.yaml > b\$i.json 2>/dev/null; echo \$?; done | sort | tr '\n' ' '; echo; $RTK merge --json b0.json b1.json b2.json 2>&1 >/dev/null; echo \$?" \
 	"0 1 1 \nrtk merge: 2 repositories could not be read: their rows in the report say why\n1\n"
 
+# A file of paths takes patterns too, relative to the file's own folder.
+mkdir -p lists && printf '../repos/fix-p*\n../repos/message-revert\r\n' > lists/some.txt
+printf 'git_history:\n  repos_file: lists/some.txt\n  window: 3650d\n' > listed.yaml
+testing "repos_file: a pattern and a CRLF line, relative to the file's folder" \
+	"cd $W && $RTK phase0 --json listed.yaml | jq -c '[.experiments[\"git-history\"].result.repositories[].repo] | sort'" \
+	'["../repos/fix-plain","../repos/message-revert"]\n'
+
 # Mistakes in the list are refused before anything runs, at their line.
 printf 'git_history:\n  repos:\n    - repos/fix-plain\n    - "nothing-*"\n' > nomatch.yaml
 printf 'git_history:\n  repos:\n    - repos/fix-plain\n    - repos/fix-*\n' > twice.yaml

@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_agent_report.c — libFuzzer harness: an agent's output read through each shipped profile (the closing JSON object, error lines, usage, result, session id, trouble), redacted. */
 #include "config.h"
 #include "fuzz.h"
+#include "fuzz_agent.h"
 #include "agent/profile.h"
 #include "lib/err.h"
 
@@ -10,33 +11,6 @@
 
 /* 2026-11-24T12:00:00Z: the clock the rate-limit times are read at. */
 #define FUZZ_NOW ((int64_t)1795521600)
-
-static struct ratelimit *fuzz_rules(void)
-{
-	static struct ratelimit *rl;
-	char sha[65];
-	if (!rl && ratelimit_load(NULL, &rl, sha))
-		RTK_BUG("the shipped rate-limit rules do not load: %s", rtk_error_message());
-	return rl;
-}
-
-/* The output is read redacted, as loop and iterate read it. */
-static struct secrets *fuzz_secrets(void)
-{
-	static struct secrets *s;
-	char sha[65];
-	if (!s && secrets_load(NULL, &s, sha))
-		RTK_BUG("the shipped secret patterns do not load: %s", rtk_error_message());
-	return s;
-}
-
-static struct profile_set *fuzz_profiles(void)
-{
-	static struct profile_set *set;
-	if (!set && profile_set_load(&set))
-		RTK_BUG("the shipped agent profiles do not load: %s", rtk_error_message());
-	return set;
-}
 
 static bool count_ok(double v)
 {

@@ -1,39 +1,13 @@
 /* tests/fuzz/fuzz_agent_session.c — libFuzzer harness: the session id an agent's output line reports, read through the command's profile, and the resume command built from it (src/agent/resume.c). */
 #include "config.h"
 #include "fuzz.h"
+#include "fuzz_agent.h"
 #include "agent/resume.h"
 #include "lib/err.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct ratelimit *fuzz_rules(void)
-{
-	static struct ratelimit *rl;
-	char sha[65];
-	if (!rl && ratelimit_load(NULL, &rl, sha))
-		RTK_BUG("the shipped rate-limit rules do not load: %s", rtk_error_message());
-	return rl;
-}
-
-/* The output is read redacted, as loop and iterate read it. */
-static struct secrets *fuzz_secrets(void)
-{
-	static struct secrets *s;
-	char sha[65];
-	if (!s && secrets_load(NULL, &s, sha))
-		RTK_BUG("the shipped secret patterns do not load: %s", rtk_error_message());
-	return s;
-}
-
-static struct profile_set *fuzz_profiles(void)
-{
-	static struct profile_set *set;
-	if (!set && profile_set_load(&set))
-		RTK_BUG("the shipped agent profiles do not load: %s", rtk_error_message());
-	return set;
-}
 
 /* The profile command is read through, as loop and iterate choose it. */
 static const struct profile *fuzz_profile_of(const char *command)

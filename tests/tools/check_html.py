@@ -4,7 +4,12 @@
 #
 #   check_html.py static REPORT.html              the file: no script, no external URL, charts sized by viewBox
 #   check_html.py dom PAGE.html RESULT.json       the page (a browser's --dump-dom, or the file): charts and words
-#   check_html.py overflow WRAPPER-DOM.html       the width the report needed inside a 390 px frame fits it
+#   check_html.py overflow WRAPPER-DOM.html       each report fits the width of its frame
+#   check_html.py text WRAPPER-DOM.html           no text drawn smaller than 11 px, in a chart or out of one
+#   check_html.py labels WRAPPER-DOM.html         no chart's words overlap, cross its threshold line or leave it
+#
+# A WRAPPER-DOM is a browser's --dump-dom of the test-only page html_report.sh makes: reports in frames of given
+# widths, and what the browser measured in each written into it by its script (<pre class="measured">, JSON).
 #
 # Exit 0 when it holds, 1 with one line per problem otherwise.
 import html.parser
@@ -182,16 +187,108 @@ def check_static(report):
     return r.problems, "%d bytes, %d charts, nothing external" % (len(text), r.svgs)
 
 
-def check_overflow(wrapper_dom):
+# The smallest text a phone shows legibly: the smallest text styles of Apple's and Google's phone guides
+# (Caption 2, Label Small) are 11 px; under it a chart's numbers need a zoom to read.
+MIN_TEXT_PX = 11
+
+
+class Measured(html.parser.HTMLParser):
+    """frame name (PAGE@WIDTH) -> what the wrapper's script measured in it."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.frames = {}
+        self.frame = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "pre" and a.get("class") == "measured":
+            self.frame = a.get("data-frame")
+            self.frames[self.frame] = ""
+
+    def handle_endtag(self, tag):
+        if tag == "pre":
+            self.frame = None
+
+    def handle_data(self, data):
+        if self.frame is not None:
+            self.frames[self.frame] += data
+
+
+def measured(wrapper_dom):
+    """[(frame name, measurements)], or a problem when no frame reported."""
+    page = Measured()
     with open(wrapper_dom, encoding="utf-8") as f:
-        body = re.search(r"<body[^>]*>", f.read())
-    scroll = re.search(r'data-scroll-width="(\d+)"', body.group(0) if body else "")
-    client = re.search(r'data-client-width="(\d+)"', body.group(0) if body else "")
-    if not scroll or not client:
-        return ["the frame reported no width (did the report load?)"], ""
-    if int(scroll.group(1)) > int(client.group(1)):
-        return ["at 390 px the page is %s px wide, more than its %s px" % (scroll.group(1), client.group(1))], ""
-    return [], "%s px wide in %s px" % (scroll.group(1), client.group(1))
+        page.feed(f.read())
+    if not page.frames:
+        return [], ["the frames reported nothing (did the reports load?)"]
+    return [(name, json.loads(text)) for name, text in page.frames.items()], []
+
+
+def check_overflow(wrapper_dom):
+    frames, problems = measured(wrapper_dom)
+    for name, m in frames:
+        if m["scrollWidth"] > m["clientWidth"]:
+            problems.append("%s: the page is %s px wide, more than its %s px"
+                            % (name, m["scrollWidth"], m["clientWidth"]))
+    return problems, ", ".join("%s %s px wide" % (name, m["scrollWidth"]) for name, m in frames)
+
+
+def smallest(texts):
+    return min(texts, key=lambda t: t["px"])
+
+
+def least_px(texts):
+    return "%.1f px" % smallest(texts)["px"] if texts else "none"
+
+
+def check_text(wrapper_dom):
+    """A chart's words at their drawn size (font size times the SVG's scale), and the page's own words."""
+    frames, problems = measured(wrapper_dom)
+    least = []
+    for name, m in frames:
+        groups = [("chart " + c["chart"], c["texts"]) for c in m["charts"]] + [("the page's text", m["texts"])]
+        for where, texts in groups:
+            small = [t for t in texts if t["px"] < MIN_TEXT_PX]
+            if small:
+                t = smallest(small)
+                problems.append("%s: %s: %d words under %d px, the smallest %.1f px: %r"
+                                % (name, where, len(small), MIN_TEXT_PX, t["px"], t["text"]))
+        svg = [t for c in m["charts"] for t in c["texts"]]
+        least.append("%s %s in charts, %s in text" % (name, least_px(svg), least_px(m["texts"])))
+    return problems, "smallest: " + "; ".join(least)
+
+
+def overlap(a, b, slack=0.5):
+    """Boxes [left, top, right, bottom] sharing more than slack px both ways (touching is not overlapping)."""
+    return min(a[2], b[2]) - max(a[0], b[0]) > slack and min(a[3], b[3]) - max(a[1], b[1]) > slack
+
+
+def inside(a, outer, slack=0.5):
+    return (a[0] >= outer[0] - slack and a[1] >= outer[1] - slack
+            and a[2] <= outer[2] + slack and a[3] <= outer[3] + slack)
+
+
+def check_labels(wrapper_dom):
+    """In each chart, the boxes the browser gave its <text> elements and its threshold line segments."""
+    frames, problems = measured(wrapper_dom)
+    labels = charts = 0
+    for name, m in frames:
+        for c in m["charts"]:
+            charts += 1
+            texts = c["texts"]
+            labels += len(texts)
+            where = "%s: chart %s" % (name, c["chart"])
+            for i, t in enumerate(texts):
+                for u in texts[i + 1:]:
+                    if overlap(t["box"], u["box"]):
+                        problems.append("%s: %r overlaps %r" % (where, t["text"], u["text"]))
+                # A line's box has no width: widen it by its stroke (1.5 units) either side.
+                if any(overlap(t["box"], [r[0] - 1, r[1], r[2] + 1, r[3]], 0) for r in c["rules"]):
+                    problems.append("%s: %r is under the threshold line" % (where, t["text"]))
+                if not inside(t["box"], c["box"]):
+                    problems.append("%s: %r reaches outside the chart" % (where, t["text"]))
+    return problems, "%d words in %d charts, none overlapping, under a threshold line or outside" % (labels, charts)
 
 
 def main(argv):
@@ -199,10 +296,10 @@ def main(argv):
         problems, summary = check_static(argv[2])
     elif len(argv) == 4 and argv[1] == "dom":
         problems, summary = check_dom(argv[2], argv[3])
-    elif len(argv) == 3 and argv[1] == "overflow":
-        problems, summary = check_overflow(argv[2])
+    elif len(argv) == 3 and argv[1] in ("overflow", "text", "labels"):
+        problems, summary = {"overflow": check_overflow, "text": check_text, "labels": check_labels}[argv[1]](argv[2])
     else:
-        sys.stderr.write(__doc__ if __doc__ else "usage: check_html.py static|dom|overflow FILE [JSON]\n")
+        sys.stderr.write(__doc__ if __doc__ else "usage: check_html.py static|dom|overflow|text|labels FILE [JSON]\n")
         return 2
     for p in problems:
         print("check_html: " + p)

@@ -67,6 +67,7 @@ static void shares_draw_a_bar_per_value_and_an_error_bar_per_interval(void **sta
 	assert_non_null(strstr(h.out.s, "<figcaption>cap &lt;1&gt;</figcaption>"));
 	assert_non_null(strstr(h.out.s, "n/a · 0 of 0"));
 	assert_null(strstr(h.out.s, " width=\"440\""));
+	assert_int_equal(count(h.out.s, "class=\"rule-line\""), 3); /* through each row's bar, not its words */
 	rtk_html_free(&h);
 }
 
