@@ -44,7 +44,7 @@ trap 'exit 130' INT TERM HUP
 # The cluster's logs, for a case that failed.
 cluster_logs() {
 	local log
-	for log in "$CLUSTER"/*.log; do
+	for log in "$CLUSTER"/*.log "$CLUSTER"/*.out; do
 		echo "== $log"
 		tail -n 20 "$log"
 	done
@@ -92,29 +92,20 @@ NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 EOF
 
-# Hang guards only, never a measure of speed.
-wait_for() {
-	local what=$1 seconds=$2
-	shift 2
-	for _ in $(seq 1 "$seconds"); do
-		"$@" && return 0
-		kill -0 "${DAEMONS[@]}" 2>/dev/null || { echo "tests/scale/slurm.sh: $what: a daemon has exited" >&2; return 1; }
-		sleep 1
-	done
-	echo "tests/scale/slurm.sh: $what after ${seconds}s" >&2
-	return 1
-}
+daemons_alive() { kill -0 "${DAEMONS[@]}" 2>/dev/null; }
+# up CHECK: waits until CHECK passes, or a daemon has exited (then it never will): the hang guard of
+# tests/cli/lib.sh is the only time limit.
+up() { eventually eval "$1 || ! daemons_alive" && $1; }
 munge_up() { munge -S "$CLUSTER/run/munge.sock" -n 2>/dev/null | unmunge -S "$CLUSTER/run/munge.sock" >/dev/null 2>&1; }
 node_idle() { [ "$(sinfo -h -n localhost -o %t 2>/dev/null)" = idle ]; }
 
-started=true
-wait_for "munged is not answering" 60 munge_up || started=false
-if $started; then
+started=false
+if up munge_up; then
 	slurmctld -D -i -f "$SLURM_CONF" >"$CLUSTER/slurmctld.out" 2>&1 &
 	DAEMONS+=($!)
 	slurmd -D -N localhost -f "$SLURM_CONF" >"$CLUSTER/slurmd.out" 2>&1 &
 	DAEMONS+=($!)
-	wait_for "the node is not idle" 180 node_idle || started=false
+	up node_idle && started=true
 fi
 if $started; then
 	pass "a single-node cluster: munged, slurmctld and slurmd up, node localhost idle"
@@ -125,8 +116,8 @@ else
 fi
 
 # The examples as a user runs them, from the folder holding phase0.yaml: the array, then the merge job
-# after it, as the comment in slurm-phase0.sbatch says (--wait here, to read the results back; timeout
-# only guards against a hang).
+# after it, as the comment in slurm-phase0.sbatch says (--wait here, to read the results back; the
+# timeout is the hang guard).
 EX=$RTK_SRCDIR/examples/scale
 PATH="$(dirname "$RTK"):$PATH"
 export PATH
@@ -136,11 +127,11 @@ cd "$ORG" || exit 1
 completed_tasks() {
 	scontrol -o show job "$1" 2>/dev/null | grep -c 'JobState=COMPLETED .*ExitCode=0:0'
 }
-job=$(timeout 900 sbatch --parsable --wait --array=0-3 "$EX/slurm-phase0.sbatch")
+job=$(timeout "$HANG_GUARD" sbatch --parsable --wait --array=0-3 "$EX/slurm-phase0.sbatch")
 job=${job%%;*}
 testing "sbatch --wait --array=0-3 slurm-phase0.sbatch: four tasks COMPLETED, exit code 0" \
 	"echo $(completed_tasks "$job")" '4\n'
-merge_job=$(timeout 900 sbatch --parsable --wait --dependency="afterok:$job" "$EX/slurm-merge.sbatch")
+merge_job=$(timeout "$HANG_GUARD" sbatch --parsable --wait --dependency="afterok:$job" "$EX/slurm-merge.sbatch")
 merge_job=${merge_job%%;*}
 testing "sbatch --dependency=afterok:JOBID slurm-merge.sbatch: COMPLETED, exit code 0" \
 	"echo $(completed_tasks "$merge_job")" '1\n'
