@@ -9,8 +9,10 @@ testing "debian/changelog's version is configure.ac's" \
 # Every package ./bootstrap installs is a Build-Depends, but for those make check does not use: the
 # toolchain dpkg-buildpackage brings (build-essential, binutils; autoconf and automake come with
 # debhelper's dh_autoreconf; gcc, libc6-dev and make with build-essential), valgrind (--enable-valgrind only), clang (make fuzz) and the packaging
-# tools themselves; stress-ng loads the machine for CI's make check under load.
-not_build_deps="build-essential gcc libc6-dev make binutils autoconf automake valgrind clang dpkg-dev debhelper lintian stress-ng"
+# tools themselves; stress-ng loads the machine for CI's make check under load; munge, Slurm and GNU parallel
+# serve make check-scale only.
+not_build_deps="build-essential gcc libc6-dev make binutils autoconf automake valgrind clang dpkg-dev debhelper lintian stress-ng
+munge slurmctld slurmd slurm-client parallel"
 # A tier's list: the lines from NAME_PACKAGES=" to the closing quote.
 tier() { sed -n "/^$1_PACKAGES=\"/,/\"\$/p" "$RTK_SRCDIR/bootstrap" | tr -d '"' | sed "s/^$1_PACKAGES=//" | tr ' ' '\n' | grep . | sort -u; }
 build_tier=$(tier BUILD)
