@@ -45,10 +45,10 @@ static const struct rtk_opt options[] = {
  * so `window: 365` is refused like `window: "365"`).
  */
 static const char known_keys[] =
-	"calibration: {corpus: '', group_by: '', high: 0, alpha: 0, ci_level: 0, delta: 0, min_per_class: 0, bins: 0}\n"
+	"calibration: {corpus: '', corpora: [''], group_by: '', high: 0, alpha: 0, ci_level: 0, delta: 0, min_per_class: 0, bins: 0}\n"
 	"git_history: {repo: '', repos: [{path: '', rev: '', window: ''}], repos_file: '', window: '', since: '', until: '',"
 	" rev: '', config: '', fix_window: ''}\n"
-	"board: {export: '', repo: '', from: '', timeline: '', dir: '', config: '', within: '', as_of: '', kill_below: 0,"
+	"board: {export: '', exports: [''], repo: '', from: '', timeline: '', dir: '', config: '', within: '', as_of: '', kill_below: 0,"
 	" min_tasks: 0}\n";
 
 /* Paths in the config are relative to the config file's folder. */
@@ -183,6 +183,27 @@ static int check_duration(struct config *c, const char *name, const char *key)
 	return 0;
 }
 
+/*
+ * corpora: and exports: are the plural spellings of corpus: and export: (which take a list too): one
+ * of the two, read under the singular name from here on.
+ */
+static int plural(struct config *c, const char *name, const char *one, const char *many)
+{
+	cJSON *sec = cJSON_GetObjectItemCaseSensitive(c->root, name), *v = cJSON_GetObjectItemCaseSensitive(sec, many);
+	char where[512];
+	if (!v)
+		return 0;
+	if (cJSON_GetObjectItemCaseSensitive(sec, one))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s and %s.%s name the same files: give one of them", at(c, v, sec, where),
+				name, one, name, many);
+	char *key = strdup(one);
+	if (!key)
+		return rtk_oom();
+	cJSON_free(v->string);
+	v->string = key; /* the node keeps its address, so its mark still says where it is */
+	return 0;
+}
+
 /* Unknown keys, mistyped values, durations and missing inputs: all before anything runs. */
 static int check_config(struct config *c)
 {
@@ -198,6 +219,10 @@ static int check_config(struct config *c)
 		RTK_BUG("phase0's known keys do not parse: %s", rtk_error_message());
 	rc = rtk_keycheck_tree(c->root, c->marks, c->file, known);
 	cJSON_Delete(known);
+	if (!rc)
+		rc = plural(c, "calibration", "corpus", "corpora");
+	if (!rc)
+		rc = plural(c, "board", "export", "exports");
 	for (size_t i = 0; !rc && i < sizeof(durations) / sizeof(durations[0]); i++)
 		rc = check_duration(c, durations[i][0], durations[i][1]);
 	for (size_t i = 0; !rc && i < sizeof(paths) / sizeof(paths[0]); i++)

@@ -54,6 +54,32 @@ check "rtk merge of one git-history result per repository = phase0's pooled P2, 
 	cmp -s <(strip p2.json) <(jq '.' gh-merged.json | grep -v '"generated_at":')
 conforms "merged git-history output conforms to rtk.merge.v1" "$W/gh-merged.json" merge
 
+# The merge is exact however the results are grouped: random groupings of the eight results, each group
+# merged, then the merged groups merged, equal the merge of all eight (and phase0's pooled P2).
+RANDOM=29
+for seed in 1 2 3 4 5 6; do
+	rm -rf "grp-$seed" && mkdir "grp-$seed"
+	for c in fix-with-test fix-auth fix-plain message-revert agent-culprits author-classes fixes-trailer non-discriminating; do
+		f=gh-$c.json g=$((RANDOM % 3))
+		mkdir -p "grp-$seed/$g" && cp "$f" "grp-$seed/$g/"
+	done
+	parts=()
+	for g in "grp-$seed"/*/; do
+		$RTK merge --json "$g"gh-*.json > "${g}merged.json" 2>/dev/null || fail "seed $seed: merge of $g"
+		parts+=("${g}merged.json")
+	done
+	if $RTK merge --json "${parts[@]}" > "grp-$seed/all.json" 2> err && cmp -s <(strip gh-merged.json) <(strip "grp-$seed/all.json"); then
+		pass "random grouping $seed (${#parts[@]} groups): the merge of merged groups is the merge of all"
+	else
+		fail "random grouping $seed: merge of merges" "$(cat err; diff <(strip gh-merged.json) <(strip "grp-$seed/all.json") | head)"
+	fi
+done
+jq '.rtk_version = "0.0.9"' gh-fix-plain.json > old-version.json
+jq '.verdict.config_sha256 = "0000" | .config_sha256 = "0000"' gh-fix-auth.json > other-rules.json
+testing "git-history results of another rtk version or other rules are refused, naming both" \
+	"cd $W && $RTK merge gh-message-revert.json old-version.json 2>&1; echo \$?; $RTK merge gh-message-revert.json other-rules.json 2>&1; echo \$?; $RTK merge gh-fix-plain.json gh-fix-plain.json 2>&1; echo \$?" \
+	"rtk merge: gh-message-revert.json and old-version.json were made by different rtk versions (0.1.0, 0.0.9)\n2\nrtk merge: gh-message-revert.json and other-rules.json were made under different git-history rules (verdict.config_sha256 differs): pool results made with the same rules and rtk version\n2\nrtk merge: gh-fix-plain.json: repository repos/fix-plain is already in the pool (a repository may be in one piece only)\n2\n"
+
 # --shard: every split, pieces given in any order, merged = one process (JSON and markdown).
 $RTK phase0 org.yaml > one.md 2>/dev/null
 for n in 1 2 3 5 9; do
@@ -161,6 +187,14 @@ check "with tables by source, three shards merged = one process" \
 	cmp -s <(strip src.json) <($RTK merge --json src-2.json src-0.json src-1.json | grep -v '"generated_at":')
 check "and the markdown, with its By source tables" \
 	cmp -s <(strip src.md) <($RTK merge src-0.json src-1.json src-2.json | grep -v '"generated_at":')
+sed -e 's/^  corpus: /  corpora: /' -e 's/^  export: /  exports: /' src.yaml > plural.yaml
+testing "corpora: and exports: are corpus: and export: by their plural names" \
+	"cd $W && diff <($RTK phase0 --json plural.yaml | jq -S 'del(.generated_at, .parameters) | walk(if type == \"object\" then del(.generated_at) else . end)') <(jq -S 'del(.generated_at, .parameters) | walk(if type == \"object\" then del(.generated_at) else . end)' src.json) && echo same" \
+	"same\n"
+printf 'calibration:\n  corpus: api.jsonl\n  corpora: [web.jsonl]\n' > both.yaml
+testing "corpus: and corpora: together are refused at the line" \
+	"cd $W && $RTK phase0 both.yaml 2>&1; echo \$?" \
+	"rtk phase0: both.yaml:3:3: calibration.corpus and calibration.corpora name the same files: give one of them\n2\n"
 testing "one corpus, one export: no table by source" \
 	"cd $W && jq -c '[.experiments[] | has(\"by_source\")]' one.json" '[false,false,false]\n'
 
