@@ -122,7 +122,7 @@ testing "a misspelt key is an error with the key meant, not the default" \
 	"rtk phase0: c.yaml:3:3: unknown key \`windw\` in \`git_history\`: did you mean \`window\`?\n2\nrtk phase0: d.yaml:3:3: unknown key \`hihg\` in \`calibration\`: did you mean \`high\`?\n2\n"
 testing "a key far from any known one lists them" \
 	"printf 'board:\\n  export: $S/board.jsonl\\n  p3: yes\\n' > c.yaml; $RTK phase0 c.yaml 2>&1; echo \$?" \
-	"rtk phase0: c.yaml:3:3: unknown key \`p3\` in \`board\`: the known keys are \`export\`, \`repo\`, \`from\`, \`timeline\`, \`dir\`, \`config\`, \`within\`, \`as_of\`, \`kill_below\`, \`min_tasks\`\n2\n"
+	"rtk phase0: c.yaml:3:3: unknown key \`p3\` in \`board\`: the known keys are \`export\`, \`exports\`, \`repo\`, \`from\`, \`timeline\`, \`dir\`, \`config\`, \`within\`, \`as_of\`, \`kill_below\`, \`min_tasks\`\n2\n"
 testing "window: 365 is the same error as window: \"365\": a duration needs its unit, quoted or not" \
 	"for w in 365 '\"365\"'; do printf 'git_history:\\n  repo: $REPO\\n  window: %s\\n' \"\$w\" > c.yaml; $RTK phase0 c.yaml 2>&1; echo \$?; done" \
 	"rtk phase0: c.yaml:3:3: git_history.window: invalid duration \"365\": missing unit after a number; units: s, min, h, d, w, mo (30 days), y (365 days)\n2\n\
