@@ -1,9 +1,11 @@
 /* src/loop/loop_result.c — rtk loop's result: each round as it ends, the totals, the final checklist, why it stopped. */
 #include "config.h"
 #include "loop_internal.h"
+#include "lib/jsonprint.h"
 #include "lib/timeutil.h"
 #include "lib/utf8.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,32 +128,49 @@ cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r
 	return j;
 }
 
+/* The final checklist's items, each made as it is printed or rendered: {"line": N, "state": "open", "text": "..."}. */
+static void checklist_items_produce(const void *ctx, rtk_jsonprint_sink_fn *sink, void *sink_ctx)
+{
+	const struct checklist *cl = ctx;
+	for (size_t i = 0; i < cl->n; i++) {
+		const struct checklist_item *it = &cl->items[i];
+		cJSON line = { .type = cJSON_Number, .valuedouble = (double)it->line, .string = "line" },
+		      state = { .type = cJSON_String | cJSON_IsReference, .valuestring = (char *)checklist_state_name(it->state), .string = "state" },
+		      text = { .type = cJSON_String | cJSON_IsReference, .valuestring = it->text, .string = "text" },
+		      item = { .type = cJSON_Object, .child = &line };
+		line.next = &state, state.next = &text;
+		text.prev = &state, state.prev = &line, line.prev = &text; /* cJSON's ring: the first's prev is the last */
+		line.valueint = it->line > INT_MAX ? INT_MAX : (int)it->line;
+		sink(sink_ctx, &item);
+	}
+}
+
+static void checklist_items_free(void *ctx)
+{
+	checklist_free(ctx);
+	free(ctx);
+}
+
 /*
- * The final checklist, every item listed. A plan can hold a million items (an agent may write them): each
- * item's keys and state are constants, and its text is moved from the checklist into the JSON rather than
- * copied, so the result costs what the items do (issue 27, finding 21). cl's texts are gone after this.
+ * The final checklist, every item listed. A plan can hold a million items (an agent may write them): the
+ * items are a produced array that holds the checklist itself, taken from cl, and makes each item's object
+ * only as it is printed, so the result costs what the checklist does (issue 27, finding 21).
  */
 static cJSON *checklist_json(struct checklist *cl)
 {
 	cJSON *c = cJSON_CreateObject(), *items;
+	struct checklist *held = malloc(sizeof(*held));
+	if (!c || !held) {
+		free(held);
+		return c;
+	}
 	cJSON_AddNumberToObject(c, "open", (double)cl->open);
 	cJSON_AddNumberToObject(c, "done", (double)cl->done);
 	cJSON_AddNumberToObject(c, "skipped", (double)cl->skipped);
-	items = cJSON_AddArrayToObject(c, "items");
-	for (size_t i = 0; items && i < cl->n; i++) {
-		cJSON *it = cJSON_CreateObject(), *text = cJSON_CreateStringReference(cl->items[i].text);
-		if (!it || !text) {
-			cJSON_Delete(it);
-			cJSON_Delete(text);
-			break; /* out of memory: the result goes without the rest */
-		}
-		text->type &= ~cJSON_IsReference; /* the JSON owns the text now, and frees it */
-		cl->items[i].text = NULL;
-		cJSON_AddItemToObjectCS(it, "line", cJSON_CreateNumber((double)cl->items[i].line));
-		cJSON_AddItemToObjectCS(it, "state", cJSON_CreateStringReference(checklist_state_name(cl->items[i].state)));
-		cJSON_AddItemToObjectCS(it, "text", text);
-		cJSON_AddItemToArray(items, it);
-	}
+	*held = *cl;
+	memset(cl, 0, sizeof(*cl));
+	if ((items = rtk_jsonprint_produced(checklist_items_produce, held, checklist_items_free)))
+		cJSON_AddItemToObjectCS(c, "items", items);
 	return c;
 }
 
