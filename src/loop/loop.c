@@ -54,8 +54,7 @@ static int check_plan(struct loop_state *st)
 	int rc = rtk_fs_read_regular(st->plan, &text, &len);
 	if (rc)
 		return rtk_fail(RTK_EXIT_USAGE, "%s", rtk_error_message());
-	rc = checklist_parse(text, len, cl);
-	free(text);
+	rc = checklist_parse_owned(text, len, cl);
 	if (rc == RTK_EXIT_USAGE)
 		rc = rtk_fail(rc, "%s: %s", st->plan, rtk_error_message());
 	else if (!rc && !cl->open)
@@ -136,7 +135,7 @@ static void stream_line(void *user, const char *line, size_t len)
 static void round_free(struct loop_round *r)
 {
 	checklist_diff_free(&r->diff);
-	checklist_free(&r->before);
+	checklist_free(&r->read_before);
 	checklist_free(&r->after);
 	gitx_paths_free(&r->commits);
 	agentrun_free(&r->io);
@@ -183,8 +182,7 @@ static bool read_plan(struct loop_state *st, struct loop_round *r, struct checkl
 		     rtk_error_message());
 		return false;
 	}
-	rc = checklist_parse(text, len, cl);
-	free(text);
+	rc = checklist_parse_owned(text, len, cl);
 	if (rc == RTK_EXIT_USAGE)
 		stop(st, "plan_missing", RTK_EXIT_FAILURE, "%s %s round %ld: %s", st->plan, when, r->n, rtk_error_message());
 	else if (rc)
@@ -298,10 +296,17 @@ static bool round_start(struct loop_state *st, struct loop_round *r)
 	const struct checklist_item *first;
 	int rc;
 	r->started_at = rtk_time_now();
-	if (!read_plan(st, r, &r->before, "before"))
-		return false;
-	if (!(first = checklist_first_open(&r->before))) {
-		finish(st, &r->before, r->n - 1);
+	/* the first round starts from the checklist the plan was just checked with: a million items are not held twice */
+	if (r->n == 1) {
+		r->before = &st->start;
+	} else {
+		if (!read_plan(st, r, &r->read_before, "before"))
+			return false;
+		r->before = &r->read_before;
+		checklist_free(&st->final); /* the round's own reads replace it */
+	}
+	if (!(first = checklist_first_open(r->before))) {
+		finish(st, r->before, r->n - 1);
 		return false;
 	}
 	if (!(r->item = strdup(first->text)))
@@ -417,7 +422,7 @@ static bool round_judge(struct loop_state *st, struct loop_round *r)
 				.fatal = trouble == PROFILE_TROUBLE_FATAL };
 	int rc;
 	bool plan_ok = read_plan(st, r, &r->after, "after");
-	if (plan_ok && checklist_diff(&r->before, &r->after, &r->diff))
+	if (plan_ok && checklist_diff(r->before, &r->after, &r->diff))
 		return stop(st, "error", RTK_EXIT_FAILURE, "out of memory"), false;
 	bool kept = true;
 	if ((rc = gitx_open(&repo, NULL)) == 0) {
@@ -563,10 +568,10 @@ static void run_round(struct loop_state *st, long n)
 	}
 	if (r.log)
 		cJSON_AddItemToArray(st->rounds, loop_result_round(st, &r));
-	if (r.after.n || r.before.n) {
+	if (r.after.n || r.read_before.n) { /* the first round's before is the start's, which loop_result falls back on */
 		checklist_free(&st->final);
-		st->final = r.after.n ? r.after : r.before;
-		memset(r.after.n ? &r.after : &r.before, 0, sizeof(struct checklist));
+		st->final = r.after.n ? r.after : r.read_before;
+		memset(r.after.n ? &r.after : &r.read_before, 0, sizeof(struct checklist));
 	}
 	round_free(&r);
 }

@@ -203,6 +203,7 @@ cJSON *loop_result(struct loop_state *st)
 	add_tokens(t, &st->tokens);
 	cJSON_AddItemToObject(r, "rounds", st->rounds);
 	st->rounds = NULL;
-	cJSON_AddItemToObject(r, "checklist", checklist_json(&st->final));
+	/* the start's is the last read when the first round read none after its agent (the plan vanished) */
+	cJSON_AddItemToObject(r, "checklist", checklist_json(st->final.n ? &st->final : &st->start));
 	return r;
 }
