@@ -215,36 +215,38 @@ static bool stash_if_dirty(struct loop_state *st, struct loop_round *r, git_repo
 	return rc == 0;
 }
 
-/* The index of text in the string array a, or -1. */
-static int text_index(const cJSON *a, const char *text)
+/* Takes text off the unbacked list, where node holds it; out of memory, it stays listed for a person to look at. */
+static void unback(struct loop_state *st, cJSON *node, const char *text)
 {
-	int i = 0;
-	for (const cJSON *e = a ? a->child : NULL; e; e = e->next, i++)
-		if (!strcmp(e->valuestring, text))
-			return i;
-	return -1;
+	if (!rtk_strmap_put(st->unbacked_at, text, strlen(text), NULL))
+		cJSON_Delete(cJSON_DetachItemViaPointer(st->unbacked, node));
 }
 
 /*
  * A tick is backed only by a round that showed progress (a change besides the plan, HEAD kept). An
  * item ticked by any other round stays unbacked until it is reopened, or ticked again by a round
- * that does show progress.
+ * that does show progress. Each item is looked up by its text in a map, not by a scan of the list: a
+ * round that ticks a million items without a change is a million lookups, not half a million million.
  */
 static void track_ticks(struct loop_state *st, const struct loop_round *r)
 {
 	for (size_t i = 0; i < r->diff.n; i++) {
 		const struct checklist_change *c = &r->diff.changes[i];
-		int at;
-		if (!c->after)
+		const char *text = c->after ? c->after->text : NULL;
+		cJSON *node = text ? rtk_strmap_get(st->unbacked_at, text, strlen(text)) : NULL, *added;
+		if (!text)
 			continue;
-		at = text_index(st->unbacked, c->after->text);
 		if (c->after->state == CHECKLIST_DONE && (!c->before || c->before->state != CHECKLIST_DONE)) {
-			if (r->verdict != LOOP_PROGRESS && at < 0)
-				cJSON_AddItemToArray(st->unbacked, cJSON_CreateString(c->after->text));
-			else if (r->verdict == LOOP_PROGRESS && at >= 0)
-				cJSON_DeleteItemFromArray(st->unbacked, at);
-		} else if (c->after->state == CHECKLIST_OPEN && at >= 0) {
-			cJSON_DeleteItemFromArray(st->unbacked, at);
+			if (r->verdict != LOOP_PROGRESS && !node && (added = cJSON_CreateString(text))) {
+				if (rtk_strmap_put(st->unbacked_at, text, strlen(text), added))
+					cJSON_Delete(added); /* out of memory: the list goes without it, as without a node */
+				else
+					cJSON_AddItemToArray(st->unbacked, added);
+			} else if (r->verdict == LOOP_PROGRESS && node) {
+				unback(st, node, text);
+			}
+		} else if (c->after->state == CHECKLIST_OPEN && node) {
+			unback(st, node, text);
 		}
 	}
 }
@@ -590,6 +592,7 @@ static void state_free(struct loop_state *st)
 	shipped_schema_free(st->trace_schema);
 	cJSON_Delete(st->rounds);
 	cJSON_Delete(st->unbacked);
+	rtk_strmap_free(st->unbacked_at);
 	cJSON_Delete(st->vanished);
 	checklist_free(&st->start);
 	checklist_free(&st->final);
@@ -602,7 +605,8 @@ int loop_run(const struct loop_opts *o, cJSON **result)
 					     .cache_write_tokens = -1, .duration_ms = -1, .cost_usd = -1 } };
 	int rc;
 	*result = NULL;
-	if (!st.rounds || !st.unbacked || !st.vanished) {
+	st.unbacked_at = rtk_strmap_new();
+	if (!st.rounds || !st.unbacked || !st.vanished || !st.unbacked_at) {
 		state_free(&st);
 		return rtk_oom();
 	}

@@ -189,8 +189,9 @@ cJSON *loop_result(struct loop_state *st)
 	cJSON_AddNumberToObject(r, "exit_code", st->exit);
 	cJSON_AddStringToObject(r, "reason", st->reason ? st->reason : "");
 	cJSON_AddItemToObject(r, "stuck_item", st->stuck ? cJSON_CreateString(st->stuck) : cJSON_CreateNull());
-	cJSON_AddItemToObject(r, "unbacked_ticks", cJSON_Duplicate(st->unbacked, true));
-	cJSON_AddItemToObject(r, "vanished_items", cJSON_Duplicate(st->vanished, true));
+	cJSON_AddItemToObject(r, "unbacked_ticks", st->unbacked); /* moved, not copied: the run is over */
+	cJSON_AddItemToObject(r, "vanished_items", st->vanished);
+	st->unbacked = st->vanished = NULL;
 	t = cJSON_AddObjectToObject(r, "totals");
 	cJSON_AddNumberToObject(t, "rounds", cJSON_GetArraySize(st->rounds));
 	cJSON_AddNumberToObject(t, "commits", (double)st->commits);
