@@ -88,8 +88,8 @@ static void loopcli_render_md(const cJSON *result, struct rtk_out_md *md)
 		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(round, "duration_ms") / 1000, 1));
 		rtk_out_md_cell(t, "%s", cJSON_IsNumber(exit) ? rtk_out_md_num(exit->valuedouble, 0) : "signal");
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(round, "verdict"));
-		rtk_out_md_cell(t, "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(round, "ticked")));
-		rtk_out_md_cell(t, "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(round, "skipped")));
+		rtk_out_md_cell(t, "%zu", rtk_jsonprint_count(cJSON_GetObjectItemCaseSensitive(round, "ticked")));
+		rtk_out_md_cell(t, "%zu", rtk_jsonprint_count(cJSON_GetObjectItemCaseSensitive(round, "skipped")));
 		rtk_out_md_cell(t, "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(round, "commits")));
 		rtk_out_md_cell(t, "%s", cJSON_IsObject(stash) ? rtk_out_json_str(stash, "restore") : "-");
 	}

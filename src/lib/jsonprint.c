@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -170,6 +171,40 @@ cJSON *rtk_jsonprint_produced(rtk_jsonprint_produce_fn *produce, void *ctx, void
 	return array;
 }
 
+/* What rtk_jsonprint_strings holds. */
+struct string_list {
+	char *block;
+	size_t n;
+};
+
+static void strings_produce(const void *ctx, rtk_jsonprint_sink_fn *sink, void *sink_ctx)
+{
+	const struct string_list *list = ctx;
+	const char *text = list->block;
+	for (size_t i = 0; i < list->n; i++, text += strlen(text) + 1) {
+		cJSON element = { .type = cJSON_String | cJSON_IsReference, .valuestring = (char *)text };
+		sink(sink_ctx, &element);
+	}
+}
+
+static void strings_free(void *ctx)
+{
+	struct string_list *list = ctx;
+	free(list->block);
+	free(list);
+}
+
+cJSON *rtk_jsonprint_strings(char *block, size_t n)
+{
+	struct string_list *list = malloc(sizeof(*list));
+	if (!list) {
+		free(block);
+		return NULL;
+	}
+	*list = (struct string_list){ block, n };
+	return rtk_jsonprint_produced(strings_produce, list, strings_free);
+}
+
 void rtk_jsonprint_each(const cJSON *array, rtk_jsonprint_sink_fn *sink, void *sink_ctx)
 {
 	const struct produced *p = produced_of(array);
@@ -178,6 +213,19 @@ void rtk_jsonprint_each(const cJSON *array, rtk_jsonprint_sink_fn *sink, void *s
 	else if (cJSON_IsArray(array))
 		for (const cJSON *c = array->child; c; c = c->next)
 			sink(sink_ctx, c);
+}
+
+static void count_one(void *count, const cJSON *element)
+{
+	(void)element;
+	++*(size_t *)count;
+}
+
+size_t rtk_jsonprint_count(const cJSON *array)
+{
+	size_t count = 0;
+	rtk_jsonprint_each(array, count_one, &count);
+	return count;
 }
 
 /* Frees the contexts of the produced arrays in item's tree; cJSON_Delete frees the rest. */

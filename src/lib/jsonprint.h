@@ -35,8 +35,17 @@ typedef void rtk_jsonprint_produce_fn(const void *ctx, rtk_jsonprint_sink_fn *si
  */
 cJSON *rtk_jsonprint_produced(rtk_jsonprint_produce_fn *produce, void *ctx, void (*free_ctx)(void *ctx));
 
+/*
+ * A produced array of the n strings in block, one after another, each ending in its NUL (block may be
+ * NULL when n is 0): a list of a million texts costs their bytes, not a node and a copy each. The array
+ * owns block, and frees it also when this fails. NULL when out of memory.
+ */
+cJSON *rtk_jsonprint_strings(char *block, size_t n);
+
 /* Hands sink each element of array, a produced array or one of nodes; nothing for anything else. */
 void rtk_jsonprint_each(const cJSON *array, rtk_jsonprint_sink_fn *sink, void *sink_ctx);
+/* How many elements rtk_jsonprint_each hands on (a produced array's are made to be counted). */
+size_t rtk_jsonprint_count(const cJSON *array);
 
 /* cJSON_Delete for a tree that may hold produced arrays: their contexts are freed first. NULL is fine. */
 void rtk_jsonprint_delete(cJSON *item);

@@ -10,15 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The texts of the items the round put into state, in one block: a round may tick a million. */
 static cJSON *texts_of(const struct checklist_diff *d, enum checklist_state state)
 {
-	cJSON *a = cJSON_CreateArray();
+	struct rtk_strbuf texts = { 0 };
+	size_t n = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct checklist_change *c = &d->changes[i];
 		if (c->after && c->after->state == state && (!c->before || c->before->state != state))
-			cJSON_AddItemToArray(a, cJSON_CreateString(c->after->text));
+			rtk_strbuf_put(&texts, c->after->text, strlen(c->after->text) + 1), n++;
 	}
-	return a;
+	if (texts.failed)
+		return cJSON_CreateArray(); /* out of memory: the round goes without its list */
+	return rtk_jsonprint_strings(rtk_strbuf_take(&texts), n);
 }
 
 static cJSON *stash_json(const struct loop_state *st, const struct loop_round *r)

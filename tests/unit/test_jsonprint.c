@@ -275,6 +275,9 @@ static void each_hands_the_elements(void **state)
 	assert_string_equal(c, a);
 	assert_string_equal(d, "");
 	free(a), free(b), free(c), free(d);
+	assert_int_equal(rtk_jsonprint_count(produced), 3);
+	assert_int_equal(rtk_jsonprint_count(twin), 3);
+	assert_int_equal(rtk_jsonprint_count(object), 0);
 	contexts_freed = 0;
 	rtk_jsonprint_delete(produced);
 	rtk_jsonprint_delete(twin); /* a tree without produced arrays: cJSON_Delete's work */
@@ -283,12 +286,41 @@ static void each_hands_the_elements(void **state)
 	assert_int_equal(contexts_freed, 1);
 }
 
+/* A list of strings kept in one block: printed, handed on and counted as the array of nodes it stands for. */
+static void strings_in_one_block(void **state)
+{
+	(void)state;
+	static const char texts[] = "plain\0with \"quotes\" and \\\0\0line\nbreak \xc3\xa9\0";
+	char *block = malloc(sizeof(texts));
+	assert_non_null(block);
+	memcpy(block, texts, sizeof(texts));
+	cJSON *list = rtk_jsonprint_strings(block, 4), *twin = cJSON_CreateArray(), *none = rtk_jsonprint_strings(NULL, 0);
+	for (const char *t = texts; t < texts + sizeof(texts) - 1; t += strlen(t) + 1)
+		cJSON_AddItemToArray(twin, cJSON_CreateString(t));
+	assert_non_null(list);
+	assert_non_null(none);
+	printed_as_cjson(list, twin);
+	char *a = collected(list), *b = collected(twin);
+	assert_string_equal(a, b);
+	free(a), free(b);
+	assert_int_equal(rtk_jsonprint_count(list), 4);
+	assert_int_equal(rtk_jsonprint_count(twin), 4);
+	assert_int_equal(rtk_jsonprint_count(none), 0);
+	char *empty = printed(none);
+	assert_string_equal(empty, "[]");
+	free(empty);
+	rtk_jsonprint_delete(list); /* the block with it: ASan and valgrind see nothing left */
+	rtk_jsonprint_delete(none);
+	cJSON_Delete(twin);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(fixed_documents),
 	cmocka_unit_test(random_trees),
 	cmocka_unit_test(produced_arrays_print_as_built),
 	cmocka_unit_test(produced_rows_print_as_built),
 	cmocka_unit_test(each_hands_the_elements),
+	cmocka_unit_test(strings_in_one_block),
 };
 
 RTK_UNIT_MAIN(tests)
