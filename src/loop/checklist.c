@@ -398,8 +398,9 @@ static void pairing_free(struct pairing *p)
 static int pairing_init(struct pairing *p, const struct checklist *before, const struct checklist *after, size_t same)
 {
 	memset(p, 0, sizeof(*p));
-	p->before = before->items + same, p->n_before = before->n - same;
-	p->after = after->items + same, p->n_after = after->n - same;
+	/* a checklist that found no items may have no array to point into */
+	p->before = before->items ? before->items + same : NULL, p->n_before = before->n - same;
+	p->after = after->items ? after->items + same : NULL, p->n_after = after->n - same;
 	if (keys_of(p->before, p->n_before, &p->before_key) || keys_of(p->after, p->n_after, &p->after_key))
 		return RTK_EXIT_FAILURE;
 	p->sorted = calloc(p->n_after + 1, sizeof(size_t));
