@@ -5,7 +5,6 @@
 #include "lib/timeutil.h"
 #include "lib/utf8.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +143,6 @@ static void checklist_items_produce(const void *ctx, rtk_jsonprint_sink_fn *sink
 		      item = { .type = cJSON_Object, .child = &line };
 		line.next = &state, state.next = &text;
 		text.prev = &state, state.prev = &line, line.prev = &text; /* cJSON's ring: the first's prev is the last */
-		line.valueint = it->line > INT_MAX ? INT_MAX : (int)it->line;
 		sink(sink_ctx, &item);
 	}
 }
@@ -163,14 +161,12 @@ static void checklist_items_free(void *ctx)
 static cJSON *checklist_json(struct checklist *cl)
 {
 	cJSON *c = cJSON_CreateObject(), *items;
-	struct checklist *held = malloc(sizeof(*held));
-	if (!c || !held) {
-		free(held);
-		return c;
-	}
+	struct checklist *held = c ? malloc(sizeof(*held)) : NULL;
 	cJSON_AddNumberToObject(c, "open", (double)cl->open);
 	cJSON_AddNumberToObject(c, "done", (double)cl->done);
 	cJSON_AddNumberToObject(c, "skipped", (double)cl->skipped);
+	if (!held)
+		return c; /* out of memory: the result goes without the items */
 	*held = *cl;
 	memset(cl, 0, sizeof(*cl));
 	if ((items = rtk_jsonprint_produced(checklist_items_produce, held, checklist_items_free)))
