@@ -3,6 +3,7 @@
 #include "applet.h"
 #include "loop/loop.h"
 #include "lib/err.h"
+#include "lib/jsonprint.h"
 #include "lib/out.h"
 #include "lib/timeutil.h"
 #include "lib/yamlx.h"
@@ -65,9 +66,17 @@ static void loopcli_render_unverified(struct rtk_out_md *md, const cJSON *result
 	rtk_out_md_end_list(md);
 }
 
+/* One checklist item as a bullet with its box. */
+static void loopcli_render_item(void *md, const cJSON *item)
+{
+	const char *state = rtk_out_json_str(item, "state");
+	rtk_out_md_bullet(md, "[%s] %s", !strcmp(state, "done") ? "x" : !strcmp(state, "skipped") ? "SKIP" : " ",
+			  rtk_out_md_esc(rtk_out_json_str(item, "text")));
+}
+
 static void loopcli_render_md(const cJSON *result, struct rtk_out_md *md)
 {
-	const cJSON *round, *cl = cJSON_GetObjectItemCaseSensitive(result, "checklist"), *item;
+	const cJSON *round, *cl = cJSON_GetObjectItemCaseSensitive(result, "checklist");
 	rtk_out_md_heading(md, 1, "loop %s: %s", rtk_out_json_str(result, "run_id"), rtk_out_json_str(result, "stop_reason"));
 	rtk_out_md_para(md, "%s", rtk_out_md_esc(rtk_out_json_str(result, "reason")));
 	struct rtk_out_md_table *t = rtk_out_md_table(md, "rlrrlrrrl", "round", "item", "seconds", "exit", "verdict", "ticked",
@@ -79,19 +88,16 @@ static void loopcli_render_md(const cJSON *result, struct rtk_out_md *md)
 		rtk_out_md_cell(t, "%s", rtk_out_md_num(rtk_out_json_num(round, "duration_ms") / 1000, 1));
 		rtk_out_md_cell(t, "%s", cJSON_IsNumber(exit) ? rtk_out_md_num(exit->valuedouble, 0) : "signal");
 		rtk_out_md_cell(t, "%s", rtk_out_json_str(round, "verdict"));
-		rtk_out_md_cell(t, "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(round, "ticked")));
-		rtk_out_md_cell(t, "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(round, "skipped")));
+		rtk_out_md_cell(t, "%zu", rtk_jsonprint_count(cJSON_GetObjectItemCaseSensitive(round, "ticked")));
+		rtk_out_md_cell(t, "%zu", rtk_jsonprint_count(cJSON_GetObjectItemCaseSensitive(round, "skipped")));
 		rtk_out_md_cell(t, "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(round, "commits")));
 		rtk_out_md_cell(t, "%s", cJSON_IsObject(stash) ? rtk_out_json_str(stash, "restore") : "-");
 	}
 	rtk_out_md_table_end(t);
 	rtk_out_md_heading(md, 2, "Checklist: %.0f open, %.0f done, %.0f skipped", rtk_out_json_num(cl, "open"),
 			   rtk_out_json_num(cl, "done"), rtk_out_json_num(cl, "skipped"));
-	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(cl, "items")) {
-		const char *state = rtk_out_json_str(item, "state");
-		rtk_out_md_bullet(md, "[%s] %s", !strcmp(state, "done") ? "x" : !strcmp(state, "skipped") ? "SKIP" : " ",
-				  rtk_out_md_esc(rtk_out_json_str(item, "text")));
-	}
+	/* a produced array: the engine's checklist, each item made as it is read */
+	rtk_jsonprint_each(cJSON_GetObjectItemCaseSensitive(cl, "items"), loopcli_render_item, md);
 	rtk_out_md_end_list(md);
 	loopcli_render_unverified(md, result, "unbacked_ticks", "Ticked by rounds that changed no code");
 	loopcli_render_unverified(md, result, "vanished_items", "Open at the start, gone from the checklist");
@@ -193,7 +199,7 @@ static int loopcli_run(int argc, char **argv, const struct rtk_applet_ctx *ctx)
 	rc = rtk_out_emit_after(result, ctx->format, loopcli_render_md, ctx->out, rc);
 out:
 	free(config_agent);
-	cJSON_Delete(result);
+	rtk_jsonprint_delete(result); /* and the final checklist its items are made from */
 	return rc;
 }
 

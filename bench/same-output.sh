@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# bench/same-output.sh OLD_RTK NEW_RTK [SRCDIR] — shows that two rtk binaries print the same thing: runs
-# every CLI test script of SRCDIR (default: this tree) once with each binary behind a recording wrapper,
-# and compares every call's arguments, stdout and exit status. Used when a change must not change
-# behaviour (a refactor): "identical" means every applet's JSON and markdown on the shipped samples and
-# on every test fixture, byte for byte; generated_at is left out, and so are scratch-folder names.
+# bench/same-output.sh OLD_RTK NEW_RTK [SRCDIR [TEST...]] — shows that two rtk binaries print the same thing:
+# runs every CLI test script of SRCDIR (default: this tree), or only the TESTs named (loop for
+# tests/cli/loop.sh), once with each binary behind a recording wrapper, and compares every call's
+# arguments, stdout and exit status. Used when a change must not change behaviour (a refactor):
+# "identical" means every applet's JSON and markdown on the shipped samples and on every test fixture,
+# byte for byte; generated_at is left out, and so are scratch-folder names.
 set -eu
 old=$(realpath "$1") new=$(realpath "$2")
 src=$(realpath "${3:-$(dirname "$0")/..}")
+shift $(($# < 3 ? $# : 3))
+tests=()
+for t in "$@"; do tests+=("$src/tests/cli/$t.sh"); done
+[ ${#tests[@]} -gt 0 ] || tests=("$src"/tests/cli/*.sh)
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtk-same.XXXXXX")
 trap '[ -n "${SAME_KEEP:-}" ] || rm -rf "$work"' EXIT
 
@@ -41,7 +46,7 @@ record() { # record NAME BINARY
 	# rtk dispatches on the name it is called by, so each binary is called as "rtk".
 	ln -s "$2" "$work/$1-bin/rtk"
 	set -- "$1" "$work/$1-bin/rtk"
-	for t in "$src"/tests/cli/*.sh; do
+	for t in "${tests[@]}"; do
 		[ "$(basename "$t")" = lib.sh ] && continue
 		SAME_REAL=$2 SAME_WORK=$work SAME_LOG="$work/$1/$(basename "$t" .sh).log" \
 			RTK="$work/wrap" RTK_SRCDIR="$src" RTK_BUILDDIR="$(dirname "$2")" RTK_DATADIR="$src" \
@@ -57,7 +62,8 @@ record old "$old"
 record again "$old"
 record new "$new"
 # Records are compared as multisets per test script (pipelines run calls concurrently). Loopback
-# ports, elapsed milliseconds and the hash of a config that names such a port are run-to-run noise;
+# ports, elapsed milliseconds, the hash of a config that names such a port, and a loop's or run's id
+# (a time and random digits), start time and duration are run-to-run noise;
 # a record that still differs between two runs of the old binary is noise too, and only counted.
 python3 - "$work" <<'PY'
 import collections, os, re, sys
@@ -74,6 +80,8 @@ def records(name):
                 r = re.sub(r'"config_sha256":\s*"[0-9a-f]+"', '"config_sha256":""', r)
             r = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", r)
             r = re.sub(r'"elapsed_ms":\s*\d+', '"elapsed_ms":0', r)
+            r = re.sub(r"\d{8}T\d{6}Z-[0-9a-f]{6}", "RUN_ID", r)
+            r = re.sub(r'"(started_at|duration_ms)":\s*("[^"]*"|\d+)', r'"\1":0', r)
             recs.append(r)
         out[f] = collections.Counter(recs)
     return out

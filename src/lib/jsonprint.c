@@ -4,8 +4,27 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/*
+ * A produced array is a cJSON array without children, marked with a type bit cJSON leaves alone, whose
+ * valuestring (which cJSON_Delete frees, and nothing else reads on an array) holds how to make its elements.
+ */
+#define PRODUCED_BIT 0x4000
+
+struct produced {
+	rtk_jsonprint_produce_fn *produce;
+	void *ctx;
+	void (*free_ctx)(void *ctx);
+};
+
+static const struct produced *produced_of(const cJSON *item)
+{
+	return item && (item->type & PRODUCED_BIT) ? (const struct produced *)(const void *)item->valuestring : NULL;
+}
 
 /* A string with JSON's escapes, as cJSON writes them: the short ones, \u00XX for other controls, all else as is. */
 static void print_string(const char *s, FILE *out)
@@ -69,15 +88,28 @@ static void print_number(const cJSON *item, FILE *out)
 
 static void print_value(const cJSON *item, unsigned depth, FILE *out);
 
+/* Where an array's elements are written: each after a ", " but the first. */
+struct element_printer {
+	FILE *out;
+	unsigned depth;
+	bool first;
+};
+
+static void print_element(void *user, const cJSON *element)
+{
+	struct element_printer *p = user;
+	if (!p->first)
+		fputs(", ", p->out);
+	p->first = false;
+	print_value(element, p->depth, p->out);
+}
+
 /* An array's items are one level deeper, as cJSON counts it, though they stand on its line. */
 static void print_array(const cJSON *item, unsigned depth, FILE *out)
 {
+	struct element_printer p = { out, depth + 1, true };
 	fputc('[', out);
-	for (const cJSON *c = item->child; c; c = c->next) {
-		print_value(c, depth + 1, out);
-		if (c->next)
-			fputs(", ", out);
-	}
+	rtk_jsonprint_each(item, print_element, &p);
 	fputc(']', out);
 }
 
@@ -121,4 +153,99 @@ void rtk_jsonprint_write(const cJSON *item, FILE *out)
 {
 	if (item)
 		print_value(item, 0, out);
+}
+
+cJSON *rtk_jsonprint_produced(rtk_jsonprint_produce_fn *produce, void *ctx, void (*free_ctx)(void *ctx))
+{
+	cJSON *array = cJSON_CreateArray();
+	struct produced *p = array ? cJSON_malloc(sizeof(*p)) : NULL;
+	if (!p) {
+		cJSON_Delete(array);
+		if (free_ctx)
+			free_ctx(ctx);
+		return NULL;
+	}
+	*p = (struct produced){ produce, ctx, free_ctx };
+	array->valuestring = (char *)(void *)p;
+	array->type |= PRODUCED_BIT;
+	return array;
+}
+
+/* What rtk_jsonprint_strings holds. */
+struct string_list {
+	char *block;
+	size_t n;
+};
+
+static void strings_produce(const void *ctx, rtk_jsonprint_sink_fn *sink, void *sink_ctx)
+{
+	const struct string_list *list = ctx;
+	const char *text = list->block;
+	for (size_t i = 0; i < list->n; i++, text += strlen(text) + 1) {
+		cJSON element = { .type = cJSON_String | cJSON_IsReference, .valuestring = (char *)text };
+		sink(sink_ctx, &element);
+	}
+}
+
+static void strings_free(void *ctx)
+{
+	struct string_list *list = ctx;
+	free(list->block);
+	free(list);
+}
+
+cJSON *rtk_jsonprint_strings(char *block, size_t n)
+{
+	struct string_list *list = malloc(sizeof(*list));
+	if (!list) {
+		free(block);
+		return NULL;
+	}
+	*list = (struct string_list){ block, n };
+	return rtk_jsonprint_produced(strings_produce, list, strings_free);
+}
+
+void rtk_jsonprint_each(const cJSON *array, rtk_jsonprint_sink_fn *sink, void *sink_ctx)
+{
+	const struct produced *p = produced_of(array);
+	if (p)
+		p->produce(p->ctx, sink, sink_ctx);
+	else if (cJSON_IsArray(array))
+		for (const cJSON *c = array->child; c; c = c->next)
+			sink(sink_ctx, c);
+}
+
+static void count_one(void *count, const cJSON *element)
+{
+	(void)element;
+	++*(size_t *)count;
+}
+
+size_t rtk_jsonprint_count(const cJSON *array)
+{
+	size_t count = 0;
+	rtk_jsonprint_each(array, count_one, &count);
+	return count;
+}
+
+/* Frees the contexts of the produced arrays in item's tree; cJSON_Delete frees the rest. */
+static void free_contexts(cJSON *item)
+{
+	for (; item; item = item->next) {
+		const struct produced *p = produced_of(item);
+		if (p && p->free_ctx)
+			p->free_ctx(p->ctx);
+		free_contexts(item->child);
+	}
+}
+
+void rtk_jsonprint_delete(cJSON *item)
+{
+	if (!item)
+		return;
+	const struct produced *p = produced_of(item);
+	if (p && p->free_ctx)
+		p->free_ctx(p->ctx);
+	free_contexts(item->child);
+	cJSON_Delete(item);
 }

@@ -28,9 +28,8 @@ const char *checklist_state_name(enum checklist_state state)
 
 void checklist_free(struct checklist *c)
 {
-	for (size_t i = 0; i < c->n; i++)
-		free(c->items[i].text);
 	free(c->items);
+	free(c->texts);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -163,25 +162,32 @@ static bool item_line(struct line l, enum checklist_state *state, struct line *t
 
 /* ---- the plan ---------------------------------------------------------------------------------- */
 
-/* Where the scan is: inside a fence, a comment, the section. */
+/* Where the scan is: inside a fence, a comment, the section; where the next item's text is kept. */
 struct scan {
 	char fence;       /* '`' or '~' inside a fenced block, else 0 */
 	size_t fence_len;
 	bool comment;     /* inside <!-- ... --> */
 	bool in_section;
+	char *keep;       /* in the plan's buffer, behind the line being scanned */
 };
 
-static int add_item(struct checklist *c, enum checklist_state state, size_t line, struct line text)
+/*
+ * The item's text is moved to the front of the plan's own buffer, into lines already scanned: it never
+ * reaches its own line's end, which "- [ ]" before it keeps at least five bytes ahead. Up to a NUL in it,
+ * which ends it as a string anyway, so the texts lie one after another and strlen steps from one to the next.
+ */
+static int add_item(struct checklist *c, struct scan *s, enum checklist_state state, size_t line, struct line text)
 {
 	struct checklist_item *item;
+	size_t n = strnlen(text.s, text.n);
 
 	if (RTK_ALLOC_GROW(c->items, c->n + 1, c->cap))
 		return RTK_EXIT_FAILURE;
 	item = &c->items[c->n];
-	if (!(item->text = malloc(text.n + 1)))
-		return rtk_oom();
-	memcpy(item->text, text.s, text.n);
-	item->text[text.n] = '\0';
+	memmove(s->keep, text.s, n);
+	s->keep[n] = '\0';
+	item->text = s->keep;
+	s->keep += n + 1;
 	item->state = state, item->line = line;
 	c->n++;
 	c->open += state == CHECKLIST_OPEN;
@@ -223,17 +229,44 @@ static int scan_line(struct checklist *c, struct scan *s, struct line l, size_t 
 		return 0;
 	}
 	if (s->in_section && item_line(l, &state, &text))
-		return add_item(c, state, lineno, text);
+		return add_item(c, s, state, lineno, text);
 	return 0;
+}
+
+/* The buffer cut down to the texts kept at its front, and the items pointed at them again (realloc may move it). */
+static void keep_texts(struct checklist *c, size_t kept, size_t len)
+{
+	char *fit = kept < len ? realloc(c->texts, kept) : NULL, *p;
+
+	if (!fit)
+		return; /* nothing to cut, or no smaller block to be had: the texts stay where they are */
+	c->texts = p = fit;
+	for (size_t i = 0; i < c->n; i++) {
+		c->items[i].text = p;
+		p += strlen(p) + 1;
+	}
 }
 
 int checklist_parse(const char *text, size_t len, struct checklist *out)
 {
-	struct scan s = { 0 };
+	char *copy = malloc(len + 1);
+
+	if (!copy) {
+		memset(out, 0, sizeof(*out));
+		return rtk_oom();
+	}
+	memcpy(copy, text, len);
+	return checklist_parse_owned(copy, len, out);
+}
+
+int checklist_parse_owned(char *text, size_t len, struct checklist *out)
+{
+	struct scan s = { .keep = text };
 	size_t lineno = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	out->texts = text;
 	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
 		text += 3, len -= 3;
 	for (const char *p = text, *end = text + len; p < end;) {
@@ -255,18 +288,24 @@ int checklist_parse(const char *text, size_t len, struct checklist *out)
 		return rtk_fail(RTK_EXIT_USAGE, "the \"## Checklist\" section (line %zu) has no items: add lines such as "
 						"\"- [ ] first step\" (boxes in code blocks do not count)", out->section_line);
 	}
+	keep_texts(out, (size_t)(s.keep - out->texts), len);
 	return 0;
 }
 
 /* ---- comparing two reads ----------------------------------------------------------------------- */
 
-/* Item texts with blank runs as one space, for comparing; sorted holds after's indices by text. */
+/*
+ * The items of two reads from the first place their texts differ on (see checklist_diff), compared by
+ * key: the text with blank runs as one space. A side none of whose texts has such a run (the usual
+ * case) uses its texts as keys rather than copies; sorted holds after's indices by key.
+ */
 struct pairing {
-	char **before_key, **after_key;
+	const struct checklist_item *before, *after;
+	size_t n_before, n_after;
+	char **before_key, **after_key; /* NULL: the texts are the keys */
 	size_t *sorted;     /* after's item indices, by (key, index) */
 	size_t *next_free;  /* union-find over sorted positions: the first unused one at or after i */
 	size_t *match;      /* before's index -> after's index, SIZE_MAX when unpaired */
-	bool *after_paired;
 };
 
 static char *normalise(const char *s)
@@ -289,63 +328,95 @@ static char *normalise(const char *s)
 	return key;
 }
 
-/* Indices into keys, by key and then by index (glibc's qsort_r passes keys as the context). */
-static int compare_sorted(const void *a, const void *b, void *keys)
+/* Whether normalise(s) would give s back: no tab, no blank at either end, no two blanks in a row. */
+static bool is_normal(const char *s)
+{
+	if (*s == ' ')
+		return false;
+	for (; *s; s++)
+		if (*s == '\t' || (*s == ' ' && (s[1] == ' ' || !s[1])))
+			return false;
+	return true;
+}
+
+static const char *before_key(const struct pairing *p, size_t b)
+{
+	return p->before_key ? p->before_key[b] : p->before[b].text;
+}
+
+static const char *after_key(const struct pairing *p, size_t a)
+{
+	return p->after_key ? p->after_key[a] : p->after[a].text;
+}
+
+/* Indices into after, by key and then by index (glibc's qsort_r passes the pairing as the context). */
+static int compare_sorted(const void *a, const void *b, void *pairing)
 {
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int c = strcmp(((char **)keys)[i], ((char **)keys)[j]);
+	int c = strcmp(after_key(pairing, i), after_key(pairing, j));
 
 	return c ? c : (i > j) - (i < j);
 }
 
-static char **keys_of(const struct checklist *c)
-{
-	char **keys = calloc(c->n + 1, sizeof(*keys));
-
-	for (size_t i = 0; keys && i < c->n; i++)
-		if (!(keys[i] = normalise(c->items[i].text))) {
-			while (i--)
-				free(keys[i]);
-			free(keys);
-			return NULL;
-		}
-	return keys;
-}
-
-static void free_keys(char **keys, size_t n)
+static void free_keys(char **keys, const struct checklist_item *items, size_t n)
 {
 	for (size_t i = 0; keys && i < n; i++)
-		free(keys[i]);
+		if (keys[i] != items[i].text)
+			free(keys[i]);
 	free(keys);
 }
 
-static void pairing_free(struct pairing *p, const struct checklist *before, const struct checklist *after)
+/* *keys: NULL when every text is its own key, else each text's key (the text itself where it is one). */
+static int keys_of(const struct checklist_item *items, size_t n, char ***keys)
 {
-	free_keys(p->before_key, before->n);
-	free_keys(p->after_key, after->n);
-	free(p->sorted), free(p->next_free), free(p->match), free(p->after_paired);
-}
+	size_t first = 0;
 
-static int pairing_init(struct pairing *p, const struct checklist *before, const struct checklist *after)
-{
-	memset(p, 0, sizeof(*p));
-	p->before_key = keys_of(before);
-	p->after_key = keys_of(after);
-	p->sorted = calloc(after->n + 1, sizeof(size_t));
-	p->next_free = calloc(after->n + 1, sizeof(size_t));
-	p->match = calloc(before->n + 1, sizeof(size_t));
-	p->after_paired = calloc(after->n + 1, sizeof(bool));
-	if (!p->before_key || !p->after_key || !p->sorted || !p->next_free || !p->match || !p->after_paired)
+	*keys = NULL;
+	while (first < n && is_normal(items[first].text))
+		first++;
+	if (first == n)
+		return 0;
+	if (!(*keys = calloc(n, sizeof(**keys))))
 		return rtk_oom();
-	for (size_t i = 0; i <= after->n; i++)
-		p->sorted[i] = i, p->next_free[i] = i;
-	for (size_t i = 0; i < before->n; i++)
-		p->match[i] = SIZE_MAX;
-	qsort_r(p->sorted, after->n, sizeof(size_t), compare_sorted, p->after_key);
+	for (size_t i = 0; i < n; i++)
+		if (!((*keys)[i] = i < first || is_normal(items[i].text) ? items[i].text : normalise(items[i].text))) {
+			free_keys(*keys, items, i);
+			*keys = NULL;
+			return rtk_oom();
+		}
 	return 0;
 }
 
-/* The first unused sorted position at or after i (after->n when none), halving paths as it goes. */
+static void pairing_free(struct pairing *p)
+{
+	free_keys(p->before_key, p->before, p->n_before);
+	free_keys(p->after_key, p->after, p->n_after);
+	free(p->sorted), free(p->next_free), free(p->match);
+}
+
+/* The pairing of before's and after's items from the index same on. */
+static int pairing_init(struct pairing *p, const struct checklist *before, const struct checklist *after, size_t same)
+{
+	memset(p, 0, sizeof(*p));
+	/* a checklist that found no items may have no array to point into */
+	p->before = before->items ? before->items + same : NULL, p->n_before = before->n - same;
+	p->after = after->items ? after->items + same : NULL, p->n_after = after->n - same;
+	if (keys_of(p->before, p->n_before, &p->before_key) || keys_of(p->after, p->n_after, &p->after_key))
+		return RTK_EXIT_FAILURE;
+	p->sorted = calloc(p->n_after + 1, sizeof(size_t));
+	p->next_free = calloc(p->n_after + 1, sizeof(size_t));
+	p->match = calloc(p->n_before + 1, sizeof(size_t));
+	if (!p->sorted || !p->next_free || !p->match)
+		return rtk_oom();
+	for (size_t i = 0; i <= p->n_after; i++)
+		p->sorted[i] = i, p->next_free[i] = i;
+	for (size_t i = 0; i < p->n_before; i++)
+		p->match[i] = SIZE_MAX;
+	qsort_r(p->sorted, p->n_after, sizeof(size_t), compare_sorted, p);
+	return 0;
+}
+
+/* The first unused sorted position at or after i (n_after when none), halving paths as it goes. */
 static size_t first_free(struct pairing *p, size_t i)
 {
 	while (p->next_free[i] != i) {
@@ -356,13 +427,13 @@ static size_t first_free(struct pairing *p, size_t i)
 }
 
 /* The first sorted position whose key is not below key. */
-static size_t lower_bound(const struct pairing *p, size_t n, const char *key)
+static size_t lower_bound(const struct pairing *p, const char *key)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = p->n_after;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(p->after_key[p->sorted[mid]], key) < 0)
+		if (strcmp(after_key(p, p->sorted[mid]), key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -373,7 +444,6 @@ static size_t lower_bound(const struct pairing *p, size_t n, const char *key)
 static void pair(struct pairing *p, size_t b, size_t pos)
 {
 	p->match[b] = p->sorted[pos];
-	p->after_paired[p->sorted[pos]] = true;
 	p->next_free[pos] = pos + 1;
 }
 
@@ -386,22 +456,23 @@ static bool extends(const char *after, const char *before, size_t n)
 	       !((next >= '0' && next <= '9') || (next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z'));
 }
 
-static void pair_items(struct pairing *p, size_t n_before, size_t n_after)
+static void pair_items(struct pairing *p)
 {
-	for (size_t b = 0; b < n_before; b++) {
-		size_t pos = first_free(p, lower_bound(p, n_after, p->before_key[b]));
-		if (pos < n_after && !strcmp(p->after_key[p->sorted[pos]], p->before_key[b]))
+	for (size_t b = 0; b < p->n_before; b++) {
+		size_t pos = first_free(p, lower_bound(p, before_key(p, b)));
+		if (pos < p->n_after && !strcmp(after_key(p, p->sorted[pos]), before_key(p, b)))
 			pair(p, b, pos);
 	}
-	for (size_t b = 0; b < n_before; b++) {
-		size_t n = strlen(p->before_key[b]), pos = lower_bound(p, n_after, p->before_key[b]);
+	for (size_t b = 0; b < p->n_before; b++) {
+		const char *mine = before_key(p, b);
+		size_t n = strlen(mine), pos = lower_bound(p, mine);
 		if (p->match[b] != SIZE_MAX)
 			continue;
-		for (int tries = 0; tries < CHECKLIST_PREFIX_TRIES && (pos = first_free(p, pos)) < n_after; tries++, pos++) {
-			const char *key = p->after_key[p->sorted[pos]];
-			if (strncmp(key, p->before_key[b], n))
+		for (int tries = 0; tries < CHECKLIST_PREFIX_TRIES && (pos = first_free(p, pos)) < p->n_after; tries++, pos++) {
+			const char *key = after_key(p, p->sorted[pos]);
+			if (strncmp(key, mine, n))
 				break; /* sorted: past the texts that start with it */
-			if (extends(key, p->before_key[b], n)) {
+			if (extends(key, mine, n)) {
 				pair(p, b, pos);
 				break;
 			}
@@ -422,39 +493,51 @@ static int add_change(struct checklist_diff *d, const struct checklist_item *bef
 	return 0;
 }
 
+/* The changes: the first same items of after paired in place, the rest as p paired them. */
 static int list_changes(struct checklist_diff *d, const struct pairing *p, const struct checklist *before,
-			const struct checklist *after)
+			const struct checklist *after, size_t same)
 {
-	/* after's index -> before's item, inverted from match */
-	const struct checklist_item **from = calloc(after->n + 1, sizeof(*from));
+	/* p's after index -> before's item, inverted from match */
+	const struct checklist_item **from = calloc(p->n_after + 1, sizeof(*from));
 	int rc = 0;
 
 	if (!from)
 		return rtk_oom();
-	for (size_t b = 0; b < before->n; b++)
+	for (size_t b = 0; b < p->n_before; b++)
 		if (p->match[b] != SIZE_MAX)
-			from[p->match[b]] = &before->items[b];
-	for (size_t a = 0; a < after->n && !rc; a++)
-		if (!from[a] || from[a]->state != after->items[a].state)
-			rc = add_change(d, from[a], &after->items[a]);
-	for (size_t b = 0; b < before->n && !rc; b++)
+			from[p->match[b]] = &p->before[b];
+	for (size_t a = 0; a < after->n && !rc; a++) {
+		const struct checklist_item *was = a < same ? &before->items[a] : from[a - same];
+		if (!was || was->state != after->items[a].state)
+			rc = add_change(d, was, &after->items[a]);
+	}
+	for (size_t b = 0; b < p->n_before && !rc; b++)
 		if (p->match[b] == SIZE_MAX)
-			rc = add_change(d, &before->items[b], NULL);
+			rc = add_change(d, &p->before[b], NULL);
 	free(from);
 	return rc;
 }
 
+/*
+ * Items with equal texts at the same place from the top pair with each other: the first pass pairs
+ * each item of before, in order, with the first unused one of after with its key, and for the k-th
+ * item that is after's k-th (all before it used already). So only what follows them is sorted and
+ * searched, and a round that ticks boxes without editing a text costs no more than the two reads.
+ */
 int checklist_diff(const struct checklist *before, const struct checklist *after, struct checklist_diff *out)
 {
 	struct pairing p;
+	size_t same = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!(rc = pairing_init(&p, before, after))) {
-		pair_items(&p, before->n, after->n);
-		rc = list_changes(out, &p, before, after);
+	while (same < before->n && same < after->n && !strcmp(before->items[same].text, after->items[same].text))
+		same++;
+	if (!(rc = pairing_init(&p, before, after, same))) {
+		pair_items(&p);
+		rc = list_changes(out, &p, before, after, same);
 	}
-	pairing_free(&p, before, after);
+	pairing_free(&p);
 	return rc;
 }
 

@@ -13,7 +13,7 @@ enum checklist_state {
 struct checklist_item {
 	enum checklist_state state;
 	size_t line; /* 1-based line of the plan */
-	char *text;  /* what follows the box, blanks trimmed; for SKIP the item and its reason as written */
+	char *text;  /* what follows the box, blanks trimmed (up to a NUL); for SKIP the item and its reason as written */
 };
 
 enum checklist_problem {
@@ -25,6 +25,7 @@ enum checklist_problem {
 /* Owns its items and their texts: free with checklist_free. */
 struct checklist {
 	struct checklist_item *items;
+	char *texts; /* every item's text, one after another: one block, not one allocation a text */
 	size_t n, cap;
 	size_t open, done, skipped;
 	size_t section_line; /* the heading's line; 0 when there is none */
@@ -52,6 +53,12 @@ struct checklist {
  * be freed in every case.
  */
 int checklist_parse(const char *text, size_t len, struct checklist *out);
+/*
+ * checklist_parse on a plan in a malloc'd buffer, which out takes over in every case: the items' texts
+ * are kept in it, moved to its front and the rest given back, so a plan of a million items is not
+ * held twice (the text read and the texts copied) while it is counted.
+ */
+int checklist_parse_owned(char *text, size_t len, struct checklist *out);
 
 void checklist_free(struct checklist *c);
 

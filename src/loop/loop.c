@@ -54,8 +54,7 @@ static int check_plan(struct loop_state *st)
 	int rc = rtk_fs_read_regular(st->plan, &text, &len);
 	if (rc)
 		return rtk_fail(RTK_EXIT_USAGE, "%s", rtk_error_message());
-	rc = checklist_parse(text, len, cl);
-	free(text);
+	rc = checklist_parse_owned(text, len, cl);
 	if (rc == RTK_EXIT_USAGE)
 		rc = rtk_fail(rc, "%s: %s", st->plan, rtk_error_message());
 	else if (!rc && !cl->open)
@@ -136,7 +135,7 @@ static void stream_line(void *user, const char *line, size_t len)
 static void round_free(struct loop_round *r)
 {
 	checklist_diff_free(&r->diff);
-	checklist_free(&r->before);
+	checklist_free(&r->read_before);
 	checklist_free(&r->after);
 	gitx_paths_free(&r->commits);
 	agentrun_free(&r->io);
@@ -183,8 +182,7 @@ static bool read_plan(struct loop_state *st, struct loop_round *r, struct checkl
 		     rtk_error_message());
 		return false;
 	}
-	rc = checklist_parse(text, len, cl);
-	free(text);
+	rc = checklist_parse_owned(text, len, cl);
 	if (rc == RTK_EXIT_USAGE)
 		stop(st, "plan_missing", RTK_EXIT_FAILURE, "%s %s round %ld: %s", st->plan, when, r->n, rtk_error_message());
 	else if (rc)
@@ -217,36 +215,38 @@ static bool stash_if_dirty(struct loop_state *st, struct loop_round *r, git_repo
 	return rc == 0;
 }
 
-/* The index of text in the string array a, or -1. */
-static int text_index(const cJSON *a, const char *text)
+/* Takes text off the unbacked list, where node holds it; out of memory, it stays listed for a person to look at. */
+static void unback(struct loop_state *st, cJSON *node, const char *text)
 {
-	int i = 0;
-	for (const cJSON *e = a ? a->child : NULL; e; e = e->next, i++)
-		if (!strcmp(e->valuestring, text))
-			return i;
-	return -1;
+	if (!rtk_strmap_put(st->unbacked_at, text, strlen(text), NULL))
+		cJSON_Delete(cJSON_DetachItemViaPointer(st->unbacked, node));
 }
 
 /*
  * A tick is backed only by a round that showed progress (a change besides the plan, HEAD kept). An
  * item ticked by any other round stays unbacked until it is reopened, or ticked again by a round
- * that does show progress.
+ * that does show progress. Each item is looked up by its text in a map, not by a scan of the list: a
+ * round that ticks a million items without a change is a million lookups, not half a million million.
  */
 static void track_ticks(struct loop_state *st, const struct loop_round *r)
 {
 	for (size_t i = 0; i < r->diff.n; i++) {
 		const struct checklist_change *c = &r->diff.changes[i];
-		int at;
-		if (!c->after)
+		const char *text = c->after ? c->after->text : NULL;
+		cJSON *node = text ? rtk_strmap_get(st->unbacked_at, text, strlen(text)) : NULL, *added;
+		if (!text)
 			continue;
-		at = text_index(st->unbacked, c->after->text);
 		if (c->after->state == CHECKLIST_DONE && (!c->before || c->before->state != CHECKLIST_DONE)) {
-			if (r->verdict != LOOP_PROGRESS && at < 0)
-				cJSON_AddItemToArray(st->unbacked, cJSON_CreateString(c->after->text));
-			else if (r->verdict == LOOP_PROGRESS && at >= 0)
-				cJSON_DeleteItemFromArray(st->unbacked, at);
-		} else if (c->after->state == CHECKLIST_OPEN && at >= 0) {
-			cJSON_DeleteItemFromArray(st->unbacked, at);
+			if (r->verdict != LOOP_PROGRESS && !node && (added = cJSON_CreateString(text))) {
+				if (rtk_strmap_put(st->unbacked_at, text, strlen(text), added))
+					cJSON_Delete(added); /* out of memory: the list goes without it, as without a node */
+				else
+					cJSON_AddItemToArray(st->unbacked, added);
+			} else if (r->verdict == LOOP_PROGRESS && node) {
+				unback(st, node, text);
+			}
+		} else if (c->after->state == CHECKLIST_OPEN && node) {
+			unback(st, node, text);
 		}
 	}
 }
@@ -298,10 +298,17 @@ static bool round_start(struct loop_state *st, struct loop_round *r)
 	const struct checklist_item *first;
 	int rc;
 	r->started_at = rtk_time_now();
-	if (!read_plan(st, r, &r->before, "before"))
-		return false;
-	if (!(first = checklist_first_open(&r->before))) {
-		finish(st, &r->before, r->n - 1);
+	/* the first round starts from the checklist the plan was just checked with: a million items are not held twice */
+	if (r->n == 1) {
+		r->before = &st->start;
+	} else {
+		if (!read_plan(st, r, &r->read_before, "before"))
+			return false;
+		r->before = &r->read_before;
+		checklist_free(&st->final); /* the round's own reads replace it */
+	}
+	if (!(first = checklist_first_open(r->before))) {
+		finish(st, r->before, r->n - 1);
 		return false;
 	}
 	if (!(r->item = strdup(first->text)))
@@ -417,7 +424,7 @@ static bool round_judge(struct loop_state *st, struct loop_round *r)
 				.fatal = trouble == PROFILE_TROUBLE_FATAL };
 	int rc;
 	bool plan_ok = read_plan(st, r, &r->after, "after");
-	if (plan_ok && checklist_diff(&r->before, &r->after, &r->diff))
+	if (plan_ok && checklist_diff(r->before, &r->after, &r->diff))
 		return stop(st, "error", RTK_EXIT_FAILURE, "out of memory"), false;
 	bool kept = true;
 	if ((rc = gitx_open(&repo, NULL)) == 0) {
@@ -563,10 +570,10 @@ static void run_round(struct loop_state *st, long n)
 	}
 	if (r.log)
 		cJSON_AddItemToArray(st->rounds, loop_result_round(st, &r));
-	if (r.after.n || r.before.n) {
+	if (r.after.n || r.read_before.n) { /* the first round's before is the start's, which loop_result falls back on */
 		checklist_free(&st->final);
-		st->final = r.after.n ? r.after : r.before;
-		memset(r.after.n ? &r.after : &r.before, 0, sizeof(struct checklist));
+		st->final = r.after.n ? r.after : r.read_before;
+		memset(r.after.n ? &r.after : &r.read_before, 0, sizeof(struct checklist));
 	}
 	round_free(&r);
 }
@@ -585,6 +592,7 @@ static void state_free(struct loop_state *st)
 	shipped_schema_free(st->trace_schema);
 	cJSON_Delete(st->rounds);
 	cJSON_Delete(st->unbacked);
+	rtk_strmap_free(st->unbacked_at);
 	cJSON_Delete(st->vanished);
 	checklist_free(&st->start);
 	checklist_free(&st->final);
@@ -597,7 +605,8 @@ int loop_run(const struct loop_opts *o, cJSON **result)
 					     .cache_write_tokens = -1, .duration_ms = -1, .cost_usd = -1 } };
 	int rc;
 	*result = NULL;
-	if (!st.rounds || !st.unbacked || !st.vanished) {
+	st.unbacked_at = rtk_strmap_new();
+	if (!st.rounds || !st.unbacked || !st.vanished || !st.unbacked_at) {
 		state_free(&st);
 		return rtk_oom();
 	}

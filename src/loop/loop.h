@@ -44,6 +44,8 @@ struct loop_opts {
  * gets the rtk.loop.v1 result (without the common envelope) in each of these cases, with the reason
  * recorded as well when the code is not 0. Before any round: RTK_EXIT_USAGE with *result NULL for
  * a plan without "## Checklist" or without an open item, no git repository, or no agent.
+ * checklist.items in *result is a produced array (lib/jsonprint.h) holding the final checklist:
+ * read it with rtk_jsonprint_each, and free *result with rtk_jsonprint_delete.
  */
 int loop_run(const struct loop_opts *o, cJSON **result);
 

@@ -14,6 +14,7 @@
 #include "rules/secrets.h"
 #include "schema/shipped.h"
 #include "lib/strbuf.h"
+#include "lib/strmap.h"
 
 #include <stdbool.h>
 
@@ -134,8 +135,9 @@ struct loop_state {
 	int exit;
 	char *reason, *stuck;
 	struct checklist start;       /* the checklist before the first round: what "done" is checked against */
-	struct checklist final;
+	struct checklist final;       /* the last round's last read; none when the first round read none after its agent */
 	cJSON *unbacked;              /* items ticked by rounds that showed no progress, until reopened or ticked again with a change */
+	struct rtk_strmap *unbacked_at; /* an item's text -> its node in unbacked (NULL: not in it) */
 	cJSON *vanished;              /* items open at the start that are gone from the final checklist */
 	char session_id[PROFILE_SESSION_ID_MAX + 1]; /* with continue_session: the conversation the next round resumes, "" when none */
 	double usage_seen[5];               /* that conversation's usage as its client last reported it (agentrun_usage_since) */
@@ -147,7 +149,8 @@ struct loop_round {
 	long n;
 	int64_t started_at;
 	char *item;                        /* the first open item when the round began */
-	struct checklist before, after;
+	const struct checklist *before;    /* the round's first read: read_before, or the start in the first round */
+	struct checklist read_before, after;
 	struct loop_repo_mark mark;
 	char stash[41];                    /* "" when none was made */
 	char *log;

@@ -1,6 +1,7 @@
 /* src/loop/loop_result.c — rtk loop's result: each round as it ends, the totals, the final checklist, why it stopped. */
 #include "config.h"
 #include "loop_internal.h"
+#include "lib/jsonprint.h"
 #include "lib/timeutil.h"
 #include "lib/utf8.h"
 
@@ -8,15 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The texts of the items the round put into state, in one block: a round may tick a million. */
 static cJSON *texts_of(const struct checklist_diff *d, enum checklist_state state)
 {
-	cJSON *a = cJSON_CreateArray();
+	struct rtk_strbuf texts = { 0 };
+	size_t n = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct checklist_change *c = &d->changes[i];
 		if (c->after && c->after->state == state && (!c->before || c->before->state != state))
-			cJSON_AddItemToArray(a, cJSON_CreateString(c->after->text));
+			rtk_strbuf_put(&texts, c->after->text, strlen(c->after->text) + 1), n++;
 	}
-	return a;
+	if (texts.failed)
+		return cJSON_CreateArray(); /* out of memory: the round goes without its list */
+	return rtk_jsonprint_strings(rtk_strbuf_take(&texts), n);
 }
 
 static cJSON *stash_json(const struct loop_state *st, const struct loop_round *r)
@@ -126,32 +131,46 @@ cJSON *loop_result_round(const struct loop_state *st, const struct loop_round *r
 	return j;
 }
 
+/* The final checklist's items, each made as it is printed or rendered: {"line": N, "state": "open", "text": "..."}. */
+static void checklist_items_produce(const void *ctx, rtk_jsonprint_sink_fn *sink, void *sink_ctx)
+{
+	const struct checklist *cl = ctx;
+	for (size_t i = 0; i < cl->n; i++) {
+		const struct checklist_item *it = &cl->items[i];
+		cJSON line = { .type = cJSON_Number, .valuedouble = (double)it->line, .string = "line" },
+		      state = { .type = cJSON_String | cJSON_IsReference, .valuestring = (char *)checklist_state_name(it->state), .string = "state" },
+		      text = { .type = cJSON_String | cJSON_IsReference, .valuestring = it->text, .string = "text" },
+		      item = { .type = cJSON_Object, .child = &line };
+		line.next = &state, state.next = &text;
+		text.prev = &state, state.prev = &line, line.prev = &text; /* cJSON's ring: the first's prev is the last */
+		sink(sink_ctx, &item);
+	}
+}
+
+static void checklist_items_free(void *ctx)
+{
+	checklist_free(ctx);
+	free(ctx);
+}
+
 /*
- * The final checklist, every item listed. A plan can hold a million items (an agent may write them): each
- * item's keys and state are constants, and its text is moved from the checklist into the JSON rather than
- * copied, so the result costs what the items do (issue 27, finding 21). cl's texts are gone after this.
+ * The final checklist, every item listed. A plan can hold a million items (an agent may write them): the
+ * items are a produced array that holds the checklist itself, taken from cl, and makes each item's object
+ * only as it is printed, so the result costs what the checklist does (issue 27, finding 21).
  */
 static cJSON *checklist_json(struct checklist *cl)
 {
 	cJSON *c = cJSON_CreateObject(), *items;
+	struct checklist *held = c ? malloc(sizeof(*held)) : NULL;
 	cJSON_AddNumberToObject(c, "open", (double)cl->open);
 	cJSON_AddNumberToObject(c, "done", (double)cl->done);
 	cJSON_AddNumberToObject(c, "skipped", (double)cl->skipped);
-	items = cJSON_AddArrayToObject(c, "items");
-	for (size_t i = 0; items && i < cl->n; i++) {
-		cJSON *it = cJSON_CreateObject(), *text = cJSON_CreateStringReference(cl->items[i].text);
-		if (!it || !text) {
-			cJSON_Delete(it);
-			cJSON_Delete(text);
-			break; /* out of memory: the result goes without the rest */
-		}
-		text->type &= ~cJSON_IsReference; /* the JSON owns the text now, and frees it */
-		cl->items[i].text = NULL;
-		cJSON_AddItemToObjectCS(it, "line", cJSON_CreateNumber((double)cl->items[i].line));
-		cJSON_AddItemToObjectCS(it, "state", cJSON_CreateStringReference(checklist_state_name(cl->items[i].state)));
-		cJSON_AddItemToObjectCS(it, "text", text);
-		cJSON_AddItemToArray(items, it);
-	}
+	if (!held)
+		return c; /* out of memory: the result goes without the items */
+	*held = *cl;
+	memset(cl, 0, sizeof(*cl));
+	if ((items = rtk_jsonprint_produced(checklist_items_produce, held, checklist_items_free)))
+		cJSON_AddItemToObjectCS(c, "items", items);
 	return c;
 }
 
@@ -170,8 +189,9 @@ cJSON *loop_result(struct loop_state *st)
 	cJSON_AddNumberToObject(r, "exit_code", st->exit);
 	cJSON_AddStringToObject(r, "reason", st->reason ? st->reason : "");
 	cJSON_AddItemToObject(r, "stuck_item", st->stuck ? cJSON_CreateString(st->stuck) : cJSON_CreateNull());
-	cJSON_AddItemToObject(r, "unbacked_ticks", cJSON_Duplicate(st->unbacked, true));
-	cJSON_AddItemToObject(r, "vanished_items", cJSON_Duplicate(st->vanished, true));
+	cJSON_AddItemToObject(r, "unbacked_ticks", st->unbacked); /* moved, not copied: the run is over */
+	cJSON_AddItemToObject(r, "vanished_items", st->vanished);
+	st->unbacked = st->vanished = NULL;
 	t = cJSON_AddObjectToObject(r, "totals");
 	cJSON_AddNumberToObject(t, "rounds", cJSON_GetArraySize(st->rounds));
 	cJSON_AddNumberToObject(t, "commits", (double)st->commits);
@@ -184,6 +204,7 @@ cJSON *loop_result(struct loop_state *st)
 	add_tokens(t, &st->tokens);
 	cJSON_AddItemToObject(r, "rounds", st->rounds);
 	st->rounds = NULL;
-	cJSON_AddItemToObject(r, "checklist", checklist_json(&st->final));
+	/* the start's is the last read when the first round read none after its agent (the plan vanished) */
+	cJSON_AddItemToObject(r, "checklist", checklist_json(st->final.n ? &st->final : &st->start));
 	return r;
 }

@@ -234,6 +234,52 @@ testing "200,000 short lines from the agent: the round log holds every one in or
 	"project simple && lp 'many tick code commit' --max-rounds 1; summary; cmp \$(jq -r '.rounds[0].log' ../out.json) <(seq 200000) && echo same" \
 	"5 max_rounds progress\nsame\n"
 
+# --- plans of many items (issue 27, item 21): memory in proportion to the plan, time in proportion to the items ---
+# big_plan DIR N: a repository DIR whose plan.md has N open items, as an agent may write one.
+big_plan() {
+	git init -q -b main "$1" && { printf '# plan\n\n## Checklist\n\n'; seq "$2" | sed 's/.*/- [ ] item number & of the plan/'; } > "$1/plan.md" &&
+		git -C "$1" add plan.md && git -C "$1" commit -qm plan
+}
+# round_usage DIR AGENT RUNS: one round of rtk loop in DIR RUNS times, each on the plan as committed; prints the
+# peak RSS (KiB) over the runs (and the least CPU time of one run, which no check reads: bench/ measures time). Under ASan, freed memory
+# is given back at once rather than kept in quarantine, so the peak is rtk's own (with ASan's shadow).
+round_usage() {
+	python3 - "$@" <<'PY'
+import os, resource, subprocess, sys
+folder, agent, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+env = dict(os.environ, ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"), "quarantine_size_mb=0"])))
+def cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+best = None
+for _ in range(runs):
+    subprocess.run(["git", "checkout", "-q", "plan.md"], cwd=folder, check=True)
+    subprocess.run(["git", "clean", "-qfdx"], cwd=folder, check=True)
+    t0 = cpu()
+    subprocess.run([os.environ["RTK"], "loop", "--agent", agent, "--plan", "plan.md",
+                    "--max-rounds", "1", "--json"], cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t = cpu() - t0
+    best = t if best is None or t < best else best
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "%.3f" % best)
+PY
+}
+scratch
+(cd "$SCRATCH" && big_plan one 1 && big_plan many 200000 && round_usage one true 1 > one.usage && round_usage many true 1 > many.usage)
+read -r one_kib _ < "$SCRATCH/one.usage"
+read -r many_kib _ < "$SCRATCH/many.usage"
+plan_kib=$(($(stat -c %s "$SCRATCH/many/plan.md") / 1024))
+# The plan is 7 MB. With every item as four cJSON nodes in the result a round took 12 times that more,
+# without them still 10 times (the checklist read once more than needed, every text copied for the
+# diff); now under 3 times (4 under ASan, whose shadow and redzones add their share).
+check "a round on a plan of 200,000 items needs less than 6 times the plan's size more than on one item ($((many_kib - one_kib)) KiB for a $plan_kib KiB plan)" \
+	test $((many_kib - one_kib)) -lt $((6 * plan_kib))
+scratch
+# Each unbacked tick was looked up by a scan of those before it (quadratic: 100,000 items took 10 s of CPU; now
+# a map, 0.1 s). How long is bench/hostile.sh's to measure, not a test's (no test asserts time); this one holds
+# that every tick of a large plan is still found.
+(cd "$SCRATCH" && big_plan big 80000)
+check "an agent ticking all of 80,000 items without a change: every tick is listed as unbacked" test "$(cd "$SCRATCH/big" && git checkout -q plan.md && git clean -qfdx && "$RTK" loop --agent "sed -i 's/^- \\[ \\]/- [x]/' plan.md" --plan plan.md --max-rounds 1 --json 2>/dev/null | jq -c '[.stop_reason, (.unbacked_ticks | length), .unbacked_ticks[79999], (.checklist.items | length)]')" = '["unverified",80000,"item number 80000 of the plan",80000]'
+
 testing "a checklist item's HTML, link and escape sequences (OSC 52, clear screen) reach the markdown escaped and shown, never raw (issue 27, item 18)" \
 	"project simple && printf '# p\\n\\n## Checklist\\n\\n- [ ] fix <img src=x onerror=y> \\033]52;c;ZXZpbA==\\007\\033[2J and [a](http://e)\\n' > evil.md && git add evil.md && git commit -qm evil && $RTK loop --agent true --plan evil.md --max-rounds 1 > ../md.txt 2>/dev/null; grep -c \$'\\033' ../md.txt; grep -c '\\\\<img' ../md.txt; grep -F -- '- [ ] fix \\<img src=x onerror=y\\> ^[\\]52;c;ZXZpbA==^G^[\\[2J and \\[a\\](http://e)' ../md.txt" \
 	"0\n2\n- [ ] fix \\\\<img src=x onerror=y\\\\> ^[\\\\]52;c;ZXZpbA==^G^[\\\\[2J and \\\\[a\\\\](http://e)\n"

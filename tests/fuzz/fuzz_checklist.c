@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-/* Counts, line numbers and texts agree with the input, whatever it is. */
+/* Counts, line numbers and texts agree with the input, whatever it is; the texts lie one after another. */
 static void fuzz_check_list(const struct checklist *c, int rc, const uint8_t *data, size_t size)
 {
 	size_t lines = 1, open = 0, done = 0, skipped = 0, last = 0;
@@ -23,6 +23,8 @@ static void fuzz_check_list(const struct checklist *c, int rc, const uint8_t *da
 		if (it->line <= last || it->line <= c->section_line || it->line > lines || strchr(it->text, '\n'))
 			RTK_BUG("item %zu: line %zu after %zu of %zu", i, it->line, last, lines);
 		last = it->line;
+		if (it->text != (i ? c->items[i - 1].text + strlen(c->items[i - 1].text) + 1 : c->texts))
+			RTK_BUG("item %zu: its text is not kept right after the one before it", i); /* one block, in order */
 		open += it->state == CHECKLIST_OPEN, done += it->state == CHECKLIST_DONE;
 		skipped += it->state == CHECKLIST_SKIPPED;
 		if (it->state == CHECKLIST_OPEN && !first)

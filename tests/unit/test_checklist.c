@@ -2,6 +2,10 @@
 #include "unit.h"
 #include "loop/checklist.h"
 #include "lib/err.h"
+#include "lib/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 /* An expected item: its line, state and text. */
 struct want_item {
@@ -241,7 +245,105 @@ static void diff_many_duplicates(void **state)
 	free(after);
 }
 
+/* The items' texts lie one after another in the plan's own buffer, which the checklist keeps, cut to them. */
+static void texts_kept_in_the_plans_buffer(void **state)
+{
+	(void)state;
+	static const char plan[] = "\xEF\xBB\xBF# Plan\r\n\nA long paragraph of prose that is no item at all.\n\n## Checklist\r\n"
+				   "- [x] one  \r\n  * [ ] two\tthree\n- [ ]\n- [SKIP] four: down\n- [ ] cut\0 after a NUL\n";
+	static const char *const want[] = { "one", "two\tthree", "", "four: down", "cut" };
+	struct checklist owned, copied;
+	char *text = malloc(sizeof(plan) - 1);
+	assert_non_null(text);
+	memcpy(text, plan, sizeof(plan) - 1);
+	assert_int_equal(checklist_parse_owned(text, sizeof(plan) - 1, &owned), 0);
+	assert_int_equal(checklist_parse(plan, sizeof(plan) - 1, &copied), 0);
+	assert_int_equal(owned.n, 5);
+	assert_int_equal(copied.n, 5);
+	for (size_t i = 0; i < owned.n; i++) {
+		assert_string_equal(owned.items[i].text, want[i]);
+		assert_string_equal(copied.items[i].text, want[i]);
+		assert_int_equal(owned.items[i].line, copied.items[i].line);
+		assert_ptr_equal(owned.items[i].text, i ? owned.items[i - 1].text + strlen(owned.items[i - 1].text) + 1 : owned.texts);
+	}
+	assert_int_equal(owned.items[4].line, 10);
+	checklist_free(&owned); /* and the buffer with it: ASan and valgrind see nothing left */
+	checklist_free(&copied);
+
+	/* A plan without the section still hands its buffer over. */
+	text = strdup("no checklist here\n");
+	assert_non_null(text);
+	assert_int_equal(checklist_parse_owned(text, strlen(text), &owned), RTK_EXIT_USAGE);
+	checklist_free(&owned);
+}
+
+static unsigned long next_rand(unsigned long *s)
+{
+	*s = *s * 6364136223846793005UL + 1442695040888963407UL;
+	return *s >> 33;
+}
+
+/* A random item line from a few texts, so there are duplicates, reworded items and blank runs. */
+static void random_item(struct rtk_strbuf *b, unsigned long *s)
+{
+	static const char *const boxes[] = { "[ ]", "[x]", "[SKIP]" };
+	static const char *const texts[] = { "Add login", "Add login (abc123)", "Add  login", "Add\tlogin", "Add log", "Ship",
+					     "Ship: later", "Write tests", "Write  tests", "x" };
+	rtk_strbuf_printf(b, "- %s %s\n", boxes[next_rand(s) % 3], texts[next_rand(s) % 10]);
+}
+
+/*
+ * The pairing takes the items equal from the top as pairs without searching: it must pair exactly as
+ * the full search does. An item no other text can pair with put first in after makes it search all;
+ * the changes must be the same but for that one (and after's lines one further down).
+ */
+static void diff_same_start_pairs_as_the_full_search(void **state)
+{
+	(void)state;
+	int searched_from_middle = 0;
+	for (unsigned long seed = 1; seed <= 2000; seed++) {
+		unsigned long s = seed;
+		struct rtk_strbuf before = { 0 }, after = { 0 }, forced = { 0 };
+		struct checklist b, a, f;
+		struct checklist_diff d, full;
+		size_t n = next_rand(&s) % 12 + 1, keep = next_rand(&s) % (n + 1);
+		rtk_strbuf_puts(&before, "## Checklist\n");
+		rtk_strbuf_puts(&after, "## Checklist\n");
+		rtk_strbuf_puts(&forced, "## Checklist\n- [ ] \x01 nothing pairs with this\n");
+		for (size_t i = 0; i < n; i++) {
+			size_t at = before.len;
+			random_item(&before, &s);
+			if (i < keep) /* the same text, its box ticked or not */
+				rtk_strbuf_printf(&after, "- %s %s", next_rand(&s) % 2 ? "[x]" : "[ ]", strchr(before.s + at, ']') + 2);
+		}
+		for (size_t i = next_rand(&s) % 8 + !keep; i > 0; i--) /* after needs an item too */
+			random_item(&after, &s);
+		rtk_strbuf_puts(&forced, strchr(after.s, '\n') + 1);
+		diff_plans(before.s, after.s, &b, &a, &d);
+		assert_int_equal(checklist_parse(forced.s, forced.len, &f), 0);
+		assert_int_equal(checklist_diff(&b, &f, &full), 0);
+		assert_int_equal(full.n, d.n + 1);
+		assert_null(full.changes[0].before);
+		assert_ptr_equal(full.changes[0].after, &f.items[0]);
+		for (size_t i = 0; i < d.n; i++) {
+			const struct checklist_change *x = &d.changes[i], *y = &full.changes[i + 1];
+			assert_ptr_equal(x->before, y->before);
+			assert_int_equal(x->after ? (long)(x->after - a.items) : -1, y->after ? (long)(y->after - f.items) - 1 : -1);
+		}
+		assert_int_equal(full.added, d.added + 1);
+		assert_int_equal(full.ticked + full.skipped + full.reopened + full.removed, d.ticked + d.skipped + d.reopened + d.removed);
+		searched_from_middle += keep > 0 && keep < n && d.n;
+		checklist_diff_free(&full);
+		checklist_free(&f);
+		release(&b, &a, &d);
+		rtk_strbuf_free(&before), rtk_strbuf_free(&after), rtk_strbuf_free(&forced);
+	}
+	assert_true(searched_from_middle > 500);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(texts_kept_in_the_plans_buffer),
+	cmocka_unit_test(diff_same_start_pairs_as_the_full_search),
 	cmocka_unit_test(counts_items_as_documented),
 	cmocka_unit_test(missing_section_or_items_are_distinct),
 	cmocka_unit_test(diff_by_text_not_line),
