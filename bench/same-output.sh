@@ -22,7 +22,9 @@ cat > "$work/wrap" <<'WRAP'
 out=$(mktemp "$SAME_WORK/out.XXXXXX")
 # A test that signals rtk (SIGTERM to a scheduler) signals this wrapper: pass it on, or the real rtk
 # is orphaned and keeps running (iterate run holds an inotify instance until the machine runs out).
-"$SAME_REAL" "$@" > "$out" <&0 &
+# A test that kills this wrapper with SIGKILL (iterate_kill9) meant to kill rtk: with --pdeathsig rtk dies
+# with it rather than run on as an orphan (left behind, each held an inotify instance until none were left).
+setpriv --pdeathsig KILL "$SAME_REAL" "$@" > "$out" <&0 &
 child=$!
 trap 'kill -TERM $child 2>/dev/null' TERM
 trap 'kill -INT $child 2>/dev/null' INT
