@@ -214,6 +214,9 @@ static void patterns_match_whole_words(void **state)
 		{ "src/entities/user.ts", "data" },            { "src/repositories/users.ts", "data" },
 		{ "schemas/user.json", "data" },               { "db.sqlite3", "data" },
 		{ ".dockerignore", "infra" },                  { "k8s.d/deployment.yaml", "infra" },
+		/* a docker folder's configuration is infra, its code is not */
+		{ "docker/entrypoint.sh", "infra" },           { "ci/docker/daemon.json", "infra" },
+		{ "core/remotes/docker/fetcher.go", "none" },  { "pkg/docker/client.c", "none" },
 		{ "guide.mdx", "docs" },
 	};
 	struct riskfloor *rf = shipped();
