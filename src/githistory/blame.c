@@ -251,6 +251,42 @@ static bool formatting_hunk(const struct githistory_rules *r, const struct line_
 	}
 }
 
+/*
+ * Whether old line l of a is code a fix uncommented: with what blame.comment_marker matches at its start (and a
+ * closing "*\/" or "-->") taken off, it equals one of k's new lines of b that is substantive, formatting aside.
+ * "#@cache_readonly" becoming "@cache_readonly" is a change of what runs, not of a comment.
+ */
+static bool uncommented(const struct githistory_rules *r, const struct line_index *a, const struct line_index *b,
+			const struct linetrack_hunk *k, uint32_t l)
+{
+	const char *p, *q;
+	size_t len, qlen, ms, me;
+	if (!r->comment_marker || !line_at(a, l, &p, &len) || rtk_re_search(r->comment_marker, p, len, 0, &ms, &me) != 1 ||
+	    ms != 0)
+		return false;
+	size_t from = (size_t)(p - a->data) + me, end = (size_t)(p - a->data) + len;
+	while (end > from && (a->data[end - 1] == ' ' || a->data[end - 1] == '\t'))
+		end--;
+	if (end - from >= 2 && !memcmp(a->data + end - 2, "*/", 2))
+		end -= 2;
+	else if (end - from >= 3 && !memcmp(a->data + end - 3, "-->", 3))
+		end -= 3;
+	for (uint32_t n = k->new_start; n < k->new_start + k->new_lines; n++) {
+		if (insubstantial(r, b, n) || !line_at(b, n, &q, &qlen))
+			continue;
+		size_t i = from, j = (size_t)(q - b->data), je = j + qlen;
+		int x, y, significant = 0;
+		do {
+			x = next_significant(r, a->data, &i, end);
+			y = next_significant(r, b->data, &j, je);
+			significant += x >= 0;
+		} while (x == y && x >= 0);
+		if (x == y && significant)
+			return true;
+	}
+	return false;
+}
+
 /* Two blobs and the zero-context hunks between them (old or new NULL: an empty file). */
 struct blob_diff {
 	const struct gitodb_object *a, *b;
@@ -1043,7 +1079,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 	int64_t cutoff = f->author_time - h->rules.fix_window;
 	struct linetrack_set *changed, *context;
 	size_t n = f->files.n;
-	bool any_changed = false;
+	bool any_changed = false, other_touched = false;
 	int rc = 0;
 
 	*weak = false;
@@ -1099,24 +1135,35 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 		if (linetrack_old_lines(d.hunks, kept, d.old_total, (uint32_t)h->rules.add_only_context, &all_changed,
 					&all_context))
 			rc = rtk_oom();
-		/* Only substantive old lines are blamed: blank, comment and import lines are counted and left. */
+		/* Only substantive old lines are blamed: blank, comment and import lines are counted and left
+		 * (code the fix uncomments is substantive: whoever commented it out changed what runs). */
+		size_t at = 0;
 		for (size_t k = 0; k < all_changed.n && !rc; k++)
-			for (uint32_t l = all_changed.v[k].start; l < all_changed.v[k].end && !rc; l++)
-				if (insubstantial(&h->rules, &d.la, l))
+			for (uint32_t l = all_changed.v[k].start; l < all_changed.v[k].end && !rc; l++) {
+				while (at < kept && d.hunks[at].old_start + d.hunks[at].old_lines <= l)
+					at++;
+				if (insubstantial(&h->rules, &d.la, l) &&
+				    !(at < kept && d.hunks[at].old_start <= l && uncommented(&h->rules, &d.la, &d.lb, &d.hunks[at], l)))
 					out->insubstantial_lines++;
 				else if (linetrack_set_add(&changed[i], l, l + 1))
 					rc = rtk_oom();
+			}
 		for (size_t k = 0; k < all_context.n && !rc; k++)
 			for (uint32_t l = all_context.v[k].start; l < all_context.v[k].end && !rc; l++)
 				if (!insubstantial(&h->rules, &d.la, l) && linetrack_set_add(&context[i], l, l + 1))
 					rc = rtk_oom();
 		any_changed |= changed[i].n > 0;
+		other_touched |= all_changed.n > 0 && !githistory_testpaths_is_test(&h->rules.tests, f->files.v[i]);
 		linetrack_set_free(&all_changed);
 		linetrack_set_free(&all_context);
 		blob_diff_free(&d);
 	}
 	if (h->rules.tests_only_alone && !rc) {
-		/* Lines in test files link a culprit only when the fix changes nothing else of substance. */
+		/*
+		 * Lines in test files link a culprit only when the fix changes nothing else of substance; the context
+		 * of a test it adds, not when it changes a line of another file at all: that line, however small
+		 * ("# @cache_readonly" to "@cache_writable()"), is where the fault was, not the test before the new one.
+		 */
 		bool other_changed = false, other_context = false;
 		for (size_t i = 0; i < n; i++)
 			if (!githistory_testpaths_is_test(&h->rules.tests, f->files.v[i])) {
@@ -1129,7 +1176,7 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 					out->test_lines += linetrack_set_lines(&changed[i]);
 					linetrack_set_clear(&changed[i]);
 				}
-				if ((other_changed || other_context) && context[i].n)
+				if ((other_changed || other_context || other_touched) && context[i].n)
 					linetrack_set_clear(&context[i]);
 			}
 		any_changed = false;

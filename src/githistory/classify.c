@@ -996,6 +996,24 @@ static int is_docs_only(struct githistory_run *h, struct githistory_commit *c, b
 }
 
 /*
+ * A fix whose own words say nothing was wrong (fix.no_defect_message): "While there is nothing really wrong
+ * with the current code, ... rework this code to please this tool" remedies no defect. Template sections and
+ * the subject a revert quotes are not the author's words (githistory_message_own_words).
+ */
+static int says_no_defect(struct githistory_run *h, const struct githistory_commit *c, bool *yes)
+{
+	*yes = false;
+	if (!h->rules.no_defect_message)
+		return 0;
+	char *own = githistory_message_own_words(&h->rules, c);
+	if (!own)
+		return rtk_oom();
+	*yes = matches(h->rules.no_defect_message, own);
+	free(own);
+	return 0;
+}
+
+/*
  * Companion reverts (revert.companion_within): a revert whose culprit's message names the culprit of another
  * revert, made within that long of it, took back a change that followed the other (a test adjusted to a
  * feature, restored when the feature goes): one failure, the other revert's. It leaves the failures for the
@@ -1082,6 +1100,8 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_class
 			fs->dependency_updates++;
 		else if (c->kind == GITHISTORY_KIND_FIX && matches(h->rules.cleanup_subject, c->subject))
 			fs->cleanups++; /* "fix typo", "fix lint": a fix of nothing that ran */
+		else if (c->kind == GITHISTORY_KIND_FIX && ((rc = says_no_defect(h, c, &docs)) || docs))
+			fs->no_defect += docs; /* "nothing really wrong with the current code": rework for a tool */
 		else if (c->kind == GITHISTORY_KIND_FIX && ((rc = is_docs_only(h, c, &docs)) || docs))
 			fs->docs_only += docs; /* "Fix the table rendering" in docs/ alone: no defect of what runs */
 		else if (c->kind == GITHISTORY_KIND_FIX && is_enhancement(&h->rules, c))

@@ -105,6 +105,7 @@ struct githistory_rules {
 	double other_culprit_min_ratio; /* blame.other_culprit_min_ratio: of the primary culprit's lines */
 	struct rtk_re *names_culprit; /* fix.names_culprit: the message names the culprit; NULL when the list is empty */
 	struct rtk_re *cleanup_subject; /* fix.cleanup_subject */
+	struct rtk_re *no_defect_message; /* fix.no_defect_message; NULL: off */
 	struct rtk_re *rename_keywords; /* blame.rename_keywords */
 	long moved_min_chars, rename_min_lines;
 	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
@@ -114,6 +115,7 @@ struct githistory_rules {
 	bool nd_changed_commits;            /* non_discriminating.changed_commits */
 	bool surface_skips_tests;           /* classification.surface_skips_tests */
 	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */
+	struct rtk_re *comment_marker; /* blame.comment_marker: what opens a commented-out line; NULL: off */
 	bool formatting_char[256];  /* blame.formatting_chars */
 	enum githistory_fix_set fix_set; /* AUTO until the run decides it (githistory_message_fix_set) */
 	bool fix_set_by_config;

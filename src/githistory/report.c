@@ -482,6 +482,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddNumberToObject(in, "formatting_reverts", (double)fs->formatting_reverts);
 	cJSON_AddNumberToObject(in, "cleanups", (double)fs->cleanups);
 	cJSON_AddNumberToObject(in, "docs_only_fixes", (double)fs->docs_only);
+	cJSON_AddNumberToObject(in, "no_defect_fixes", (double)fs->no_defect);
 	cJSON_AddNumberToObject(in, "reverted_fixes", (double)fs->reverted_fixes);
 	cJSON_AddNumberToObject(in, "enhancements", (double)fs->enhancements);
 	cJSON_AddNumberToObject(in, "companion_reverts", (double)fs->companion_reverts);

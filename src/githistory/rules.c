@@ -294,12 +294,14 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule2(r, "fix", "free_form", "subject", &r->free_subject, origin)) ||
 	    (rc = compile_optional_rule2(r, "fix", "free_form", "message", &r->free_message, origin)) ||
 	    (rc = compile_optional_rule(r, "fix", "docs_paths", &r->docs_paths, origin)) ||
+	    (rc = compile_optional_rule(r, "fix", "no_defect_message", &r->no_defect_message, origin)) ||
 	    (rc = compile_optional_rule(r, "classification", "template_headings", &r->template_headings, origin)) ||
 	    (rc = compile_optional_rule(r, "classification", "template_lines", &r->template_lines, origin)) ||
 	    (rc = compile_optional_rule2(r, "fix", "free_form", "enhancement_subject", &r->enhancement_subject, origin)) ||
 	    (rc = compile_optional_rule(r, "revert", "planned_subject", &r->planned_subject, origin)) ||
 	    (rc = compile_rule(r, "fix", "word", &r->fix_word_re, origin)) ||
 	    (rc = compile_rule(r, "blame", "insubstantial_lines", &r->insubstantial, origin)) ||
+	    (rc = compile_optional_rule(r, "blame", "comment_marker", &r->comment_marker, origin)) ||
 	    (rc = compile_rule2(r, "blame", "formatting_commit", "subject", &r->formatting_subject, origin)) ||
 	    (rc = compile_rule2(r, "blame", "formatting_commit", "author_name", &r->formatting_author, origin)) ||
 	    (rc = number_rule(r, "blame", "strong_min_share", 0, 1, &r->strong_min_share, origin)) ||
@@ -411,9 +413,9 @@ void githistory_rules_free(struct githistory_rules *r)
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
 				 r->quoted_subject, r->fix_subject, r->ci_message, r->agent_message, r->agent_author,
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
-				 r->free_message, r->fix_word_re, r->insubstantial, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
+				 r->free_message, r->fix_word_re, r->insubstantial, r->comment_marker, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
 				 r->cleanup_subject, r->rename_keywords, r->names_culprit,
-				 r->enhancement_subject, r->planned_subject, r->docs_paths, r->template_headings,
+				 r->enhancement_subject, r->planned_subject, r->docs_paths, r->no_defect_message, r->template_headings,
 				 r->template_lines };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);

@@ -295,7 +295,7 @@ testing "a bad fix.rule_set" "$RTK git-history --repo $(repo fix-plain) --config
 # --- the repository's own conventions and a message's own words (issue 25, items 3 and 5) -------------------
 testing "NumPy's tags: BUG: is a fix without saying fix, REV: a revert (its quoted subject names the culprit); MAINT:/TST: fix is none" \
 	"$(gh numpy-tags '[.coverage.convention.name, .coverage.fix_rule_set, (.failures[] | [.kind, .remedy.subject, .culprit.subject, .rules[0]])]')" \
-	'["scientific-python-tags","conventional",["fix","BUG: avoid a crash in einsum with empty operands","ENH: optimize the einsum path","fix-type"],["revert","REV: \\"MAINT: Use Python 3.12 for the dtype table\\" (#31311)","MAINT: Use Python 3.12 for the dtype table","revert-subject"],["revert","REV: Manual revert of float16 svml use (#31178)","ENH: use svml for float16","revert-patch-id"],["fix","Fix the half call","ENH: half of x","fix-free-form"]]\n'
+	'["scientific-python-tags","conventional",["fix","BUG: handle empty operands in einsum","ENH: optimize the einsum path","fix-type"],["revert","REV: \\"MAINT: Use Python 3.12 for the dtype table\\" (#31311)","MAINT: Use Python 3.12 for the dtype table","revert-subject"],["revert","REV: Manual revert of float16 svml use (#31178)","ENH: use svml for float16","revert-patch-id"],["fix","Fix the half call","ENH: half of x","fix-free-form"]]\n'
 testing "the convention, its share and what counts as a fix and a revert under it" \
 	"$(gh numpy-tags '.coverage.convention | [.title, .subjects, .share, .min_share, .fix_tags, .revert_tags, .others]')" \
 	'["scientific-Python tags",10,0.8333333333333334,0.5,["BUG","FIX","REGR"],["REV","REVERT"],"free-form"]\n'
@@ -336,6 +336,27 @@ testing "fix.docs_paths [] turns it off: the docs fix is a remedy again" \
 testing "a \"fix\" of a roff man page (tmux.1) changes only documentation: set aside" \
 	"$(gh man-page-fix '[[.failures[] | .remedy.subject], .input.docs_only_fixes]')" \
 	'[["Fix expanding formats twice"],1]\n'
+testing "a \"fix\" whose own words say nothing was wrong is set aside and counted, Fixes: trailer or not" \
+	"$(gh no-defect '[[.failures[] | .remedy.subject], .input.no_defect_fixes, .input.unlinked]')" \
+	'[["packets: fix the length of the outer header"],1,0]\n'
+testing "fix.no_defect_message [] turns it off: the rework is a remedy again" \
+	"cd $(repo no-defect) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.no_defect_fixes, [.failures[] | .remedy.subject]]'" \
+	'[0,["packets: rework the outer checksum helper for Coverity","packets: fix the length of the outer header"]]\n' "fix: {no_defect_message: []}\n"
+testing "the markdown counts the fixes that say nothing was wrong" \
+	"cd $(repo no-defect) && $RTK git-history | grep -o '1 as saying nothing was wrong (fix.no_defect_message)'" \
+	'1 as saying nothing was wrong (fix.no_defect_message)\n'
+testing "\"introduced in #N\" makes a fix only beside a defect word; a fix by its subject links what it names" \
+	"$(gh introduced-feature '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]]')" \
+	'[["Handle empty primitive lists (#9)","Add the on_primitive hook (#7)","named"],["Fix the loader mode (#10)","Add the on_primitive hook (#7)","named"]]\n'
+testing "code a fix uncomments is blamed as code; a comment turned into code keeps the added test's context unblamed" \
+	"$(gh uncomment-fix '[[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]], [.unlinked[] | [.remedy.subject, .reason_code]]]')" \
+	'[[["Fix scale being a plain method","Tidy the results class","blame"]],[["Fix bse being a plain method","insubstantial"]]]\n'
+testing "blame.comment_marker [] turns uncommenting off: the commented-out line is a comment again" \
+	"cd $(repo uncomment-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .remedy.subject]'" \
+	'[]\n' "blame: {comment_marker: []}\n"
+testing "free-form fixes whose fix word is not first: \"Do not crash\", \"... to fix ...\", \"..., fixes crash\"" \
+	"$(gh fix-word-later '[[.failures[] | .remedy.subject], (.failures + .unlinked | length)]')" \
+	'[["Do not crash when a pane offset is negative.","Add a bounds check to fix the width of zoomed panes","Clamp the pane height, fixes crash on resize"],3]\n'
 testing "a pull-request template's Test Plan, boxes and comments make no T; the remedy's own words do" \
 	"$(gh template-test-plan '[[.failures[] | [.remedy.subject, .T, .rules[-1]]], .non_discriminating.ci_not_own_words]')" \
 	'[[["fix: nesting depth starts at two (#12)",false,"ci-not-own-words"],["fix: width of nested lists (#13)",false,"ci-not-own-words"],["fix: height of nested lists (#14)",true,"ci-message"]],2]\n'
@@ -462,7 +483,7 @@ testing "dependency updates are not failures; a revert or a fix undoing one is, 
 	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
 testing "dependency updates: the markdown counts what was set aside" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
-	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 as changing only documentation (fix.docs_paths); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within); 0 reverts of changes their subject calls temporary (revert.planned_subject).\n'
+	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 as changing only documentation (fix.docs_paths); 0 as saying nothing was wrong (fix.no_defect_message); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within); 0 reverts of changes their subject calls temporary (revert.planned_subject).\n'
 testing "dependency_update rules off in --config: the four fixes come back as failures" \
 	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
 	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
@@ -611,7 +632,8 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	unlinked-revert similar-rename-blame author-classes dependency-updates fix-auth incidental-lines incidental-share non-discriminating ci-scope free-form \
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
 	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
-	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci; do
+	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci no-defect \
+	introduced-feature uncomment-fix fix-word-later; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done

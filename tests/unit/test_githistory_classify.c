@@ -139,6 +139,11 @@ static void fix_rule_sets(void **state)
 		"http/curl: fixed the timeout", "parser: regression since 2.0", "a: x\n\nFixes: 1234567890ab (\"a: y\")",
 		"a: x\n\nIt was broken by 1234567890ab.", "a: x\n\nRegression from #614.", "fix: x", "a: x is a hotfix",
 		"a: x\n\nbody\n\nFixes: 1234567890ab (\"a: y\")\nCc: stable@dpdk.org\n\nSigned-off-by: A\n",
+		/* the fix word later, or a defect avoided (tmux's "Do not crash ..."); "introduced in" beside a defect */
+		"Do not crash when a pane offset is negative.", "Add a bounds check to fix the width",
+		"Clamp the pane height, fixes crash on resize", "a: avoid a use-after-free in the parser",
+		"a: x\n\nThe crash introduced in #7 is gone.", "a: x\n\nIntroduced in 1234567890ab, which leaks the buffer.",
+		"a: x\n\nWe accidentally introduced a new use in 1234567890ab (a: y).",
 	};
 	/* An issue reference alone is no fix (issue 25, item 3): features close issues too. */
 	static const char *const free_others[] = {
@@ -146,6 +151,8 @@ static void fix_rule_sets(void **state)
 		"t3650: add more regression tests for failure conditions", "a: x\n\nCloses: https://lore.example/1",
 		"a: x\n\nThis fixes #12.", "a: x\n\nFixes: https://github.com/o/r/issues/12", "a: x\n\nFixes #12",
 		"a: x\n\nFollow-up to 1234567890ab",
+		"Add a crash handler", "Avoid the slow path when drawing", "a: x\n\nTests for the hook introduced in #7",
+		"a: x\n\nThe hook introduced in\n#7\n\n## Solution\n\nTests only test failure conditions.",
 	};
 	for (size_t i = 0; i < sizeof(free_fixes) / sizeof(*free_fixes); i++)
 		if (kind_under(F, "Dev", free_fixes[i]) != GITHISTORY_KIND_FIX)
