@@ -7,7 +7,7 @@ r = json.load(open(report))
 rev = r["parameters"]["rev_sha"]
 since = datetime.fromisoformat(r["parameters"]["since"].replace("Z", "+00:00")).timestamp()
 until = datetime.fromisoformat(r["parameters"]["until"].replace("Z", "+00:00")).timestamp()
-git = lambda *a: subprocess.run(["git", "-C", mirror, *a], capture_output=True, text=True, check=True).stdout
+git = lambda *a: subprocess.run(["git", "-C", mirror, *a], capture_output=True, encoding="utf-8", errors="replace", check=True).stdout
 landing = {}
 for line in git("log", "--first-parent", "--format=%H %ct %P", rev).splitlines():
     sha, ct, *parents = line.split()

@@ -12,7 +12,7 @@ import re, subprocess, sys, random
 
 gitdir, rev, days, seed, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 def git(*a):
-    return subprocess.run(["git", "--git-dir", gitdir, *a], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(["git", "--git-dir", gitdir, *a], check=True, capture_output=True, encoding="utf-8", errors="replace").stdout
 head_ct = int(git("log", "-1", "--format=%ct", rev).strip())
 since = head_ct - days * 86400
 WORD = re.compile(r"\b(fix(e[sd]|ing)?|bug ?fix(es)?|revert(s|ed)?|back(ed)? out|regression|crash(es|ed|ing)?|broken|"
