@@ -52,3 +52,13 @@ cJSON *githistory_figures_accuracy_json(double remedies, double truth, double pr
 		cJSON_AddNullToObject(j, "recall");
 	return j;
 }
+
+cJSON *githistory_figures_table_json(const size_t t2[2][2])
+{
+	cJSON *t = cJSON_CreateObject();
+	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);
+	cJSON_AddNumberToObject(t, "T_not_S", (double)t2[1][0]);
+	cJSON_AddNumberToObject(t, "not_T_S", (double)t2[0][1]);
+	cJSON_AddNumberToObject(t, "not_T_not_S", (double)t2[0][0]);
+	return t;
+}

@@ -591,7 +591,7 @@ cJSON *githistory_pool_report(struct githistory_pool *p)
 	double input[NINPUT] = { 0 }, acc[3][4] = { { 0 } };
 	double level = p->rules ? rtk_out_json_num(cJSON_GetObjectItemCaseSensitive(p->rules, "thresholds"), "ci_level") : 0.95;
 	static const char *const classes[] = { "agent", "bot", "human" };
-	cJSON *result = rtk_out_result_new("git-history"), *params, *list, *t, *in, *a, *split;
+	cJSON *result = rtk_out_result_new("git-history"), *params, *list, *in, *a, *split;
 	const struct pool_row **order = NULL;
 	const cJSON *f;
 
@@ -626,11 +626,7 @@ cJSON *githistory_pool_report(struct githistory_pool *p)
 	for (size_t k = 0; in && k < NINPUT; k++)
 		cJSON_AddNumberToObject(in, input_counts[k], input[k]);
 	cJSON_AddItemToObject(result, "buckets", githistory_figures_buckets_json(all, level));
-	t = cJSON_AddObjectToObject(result, "table_2x2");
-	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);
-	cJSON_AddNumberToObject(t, "T_not_S", (double)t2[1][0]);
-	cJSON_AddNumberToObject(t, "not_T_S", (double)t2[0][1]);
-	cJSON_AddNumberToObject(t, "not_T_not_S", (double)t2[0][0]);
+	cJSON_AddItemToObject(result, "table_2x2", githistory_figures_table_json((const size_t(*)[2])t2));
 	split = cJSON_AddObjectToObject(result, "by_author");
 	for (int k = 0; split && k < 3; k++)
 		cJSON_AddItemToObject(split, classes[k], githistory_figures_buckets_json(by_class[k], level));

@@ -454,7 +454,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 {
 	size_t all[4] = { 0 }, by_class[GITHISTORY_AUTHOR_HUMAN + 1][4] = { { 0 } }, t2[2][2] = { { 0 } };
 	const struct githistory_rules *r = &h->rules;
-	cJSON *result = rtk_out_result_new("git-history"), *in, *split, *acc, *list, *t;
+	cJSON *result = rtk_out_result_new("git-history"), *in, *split, *acc, *list;
 
 	if (!result)
 		return NULL;
@@ -489,11 +489,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddNumberToObject(in, "planned_reverts", (double)fs->planned_reverts);
 	cJSON_AddNumberToObject(in, "fixed_before_landing", (double)fs->fixed_before_landing);
 	cJSON_AddItemToObject(result, "buckets", githistory_figures_buckets_json(all, r->ci_level));
-	t = cJSON_AddObjectToObject(result, "table_2x2");
-	cJSON_AddNumberToObject(t, "T_S", (double)t2[1][1]);
-	cJSON_AddNumberToObject(t, "T_not_S", (double)t2[1][0]);
-	cJSON_AddNumberToObject(t, "not_T_S", (double)t2[0][1]);
-	cJSON_AddNumberToObject(t, "not_T_not_S", (double)t2[0][0]);
+	cJSON_AddItemToObject(result, "table_2x2", githistory_figures_table_json((const size_t(*)[2])t2));
 	split = cJSON_AddObjectToObject(result, "by_author");
 	for (int k = GITHISTORY_AUTHOR_AGENT; k <= GITHISTORY_AUTHOR_HUMAN; k++)
 		cJSON_AddItemToObject(split, githistory_classify_author_name(k), githistory_figures_buckets_json(by_class[k], r->ci_level));
