@@ -293,6 +293,8 @@ static bool same_change(struct githistory_run *h, struct githistory_commit *a, s
 	return !githistory_patchid_of(h, a, false, &x) && !githistory_patchid_of(h, b, false, &y) && !memcmp(x.id, y.id, 20);
 }
 
+static int is_docs_only(struct githistory_run *h, struct githistory_commit *c, bool *yes);
+
 static int detect_revert(struct githistory_run *h, struct githistory_classify_failures *fs,
 			 struct githistory_patchid_index *ix, struct githistory_commit *r, bool *handled)
 {
@@ -390,6 +392,15 @@ static int detect_revert(struct githistory_run *h, struct githistory_classify_fa
 			 "the plan carried out, not a failure", gitx_oid_hex(&culprit->oid, hex));
 		fs->planned_reverts++;
 		return unlinked(h, fs, r, "revert", "planned", why, rules);
+	}
+	/*
+	 * A revert of documentation alone, as a fix of it (fix.docs_paths): a bot's regenerated man page undone.
+	 * Formatting taken back is counted as that (link_revert).
+	 */
+	bool docs = false;
+	if (!culprit->formatting && !r->formatting && ((rc = is_docs_only(h, r, &docs)) || docs)) {
+		fs->docs_only += docs;
+		return rc;
 	}
 	if (named) /* the routes that agree with the commit the message names are listed as corroboration */
 		return link_revert(h, fs, r, named, true, by_pid && by_pid == named, &pid,
@@ -751,6 +762,28 @@ static int no_surface(struct githistory_run *h, const char *path, bool *no)
 	return rc;
 }
 
+/*
+ * S from a culprit's own words (classification.security_words): a change its author calls security work (an
+ * advisory's fix, Secure Boot, privilege, authorization) touched the auth surface whatever its paths say;
+ * risk-floor's path words are a web application's and miss a hypervisor's or a C library's (issue 25's second
+ * held-out set: 10 of its 16 bucket errors). Template sections are not the author's words.
+ */
+static int security_in_words(struct githistory_run *h, struct githistory_classify_failure *f)
+{
+	for (size_t i = 0; i < f->nculprits && !f->S; i++) {
+		char *own = githistory_message_own_words(&h->rules, f->culprit[i]);
+		if (!own)
+			return rtk_oom();
+		if (matches(h->rules.security_words, own)) {
+			f->S = true;
+			f->surface = "auth";
+			f->surface_path = NULL;
+		}
+		free(own);
+	}
+	return 0;
+}
+
 int githistory_classify_bucket(struct githistory_run *h, struct githistory_classify_failure *f)
 {
 	const struct githistory_rules *r = &h->rules;
@@ -774,7 +807,11 @@ int githistory_classify_bucket(struct githistory_run *h, struct githistory_class
 		}
 	}
 	f->S = best >= riskfloor_threshold(h->risk) && strcmp(f->surface, "none");
-	if (f->S) {
+	if (!f->S && r->security_words && (rc = security_in_words(h, f)))
+		return rc;
+	if (f->S && !f->surface_path) {
+		fired(f, "review-words");
+	} else if (f->S) {
 		fired(f, "review-surface");
 		/* Which pattern made it, and would S stand without each pattern that does not discriminate? */
 		const char *sp = f->surface_path;
@@ -849,6 +886,18 @@ int githistory_classify_bucket(struct githistory_run *h, struct githistory_class
 		} else {
 			f->ci_not_own = true;
 			fired(f, "ci-not-own-words");
+		}
+	}
+	if (!f->T && r->ci_paths) {
+		/* A remedy of CI configuration alone mended the CI: the culprit broke it (classification.ci_paths). */
+		bool all_ci = f->remedy->files.n > 0;
+		if ((rc = githistory_walk_files(h, f->remedy)))
+			return rc;
+		for (size_t k = 0; k < f->remedy->files.n && all_ci; k++)
+			all_ci = matches(r->ci_paths, f->remedy->files.v[k]);
+		if (all_ci && f->remedy->files.n) {
+			f->T = true;
+			fired(f, "ci-paths");
 		}
 	}
 	if (f->flap)
@@ -981,7 +1030,10 @@ static bool is_enhancement(const struct githistory_rules *r, const struct githis
 	return !named;
 }
 
-/* A fix changing only documentation (fix.docs_paths: *.md, docs/, README, ...): "Fix the table rendering" fixes no defect. */
+/*
+ * A fix or revert changing only documentation (fix.docs_paths: *.md, docs/, README, ...): "Fix the table
+ * rendering" fixes no defect of what runs, and undoing a regenerated man page takes none back.
+ */
 static int is_docs_only(struct githistory_run *h, struct githistory_commit *c, bool *yes)
 {
 	int rc;

@@ -37,7 +37,7 @@ struct githistory_classify_failures {
 	size_t reapplies, dependency_updates; /* fix-kind commits set aside as dependency updates */
 	size_t formatting_reverts; /* reverts of, or by, formatting commits: set aside */
 	size_t cleanups;           /* fix-kind commits set aside as cleanups (fix.cleanup_subject) */
-	size_t docs_only;          /* fix-kind commits changing only documentation (fix.docs_paths): set aside */
+	size_t docs_only;          /* fixes and reverts changing only documentation (fix.docs_paths): set aside */
 	size_t no_defect;          /* fix-kind commits whose message says nothing was wrong (fix.no_defect_message) */
 	size_t reverted_fixes;     /* fixes set aside because they were reverted (revert.reverted_fix_set_aside) */
 	size_t enhancements;       /* free-form fixes set aside as enhancements (fix.free_form.enhancement_subject) */

@@ -108,7 +108,9 @@ static void md_failure_row(struct rtk_out_md_table *t, const cJSON *f)
 	rtk_out_md_cell(t, "%.1f", rtk_out_json_num(f, "time_to_fix_seconds") / 86400);
 	if (S)
 		rtk_out_md_cell(t, "%s S (%s: %.60s%s)", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-",
-				rtk_out_json_str(f, "surface"), rtk_out_json_str(f, "surface_path"),
+				rtk_out_json_str(f, "surface"),
+				cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "surface_path")) ? rtk_out_json_str(f, "surface_path")
+												    : "the culprit's words",
 				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "S_non_discriminating")) ? "; non-discriminating" : "");
 	else
 		rtk_out_md_cell(t, "%s -", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "T")) ? "T" : "-");

@@ -93,6 +93,8 @@ struct githistory_rules {
 	int64_t fix_window, revert_lookback;
 	struct rtk_re *revert_subject, *reverts_commit, *reversing_changes, *reapply_subject, *quoted_subject, *fix_subject;
 	struct githistory_testpaths tests; /* test-paths.yaml: what is a test (issue 25, item 6) */
+	struct rtk_re *security_words; /* classification.security_words; NULL: off */
+	struct rtk_re *ci_paths;       /* classification.ci_paths; NULL: off */
 	struct rtk_re *ci_message, *agent_message, *agent_author, *agent_email, *bot_author, *bot_email;
 	struct rtk_re *dependency_subject, *manifest_paths, *manifest_subject;
 	int64_t revert_max_age, fixes_max_age; /* revert.max_age, fix.fixes_trailer_max_age */

@@ -278,6 +278,8 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_rule(r, "revert", "quoted_subject", &r->quoted_subject, origin)) ||
 	    (rc = compile_rule(r, "fix", "subject", &r->fix_subject, origin)) ||
 	    (rc = compile_rule(r, "classification", "ci_message", &r->ci_message, origin)) ||
+	    (rc = compile_optional_rule(r, "classification", "security_words", &r->security_words, origin)) ||
+	    (rc = compile_optional_rule(r, "classification", "ci_paths", &r->ci_paths, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "message", &r->agent_message, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "author_name", &r->agent_author, origin)) ||
 	    (rc = compile_rule(r, "agent_markers", "author_email", &r->agent_email, origin)) ||
@@ -411,7 +413,7 @@ const char *githistory_rules_kind_name(enum githistory_tag_kind k)
 void githistory_rules_free(struct githistory_rules *r)
 {
 	struct rtk_re *all[] = { r->revert_subject, r->reverts_commit, r->reversing_changes, r->reapply_subject,
-				 r->quoted_subject, r->fix_subject, r->ci_message, r->agent_message, r->agent_author,
+				 r->quoted_subject, r->fix_subject, r->ci_message, r->security_words, r->ci_paths, r->agent_message, r->agent_author,
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
 				 r->free_message, r->fix_word_re, r->insubstantial, r->comment_marker, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
 				 r->cleanup_subject, r->rename_keywords, r->names_culprit,

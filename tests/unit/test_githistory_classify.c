@@ -183,6 +183,10 @@ static void conventions_decide(void **state)
 		{ "scientific-python-tags", "PERF, BUG: speed up datetime64 conversion", GITHISTORY_KIND_FIX },
 		{ "scientific-python-tags", "[2.3.x] BUG: x", GITHISTORY_KIND_FIX },
 		{ "scientific-python-tags", "MAINT: fix the build", GITHISTORY_KIND_OTHER },
+		/* the nipy family's tags (dipy): BF: is a fix without saying fix, RF: and NF: are none */
+		{ "scientific-python-tags", "BF: Seeding overflow in sims solved", GITHISTORY_KIND_FIX },
+		{ "scientific-python-tags", "RF: fix the indexing helper", GITHISTORY_KIND_OTHER },
+		{ "scientific-python-tags", "NF: add a fixel reader", GITHISTORY_KIND_OTHER },
 		{ "scientific-python-tags", "TYP/CI: Fix ruff errors", GITHISTORY_KIND_OTHER },
 		{ "scientific-python-tags", "DOC: fix a typo", GITHISTORY_KIND_OTHER },
 		{ "scientific-python-tags", "Fix trailing newlines", GITHISTORY_KIND_FIX },
