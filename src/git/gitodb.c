@@ -1456,6 +1456,9 @@ int gitodb_commit_parse(const struct gitodb_object *c, struct gitodb_commit *out
 			parse_signature(p + 7, eol, &out->author_name, &out->author_name_len, &out->author_email,
 					&out->author_email_len, &out->author_time);
 			have_author = true;
+		} else if (!out->encoding && eol - p > 9 && !memcmp(p, "encoding ", 9)) {
+			out->encoding = p + 9;
+			out->encoding_len = (size_t)(eol - p - 9);
 		} else if (!have_committer && eol - p > 10 && !memcmp(p, "committer ", 10)) {
 			const char *name, *email;
 			size_t name_len, email_len;

@@ -118,6 +118,8 @@ struct gitodb_commit {
 	const char *author_name, *author_email; /* the email without its <> */
 	size_t author_name_len, author_email_len;
 	int64_t author_time, commit_time;
+	const char *encoding; /* the "encoding" header's value (git's i18n.commitEncoding), NULL when none: UTF-8 */
+	size_t encoding_len;
 	const char *message; /* after the header, leading newlines skipped (git_commit_message) */
 	size_t message_len;
 };

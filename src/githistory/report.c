@@ -6,6 +6,7 @@
 #include "lib/out.h"
 #include "lib/stats.h"
 #include "lib/timeutil.h"
+#include "lib/utf8.h"
 #include "rules/riskfloor.h"
 
 #include <math.h>
@@ -504,6 +505,14 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddItemToObject(result, "unlinked", fs->unlinked);
 	fs->unlinked = NULL;
 	cJSON_AddStringToObject(result, "config_sha256", h->rules_sha);
+	/*
+	 * Subjects, names and paths are the repository's bytes, not always UTF-8: haproxy's "R\xe9mi" of 2026 is
+	 * Latin-1. JSON must be UTF-8, so bad bytes become U+FFFD (the markdown is rendered from this too).
+	 */
+	if (result && rtk_utf8_repair_json(result)) {
+		cJSON_Delete(result);
+		return NULL;
+	}
 	return result;
 }
 

@@ -6,11 +6,13 @@
 #include "lib/err.h"
 #include "lib/progress.h"
 #include "lib/timeutil.h"
+#include "lib/utf8.h"
 
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,17 +55,36 @@ void githistory_walk_free(struct githistory_run *h)
 /* What a record holds of its message: read for every commit the layers above may ask about. */
 static int record_fill(struct githistory_run *h, struct githistory_commit *c, const struct gitodb_commit *gc)
 {
-	c->message = strndup(gc->message, gc->message_len);
-	c->subject = gitodb_summary(gc->message, gc->message_len);
+	char enc[64] = "", *name = NULL;
+	/*
+	 * A commit made with i18n.commitEncoding says so ("encoding latin1", haproxy's of 2026): its message
+	 * and names are read in UTF-8, as git log shows them. UTF-8 itself, and no header, need nothing.
+	 */
+	if (gc->encoding && gc->encoding_len < sizeof(enc)) {
+		memcpy(enc, gc->encoding, gc->encoding_len);
+		enc[gc->encoding_len] = '\0';
+		if (!strcasecmp(enc, "utf-8") || !strcasecmp(enc, "utf8"))
+			*enc = '\0';
+	}
+	if (*enc) {
+		c->message = rtk_utf8_from(enc, gc->message, gc->message_len);
+		name = rtk_utf8_from(enc, gc->author_name, gc->author_name_len);
+	} else {
+		c->message = strndup(gc->message, gc->message_len);
+	}
+	const char *author_name = name ? name : gc->author_name;
+	size_t author_len = name ? strlen(name) : gc->author_name_len;
+	c->subject = c->message ? gitodb_summary(c->message, strlen(c->message)) : NULL;
 	/* name and email in one allocation: the walk reads every commit, and most are never reported */
-	if ((c->author = malloc(gc->author_name_len + gc->author_email_len + 2))) {
-		char *email = c->author + gc->author_name_len + 1;
-		memcpy(c->author, gc->author_name, gc->author_name_len);
-		c->author[gc->author_name_len] = '\0';
+	if ((!*enc || name) && (c->author = malloc(author_len + gc->author_email_len + 2))) {
+		char *email = c->author + author_len + 1;
+		memcpy(c->author, author_name, author_len);
+		c->author[author_len] = '\0';
 		memcpy(email, gc->author_email, gc->author_email_len);
 		email[gc->author_email_len] = '\0';
 		c->email = email;
 	}
+	free(name);
 	if (!c->message || !c->subject || !c->author)
 		return -1;
 	c->light = false;

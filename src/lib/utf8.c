@@ -2,6 +2,7 @@
 #include "config.h"
 #include "utf8.h"
 
+#include <iconv.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,29 @@ char *rtk_utf8_repair(const char *s, size_t len)
 			memcpy(w, "\xef\xbf\xbd", 3);
 			w += 3, at++;
 		}
+	}
+	*w = '\0';
+	return out;
+}
+
+char *rtk_utf8_from(const char *encoding, const char *s, size_t len)
+{
+	iconv_t cd = iconv_open("UTF-8", encoding);
+	if (cd == (iconv_t)-1)
+		return rtk_utf8_repair(s, len);
+	/* A byte becomes 4 at most (a code point outside the BMP); and the NUL. */
+	size_t cap = len * 4 + 1, in_left = len, out_left = cap - 1;
+	char *out = malloc(cap), *in = (char *)s, *w = out;
+	if (!out) {
+		iconv_close(cd);
+		return NULL;
+	}
+	size_t n = iconv(cd, &in, &in_left, &w, &out_left);
+	bool whole = n != (size_t)-1 && iconv(cd, NULL, NULL, &w, &out_left) != (size_t)-1;
+	iconv_close(cd);
+	if (!whole || !rtk_utf8_valid(out, (size_t)(w - out))) { /* the header lied: keep the bytes, repaired */
+		free(out);
+		return rtk_utf8_repair(s, len);
 	}
 	*w = '\0';
 	return out;

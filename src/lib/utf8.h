@@ -26,6 +26,14 @@ bool rtk_utf8_valid(const char *s, size_t len);
 char *rtk_utf8_repair(const char *s, size_t len);
 
 /*
+ * A malloc'd, NUL-terminated UTF-8 copy of s[0..len), text in the named encoding ("latin1",
+ * "ISO-8859-1", "Shift_JIS", ... as iconv knows them: git's "encoding" commit header). What iconv
+ * cannot convert, or an encoding it does not know, gives rtk_utf8_repair's copy of the bytes. NULL
+ * only when out of memory.
+ */
+char *rtk_utf8_from(const char *encoding, const char *s, size_t len);
+
+/*
  * The same for every string of v and its members (values and member names), in place: a tree
  * built from bytes rtk did not write (a step's output, a file a person edited) then prints as valid
  * JSON or YAML. Strings that are valid UTF-8 are left as they are. 0, or -1 when out of memory

@@ -309,7 +309,7 @@ testing "the markdown names the convention" \
 	'fix rules: conventional (chosen automatically; 0.83 of subjects follow scientific-Python tags); 3 subjects say fix.\nConvention: scientific-Python tags (`BUG: ...`) in 0.83 of the window'"'"'s subjects (0.50 needed): fixes are the tags BUG, FIX, REGR, BF (a tag of another kind is no fix); subjects without one are read by the free-form rules. Reverts are its tags REV, REVERT, a subject `Revert "..."` and every convention'"'"'s revert tags.\n'
 testing "every convention's share is reported, the first reaching its min_share in force" \
 	"$(gh numpy-tags '[.coverage.conventions[] | select(.share > 0) | [.name, .subjects, .in_force]]')" \
-	'[["scientific-python-tags",10,true],["area-prefixes",10,false],["github-squash",2,false]]\n'
+	'[["scientific-python-tags",10,true],["severity-tags",1,false],["area-prefixes",10,false],["github-squash",2,false]]\n'
 # Free-form rules then read "MAINT: fix the flaky test again" as a fix, and blame.fixes_are_culprits (item 4)
 # links it to the fix it redoes, "TST: fix a flaky test".
 testing "conventions in --config: the tags convention's min_share out of reach, none is in force and BUG: is no fix" \
@@ -362,6 +362,12 @@ testing "a remedy of CI configuration alone gives T (rule ci-paths); one changin
 testing "classification.ci_paths [] turns it off" \
 	"cd $(repo ci-paths) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .T]'" \
 	'[false,false]\n' "classification: {ci_paths: []}\n"
+testing "a commit saying \"encoding latin1\" is read in UTF-8; bytes that are not UTF-8 and say nothing are U+FFFD" \
+	"cd $(repo latin1-author) && $RTK git-history --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.buffer.read().decode(\"utf-8\")); [print(f[\"culprit\"][\"author\"], \"|\", f[\"culprit\"][\"subject\"]) for f in d[\"failures\"]]'" \
+	'R\xc3\xa9mi Tricot | cache: keep the entry (caf\xc3\xa9)\nZ\xef\xbf\xbdrich Dev | cache: drop (na\xef\xbf\xbdve)\n'
+testing "... and the markdown too" \
+	"cd $(repo latin1-author) && $RTK git-history | python3 -c 'import sys; sys.stdin.buffer.read().decode(\"utf-8\"); print(\"utf-8\")'" \
+	'utf-8\n'
 testing "S from the culprit's own words: Secure Boot work is the auth surface (rule review-words), no path needed" \
 	"$(gh security-words '[.failures[] | [.remedy.subject, .S, .surface, .surface_path, .bucket, (.rules | index("review-words") != null)]]')" \
 	'[["efi: fix the loader without shim",true,"auth",null,2,true],["sched: fix the time slice",false,"none",null,3,false]]\n'
@@ -659,7 +665,7 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
 	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
 	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci no-defect \
-	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths; do
+	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done

@@ -144,6 +144,9 @@ static void fix_rule_sets(void **state)
 		"Clamp the pane height, fixes crash on resize", "a: avoid a use-after-free in the parser",
 		"a: x\n\nThe crash introduced in #7 is gone.", "a: x\n\nIntroduced in 1234567890ab, which leaks the buffer.",
 		"a: x\n\nWe accidentally introduced a new use in 1234567890ab (a: y).",
+		/* nested area prefixes, "bug fix", a subject stating the defect (vim's patches, OP-TEE's drivers) */
+		"drivers: versal_net: pki: Fix digest handling", "isisd: bug fix for the LSP refresh",
+		"patch 9.1.1234: Crash when using :unlet in a closure", "Memory leak in the parser",
 	};
 	/* An issue reference alone is no fix (issue 25, item 3): features close issues too. */
 	static const char *const free_others[] = {
@@ -152,6 +155,7 @@ static void fix_rule_sets(void **state)
 		"a: x\n\nThis fixes #12.", "a: x\n\nFixes: https://github.com/o/r/issues/12", "a: x\n\nFixes #12",
 		"a: x\n\nFollow-up to 1234567890ab",
 		"Add a crash handler", "Avoid the slow path when drawing", "a: x\n\nTests for the hook introduced in #7",
+		"Crash reporter: add a setting", "patch 9.1.1235: Cannot set the tabline height",
 		"a: x\n\nThe hook introduced in\n#7\n\n## Solution\n\nTests only test failure conditions.",
 	};
 	for (size_t i = 0; i < sizeof(free_fixes) / sizeof(*free_fixes); i++)
@@ -192,6 +196,13 @@ static void conventions_decide(void **state)
 		{ "scientific-python-tags", "Fix trailing newlines", GITHISTORY_KIND_FIX },
 		{ "scientific-python-tags", "ACPI: fix x", GITHISTORY_KIND_FIX }, /* not a tag of it: free-form */
 		{ "scientific-python-tags", "bug: x", GITHISTORY_KIND_OTHER },    /* tags are upper-case */
+		/* haproxy's severity tags: BUG/<severity> a fix; a severity alone a change; BUILD, CI, REGTESTS neutral */
+		{ "severity-tags", "BUG/MEDIUM: mux-h2: report the error on a closed stream", GITHISTORY_KIND_FIX },
+		{ "severity-tags", "MINOR: quic: add a counter", GITHISTORY_KIND_OTHER },
+		{ "severity-tags", "CLEANUP: fix a typo in a comment", GITHISTORY_KIND_OTHER },
+		{ "severity-tags", "BUILD: fix compilation with clang 19", GITHISTORY_KIND_FIX },
+		{ "severity-tags", "BUILD: add a Makefile target", GITHISTORY_KIND_OTHER },
+		{ "severity-tags", "ADMIN: dump-certs: fix lack of / in -p", GITHISTORY_KIND_FIX },
 		/* Django: a ticket is neutral, the text after "--" decides */
 		{ "django-tickets", "Fixed #35000 -- Fixed a crash in QuerySet.union()", GITHISTORY_KIND_FIX },
 		{ "django-tickets", "Fixed #35001 -- Added support for X", GITHISTORY_KIND_OTHER },

@@ -70,6 +70,9 @@ static void each_ecosystem_names_its_tests(void **state)
 		{ "test/unit/auth.c", true, true },
 		{ "src/tests/calc_test.c", true, false },
 		{ "base/strings_unittest.cc", true, false },
+		/* vim script: Vim's own test layout */
+		{ "src/testdir/test_termcodes.vim", true, false },
+		{ "src/testdir/dumps/Test_popup_1.dump", true, false },
 		/* ruby */
 		{ "spec/models/user_spec.rb", true, true },
 		{ "app/models/user_spec.rb", true, false },
@@ -146,7 +149,7 @@ static void no_entries_no_tests(void **state)
 	assert_int_equal(unit_mkdtemp(dir, "testpaths"), 0);
 	snprintf(path, sizeof(path), "%s/config.yaml", dir);
 	assert_non_null(f = fopen(path, "w"));
-	fputs("test_paths: {js-ts: ~, python: ~, rust: ~, go: ~, c-cpp: ~, ruby: ~, markdown-suites: ~, snapshots: ~, empty: {}}\n", f);
+	fputs("test_paths: {js-ts: ~, python: ~, rust: ~, go: ~, c-cpp: ~, vim-script: ~, ruby: ~, markdown-suites: ~, snapshots: ~, empty: {}}\n", f);
 	assert_int_equal(fclose(f), 0);
 	githistory_rules_free(&rules);
 	memset(&rules, 0, sizeof(rules));

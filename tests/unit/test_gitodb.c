@@ -1135,6 +1135,28 @@ static void malformed_commits_are_refused(void **state)
 	free(parents);
 }
 
+/* git's "encoding" header (i18n.commitEncoding) is read; a commit without one says none (UTF-8). */
+static void commit_encoding_header(void **state)
+{
+	(void)state;
+	const char *latin1 = "tree 0123456789abcdef0123456789abcdef01234567\n"
+			     "author R\xe9mi <r@x> 1 +0000\ncommitter R\xe9mi <r@x> 2 +0000\nencoding latin1\n\ncaf\xe9\n";
+	const char *plain = "tree 0123456789abcdef0123456789abcdef01234567\nauthor A <a> 1 +0000\n\nmsg\n";
+	unsigned char *parents = NULL;
+	size_t cap = 0;
+	struct gitodb_commit gc;
+	struct gitodb_object o = { GIT_OBJECT_COMMIT, strlen(latin1), latin1 };
+	assert_int_equal(gitodb_commit_parse(&o, &gc, &parents, &cap), 0);
+	assert_int_equal(gc.encoding_len, 6);
+	assert_memory_equal(gc.encoding, "latin1", 6);
+	assert_int_equal(gc.message_len, 5);
+	assert_int_equal(gc.author_name_len, 4);
+	struct gitodb_object o2 = { GIT_OBJECT_COMMIT, strlen(plain), plain };
+	assert_int_equal(gitodb_commit_parse(&o2, &gc, &parents, &cap), 0);
+	assert_null(gc.encoding);
+	free(parents);
+}
+
 /* ----- hostile repositories: forged trees, oversized claims (issue 15) ----- */
 
 /* Writes a loose object of type ("tree", "blob") and content under id, which need not be its hash. */
@@ -1484,6 +1506,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(commit_parse_and_summary_match_libgit2),
 	cmocka_unit_test(summary_matches_libgit2_on_tricky_messages),
 	cmocka_unit_test(malformed_commits_are_refused),
+	cmocka_unit_test(commit_encoding_header),
 	cmocka_unit_test(forged_trees_are_refused),
 	cmocka_unit_test(deep_trees_stop_at_git_limit),
 	cmocka_unit_test(claimed_sizes_are_checked_before_allocating),

@@ -78,12 +78,34 @@ static void repair_json_mends_every_string_and_name(void **state)
 	assert_int_equal(rtk_utf8_repair_json(NULL), 0);
 }
 
+/* Text in a named encoding comes out as UTF-8; an unknown name or bytes the encoding cannot hold fall back to repair. */
+static void from_encoding_converts_or_repairs(void **state)
+{
+	(void)state;
+	char *s = rtk_utf8_from("latin1", "R\xe9mi caf\xe9", 9);
+	assert_string_equal(s, "R\xc3\xa9mi caf\xc3\xa9");
+	free(s);
+	s = rtk_utf8_from("ISO-8859-15", "\xa4", 1); /* the euro sign, where latin1 has the currency sign */
+	assert_string_equal(s, "\xe2\x82\xac");
+	free(s);
+	s = rtk_utf8_from("no-such-encoding", "R\xe9mi", 4);
+	assert_string_equal(s, "R\xef\xbf\xbdmi");
+	free(s);
+	s = rtk_utf8_from("UTF-8", "na\xefve", 6); /* a header that lies: the bytes, repaired */
+	assert_string_equal(s, "na\xef\xbf\xbdve");
+	free(s);
+	s = rtk_utf8_from("latin1", "", 0);
+	assert_string_equal(s, "");
+	free(s);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(prefix_counts_characters_not_bytes),
 	cmocka_unit_test(prefix_never_splits_a_truncated_sequence),
 	cmocka_unit_test(validity),
 	cmocka_unit_test(repair_replaces_each_bad_byte),
 	cmocka_unit_test(repair_json_mends_every_string_and_name),
+	cmocka_unit_test(from_encoding_converts_or_repairs),
 };
 
 RTK_UNIT_MAIN(tests)
