@@ -80,14 +80,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/*
 	 * Redacting again never touches a marker of the first pass (rtk's [REDACTED:name] is no key): its
 	 * markers come through, in order. (It may still find a key the first pass could not: a key whose
-	 * neighbour, now a marker, no longer runs on into it.)
+	 * neighbour, now a marker, no longer runs on into it.) Only rtk's own markers are held to that: the
+	 * input's look-alikes ("KEY=[REDACTED:\0...[REDACTED:orenai_key]", found by this harness) are text a
+	 * second pass may take into a key, so they are spelt otherwise before this check.
 	 */
-	size_t again_n;
-	char *twice = whole ? secrets_redact(s, whole, n, 0, &again_n, NULL) : NULL;
-	if (twice && !markers_kept(whole, n, twice, again_n))
-		RTK_BUG("redacting twice changed a marker of the first redaction");
-	free(twice);
 	free(whole);
+	char *plain = malloc(size ? size : 1);
+	if (plain) {
+		memcpy(plain, data, size);
+		for (char *p = plain; (p = memmem(p, (size_t)(plain + size - p), "[REDACTED:", 10)); p += 10)
+			p[8] = 'X';
+		whole = secrets_redact(s, plain, size, 0, &n, NULL);
+		size_t again_n;
+		char *twice = whole ? secrets_redact(s, whole, n, 0, &again_n, NULL) : NULL;
+		if (twice && !markers_kept(whole, n, twice, again_n))
+			RTK_BUG("redacting twice changed a marker of the first redaction");
+		free(twice);
+		free(whole);
+		free(plain);
+	}
 	/* Trusted text may keep a match on a pragma line, never find more than untrusted text does. */
 	free(secrets_redact(s, (const char *)data, size, SECRETS_TRUSTED, &n, &trusted_count));
 	if (trusted_count > count)
