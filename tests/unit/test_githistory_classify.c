@@ -146,6 +146,7 @@ static void fix_rule_sets(void **state)
 		"a: x\n\nWe accidentally introduced a new use in 1234567890ab (a: y).",
 		/* nested area prefixes, "bug fix", a subject stating the defect (vim's patches, OP-TEE's drivers) */
 		"drivers: versal_net: pki: Fix digest handling", "isisd: bug fix for the LSP refresh",
+		"[13.x] Fix the queue attribute of child classes (#59568)", "[12.x] Fix: fall back to the connection (#57625)",
 		"patch 9.1.1234: Crash when using :unlet in a closure", "Memory leak in the parser",
 	};
 	/* An issue reference alone is no fix (issue 25, item 3): features close issues too. */
@@ -156,6 +157,7 @@ static void fix_rule_sets(void **state)
 		"a: x\n\nFollow-up to 1234567890ab",
 		"Add a crash handler", "Avoid the slow path when drawing", "a: x\n\nTests for the hook introduced in #7",
 		"Crash reporter: add a setting", "patch 9.1.1235: Cannot set the tabline height",
+		"[13.x] Add a queue attribute (#59569)", "[13.x] fixture for the cache (#1)",
 		"a: x\n\nThe hook introduced in\n#7\n\n## Solution\n\nTests only test failure conditions.",
 	};
 	for (size_t i = 0; i < sizeof(free_fixes) / sizeof(*free_fixes); i++)
