@@ -1038,8 +1038,10 @@ static int is_docs_only(struct githistory_run *h, struct githistory_commit *c, b
 {
 	int rc;
 	*yes = false;
-	if (!h->rules.docs_paths || (rc = githistory_walk_files(h, c)) || !c->files.n)
-		return h->rules.docs_paths ? rc : 0;
+	if (!h->rules.docs_paths)
+		return 0;
+	if ((rc = githistory_walk_files(h, c)) || !c->files.n)
+		return rc;
 	for (size_t i = 0; i < c->files.n; i++)
 		if (!matches(h->rules.docs_paths, c->files.v[i]))
 			return 0;
