@@ -356,6 +356,12 @@ testing "a commit undoing a regenerated man page (patch id) is set aside as docu
 testing "fix.docs_paths [] turns it off: the undone regeneration is a failure again" \
 	"cd $(repo docs-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .remedy.subject]'" \
 	'["Update manpage and completions.","Revert \\"Run fetch before install\\""]\n' "fix: {docs_paths: []}\n"
+testing "translations set back by patch id and a fixed .po string are set aside as text for people; the code beside them stays" \
+	"$(gh translations '[[.failures[] | [.remedy.subject, .culprit.subject]], .input.docs_only_fixes]')" \
+	'[[["Localization: fix a crash when no culture is set","Localization: read the culture"]],2]\n'
+testing "fix.docs_paths [] turns it off: the translations are failures again" \
+	"cd $(repo translations) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.docs_only_fixes, [.failures[] | .remedy.subject]]'" \
+	'[0,["Translated using Weblate (Dutch)","po: fix the German word for play","Localization: fix a crash when no culture is set"]]\n' "fix: {docs_paths: []}\n"
 testing "a remedy of CI configuration alone gives T (rule ci-paths); one changing code too does not" \
 	"$(gh ci-paths '[.failures[] | [.remedy.subject, .T, (.rules | index("ci-paths") != null)]]')" \
 	'[["automation: fix the pipeline rules",true,true],["src: fix the mode",false,false]]\n'
@@ -665,7 +671,7 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
 	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
 	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci no-defect \
-	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author; do
+	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
