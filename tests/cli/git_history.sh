@@ -262,6 +262,9 @@ testing "non_discriminating.surface_max_share 1 in --config: the pattern is trus
 testing "the markdown names the pattern and its share" \
 	"cd $(repo non-discriminating) && $RTK git-history | grep '^Non-discriminating'" \
 	'Non-discriminating rule: risk-floor pattern `vite` (build) matches 26 of 26 tracked files (1.00) and a path changed by 75 of the window'"'"'s 76 commits (0.99); 25 failures are S only by it. A KILL resting on it is reported as INCONCLUSIVE.\n'
+testing "a remedy naming a checker the project runs in CI (Dialyzer, a format check) is T; one naming none is not" \
+	"$(gh ci-tools '[.failures[] | [.remedy.subject, .T, .bucket]]')" \
+	'[["fix: a pattern that can never match",true,1],["fix: b'"'"'s format check failure",true,1],["fix: c is 2",false,3]]\n'
 testing "fix(build): the scope alone is not T; a remedy saying build in its text is" \
 	"$(gh ci-scope '[[.failures[] | [.remedy.subject, .T, .bucket, .rules[-1]]], .non_discriminating.ci_scope_ignored]')" \
 	'[[["fix(build): a is 2",false,3,"ci-scope-ignored"],["fix(core): b broke the build",true,1,"ci-message"]],1]\n'
@@ -671,7 +674,7 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
 	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
 	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci no-defect \
-	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations; do
+	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
