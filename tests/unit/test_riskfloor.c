@@ -218,6 +218,10 @@ static void patterns_match_whole_words(void **state)
 		{ "docker/entrypoint.sh", "infra" },           { "ci/docker/daemon.json", "infra" },
 		{ "core/remotes/docker/fetcher.go", "none" },  { "pkg/docker/client.c", "none" },
 		{ "guide.mdx", "docs" },
+		/* .NET's central package versions and build settings are build files; its projects' code is not */
+		{ "Directory.Packages.props", "build" },     { "src/Directory.Build.props", "build" },
+		{ "Directory.Build.targets", "build" },      { "global.json", "build" },
+		{ "NuGet.config", "build" },                 { "src/Packages/Directory.cs", "none" },
 	};
 	struct riskfloor *rf = shipped();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
