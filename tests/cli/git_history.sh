@@ -242,6 +242,9 @@ testing "classification.surface_skips_tests false: the test file makes S" \
 testing "a revert of a change its subject calls temporary, or of a pin, is the plan, not a failure" \
 	"$(gh planned-revert '[.buckets.n, .input.planned_reverts, [.unlinked[] | [.reason_code, .rules]], [.failures[].remedy.subject]]')" \
 	'[1,2,[["planned",["revert-patch-id","planned-revert"]],["planned",["revert-lines","planned-revert"]]],["Revert \\"feat: cache the parser\\""]]\n'
+testing "a revert enabling again a test or CI job its culprit disabled or skipped is planned; other reverts stay failures" \
+	"$(gh test-disabled-revert '[.input.planned_reverts, [.unlinked[] | .remedy.subject], [.failures[].remedy.subject]]')" \
+	'[2,["Revert \\"ci: disable regression_1034 for SPMC_AT_EL=2\\"","Revert \\"tests: Test_xrestore() is flaky, skip it\\""],["Revert \\"cache: disable the cache on 32-bit\\"","Revert \\"ci: build on arm64\\""]]\n'
 testing "revert.planned_subject [] turns it off: both reverts are failures" \
 	"cd $(repo planned-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.planned_reverts]'" \
 	'[3,0]\n' "revert: {planned_subject: []}\n"
@@ -674,7 +677,7 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
 	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
 	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci no-defect \
-	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools; do
+	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools test-disabled-revert; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
