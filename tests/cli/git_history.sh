@@ -392,6 +392,9 @@ testing "the markdown says an S came from the culprit's words" \
 testing "\"introduced in #N\" makes a fix only beside a defect word; a fix by its subject links what it names" \
 	"$(gh introduced-feature '[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]]')" \
 	'[["Handle empty primitive lists (#9)","Add the on_primitive hook (#7)","named"],["Fix the loader mode (#10)","Add the on_primitive hook (#7)","named"]]\n'
+testing "a Rust attribute is code, blamed as code; a shebang and a '#' comment stay insubstantial" \
+	"$(gh rust-attributes '[[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]], [.unlinked[] | [.remedy.subject, .reason_code]]]')" \
+	'[[["term: fix init missing on macOS","term: init on linux only","blame"]],[["tools: fix the shebang and the note","insubstantial"]]]\n'
 testing "code a fix uncomments is blamed as code; a comment turned into code keeps the added test's context unblamed" \
 	"$(gh uncomment-fix '[[.failures[] | [.remedy.subject, .culprit.subject, .evidence.link]], [.unlinked[] | [.remedy.subject, .reason_code]]]')" \
 	'[[["Fix scale being a plain method","Tidy the results class","blame"]],[["Fix bse being a plain method","insubstantial"]]]\n'
@@ -677,7 +680,7 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
 	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
 	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci no-defect \
-	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools test-disabled-revert; do
+	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools test-disabled-revert rust-attributes; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
