@@ -307,6 +307,9 @@ testing "a bad fix.rule_set" "$RTK git-history --repo $(repo fix-plain) --config
 testing "NumPy's tags: BUG: is a fix without saying fix, REV: a revert (its quoted subject names the culprit); MAINT:/TST: fix is none" \
 	"$(gh numpy-tags '[.coverage.convention.name, .coverage.fix_rule_set, (.failures[] | [.kind, .remedy.subject, .culprit.subject, .rules[0]])]')" \
 	'["scientific-python-tags","conventional",["fix","BUG: handle empty operands in einsum","ENH: optimize the einsum path","fix-type"],["revert","REV: \\"MAINT: Use Python 3.12 for the dtype table\\" (#31311)","MAINT: Use Python 3.12 for the dtype table","revert-subject"],["revert","REV: Manual revert of float16 svml use (#31178)","ENH: use svml for float16","revert-patch-id"],["fix","Fix the half call","ENH: half of x","fix-free-form"]]\n'
+testing "bracketed tags: [FIX] is a fix, beside [MRG] too; a fix word under [MAINT] is none; an untagged Fix is read" \
+	"$(gh bracket-tags '[.coverage.convention.name, (.failures[] | [.remedy.subject, .culprit.subject, .rules[0]])]')" \
+	'["scientific-python-bracket-tags",["[FIX] empty images in the masker (#3)","[ENH] resample in the masker (#2)","fix-type"],["[MRG][FIX] the mask threshold (#7)","[ENH] threshold the mask (#6)","fix-type"],["Fix the plot call (#9)","[REF] plot with axes (#8)","fix-free-form"]]\n'
 testing "the convention, its share and what counts as a fix and a revert under it" \
 	"$(gh numpy-tags '.coverage.convention | [.title, .subjects, .share, .min_share, .fix_tags, .revert_tags, .others]')" \
 	'["scientific-Python tags",10,0.8333333333333334,0.5,["BUG","FIX","REGR","BF"],["REV","REVERT"],"free-form"]\n'
@@ -680,7 +683,7 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
 	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
 	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci no-defect \
-	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools test-disabled-revert rust-attributes; do
+	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools test-disabled-revert rust-attributes bracket-tags; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
