@@ -368,9 +368,9 @@ testing "fix.docs_paths [] turns it off: the undone regeneration is a failure ag
 testing "translations set back by patch id and a fixed .po string are set aside as text for people; the code beside them stays" \
 	"$(gh translations '[[.failures[] | [.remedy.subject, .culprit.subject]], .input.docs_only_fixes]')" \
 	'[[["Localization: fix a crash when no culture is set","Localization: read the culture"]],2]\n'
-testing "fix.docs_paths [] turns it off: the translations are failures again" \
-	"cd $(repo translations) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.docs_only_fixes, [.failures[] | .remedy.subject]]'" \
-	'[0,["Translated using Weblate (Dutch)","po: fix the German word for play","Localization: fix a crash when no culture is set"]]\n' "fix: {docs_paths: []}\n"
+testing "fix.docs_paths [] turns it off: the translation revert is a failure again; the .po fix changes a generated catalogue alone" \
+	"cd $(repo translations) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.docs_only_fixes, [.failures[] | .remedy.subject], [.unlinked[] | [.remedy.subject, .reason_code]]]'" \
+	'[0,["Translated using Weblate (Dutch)","Localization: fix a crash when no culture is set"],[["po: fix the German word for play","generated"]]]\n' "fix: {docs_paths: []}\n"
 testing "a remedy of CI configuration alone gives T (rule ci-paths); one changing code too does not" \
 	"$(gh ci-paths '[.failures[] | [.remedy.subject, .T, (.rules | index("ci-paths") != null)]]')" \
 	'[["automation: fix the pipeline rules",true,true],["src: fix the mode",false,false]]\n'

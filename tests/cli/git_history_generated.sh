@@ -38,6 +38,14 @@ testing "the repository's linguist-generated=false overrides the shape: its lock
 	"$(gh lock-file-not-generated "$failures")" \
 	'[["feat: the legacy build pads with left-pad","fix: the legacy build padded twice",false,"none",5,"strong"]]\n'
 
+testing "gettext catalogues (*.po, *.pot) are a shipped shape: the fix is blamed on its code line's culprit alone" \
+	"$(gh gettext '[.coverage.generated.fix_files_not_blamed, [.failures[] | [.culprit.subject, .remedy.subject, [.other_culprits[]?.subject]]]]')" \
+	'[2,[["feat: a timeout message","fix: the timeout message did not say its unit",[]]]]\n'
+testing "generated: {shapes: {gettext: false}}: the catalogues are blamed, on the later feature" \
+	"$(gh gettext '[.coverage.generated.fix_files_not_blamed, [.failures[] | [.culprit.subject, [.other_culprits[]?.subject]]]]' config)" \
+	'[0,[["feat: a retries message",[]]]]\n' "generated: {shapes: {gettext: false}}\n"
+
+
 # --- the coverage line: how many files, by which source ----------------------------------------------------------
 testing "coverage: tracked files generated or vendored, by .gitattributes (nested and root) and by shape" \
 	"$(gh feature-and-docs '.coverage.generated')" \
