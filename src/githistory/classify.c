@@ -748,6 +748,23 @@ static int test_by_path(struct githistory_run *h, struct githistory_classify_fai
 		if (f->T)
 			cJSON_AddStringToObject(f->evidence, "test_file", t);
 	}
+	/*
+	 * A test written inside a source file (Rust's #[test] in its #[cfg(test)] module): a fix adding one tests what
+	 * it fixes, as a test file would. Not a revert: the lines it adds are the ones its culprit took out.
+	 */
+	for (size_t k = 0; k < f->remedy->files.n && !f->T && !given_back; k++) {
+		const char *t = f->remedy->files.v[k];
+		const struct rtk_re *starts = githistory_testpaths_inline(&r->tests, t);
+		bool tests = false, adds = false;
+		for (size_t i = 0; starts && i < f->nculprits && !tests; i++)
+			tests = tests_culprit(r, t, f->culprit[i]);
+		if (!tests)
+			continue;
+		if ((rc = githistory_patchid_adds_line(h, f->remedy, t, starts, &adds)))
+			return rc;
+		if ((f->T = f->test_inline = adds))
+			cJSON_AddStringToObject(f->evidence, "test_file", t);
+	}
 	return 0;
 }
 
@@ -855,7 +872,7 @@ int githistory_classify_bucket(struct githistory_run *h, struct githistory_class
 	if ((rc = test_by_path(h, f)))
 		return rc;
 	if (f->T)
-		fired(f, "test-path");
+		fired(f, f->test_inline ? "test-inline" : "test-path");
 	else if (f->test_not_own)
 		fired(f, "test-not-own");
 	if (matches(r->ci_message, f->remedy->message)) {

@@ -24,6 +24,7 @@ struct githistory_classify_failure {
 	bool ci_scope_only;   /* the CI-message rule matched the remedy's scope alone (ignored) */
 	bool ci_not_own;      /* the CI-message rule matched only words not the remedy's own (ignored) */
 	bool test_not_own;    /* the remedy deletes a test of the culprit's, or a revert writes no test line of its own (not T) */
+	bool test_inline;     /* T by a test the fix writes inside a source file (test-paths.yaml inline) */
 	struct githistory_commit *reverted_by; /* a fix later reverted: set aside when detection ends */
 	int bucket;
 };

@@ -409,6 +409,36 @@ out:
 	return rc;
 }
 
+int githistory_patchid_adds_line(struct githistory_run *h, struct githistory_commit *c, const char *path,
+				 const struct rtk_re *re, bool *yes)
+{
+	struct githistory_commit *p = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
+	git_oid old_id, new_id;
+	struct linetrack_hunk *hunks = NULL;
+	size_t nh = 0;
+	int rc;
+
+	*yes = false;
+	if (c->nparents && !p)
+		return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
+	const struct gitodb_object *old = blob_read(h, p, path, &old_id), *new = blob_read(h, c, path, &new_id);
+	if (new && !(rc = gitx_blob_hunks(h->repo, h->odb, old ? &old_id : NULL, &new_id, 0, &hunks, &nh))) {
+		const char *q = new->data, *end = new->data + new->size;
+		uint32_t line = 1;
+		for (size_t i = 0; i < nh && !*yes; i++)
+			for (; q < end && line < hunks[i].new_start + hunks[i].new_lines && !*yes; line++) {
+				const char *nl = memchr(q, '\n', (size_t)(end - q)), *e = nl ? nl : end;
+				*yes = line >= hunks[i].new_start && rtk_re_matches(re, q, (size_t)(e - q));
+				q = nl ? nl + 1 : end;
+			}
+	} else if (!new)
+		rc = 0; /* the file is gone: it adds nothing */
+	free(hunks);
+	gitodb_release(old);
+	gitodb_release(new);
+	return rc;
+}
+
 /*
  * The commits r may revert by the looser routes: the walked non-merges other than r committed within
  * the revert look-back up to r's own committer date, as ix->by_time[*lo .. *hi) (iterate it backwards

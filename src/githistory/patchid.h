@@ -44,5 +44,8 @@ int githistory_patchid_revert_share(struct githistory_run *h, struct githistory_
  */
 int githistory_patchid_own_lines(struct githistory_run *h, struct githistory_commit *r, struct githistory_commit *x,
 				 const char *path, size_t *n);
+/* Whether c adds to path, against its first parent, a line re matches (an inline test's first line). */
+int githistory_patchid_adds_line(struct githistory_run *h, struct githistory_commit *c, const char *path,
+				 const struct rtk_re *re, bool *yes);
 
 #endif

@@ -7,6 +7,7 @@
 #include "lib/sha256.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TESTPATHS_FILE "data/rules/test-paths.yaml"
@@ -50,6 +51,43 @@ static int testpaths_join(const cJSON *list, const char *what, struct rtk_re **o
 	return cJSON_GetArraySize(list) ? githistory_rules_compile(list, what, out, where) : 0;
 }
 
+/* Ecosystem eco's inline: {files, lines} into t's list, each compiled alone; absent: nothing. */
+static int testpaths_inline(struct githistory_testpaths *t, const cJSON *eco, const char *where)
+{
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(eco, "inline");
+	struct githistory_inline_tests *grown, it = { 0 };
+	char what[160];
+	int rc;
+
+	if (!in || cJSON_IsNull(in))
+		return 0; /* none, or dropped by --config (inline: ~) */
+	if (!cJSON_IsObject(in))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: test_paths.%s.inline must be {files, lines}", where, eco->string);
+	const char *keys[2] = { "files", "lines" };
+	struct rtk_re **into[2] = { &it.files, &it.lines };
+	for (int k = 0; k < 2; k++) {
+		const cJSON *list = cJSON_GetObjectItemCaseSensitive(in, keys[k]);
+		snprintf(what, sizeof(what), "test_paths.%s.inline.%s", eco->string, keys[k]);
+		if (!cJSON_IsArray(list) || !cJSON_GetArraySize(list)) {
+			rc = rtk_fail(RTK_EXIT_USAGE, "%s: %s must be a list of patterns", where, what);
+			goto fail;
+		}
+		if ((rc = githistory_rules_compile(list, what, into[k], where)))
+			goto fail;
+	}
+	if (!(grown = realloc(t->inline_tests, (t->n_inline + 1) * sizeof(*grown)))) {
+		rc = rtk_oom();
+		goto fail;
+	}
+	t->inline_tests = grown;
+	t->inline_tests[t->n_inline++] = it;
+	return 0;
+fail:
+	rtk_re_free(it.files);
+	rtk_re_free(it.lines);
+	return rc;
+}
+
 /* Every ecosystem of the merged table into t: its paths and trees joined over all ecosystems. */
 static int testpaths_compile(struct githistory_testpaths *t, const cJSON *table, const char *where)
 {
@@ -66,8 +104,9 @@ static int testpaths_compile(struct githistory_testpaths *t, const cJSON *table,
 				      eco->string);
 		else if (title && !cJSON_IsString(title))
 			rc = rtk_fail(RTK_EXIT_USAGE, "%s: test_paths.%s.title must be a string", where, eco->string);
-		else if (!(rc = testpaths_take(eco, eco->string, "paths", &paths, 1, where)))
-			rc = testpaths_take(eco, eco->string, "trees", (cJSON *const[]){ paths, trees }, 2, where);
+		else if (!(rc = testpaths_take(eco, eco->string, "paths", &paths, 1, where)) &&
+			 !(rc = testpaths_take(eco, eco->string, "trees", (cJSON *const[]){ paths, trees }, 2, where)))
+			rc = testpaths_inline(t, eco, where);
 	}
 	if (!rc && !(rc = testpaths_join(paths, "test_paths (every ecosystem's paths and trees)", &t->paths, where)))
 		rc = testpaths_join(trees, "test_paths (every ecosystem's trees)", &t->trees, where);
@@ -116,10 +155,23 @@ bool githistory_testpaths_in_tree(const struct githistory_testpaths *t, const ch
 	return t->trees && rtk_re_matches(t->trees, path, strlen(path));
 }
 
+const struct rtk_re *githistory_testpaths_inline(const struct githistory_testpaths *t, const char *path)
+{
+	for (size_t i = 0; i < t->n_inline; i++)
+		if (rtk_re_matches(t->inline_tests[i].files, path, strlen(path)))
+			return t->inline_tests[i].lines;
+	return NULL;
+}
+
 void githistory_testpaths_free(struct githistory_testpaths *t)
 {
 	rtk_re_free(t->paths);
 	rtk_re_free(t->trees);
+	for (size_t i = 0; i < t->n_inline; i++) {
+		rtk_re_free(t->inline_tests[i].files);
+		rtk_re_free(t->inline_tests[i].lines);
+	}
+	free(t->inline_tests);
 	cJSON_Delete(t->json);
 	memset(t, 0, sizeof(*t));
 }
