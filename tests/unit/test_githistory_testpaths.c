@@ -3,6 +3,7 @@
 #include "unit.h"
 #include "githistory/internal.h"
 #include "lib/err.h"
+#include "lib/re.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -109,6 +110,26 @@ static void other_paths_are_no_tests(void **state)
 }
 
 /* The table is hashed into the rules' digest, and test_paths: of --config merges over it, ecosystem by ecosystem. */
+/* Rust's unit tests live in its source files: a .rs file has an inline pattern, which #[test] lines match; others none. */
+static void rust_source_holds_inline_tests(void **state)
+{
+	(void)state;
+	const struct rtk_re *starts = githistory_testpaths_inline(&rules.tests, "crates/nu-cmd/src/split.rs");
+	static const char *const tests[] = { "#[test]", "    #[tokio::test]", "#[rstest]", "  #[test_case(1)]" };
+	static const char *const others[] = { "#[cfg(test)]", "#[derive(Debug)]", "// #[test] goes here", "fn test() {}" };
+	assert_non_null(starts);
+	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++)
+		if (!rtk_re_matches(starts, tests[i], strlen(tests[i])))
+			fail_msg("%s: no test start", tests[i]);
+	for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++)
+		if (rtk_re_matches(starts, others[i], strlen(others[i])))
+			fail_msg("%s: taken for a test start", others[i]);
+	assert_null(githistory_testpaths_inline(&rules.tests, "src/split.c"));
+	assert_null(githistory_testpaths_inline(&rules.tests, "src/split.rs.orig"));
+	/* the file stays code: its path is no test path */
+	assert_false(githistory_testpaths_is_test(&rules.tests, "crates/nu-cmd/src/split.rs"));
+}
+
 static void config_merges_over_the_table(void **state)
 {
 	char dir[64], path[96], shipped_sha[65];
@@ -166,6 +187,7 @@ static void no_entries_no_tests(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(each_ecosystem_names_its_tests, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(other_paths_are_no_tests, rules_setup, rules_teardown),
+	cmocka_unit_test_setup_teardown(rust_source_holds_inline_tests, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(config_merges_over_the_table, rules_setup, rules_teardown),
 	cmocka_unit_test_setup_teardown(no_entries_no_tests, rules_setup, rules_teardown),
 };
