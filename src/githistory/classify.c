@@ -749,18 +749,18 @@ static int test_by_path(struct githistory_run *h, struct githistory_classify_fai
 			cJSON_AddStringToObject(f->evidence, "test_file", t);
 	}
 	/*
-	 * A test written inside a source file (Rust's #[test] in its #[cfg(test)] module): a fix adding one tests what
-	 * it fixes, as a test file would. Not a revert: the lines it adds are the ones its culprit took out.
+	 * A test written inside a source file (Rust's #[test] in its #[cfg(test)] module): a fix adding or changing one
+	 * tests what it fixes, as a test file would. Not a revert: the lines it adds are the ones its culprit took out.
 	 */
 	for (size_t k = 0; k < f->remedy->files.n && !f->T && !given_back; k++) {
 		const char *t = f->remedy->files.v[k];
-		const struct rtk_re *starts = githistory_testpaths_inline(&r->tests, t);
+		const struct githistory_inline_tests *it = githistory_testpaths_inline(&r->tests, t);
 		bool tests = false, adds = false;
-		for (size_t i = 0; starts && i < f->nculprits && !tests; i++)
+		for (size_t i = 0; it && i < f->nculprits && !tests; i++)
 			tests = tests_culprit(r, t, f->culprit[i]);
 		if (!tests)
 			continue;
-		if ((rc = githistory_patchid_adds_line(h, f->remedy, t, starts, &adds)))
+		if ((rc = githistory_patchid_writes_test(h, f->remedy, t, it, &adds)))
 			return rc;
 		if ((f->T = f->test_inline = adds))
 			cJSON_AddStringToObject(f->evidence, "test_file", t);

@@ -74,9 +74,10 @@ struct githistory_testpaths {
 	cJSON *json;                  /* the table as merged */
 	struct rtk_re *paths, *trees; /* every ecosystem's paths and trees, and every ecosystem's trees; NULL: none */
 	/* Tests written inside source files (Rust's #[test] in a #[cfg(test)] module): per ecosystem that has them,
-	 * the files that may hold them and the line that starts one. */
+	 * the files that may hold them, the line that starts one, and the line after which the file holds tests
+	 * alone (NULL: none). */
 	struct githistory_inline_tests {
-		struct rtk_re *files, *lines;
+		struct rtk_re *files, *lines, *region;
 	} *inline_tests;
 	size_t n_inline;
 };
@@ -164,9 +165,8 @@ int githistory_testpaths_load(struct githistory_rules *r);
 bool githistory_testpaths_is_test(const struct githistory_testpaths *t, const char *path);
 /* Whether path is under a test tree: a test of every folder of the repository. */
 bool githistory_testpaths_in_tree(const struct githistory_testpaths *t, const char *path);
-/* The pattern of a line starting a test written inside path (an ecosystem's inline.lines whose inline.files
- * match it), or NULL when path holds none. */
-const struct rtk_re *githistory_testpaths_inline(const struct githistory_testpaths *t, const char *path);
+/* The inline tests path may hold (the first ecosystem whose inline.files match it), or NULL when none. */
+const struct githistory_inline_tests *githistory_testpaths_inline(const struct githistory_testpaths *t, const char *path);
 void githistory_testpaths_free(struct githistory_testpaths *t);
 /* A tag kind's name in the conventions table and the result: "fix", "revert", ..., "neutral". */
 const char *githistory_rules_kind_name(enum githistory_tag_kind k);

@@ -409,14 +409,14 @@ out:
 	return rc;
 }
 
-int githistory_patchid_adds_line(struct githistory_run *h, struct githistory_commit *c, const char *path,
-				 const struct rtk_re *re, bool *yes)
+int githistory_patchid_writes_test(struct githistory_run *h, struct githistory_commit *c, const char *path,
+				   const struct githistory_inline_tests *it, bool *yes)
 {
 	struct githistory_commit *p = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
 	git_oid old_id, new_id;
 	struct linetrack_hunk *hunks = NULL;
 	size_t nh = 0;
-	int rc;
+	int rc = 0;
 
 	*yes = false;
 	if (c->nparents && !p)
@@ -425,14 +425,16 @@ int githistory_patchid_adds_line(struct githistory_run *h, struct githistory_com
 	if (new && !(rc = gitx_blob_hunks(h->repo, h->odb, old ? &old_id : NULL, &new_id, 0, &hunks, &nh))) {
 		const char *q = new->data, *end = new->data + new->size;
 		uint32_t line = 1;
+		bool in_region = false; /* past the region's first line: every line after it is a test's */
 		for (size_t i = 0; i < nh && !*yes; i++)
 			for (; q < end && line < hunks[i].new_start + hunks[i].new_lines && !*yes; line++) {
 				const char *nl = memchr(q, '\n', (size_t)(end - q)), *e = nl ? nl : end;
-				*yes = line >= hunks[i].new_start && rtk_re_matches(re, q, (size_t)(e - q));
+				bool added = line >= hunks[i].new_start;
+				*yes = added && (in_region || rtk_re_matches(it->lines, q, (size_t)(e - q)));
+				in_region |= it->region && rtk_re_matches(it->region, q, (size_t)(e - q));
 				q = nl ? nl + 1 : end;
 			}
-	} else if (!new)
-		rc = 0; /* the file is gone: it adds nothing */
+	}
 	free(hunks);
 	gitodb_release(old);
 	gitodb_release(new);

@@ -44,8 +44,12 @@ int githistory_patchid_revert_share(struct githistory_run *h, struct githistory_
  */
 int githistory_patchid_own_lines(struct githistory_run *h, struct githistory_commit *r, struct githistory_commit *x,
 				 const char *path, size_t *n);
-/* Whether c adds to path, against its first parent, a line re matches (an inline test's first line). */
-int githistory_patchid_adds_line(struct githistory_run *h, struct githistory_commit *c, const char *path,
-				 const struct rtk_re *re, bool *yes);
+/*
+ * Whether c, against its first parent, writes a test inside source file path (it->lines: a line starting one; it->region:
+ * a line after which the file holds tests alone): it adds a line starting a test, or adds or changes a line after the
+ * region's first line.
+ */
+int githistory_patchid_writes_test(struct githistory_run *h, struct githistory_commit *c, const char *path,
+				   const struct githistory_inline_tests *it, bool *yes);
 
 #endif

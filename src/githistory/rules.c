@@ -233,7 +233,7 @@ int githistory_rules_load(struct githistory_rules *r)
 	/* conventions:, test_paths: and generated: of --config merge over their own tables (load_conventions,
 	 * githistory_testpaths_load, githistory_generated_load) */
 	int rc = rtk_data_rules_load(RULES_FILE, o->config,
-				     "blame_only: ~\nconventions: {'*': ~}\ntest_paths: {'*': {title: ~, paths: ~, trees: ~, inline: {files: ~, lines: ~}}}\n"
+				     "blame_only: ~\nconventions: {'*': ~}\ntest_paths: {'*': {title: ~, paths: ~, trees: ~, inline: {files: ~, lines: ~, region: ~}}}\n"
 				     "generated: {attributes: ~, shapes: {'*': ~}}\n",
 				     &r->json, r->sha256);
 	if (rc)

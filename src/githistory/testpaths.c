@@ -63,11 +63,13 @@ static int testpaths_inline(struct githistory_testpaths *t, const cJSON *eco, co
 		return 0; /* none, or dropped by --config (inline: ~) */
 	if (!cJSON_IsObject(in))
 		return rtk_fail(RTK_EXIT_USAGE, "%s: test_paths.%s.inline must be {files, lines}", where, eco->string);
-	const char *keys[2] = { "files", "lines" };
-	struct rtk_re **into[2] = { &it.files, &it.lines };
-	for (int k = 0; k < 2; k++) {
+	const char *keys[3] = { "files", "lines", "region" };
+	struct rtk_re **into[3] = { &it.files, &it.lines, &it.region };
+	for (int k = 0; k < 3; k++) {
 		const cJSON *list = cJSON_GetObjectItemCaseSensitive(in, keys[k]);
 		snprintf(what, sizeof(what), "test_paths.%s.inline.%s", eco->string, keys[k]);
+		if (k == 2 && (!list || cJSON_IsNull(list)))
+			break; /* region is optional */
 		if (!cJSON_IsArray(list) || !cJSON_GetArraySize(list)) {
 			rc = rtk_fail(RTK_EXIT_USAGE, "%s: %s must be a list of patterns", where, what);
 			goto fail;
@@ -85,6 +87,7 @@ static int testpaths_inline(struct githistory_testpaths *t, const cJSON *eco, co
 fail:
 	rtk_re_free(it.files);
 	rtk_re_free(it.lines);
+	rtk_re_free(it.region);
 	return rc;
 }
 
@@ -155,11 +158,11 @@ bool githistory_testpaths_in_tree(const struct githistory_testpaths *t, const ch
 	return t->trees && rtk_re_matches(t->trees, path, strlen(path));
 }
 
-const struct rtk_re *githistory_testpaths_inline(const struct githistory_testpaths *t, const char *path)
+const struct githistory_inline_tests *githistory_testpaths_inline(const struct githistory_testpaths *t, const char *path)
 {
 	for (size_t i = 0; i < t->n_inline; i++)
 		if (rtk_re_matches(t->inline_tests[i].files, path, strlen(path)))
-			return t->inline_tests[i].lines;
+			return &t->inline_tests[i];
 	return NULL;
 }
 
@@ -170,6 +173,7 @@ void githistory_testpaths_free(struct githistory_testpaths *t)
 	for (size_t i = 0; i < t->n_inline; i++) {
 		rtk_re_free(t->inline_tests[i].files);
 		rtk_re_free(t->inline_tests[i].lines);
+		rtk_re_free(t->inline_tests[i].region);
 	}
 	free(t->inline_tests);
 	cJSON_Delete(t->json);

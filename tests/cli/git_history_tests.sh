@@ -39,10 +39,10 @@ testing "type tests: a *.test-d.ts in a dts-test package tests every package (a 
 	'[[true,1,"test-path","packages-private/dts-test/defineComponent.test-d.ts"],0]\n'
 testing "a Markdown-driven test (mdtest/*.md) beside the crate's code is T" "$(gh mdtest "$t")" \
 	'[[true,1,"test-path","crates/ty_python_semantic/resources/mdtest/narrow/isinstance.md"],0]\n'
-testing "a Rust fix adding a #[test] in the source file is T (test-inline); one changing code alone is not" "$(gh rust-inline-test "$t")" \
-	'[[true,1,"test-inline","crates/nu-cmd/src/split.rs"],[false,3,"blame",null],0]\n'
-testing "test_paths in --config without rust's inline: the in-file test gives no T" "$(gh rust-inline-test "$t" config)" \
-	'[[false,3,"blame",null],[false,3,"blame",null],0]\n' "test_paths: {rust: {inline: ~}}\n"
+testing "a Rust fix adding a #[test] in the source file, or changing one of its #[cfg(test)] module, is T (test-inline); one changing code alone is not" "$(gh rust-inline-test "$t")" \
+	'[[true,1,"test-inline","crates/nu-cmd/src/split.rs"],[false,3,"blame",null],[true,1,"test-inline","crates/nu-cmd/src/split.rs"],0]\n'
+testing "test_paths in --config without rust's inline: the in-file tests give no T" "$(gh rust-inline-test "$t" config)" \
+	'[[false,3,"blame",null],[false,3,"blame",null],[false,3,"blame",null],0]\n' "test_paths: {rust: {inline: ~}}\n"
 testing "a snapshot (snapshots/*.snap) the fix updates is T" "$(gh snapshot "$t")" \
 	'[[true,1,"test-path","crates/ruff_linter/src/rules/pyupgrade/snapshots/ruff_linter__rules__pyupgrade__tests__UP032.py.snap"],0]\n'
 testing "a snapshots/ folder of code (containerd's snapshotter plugins) is no test: no T" "$(gh snapshotter "$t")" \
