@@ -110,16 +110,19 @@ static void other_paths_are_no_tests(void **state)
 }
 
 /* The table is hashed into the rules' digest, and test_paths: of --config merges over it, ecosystem by ecosystem. */
-/* Rust's unit tests live in its source files: a .rs file has inline tests, started by #[test] lines and held after
- * #[cfg(test)]; other files none. */
+/* Rust's unit tests live in its source files: a .rs file has inline tests, started by #[test] lines and held in its
+ * top-level test module; other files none. */
 static void rust_source_holds_inline_tests(void **state)
 {
 	(void)state;
 	const struct githistory_inline_tests *it = githistory_testpaths_inline(&rules.tests, "crates/nu-cmd/src/split.rs");
 	assert_non_null(it);
 	const struct rtk_re *starts = it->lines;
-	assert_true(rtk_re_matches(it->region, "#[cfg(test)]", 12));
-	assert_false(rtk_re_matches(it->region, "#[cfg(unix)]", 12));
+	assert_true(rtk_re_matches(it->region, "mod tests {", 11));
+	assert_true(rtk_re_matches(it->region, "pub(crate) mod test {", 21));
+	assert_false(rtk_re_matches(it->region, "    mod tests {", 15)); /* not at the top level */
+	assert_false(rtk_re_matches(it->region, "#[cfg(test)]", 12));   /* an item anywhere, not the module */
+	assert_false(rtk_re_matches(it->region, "mod testing;", 12));
 	static const char *const tests[] = { "#[test]", "    #[tokio::test]", "#[rstest]", "  #[test_case(1)]" };
 	static const char *const others[] = { "#[cfg(test)]", "#[derive(Debug)]", "// #[test] goes here", "fn test() {}" };
 	assert_non_null(starts);
