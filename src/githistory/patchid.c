@@ -287,8 +287,12 @@ int githistory_patchid_find(struct githistory_run *h, struct githistory_patchid_
 		if (!maybe)
 			continue;
 		/* A patch id that a missing blob keeps from being made matches nothing (counted by gitodb_missing_blobs). */
-		if (!have_inv && (rc = githistory_patchid_of(h, r, true, &inv)))
-			return rc == GIT_ENOTFOUND ? (rtk_error_clear(), 0) : rc;
+		if (!have_inv && (rc = githistory_patchid_of(h, r, true, &inv))) {
+			if (rc != GIT_ENOTFOUND)
+				return rc;
+			rtk_error_clear();
+			return 0;
+		}
 		have_inv = true;
 		if ((rc = githistory_patchid_of(h, x, false, &fwd))) {
 			if (rc != GIT_ENOTFOUND)
