@@ -210,13 +210,13 @@ static void md_convention(struct rtk_out_md *md, const cJSON *cov)
 
 /* The table by repository: each row's own failures, buckets and verdict, or the error that kept it out. */
 /* What the report says of blobs the repository lacks, in words for the markdown and the warning; "" when none. */
-static void missing_blobs_words(const cJSON *in, char *buf, size_t len)
+static void missing_blobs_words(const cJSON *in, const char *from, char *buf, size_t len)
 {
 	double n = rtk_out_json_num(in, "missing_blobs");
 	*buf = '\0';
 	if (n > 0)
-		snprintf(buf, len, "%.0f blob%s missing from the repository: the files needing %s were skipped%s", n,
-			 n == 1 ? " is" : "s are", n == 1 ? "it" : "them",
+		snprintf(buf, len, "%.0f blob%s missing from %s: the files needing %s were skipped%s", n,
+			 n == 1 ? " is" : "s are", from, n == 1 ? "it" : "them",
 			 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, "partial_clone"))
 				 ? "; it is a partial clone (git clone --filter): a clone without --filter gives a complete report"
 				 : "");
@@ -273,7 +273,7 @@ static void render_pooled_md(const cJSON *r, struct rtk_out_md *md, int level)
 			rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(b, "n"), rtk_out_json_num(in, "unlinked"),
 			rtk_out_json_num(in, "reapplies"));
 	char missing[300]; /* the repositories' sum; which of them are partial clones their own reports say */
-	missing_blobs_words(in, missing, sizeof(missing));
+	missing_blobs_words(in, "the repositories", missing, sizeof(missing));
 	if (*missing)
 		rtk_out_md_para(md, "Missing blobs: %s.", missing);
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
@@ -389,7 +389,7 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? ".**" : "");
 	md_convention(md, cov);
 	char missing[300]; /* said only when blobs were missing, so a complete repository's report reads as before */
-	missing_blobs_words(in, missing, sizeof(missing));
+	missing_blobs_words(in, "the repository", missing, sizeof(missing));
 	if (*missing)
 		rtk_out_md_para(md, "Missing blobs: %s.", missing);
 	const cJSON *nd = cJSON_GetObjectItemCaseSensitive(r, "non_discriminating"), *e;
@@ -612,7 +612,7 @@ void githistory_render_html(const cJSON *r, struct rtk_html *h, int level)
 static void warn_missing_blobs(const cJSON *result)
 {
 	char words[300];
-	missing_blobs_words(cJSON_GetObjectItemCaseSensitive(result, "input"), words, sizeof(words));
+	missing_blobs_words(cJSON_GetObjectItemCaseSensitive(result, "input"), "the repository", words, sizeof(words));
 	if (*words)
 		rtk_warn("%s", words);
 }

@@ -661,6 +661,11 @@ testing "a partial clone without blobs (--filter=blob:none): exit 0, some of git
 	"$RTK git-history --json --repo $N 2>/dev/null | jq -c --argjson m \$(cat $N.missing) '[.input.missing_blobs > 0, .input.missing_blobs <= \$m, .buckets.n]'; echo \${PIPESTATUS[0]}" \
 	"[true,true,0]\n0\n"
 conforms "a partial clone's JSON conforms to its schema" "$SCRATCH_ROOT/partial-none.json" git-history
+"$RTK" git-history --json --repo "$P" >"$SCRATCH_ROOT/partial-8k.json" 2>/dev/null
+testing "pooled (rtk merge): missing_blobs is the repositories' sum, and the pooled markdown says so" \
+	"A=$SCRATCH_ROOT/partial-8k.json B=$SCRATCH_ROOT/partial-none.json; s=\$(jq -s 'map(.input.missing_blobs) | add' \$A \$B);
+	 $RTK merge --json \$A \$B | jq --argjson s \$s '.input.missing_blobs == \$s and \$s > 4'; $RTK merge \$A \$B | grep '^Missing blobs' | sed 's/: [0-9]* blobs/: N blobs/'" \
+	"true\nMissing blobs: N blobs are missing from the repositories: the files needing them were skipped.\n"
 T=$(pclone tree:0 partial-tree0.git)
 testing "a partial clone without trees (--filter=tree:0): a missing tree is still fatal, exit 1" \
 	"$RTK git-history --repo $T 2>&1 | sed 's/[0-9a-f]\{40\}/SHA/'; echo \${PIPESTATUS[0]}" \
