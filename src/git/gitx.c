@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /*
@@ -98,24 +99,30 @@ int gitx_refuse_shallow(git_repository *repo)
 	return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s; run git fetch --unshallow", *line ? line : "a graft");
 }
 
-static int promisor_remote(const git_config_entry *e, void *found)
+/* remote.NAME.promisor, NAME anything (with dots too, as git allows): matched by hand, as libgit2's regex
+ * matching (git_config_foreach_match) leaks its pcre2 match data on every entry. */
+static bool is_promisor_key(const char *name)
 {
-	int yes = 0;
-	if (!git_config_parse_bool(&yes, e->value) && yes)
-		*(bool *)found = true;
-	return 0;
+	size_t n = strlen(name);
+	return !strncasecmp(name, "remote.", 7) && n > 7 + 9 && !strcasecmp(name + n - 9, ".promisor");
 }
 
 bool gitx_is_partial_clone(git_repository *repo)
 {
 	git_config *cfg;
+	git_config_iterator *it;
+	git_config_entry *e;
 	const char *v;
-	bool found = false;
+	bool found;
+	int yes;
 	if (git_repository_config_snapshot(&cfg, repo) < 0)
 		return false;
 	found = git_config_get_string(&v, cfg, "extensions.partialclone") == 0 && *v;
-	if (!found)
-		git_config_foreach_match(cfg, "^remote\\..*\\.promisor$", promisor_remote, &found);
+	if (!found && git_config_iterator_new(&it, cfg) == 0) {
+		while (!found && git_config_next(&e, it) == 0)
+			found = is_promisor_key(e->name) && git_config_parse_bool(&yes, e->value) == 0 && yes;
+		git_config_iterator_free(it);
+	}
 	git_config_free(cfg);
 	return found;
 }
