@@ -275,7 +275,7 @@ static void render_pooled_md(const cJSON *r, struct rtk_out_md *md, int level)
 	char missing[300]; /* the repositories' sum; which of them are partial clones their own reports say */
 	missing_blobs_words(in, "the repositories", missing, sizeof(missing));
 	if (*missing)
-		rtk_out_md_para(md, "Missing blobs: %s.", missing);
+		rtk_out_md_para(md, "**Incomplete**: %s.", missing);
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);
 	rtk_out_md_table_end(t);
@@ -391,7 +391,7 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 	char missing[300]; /* said only when blobs were missing, so a complete repository's report reads as before */
 	missing_blobs_words(in, "the repository", missing, sizeof(missing));
 	if (*missing)
-		rtk_out_md_para(md, "Missing blobs: %s.", missing);
+		rtk_out_md_para(md, "**Incomplete**: %s.", missing);
 	const cJSON *nd = cJSON_GetObjectItemCaseSensitive(r, "non_discriminating"), *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(nd, "surface_patterns"))
 		rtk_out_md_para(md, "Non-discriminating rule: risk-floor pattern `%s` (%s) matches %.0f of %.0f tracked files "

@@ -652,8 +652,8 @@ testing "a partial clone: exit 0, every missing blob counted once, the failure i
 	"$RTK git-history --json --repo $P 2>/dev/null | jq -c --argjson m \$(cat $P.missing) '[.input.missing_blobs == \$m, \$m > 0, .input.partial_clone, [.failures[] | [.remedy.subject, .culprit.subject]], [.unlinked[] | [.remedy.subject, .reason_code]]]'; echo \${PIPESTATUS[0]}" \
 	'[true,true,true,[["fix: add adds","feat: add"]],[["fix: weights are 4","missing-blobs"]]]\n0\n'
 testing "a partial clone: one warning line on stderr, one markdown line, both saying it is a partial clone" \
-	"m=\$(cat $P.missing); $RTK git-history --repo $P 2>err | grep '^Missing blobs' | sed \"s/^Missing blobs: \$m /Missing blobs: N /\"; sed \"s/warning: \$m /warning: N /\" err" \
-	"Missing blobs: N blobs are missing from the repository: the files needing them were skipped; it is a partial clone (git clone --filter): a clone without --filter gives a complete report.\n$E: warning: N blobs are missing from the repository: the files needing them were skipped; it is a partial clone (git clone --filter): a clone without --filter gives a complete report\n"
+	"m=\$(cat $P.missing); $RTK git-history --repo $P 2>err | grep '^\*\*Incomplete' | sed \"s/^\\*\\*Incomplete\\*\\*: \$m /**Incomplete**: N /\"; sed \"s/warning: \$m /warning: N /\" err" \
+	"**Incomplete**: N blobs are missing from the repository: the files needing them were skipped; it is a partial clone (git clone --filter): a clone without --filter gives a complete report.\n$E: warning: N blobs are missing from the repository: the files needing them were skipped; it is a partial clone (git clone --filter): a clone without --filter gives a complete report\n"
 N=$(pclone blob:none partial-none.git)
 "$RTK" git-history --json --repo "$N" >"$SCRATCH_ROOT/partial-none.json" 2>/dev/null
 # Without any blob, only those the analysis asked for are counted: never more than git's count of the missing.
@@ -664,8 +664,8 @@ conforms "a partial clone's JSON conforms to its schema" "$SCRATCH_ROOT/partial-
 "$RTK" git-history --json --repo "$P" >"$SCRATCH_ROOT/partial-8k.json" 2>/dev/null
 testing "pooled (rtk merge): missing_blobs is the repositories' sum, and the pooled markdown says so" \
 	"A=$SCRATCH_ROOT/partial-8k.json B=$SCRATCH_ROOT/partial-none.json; s=\$(jq -s 'map(.input.missing_blobs) | add' \$A \$B);
-	 $RTK merge --json \$A \$B | jq --argjson s \$s '.input.missing_blobs == \$s and \$s > 4'; $RTK merge \$A \$B | grep '^Missing blobs' | sed 's/: [0-9]* blobs/: N blobs/'" \
-	"true\nMissing blobs: N blobs are missing from the repositories: the files needing them were skipped.\n"
+	 $RTK merge --json \$A \$B | jq --argjson s \$s '.input.missing_blobs == \$s and \$s > 4'; $RTK merge \$A \$B | grep '^\*\*Incomplete' | sed 's/: [0-9]* blobs/: N blobs/'" \
+	"true\n**Incomplete**: N blobs are missing from the repositories: the files needing them were skipped.\n"
 T=$(pclone tree:0 partial-tree0.git)
 testing "a partial clone without trees (--filter=tree:0): a missing tree is still fatal, exit 1" \
 	"$RTK git-history --repo $T 2>&1 | sed 's/[0-9a-f]\{40\}/SHA/'; echo \${PIPESTATUS[0]}" \
@@ -676,7 +676,7 @@ testing "a copy missing one blob (no partial clone): exit 0, 1 missing, the fix 
 	 $RTK git-history --json --repo c 2>err | jq -c '[.input.missing_blobs, .input.partial_clone, [.failures[].remedy.subject], [.unlinked[] | [.remedy.subject, .reason_code]]]'; cat err" \
 	'1\n[1,false,["fix: add adds"],[["fix: weights are 4","missing-blobs"]]]\n'"$E: warning: 1 blob is missing from the repository: the files needing it were skipped\n"
 testing "a complete repository: missing_blobs 0, no warning, no markdown line" \
-	"$RTK git-history --json --repo $(repo big-files) 2>err | jq -c '[.input.missing_blobs, .input.partial_clone, [.failures[].remedy.subject]]'; cat err; $RTK git-history --repo $(repo big-files) | grep -c '^Missing blobs'" \
+	"$RTK git-history --json --repo $(repo big-files) 2>err | jq -c '[.input.missing_blobs, .input.partial_clone, [.failures[].remedy.subject]]'; cat err; $RTK git-history --repo $(repo big-files) | grep -c '^\*\*Incomplete'" \
 	'[0,false,["fix: add adds","fix: weights are 4","table: untidy"]]\n0\n'
 # Issue 15: a damaged pack or a lost HEAD object is a corrupt repository (exit 1), not a bad revision (exit 2).
 testing "a zeroed pack: a corrupt repository, exit 1" \
