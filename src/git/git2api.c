@@ -37,6 +37,26 @@ static int load_symbols(void)
 }
 #endif
 
+/*
+ * A partial clone made by older versions of git says so with extensions.partialclone (format version 1), which
+ * libgit2 refuses to open unless told the extension is known. rtk reads such a clone's objects as they are
+ * and counts the blobs it lacks (gitodb_missing_blobs); it never fetches them, so allowing it is safe.
+ */
+static void allow_partial_clones(void)
+{
+	static const char *extensions[] = { "partialclone" };
+#ifdef RTK_LAZY_LIBS
+	int (*opts)(int, ...);
+	void *sym = git2_lib.handle ? dlsym(git2_lib.handle, "git_libgit2_opts") : NULL;
+	if (sym) {
+		memcpy(&opts, &sym, sizeof(opts)); /* memcpy: object and function pointers may not alias */
+		opts(GIT_OPT_SET_EXTENSIONS, extensions, (size_t)1);
+	}
+#else
+	git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, extensions, (size_t)1);
+#endif
+}
+
 int git2api_load(void)
 {
 	static int loaded;
@@ -47,6 +67,7 @@ int git2api_load(void)
 		return rc;
 	if (git_libgit2_init() < 0)
 		return rtk_fail(RTK_EXIT_FAILURE, "libgit2 failed to initialise: %s", git2api_error());
+	allow_partial_clones();
 	loaded = 1;
 	return 0;
 }

@@ -84,6 +84,10 @@
 	X(int, git_repository_config_snapshot, (git_config **out, git_repository *repo), (out, repo)) \
 	X(int, git_config_get_string, (const char **out, const git_config *cfg, const char *name), (out, cfg, name)) \
 	XV(void, git_config_free, (git_config *cfg), (cfg)) \
+	X(int, git_config_iterator_new, (git_config_iterator **out, const git_config *cfg), (out, cfg)) \
+	X(int, git_config_next, (git_config_entry **entry, git_config_iterator *iter), (entry, iter)) \
+	XV(void, git_config_iterator_free, (git_config_iterator *iter), (iter)) \
+	X(int, git_config_parse_bool, (int *out, const char *value), (out, value)) \
 	X(int, git_index_add, (git_index *index, const git_index_entry *source_entry), (index, source_entry)) \
 	X(int, git_index_clear, (git_index *index), (index)) \
 	X(int, git_odb_open_wstream, (git_odb_stream **out, git_odb *db, git_object_size_t size, git_object_t type), (out, db, size, type)) \

@@ -783,8 +783,9 @@ static int read_from_tree(void *arg, const char *dir, char **text, size_t *len)
 	if (!tree_entry(t, GITATTR_FILE, strlen(GITATTR_FILE), &e) || (e.mode & 0170000) == 040000 || e.mode == 0160000)
 		return 0;
 	memcpy(id.id, e.id, GIT_OID_RAWSZ);
+	/* A partial clone or an incomplete copy may lack it: read as no file (gitodb_missing_blobs counts it). */
 	if ((rc = gitodb_read(a->db, &id, GIT_OBJECT_BLOB, &blob)))
-		return rc;
+		return rc == GIT_ENOTFOUND ? 0 : rc;
 	if ((*text = malloc(blob->size + 1))) {
 		memcpy(*text, blob->data, blob->size);
 		(*text)[blob->size] = '\0';

@@ -44,7 +44,7 @@ typedef int gitattr_read_fn(void *arg, const char *dir, char **text, size_t *len
 
 /* A reader over read (the root file is read now). 0, or read's error or RTK_EXIT_FAILURE (out of memory). */
 int gitattr_new(struct gitattr **out, gitattr_read_fn *read, void *arg);
-/* A reader of tree's files, through db (which must outlive it). */
+/* A reader of tree's files, through db (which must outlive it); a .gitattributes blob db lacks reads as no file. */
 int gitattr_new_tree(struct gitattr **out, struct gitodb *db, const git_oid *tree);
 void gitattr_free(struct gitattr *a);
 

@@ -3,6 +3,7 @@
 #include "gitodb.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
+#include "lib/strmap.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -88,6 +89,8 @@ struct gitodb {
 	bool serving; /* reading for libgit2: never ask libgit2 back (its odb may hold a lock) */
 	int sticky_rc; /* the first failure to read the store, kept for gitodb_error */
 	char sticky_why[512];
+	struct rtk_strmap *missing_blobs; /* raw ids of the blobs asked for that no store holds (gitodb_missing_blobs) */
+	size_t missing_blobs_untracked;   /* misses not kept for want of memory: counted, perhaps twice */
 };
 
 /* A walk reads each changed tree twice (in a commit's diff and in its parent's): remembering where
@@ -327,6 +330,7 @@ void gitodb_free(struct gitodb *db)
 		git_odb_free(db->fallback);
 	free(db->scratch);
 	free(db->located);
+	rtk_strmap_free(db->missing_blobs);
 	free(db);
 }
 
@@ -945,6 +949,23 @@ int gitodb_error(const struct gitodb *db)
 	return db->sticky_rc ? rtk_fail(db->sticky_rc, "%s", db->sticky_why) : 0;
 }
 
+/* A blob no store holds: a partial clone's or an incomplete copy's, which callers skip; counted once per id. */
+static int missing_blob(struct gitodb *db, const git_oid *id)
+{
+	char hex[41];
+	if (!db->missing_blobs)
+		db->missing_blobs = rtk_strmap_new();
+	if (!db->missing_blobs || (!rtk_strmap_get(db->missing_blobs, (const char *)id->id, 20) &&
+				   rtk_strmap_put(db->missing_blobs, (const char *)id->id, 20, (void *)1)))
+		db->missing_blobs_untracked++;
+	return rtk_fail(GIT_ENOTFOUND, "blob %s is missing from the repository", oid_hex(id->id, hex));
+}
+
+size_t gitodb_missing_blobs(const struct gitodb *db)
+{
+	return (db->missing_blobs ? rtk_strmap_count(db->missing_blobs) : 0) + db->missing_blobs_untracked;
+}
+
 int gitodb_read(struct gitodb *db, const git_oid *id, git_object_t want, const struct gitodb_object **out)
 {
 	struct obj *o;
@@ -952,7 +973,7 @@ int gitodb_read(struct gitodb *db, const git_oid *id, git_object_t want, const s
 	int rc;
 	*out = NULL;
 	if ((rc = read_any(db, id->id, &o)))
-		return rc == GIT_ENOTFOUND ? rc : stick(db, rc);
+		return rc != GIT_ENOTFOUND ? stick(db, rc) : want == GIT_OBJECT_BLOB ? missing_blob(db, id) : rc;
 	if (want != GIT_OBJECT_ANY && o->pub.type != want) {
 		rc = rtk_fail(RTK_EXIT_FAILURE, "object %s is a %s, not a %s", oid_hex(id->id, hex), type_name(o->pub.type),
 			      type_name(want));

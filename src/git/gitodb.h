@@ -35,10 +35,19 @@ void gitodb_free(struct gitodb *db);
 /*
  * The object id names, with a reference the caller owns. 0; GIT_ENOTFOUND when no store has it
  * (with a message naming the id); RTK_EXIT_FAILURE on a corrupt pack or loose file (naming the
- * file and offset) or when it is not of type want (GIT_OBJECT_ANY accepts any).
+ * file and offset) or when it is not of type want (GIT_OBJECT_ANY accepts any). A blob (want
+ * GIT_OBJECT_BLOB) that no store has is counted by gitodb_missing_blobs.
  */
 int gitodb_read(struct gitodb *db, const git_oid *id, git_object_t want, const struct gitodb_object **out);
 void gitodb_release(const struct gitodb_object *o);
+
+/*
+ * How many distinct blobs gitodb_read was asked for that no store holds. A partial clone (git clone
+ * --filter=blob:...) leaves blobs to be fetched from its promisor remote when git needs them, and
+ * neither libgit2 nor this reader fetches; a copy that left out large files lacks them for good.
+ * Callers that can do without one file's content skip it, and report this count.
+ */
+size_t gitodb_missing_blobs(const struct gitodb *db);
 
 /*
  * Puts db in front of libgit2's own readers of its repository for reads on the calling thread (other

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /*
@@ -96,6 +97,34 @@ int gitx_refuse_shallow(git_repository *repo)
 		return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s and %zu other commits; run git fetch --unshallow",
 				line, cut - 1);
 	return rtk_fail(RTK_EXIT_USAGE, "shallow clone: history is cut at %s; run git fetch --unshallow", *line ? line : "a graft");
+}
+
+/* remote.NAME.promisor, NAME anything (with dots too, as git allows): matched by hand, as libgit2's regex
+ * matching (git_config_foreach_match) leaks its pcre2 match data on every entry. */
+static bool is_promisor_key(const char *name)
+{
+	size_t n = strlen(name);
+	return !strncasecmp(name, "remote.", 7) && n > 7 + 9 && !strcasecmp(name + n - 9, ".promisor");
+}
+
+bool gitx_is_partial_clone(git_repository *repo)
+{
+	git_config *cfg;
+	git_config_iterator *it;
+	git_config_entry *e;
+	const char *v;
+	bool found;
+	int yes;
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		return false;
+	found = git_config_get_string(&v, cfg, "extensions.partialclone") == 0 && *v;
+	if (!found && git_config_iterator_new(&it, cfg) == 0) {
+		while (!found && git_config_next(&e, it) == 0)
+			found = is_promisor_key(e->name) && git_config_parse_bool(&yes, e->value) == 0 && yes;
+		git_config_iterator_free(it);
+	}
+	git_config_free(cfg);
+	return found;
 }
 
 int gitx_shallow_boundary(git_repository *repo, unsigned char **ids, size_t *n)
@@ -406,6 +435,27 @@ int gitx_folder_history(git_repository *repo, const char *folder, gitx_file_vers
 	return rc;
 }
 
+/* libgit2 found no blob of these: which one is missing, asked of served (when given) so that it is counted there. */
+static int blob_missing(struct gitodb *served, const git_oid *old_id, const git_oid *new_id)
+{
+	const git_oid *ids[2] = { old_id, new_id };
+	char why[256];
+	snprintf(why, sizeof(why), "%s", git2api_error());
+	if (!served)
+		return rtk_fail(GIT_ENOTFOUND, "a blob is missing from the repository: %s", why);
+	for (int k = 0; k < 2; k++) {
+		const struct gitodb_object *o;
+		int rc;
+		if (ids[k] && (rc = gitodb_read(served, ids[k], GIT_OBJECT_BLOB, &o)) != GIT_ENOTFOUND) {
+			gitodb_release(o);
+			continue;
+		}
+		if (ids[k])
+			return GIT_ENOTFOUND;
+	}
+	return rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", why);
+}
+
 int gitx_blob_hunks(git_repository *repo, struct gitodb *served, const git_oid *old_id, const git_oid *new_id,
 		    int ignore_whitespace, struct linetrack_hunk **h, size_t *nh)
 {
@@ -413,6 +463,7 @@ int gitx_blob_hunks(git_repository *repo, struct gitodb *served, const git_oid *
 	git_blob *a = NULL, *b = NULL;
 	struct hunk_acc acc = { 0 };
 	git_oid old_view, new_view;
+	const git_oid *old_blob = old_id, *new_blob = new_id;
 	int rc;
 	*h = NULL, *nh = 0;
 	if (ignore_whitespace && served) {
@@ -426,8 +477,9 @@ int gitx_blob_hunks(git_repository *repo, struct gitodb *served, const git_oid *
 			ignore_whitespace = 0; /* the views hold none */
 		}
 	}
-	if ((old_id && git_blob_lookup(&a, repo, old_id) < 0) || (new_id && git_blob_lookup(&b, repo, new_id) < 0)) {
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", git2api_error());
+	if ((old_id && (rc = git_blob_lookup(&a, repo, old_id)) < 0) || (new_id && (rc = git_blob_lookup(&b, repo, new_id)) < 0)) {
+		rc = rc == GIT_ENOTFOUND ? blob_missing(served, a ? NULL : old_blob, new_blob)
+					 : rtk_fail(RTK_EXIT_FAILURE, "cannot read a blob: %s", git2api_error());
 		goto out;
 	}
 	diff_options(&opts, ignore_whitespace);

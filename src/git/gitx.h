@@ -32,6 +32,13 @@ int gitx_refuse_shallow(git_repository *repo);
 int gitx_shallow_boundary(git_repository *repo, unsigned char **ids, size_t *n);
 
 /*
+ * Whether repo is a partial clone (git clone --filter): a remote with promisor = true, or
+ * extensions.partialclone set. Such a clone lacks blobs (or trees) that git fetches from that remote
+ * when it needs them; libgit2 does not. An unreadable config reads as no.
+ */
+bool gitx_is_partial_clone(git_repository *repo);
+
+/*
  * What HEAD names, malloc'd into *out: the branch ("main", also when it has no commits yet), or for a
  * detached HEAD the first 12 hex digits of its commit. 0, or RTK_EXIT_FAILURE.
  */
@@ -68,6 +75,8 @@ int gitx_buffer_hunks(const char *old_buf, size_t old_len, const char *new_buf, 
  * blobs' whitespace views (gitodb_serve_whitespace_view): the same hunks, a quarter of git-history's
  * time on git.git spared (libgit2 tests each byte with isspace, when hashing and again when comparing).
  */
+/* GIT_ENOTFOUND (naming the blob) when a blob is missing from the repository, counted by served's
+ * gitodb_missing_blobs; RTK_EXIT_FAILURE when one cannot be read otherwise. */
 int gitx_blob_hunks(git_repository *repo, struct gitodb *served, const git_oid *old_id, const git_oid *new_id,
 		    int ignore_whitespace, struct linetrack_hunk **h, size_t *nh);
 

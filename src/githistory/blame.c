@@ -99,16 +99,18 @@ static int rename_side(struct githistory_run *h, struct githistory_commit *c, st
 	return 0;
 }
 
-/* A blob a rename pairing needs: one a tree names but the store lacks is a broken repository (exit 1). */
-static int rename_blob(struct githistory_run *h, const git_oid *id, const struct gitodb_object **out)
+/*
+ * Whether rc is a blob missing from the repository (a partial clone's, or a copy's that left large files
+ * out): then what needed it goes without it, as if that file's evidence were not there, and rc is cleared.
+ * gitodb_missing_blobs has counted it for the report.
+ */
+static bool blob_missing(int *rc)
 {
-	int rc = gitodb_read(h->odb, id, GIT_OBJECT_BLOB, out);
-	if (rc == GIT_ENOTFOUND) {
-		char why[256];
-		snprintf(why, sizeof(why), "%s", rtk_error_message());
-		return rtk_fail(RTK_EXIT_FAILURE, "%s", why);
-	}
-	return rc;
+	if (*rc != GIT_ENOTFOUND)
+		return false;
+	*rc = 0;
+	rtk_error_clear();
+	return true;
 }
 
 /*
@@ -140,8 +142,9 @@ static int find_rename(struct githistory_run *h, struct githistory_commit *c, st
 	}
 	if (*other || h->rules.rename_min_similarity >= 1 || added * deleted > (size_t)RENAME_LIMIT * RENAME_LIMIT)
 		return 0;
-	if ((rc = rename_blob(h, blob, &mine)))
-		return rc;
+	/* Similarity needs both contents: without a blob, a rename is found by its id alone (exact), or not at all. */
+	if ((rc = gitodb_read(h->odb, blob, GIT_OBJECT_BLOB, &mine)))
+		return blob_missing(&rc) ? 0 : rc;
 	for (size_t i = 0; i < c->files.n && !rc; i++) {
 		const char *q = c->files.v[i];
 		const struct gitodb_object *theirs;
@@ -149,8 +152,11 @@ static int find_rename(struct githistory_run *h, struct githistory_commit *c, st
 		double sim;
 		if (rename_side(h, c, p, q, &qb) != (from_new_side ? -1 : 1) || !strcmp(q, path))
 			continue;
-		if ((rc = rename_blob(h, &qb, &theirs)))
+		if ((rc = gitodb_read(h->odb, &qb, GIT_OBJECT_BLOB, &theirs))) {
+			if (blob_missing(&rc))
+				continue;
 			break;
+		}
 		size_t lo = mine->size < theirs->size ? mine->size : theirs->size;
 		size_t hi = mine->size < theirs->size ? theirs->size : mine->size;
 		/* The bytes in common are at most the smaller size: skip pairs that cannot reach the threshold, as git does. */
@@ -723,6 +729,8 @@ static int changes_read(struct githistory_run *h, struct githistory_commit *c, s
 			continue;
 		if ((rc = blob_diff(h, has_a ? &a : NULL, has_b ? &b : NULL, &d))) {
 			blob_diff_free(&d);
+			if (blob_missing(&rc))
+				continue; /* no lines moved from or renamed in this file are seen */
 			break;
 		}
 		for (size_t k = 0; k < d.nh && !rc; k++) {
@@ -942,6 +950,7 @@ static int merge_step(struct githistory_run *h, struct githistory_commit *c, con
 		blob_diff_free(&d);
 		linetrack_set_free(&still);
 		linetrack_set_free(&before);
+		blob_missing(&rc); /* this parent's version cannot be compared: the lines stay for the next parent */
 	}
 	linetrack_set_free(&left);
 	return rc;
@@ -1039,6 +1048,9 @@ static int blame_step(struct githistory_run *h, struct githistory_commit *c, con
 		linetrack_set_free(&rest);
 	}
 out:
+	if (rc == GIT_ENOTFOUND) /* c's diff cannot be read: its pending lines are followed no further */
+		out->missing_lines += linetrack_set_lines(lines);
+	blob_missing(&rc);
 	blob_diff_free(&d);
 	linetrack_set_free(&added);
 	linetrack_set_free(&before);
@@ -1116,7 +1128,10 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 		}
 		if ((rc = blob_diff(h, &old_blob, have_new ? &new_blob : NULL, &d))) {
 			blob_diff_free(&d);
-			break;
+			if (!blob_missing(&rc))
+				break;
+			out->missing_files++; /* its changed lines cannot be known: the fix is blamed by its other files */
+			continue;
 		}
 		/* Hunks that only reformat, and additions of nothing but blank, comment or import lines, link nothing. */
 		for (size_t k = 0; k < d.nh; k++) {
@@ -1201,7 +1216,10 @@ int githistory_blame_fix(struct githistory_run *h, struct githistory_commit *f, 
 
 const char *githistory_blame_why_none(const struct githistory_blame_result *b)
 {
-	return b->older_lines     ? "the lines it fixes were last changed before the fix window"
+	return b->missing_files || b->missing_lines
+		       ? "blobs of the files it changes are missing from the repository (a partial clone, or a copy without "
+			 "large files): those files were skipped"
+	       : b->older_lines     ? "the lines it fixes were last changed before the fix window"
 	       : b->skipped_lines && b->skipped_by_fix ? "the lines it fixes were last changed by another fix or revert"
 	       : b->skipped_lines ? "the lines it fixes were last changed by a revert"
 	       : !b->blamed_lines && b->generated_files

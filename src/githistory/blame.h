@@ -23,6 +23,8 @@ struct githistory_blame_result {
 	uint32_t moved_lines;         /* lines followed through a commit that moved them (blame.moved_min_chars) */
 	uint32_t renamed_lines;       /* lines followed through a commit that only renamed in them (blame.rename_min_lines) */
 	uint32_t generated_files;     /* files it changes that are generated or vendored: never blamed (generated.c) */
+	uint32_t missing_files;       /* files it changes whose blobs the repository lacks: skipped (a partial clone) */
+	uint32_t missing_lines;       /* lines not followed past a commit whose blobs the repository lacks */
 };
 
 /*

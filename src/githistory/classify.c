@@ -128,7 +128,8 @@ static void fired(struct githistory_classify_failure *f, const char *rule)
 /* The reason code of a blame that found no culprit (githistory_blame_why_none's words). */
 static const char *why_none_code(const struct githistory_blame_result *b)
 {
-	return b->older_lines     ? "older-than-window"
+	return b->missing_files || b->missing_lines ? "missing-blobs"
+	       : b->older_lines     ? "older-than-window"
 	       : b->skipped_lines ? "by-fix-or-revert"
 	       : !b->blamed_lines && b->generated_files ? "generated"
 	       : !b->blamed_lines && b->insubstantial_lines + b->formatting_lines ? "insubstantial"

@@ -209,6 +209,19 @@ static void md_convention(struct rtk_out_md *md, const cJSON *cov)
 }
 
 /* The table by repository: each row's own failures, buckets and verdict, or the error that kept it out. */
+/* What the report says of blobs the repository lacks, in words for the markdown and the warning; "" when none. */
+static void missing_blobs_words(const cJSON *in, const char *from, char *buf, size_t len)
+{
+	double n = rtk_out_json_num(in, "missing_blobs");
+	*buf = '\0';
+	if (n > 0)
+		snprintf(buf, len, "%.0f blob%s missing from %s: the files needing %s were skipped%s", n,
+			 n == 1 ? " is" : "s are", from, n == 1 ? "it" : "them",
+			 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, "partial_clone"))
+				 ? "; it is a partial clone (git clone --filter): a clone without --filter gives a complete report"
+				 : "");
+}
+
 static void md_repository_rows(struct rtk_out_md_table *t, const cJSON *rows)
 {
 	const cJSON *row;
@@ -259,6 +272,10 @@ static void render_pooled_md(const cJSON *r, struct rtk_out_md *md, int level)
 			"%.0f remedies unlinked, %.0f reapplies.", rtk_out_json_num(p, "repositories"), rtk_out_json_num(p, "unreadable"),
 			rtk_out_json_num(in, "commits_in_window"), rtk_out_json_num(b, "n"), rtk_out_json_num(in, "unlinked"),
 			rtk_out_json_num(in, "reapplies"));
+	char missing[300]; /* the repositories' sum; which of them are partial clones their own reports say */
+	missing_blobs_words(in, "the repositories", missing, sizeof(missing));
+	if (*missing)
+		rtk_out_md_para(md, "**Incomplete**: %s.", missing);
 	t = rtk_out_md_table(md, "lrrr", "bucket", "failures", "share", ci_head);
 	md_bucket_rows(t, NULL, b);
 	rtk_out_md_table_end(t);
@@ -371,6 +388,10 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? rtk_out_json_str(cov, "note") : "",
 			cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cov, "note")) ? ".**" : "");
 	md_convention(md, cov);
+	char missing[300]; /* said only when blobs were missing, so a complete repository's report reads as before */
+	missing_blobs_words(in, "the repository", missing, sizeof(missing));
+	if (*missing)
+		rtk_out_md_para(md, "**Incomplete**: %s.", missing);
 	const cJSON *nd = cJSON_GetObjectItemCaseSensitive(r, "non_discriminating"), *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(nd, "surface_patterns"))
 		rtk_out_md_para(md, "Non-discriminating rule: risk-floor pattern `%s` (%s) matches %.0f of %.0f tracked files "
@@ -587,6 +608,15 @@ void githistory_render_html(const cJSON *r, struct rtk_html *h, int level)
 
 /* ----- the engine: a run (run.c) from options to result ----- */
 
+/* Once a run, not once a blob: the report says the same (input.missing_blobs). */
+static void warn_missing_blobs(const cJSON *result)
+{
+	char words[300];
+	missing_blobs_words(cJSON_GetObjectItemCaseSensitive(result, "input"), "the repository", words, sizeof(words));
+	if (*words)
+		rtk_warn("%s", words);
+}
+
 int githistory_report(const struct githistory_opts *o, cJSON **out)
 {
 	struct githistory_run h = { 0 };
@@ -608,6 +638,8 @@ int githistory_report(const struct githistory_opts *o, cJSON **out)
 		rc = gitodb_error(h.odb);
 	if (!rc && !(*out = githistory_report_json(&h, &fs)))
 		rc = rtk_oom();
+	if (!rc)
+		warn_missing_blobs(*out);
 out:
 	githistory_classify_free(&fs);
 	githistory_run_close(&h);

@@ -10,6 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Why libgit2 could not make c's patch id: GIT_ENOTFOUND when a blob of c's files (in c or its parent p) is
+ * missing from the repository (a partial clone: counted by gitodb_missing_blobs), else RTK_EXIT_FAILURE.
+ * Only on failure, so a complete repository's blobs are never read twice.
+ */
+static int patchid_failed(struct githistory_run *h, struct githistory_commit *c, struct githistory_commit *p)
+{
+	char why[256];
+	int rc = 0;
+	snprintf(why, sizeof(why), "%s", git2api_error());
+	for (size_t i = 0; i < c->files.n; i++) {
+		const struct githistory_commit *side[2] = { c, p };
+		for (int k = 0; k < 2; k++) {
+			const struct gitodb_object *o = NULL;
+			git_oid id;
+			if (side[k] && !gitodb_blob_at(h->odb, &side[k]->tree, c->files.v[i], &id) &&
+			    gitodb_read(h->odb, &id, GIT_OBJECT_BLOB, &o) == GIT_ENOTFOUND)
+				rc = GIT_ENOTFOUND; /* the others are looked at too, to be counted */
+			else
+				gitodb_release(o);
+		}
+	}
+	return rc ? rtk_fail(rc, "cannot compute a patch id: a blob is missing from the repository")
+		  : rtk_fail(RTK_EXIT_FAILURE, "cannot compute a patch id: %s", why);
+}
+
 int githistory_patchid_of(struct githistory_run *h, struct githistory_commit *c, bool inverse, git_oid *out)
 {
 	git_tree *t = NULL, *pt = NULL;
@@ -32,7 +58,7 @@ int githistory_patchid_of(struct githistory_run *h, struct githistory_commit *c,
 	    (p && git_tree_lookup(&pt, h->repo, &p->tree) < 0) ||
 	    git_diff_tree_to_tree(&diff, h->repo, inverse ? t : pt, inverse ? pt : t, &opts) < 0 ||
 	    git_diff_patchid(out, diff, NULL) < 0)
-		rc = rtk_fail(RTK_EXIT_FAILURE, "cannot compute a patch id: %s", git2api_error());
+		rc = patchid_failed(h, c, p);
 	git_diff_free(diff);
 	git_tree_free(t);
 	git_tree_free(pt);
@@ -108,25 +134,30 @@ static bool same_paths(const struct githistory_commit *a, const struct githistor
 	return true;
 }
 
-/* The blob at path in c's tree and its id, or NULL (not there, or not readable: an empty side of the diff). */
-static const struct gitodb_object *blob_read(struct githistory_run *h, const struct githistory_commit *c,
-					     const char *path, git_oid *id)
+/*
+ * The blob at path in c's tree and its id into *o, or NULL (not there, or not readable: an empty side of the
+ * diff). Returns true when the tree names a blob the repository lacks (a partial clone's): then neither side
+ * of this file's diff can be known, and the caller leaves the file out.
+ */
+static bool blob_read(struct githistory_run *h, const struct githistory_commit *c, const char *path, git_oid *id,
+		      const struct gitodb_object **o)
 {
-	const struct gitodb_object *o = NULL;
-	if (c && !gitodb_blob_at(h->odb, &c->tree, path, id) && gitodb_read(h->odb, id, GIT_OBJECT_BLOB, &o))
-		o = NULL;
-	return o;
+	int rc;
+	*o = NULL;
+	if (c && !gitodb_blob_at(h->odb, &c->tree, path, id) && (rc = gitodb_read(h->odb, id, GIT_OBJECT_BLOB, o))) {
+		*o = NULL;
+		if (rc == GIT_ENOTFOUND) {
+			rtk_error_clear();
+			return true;
+		}
+	}
+	return false;
 }
 
-static const struct gitodb_object *blob_in(struct githistory_run *h, const struct githistory_commit *c,
-					   const char *path)
-{
-	git_oid id;
-	return blob_read(h, c, path, &id);
-}
-
-/* A file's change in non-whitespace bytes not counted yet (a real one is bounded by a blob's size). */
+/* A file's change in non-whitespace bytes not counted yet (a real one is bounded by a blob's size), or not
+ * countable: a blob of it is missing, so it rules nothing out. */
 #define INK_UNKNOWN INT64_MIN
+#define INK_MISSING (INT64_MIN + 1)
 
 /* Non-whitespace bytes (isspace) in [p, p + n). isspace in the C locale (rtk never sets another) is
  * '\t' to '\r' and ' ': eight bytes are tested at once, with a table of isspace itself for the rest and
@@ -219,12 +250,15 @@ int githistory_patchid_may_invert(struct githistory_run *h, struct githistory_co
 			p = c->nparents ? githistory_walk_commit(h, &c->parent[0]) : NULL;
 			if (c->nparents && !p)
 				return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
-			const struct gitodb_object *old = blob_in(h, p, c->files.v[i]), *new = blob_in(h, c, c->files.v[i]);
-			c->ink[i] = ink_change(old, new);
+			const struct gitodb_object *old, *new;
+			git_oid id;
+			bool missing = blob_read(h, p, c->files.v[i], &id, &old);
+			missing |= blob_read(h, c, c->files.v[i], &id, &new);
+			c->ink[i] = missing ? INK_MISSING : ink_change(old, new);
 			gitodb_release(old);
 			gitodb_release(new);
 		}
-		*maybe = r->ink[i] == -x->ink[i];
+		*maybe = r->ink[i] == INK_MISSING || x->ink[i] == INK_MISSING || r->ink[i] == -x->ink[i];
 	}
 	return 0;
 }
@@ -252,11 +286,20 @@ int githistory_patchid_find(struct githistory_run *h, struct githistory_patchid_
 			return rc;
 		if (!maybe)
 			continue;
-		if (!have_inv && (rc = githistory_patchid_of(h, r, true, &inv)))
-			return rc;
+		/* A patch id that a missing blob keeps from being made matches nothing (counted by gitodb_missing_blobs). */
+		if (!have_inv && (rc = githistory_patchid_of(h, r, true, &inv))) {
+			if (rc != GIT_ENOTFOUND)
+				return rc;
+			rtk_error_clear();
+			return 0;
+		}
 		have_inv = true;
-		if ((rc = githistory_patchid_of(h, x, false, &fwd)))
-			return rc;
+		if ((rc = githistory_patchid_of(h, x, false, &fwd))) {
+			if (rc != GIT_ENOTFOUND)
+				return rc;
+			rtk_error_clear();
+			continue;
+		}
 		if (!memcmp(inv.id, fwd.id, 20)) {
 			bool ancestor;
 			if ((rc = githistory_walk_in_history(h, x, r, &ancestor)))
@@ -323,12 +366,14 @@ static int line_bag(struct githistory_run *h, struct githistory_commit *c, char 
 		if (only && strcmp(only, c->files.v[i]))
 			continue;
 		git_oid old_id, new_id;
-		const struct gitodb_object *old = blob_read(h, p, c->files.v[i], &old_id),
-					   *new = blob_read(h, c, c->files.v[i], &new_id);
+		const struct gitodb_object *old, *new;
+		bool missing = blob_read(h, p, c->files.v[i], &old_id, &old);
+		missing |= blob_read(h, c, c->files.v[i], &new_id, &new);
 		struct linetrack_hunk *hunks = NULL;
 		size_t nh = 0;
-		/* By id: the diff then need not hash both buffers to name them (see gitx_blob_hunks). */
-		if (!(rc = gitx_blob_hunks(h->repo, h->odb, old ? &old_id : NULL, new ? &new_id : NULL, 0, &hunks, &nh)))
+		/* By id: the diff then need not hash both buffers to name them (see gitx_blob_hunks). A file with a
+		 * blob missing is left out: its lines are neither added nor removed as far as the bags know. */
+		if (!missing && !(rc = gitx_blob_hunks(h->repo, h->odb, old ? &old_id : NULL, new ? &new_id : NULL, 0, &hunks, &nh)))
 			rc = origin == GIT_DIFF_LINE_ADDITION ? bag_lines(bag, c->files.v[i], new, hunks, nh, true)
 							      : bag_lines(bag, c->files.v[i], old, hunks, nh, false);
 		free(hunks);
@@ -421,8 +466,11 @@ int githistory_patchid_writes_test(struct githistory_run *h, struct githistory_c
 	*yes = false;
 	if (c->nparents && !p)
 		return rtk_fail(RTK_EXIT_FAILURE, "cannot read a parent commit: %s", rtk_error_message());
-	const struct gitodb_object *old = blob_read(h, p, path, &old_id), *new = blob_read(h, c, path, &new_id);
-	if (new && !(rc = gitx_blob_hunks(h->repo, h->odb, old ? &old_id : NULL, &new_id, 0, &hunks, &nh))) {
+	const struct gitodb_object *old, *new;
+	/* A blob missing (a partial clone's): what the fix wrote there cannot be read, so no test is seen. */
+	bool missing = blob_read(h, p, path, &old_id, &old);
+	missing |= blob_read(h, c, path, &new_id, &new);
+	if (!missing && new && !(rc = gitx_blob_hunks(h->repo, h->odb, old ? &old_id : NULL, &new_id, 0, &hunks, &nh))) {
 		const char *q = new->data, *end = new->data + new->size;
 		uint32_t line = 1;
 		bool in_region = false; /* past the region's first line: every line after it is a test's */

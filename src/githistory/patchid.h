@@ -13,7 +13,8 @@ struct githistory_patchid_index {
 
 int githistory_patchid_index_build(struct githistory_run *h, struct githistory_patchid_index *ix);
 void githistory_patchid_index_free(struct githistory_patchid_index *ix);
-/* c's patch id against its first parent (inverse: of the diff the other way round), computed once. */
+/* c's patch id against its first parent (inverse: of the diff the other way round), computed once. 0;
+ * GIT_ENOTFOUND when a blob it needs is missing from the repository (a partial clone); RTK_EXIT_FAILURE. */
 int githistory_patchid_of(struct githistory_run *h, struct githistory_commit *c, bool inverse, git_oid *out);
 /*
  * The cheap test before patch ids, for r and x changing the same paths (their files loaded): *maybe

@@ -489,6 +489,9 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddNumberToObject(in, "companion_reverts", (double)fs->companion_reverts);
 	cJSON_AddNumberToObject(in, "planned_reverts", (double)fs->planned_reverts);
 	cJSON_AddNumberToObject(in, "fixed_before_landing", (double)fs->fixed_before_landing);
+	/* Blobs a partial clone or an incomplete copy lacks: the files needing them were skipped (gitodb_missing_blobs). */
+	cJSON_AddNumberToObject(in, "missing_blobs", (double)gitodb_missing_blobs(h->odb));
+	cJSON_AddBoolToObject(in, "partial_clone", gitx_is_partial_clone(h->repo));
 	cJSON_AddItemToObject(result, "buckets", githistory_figures_buckets_json(all, r->ci_level));
 	cJSON_AddItemToObject(result, "table_2x2", githistory_figures_table_json((const size_t(*)[2])t2));
 	split = cJSON_AddObjectToObject(result, "by_author");

@@ -651,6 +651,51 @@ testing "a missing tree object: exit 1 naming it, no report" \
 	"cp -r $(repo fix-plain) broken && t=\$(git -C broken rev-parse HEAD~1^{tree}) && rm broken/.git/objects/\${t:0:2}/\${t:2} &&
 	 $RTK git-history --json --repo broken 2>&1 | sed \"s/\$t/TREE/\"; echo \${PIPESTATUS[0]}" \
 	"$E: object TREE is missing from the repository\n1\n"
+# Issue 25 (hardening): a partial clone (git clone --filter) or a copy that left large files out lacks blobs. Each
+# missing blob skips the files needing it and is counted once; the run still reports (exit 0). A missing tree or
+# commit stays fatal (the test above). The count is the clone's own, as git counts it.
+# pclone FILTER NAME: a real partial clone of big-files made once; prints its path. git's count of the blobs it
+# lacks is in PATH.missing.
+pclone() {
+	local d="$SCRATCH_ROOT/$2"
+	# The source must allow filters (uploadpack.allowfilter): its upload-pack is given the setting, not the clone.
+	[ -d "$d" ] || { git clone -q --bare --no-local --filter="$1" -u 'git -c uploadpack.allowfilter=true upload-pack' \
+		"file://$(repo big-files)" "$d" &&
+		git -C "$d" rev-list --objects --all --missing=print | grep -c '^?' >"$d.missing"; } >/dev/null 2>&1 ||
+		echo "partial clone $2 failed" >&2
+	echo "$d"
+}
+P=$(pclone blob:limit=8k partial-8k.git)
+testing "a partial clone: exit 0, every missing blob counted once, the failure in the small file still found" \
+	"$RTK git-history --json --repo $P 2>/dev/null | jq -c --argjson m \$(cat $P.missing) '[.input.missing_blobs == \$m, \$m > 0, .input.partial_clone, [.failures[] | [.remedy.subject, .culprit.subject]], [.unlinked[] | [.remedy.subject, .reason_code]]]'; echo \${PIPESTATUS[0]}" \
+	'[true,true,true,[["fix: add adds","feat: add"]],[["fix: weights are 4","missing-blobs"]]]\n0\n'
+testing "a partial clone: one warning line on stderr, one markdown line, both saying it is a partial clone" \
+	"m=\$(cat $P.missing); $RTK git-history --repo $P 2>err | grep '^\*\*Incomplete' | sed \"s/^\\*\\*Incomplete\\*\\*: \$m /**Incomplete**: N /\"; sed \"s/warning: \$m /warning: N /\" err" \
+	"**Incomplete**: N blobs are missing from the repository: the files needing them were skipped; it is a partial clone (git clone --filter): a clone without --filter gives a complete report.\n$E: warning: N blobs are missing from the repository: the files needing them were skipped; it is a partial clone (git clone --filter): a clone without --filter gives a complete report\n"
+N=$(pclone blob:none partial-none.git)
+"$RTK" git-history --json --repo "$N" >"$SCRATCH_ROOT/partial-none.json" 2>/dev/null
+# Without any blob, only those the analysis asked for are counted: never more than git's count of the missing.
+testing "a partial clone without blobs (--filter=blob:none): exit 0, some of git's missing blobs counted, no failure" \
+	"$RTK git-history --json --repo $N 2>/dev/null | jq -c --argjson m \$(cat $N.missing) '[.input.missing_blobs > 0, .input.missing_blobs <= \$m, .buckets.n]'; echo \${PIPESTATUS[0]}" \
+	"[true,true,0]\n0\n"
+conforms "a partial clone's JSON conforms to its schema" "$SCRATCH_ROOT/partial-none.json" git-history
+"$RTK" git-history --json --repo "$P" >"$SCRATCH_ROOT/partial-8k.json" 2>/dev/null
+testing "pooled (rtk merge): missing_blobs is the repositories' sum, and the pooled markdown says so" \
+	"A=$SCRATCH_ROOT/partial-8k.json B=$SCRATCH_ROOT/partial-none.json; s=\$(jq -s 'map(.input.missing_blobs) | add' \$A \$B);
+	 $RTK merge --json \$A \$B | jq --argjson s \$s '.input.missing_blobs == \$s and \$s > 4'; $RTK merge \$A \$B | grep '^\*\*Incomplete' | sed 's/: [0-9]* blobs/: N blobs/'" \
+	"true\n**Incomplete**: N blobs are missing from the repositories: the files needing them were skipped.\n"
+T=$(pclone tree:0 partial-tree0.git)
+testing "a partial clone without trees (--filter=tree:0): a missing tree is still fatal, exit 1" \
+	"$RTK git-history --repo $T 2>&1 | sed 's/[0-9a-f]\{40\}/SHA/'; echo \${PIPESTATUS[0]}" \
+	"$E: object SHA is missing from the repository\n1\n"
+testing "a copy missing one blob (no partial clone): exit 0, 1 missing, the fix needing it unlinked, no partial-clone words" \
+	"cp -r $(repo big-files) c && b=\$(git -C c rev-parse HEAD~2:data/table.c) && rm c/.git/objects/\${b:0:2}/\${b:2} &&
+	 git -C c rev-list --objects --all --missing=print | grep -c '^?' &&
+	 $RTK git-history --json --repo c 2>err | jq -c '[.input.missing_blobs, .input.partial_clone, [.failures[].remedy.subject], [.unlinked[] | [.remedy.subject, .reason_code]]]'; cat err" \
+	'1\n[1,false,["fix: add adds"],[["fix: weights are 4","missing-blobs"]]]\n'"$E: warning: 1 blob is missing from the repository: the files needing it were skipped\n"
+testing "a complete repository: missing_blobs 0, no warning, no markdown line" \
+	"$RTK git-history --json --repo $(repo big-files) 2>err | jq -c '[.input.missing_blobs, .input.partial_clone, [.failures[].remedy.subject]]'; cat err; $RTK git-history --repo $(repo big-files) | grep -c '^\*\*Incomplete'" \
+	'[0,false,["fix: add adds","fix: weights are 4","table: untidy"]]\n0\n'
 # Issue 15: a damaged pack or a lost HEAD object is a corrupt repository (exit 1), not a bad revision (exit 2).
 testing "a zeroed pack: a corrupt repository, exit 1" \
 	"cp -r $(repo fix-plain) z && git -C z gc -q && p=\$(ls z/.git/objects/pack/*.pack) && chmod u+w \$p &&

@@ -425,6 +425,66 @@ static void missing_and_mistyped_objects(void **state)
 	git_repository_free(repo);
 }
 
+/*
+ * A copy without one blob (as a partial clone or a copy that left large files out has it): reading the blob
+ * fails with GIT_ENOTFOUND, each missing blob is counted once however often it is asked for, and it is no
+ * failure of the store (gitodb_error); an id asked for as a tree or as anything is not counted as a blob.
+ */
+static void missing_blobs_counted_once(void **state)
+{
+	(void)state;
+	char path[256];
+	git_repository *repo;
+	git_oid blob, other, tree;
+	const struct gitodb_object *o = (const void *)1;
+	char *hex = capture(NULL, "cd '%s' && git rev-parse HEAD:src/a.c", origin);
+	char *tree_hex = capture(NULL, "cd '%s' && git rev-parse HEAD^{tree}", origin);
+	copy_repo(path, "missing-blob", NULL);
+	assert_int_equal(sh("rm '%s/.git/objects/%.2s/%.38s'", path, hex, hex + 2), 0);
+	struct gitodb *db = open_odb(path, &repo);
+
+	oid_of(&blob, hex);
+	assert_int_equal(gitodb_missing_blobs(db), 0);
+	assert_int_equal(gitodb_read(db, &blob, GIT_OBJECT_BLOB, &o), GIT_ENOTFOUND);
+	assert_null(o);
+	char msg[100];
+	snprintf(msg, sizeof(msg), "blob %.40s is missing from the repository", hex);
+	assert_string_equal(rtk_error_message(), msg);
+	assert_int_equal(gitodb_read(db, &blob, GIT_OBJECT_BLOB, &o), GIT_ENOTFOUND);
+	assert_int_equal(gitodb_missing_blobs(db), 1);
+	oid_of(&other, "0123456789abcdef0123456789abcdef01234567");
+	assert_int_equal(gitodb_read(db, &other, GIT_OBJECT_ANY, &o), GIT_ENOTFOUND);
+	assert_int_equal(gitodb_read(db, &other, GIT_OBJECT_TREE, &o), GIT_ENOTFOUND);
+	assert_int_equal(gitodb_missing_blobs(db), 1);
+	assert_int_equal(gitodb_read(db, &other, GIT_OBJECT_BLOB, &o), GIT_ENOTFOUND);
+	assert_int_equal(gitodb_missing_blobs(db), 2);
+	assert_int_equal(gitodb_error(db), 0);
+	oid_of(&tree, tree_hex); /* the tree that names it still reads */
+	assert_int_equal(gitodb_read(db, &tree, GIT_OBJECT_TREE, &o), 0);
+	gitodb_release(o);
+	assert_false(gitx_is_partial_clone(repo));
+	gitodb_free(db);
+	git_repository_free(repo);
+	free(hex);
+	free(tree_hex);
+}
+
+/* A partial clone is known by its config: a promisor remote, or extensions.partialclone. */
+static void partial_clone_known_by_config(void **state)
+{
+	(void)state;
+	char path[256];
+	git_repository *repo;
+	const char *how[] = { "git config remote.origin.promisor true", "git config core.repositoryformatversion 1 && git config extensions.partialclone origin",
+			      "git config remote.origin.promisor false" };
+	for (int i = 0; i < 3; i++) {
+		copy_repo(path, "partial", how[i]);
+		assert_int_equal(gitx_open(&repo, path), 0);
+		assert_int_equal(gitx_is_partial_clone(repo), i < 2);
+		git_repository_free(repo);
+	}
+}
+
 /* One pack entry as verify-pack -v lists it. */
 struct entry {
 	char hex[41];
@@ -1496,6 +1556,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(objects_in_a_thin_pack),
 	cmocka_unit_test(objects_through_alternates),
 	cmocka_unit_test(missing_and_mistyped_objects),
+	cmocka_unit_test(missing_blobs_counted_once),
+	cmocka_unit_test(partial_clone_known_by_config),
 	cmocka_unit_test(corrupt_pack_entries),
 	cmocka_unit_test(crafted_delta_entries),
 	cmocka_unit_test(corrupt_loose_object),
