@@ -242,6 +242,13 @@ struct githistory_commit {
 	uint64_t path_bloom;
 	bool have_pid, have_inverse_pid;
 	int64_t *ink; /* per file, the change in non-whitespace bytes (a cheap test before patch ids) */
+	/* Per file, the lines it adds against its first parent, hashed with the path and sorted: a revert candidate's,
+	 * read once however many reverts look back over it, and only for the files a revert's share needs. */
+	struct githistory_added_lines {
+		uint64_t *v;
+		size_t n;
+		bool read;
+	} *added;
 	git_oid pid, inverse_pid;
 	long failure; /* index into the failures, or -1 */
 	struct githistory_blame_changes *changes; /* what blame read of its diffs: moved lines, renames (blame.c frees them) */

@@ -548,6 +548,57 @@ int githistory_patchid_find_by_subject(struct githistory_run *h, struct githisto
 	return rc;
 }
 
+/* x's added lines in its file i (see struct githistory_added_lines), read on first use. */
+static int added_in_file(struct githistory_run *h, struct githistory_commit *x, size_t i,
+			 const struct githistory_added_lines **out)
+{
+	int rc;
+	if (!x->added && !(x->added = calloc(x->files.n ? x->files.n : 1, sizeof(*x->added))))
+		return rtk_oom();
+	if (!x->added[i].read) {
+		struct line_bag bag = { 0 };
+		if ((rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, x->files.v[i], &bag))) {
+			free(bag.v);
+			return rc;
+		}
+		line_bag_sort(&bag);
+		x->added[i] = (struct githistory_added_lines){ .v = bag.v, .n = bag.n, .read = true };
+	}
+	*out = &x->added[i];
+	return 0;
+}
+
+/*
+ * The share of x's added lines that the (sorted) removed lines take back, or NaN when x adds none; or, when it
+ * cannot exceed floor (the lines of the files r also changes, which alone can be taken back, bound it), *share
+ * is set to that bound and the other files' lines are not read.
+ */
+static int candidate_share(struct githistory_run *h, struct githistory_commit *x, const struct rtk_strmap *paths,
+			   const struct line_bag *removed, double floor, double *share)
+{
+	const struct githistory_added_lines *a = NULL;
+	size_t matched = 0, added = 0;
+	int rc;
+	for (int shared = 1; shared >= 0; shared--) {
+		for (size_t i = 0; i < x->files.n; i++) {
+			if ((rtk_strmap_get(paths, x->files.v[i], strlen(x->files.v[i])) != NULL) != shared)
+				continue;
+			if ((rc = added_in_file(h, x, i, &a)))
+				return rc;
+			added += a->n;
+			if (shared)
+				matched += bag_matched(&(struct line_bag){ .v = a->v, .n = a->n }, removed);
+		}
+		/* Lines of other files only add to the denominator: the share can only fall below this bound. */
+		if (shared && added && (double)matched / (double)added <= floor) {
+			*share = (double)matched / (double)added;
+			return 0;
+		}
+	}
+	*share = added ? (double)matched / (double)added : NAN;
+	return 0;
+}
+
 /* Does x change a path in r's path set? */
 static bool shares_path(const struct rtk_strmap *paths, const struct githistory_commit *x)
 {
@@ -589,17 +640,21 @@ int githistory_patchid_find_by_lines(struct githistory_run *h, struct githistory
 	revert_candidates(h, ix, r, &lo, &hi);
 	for (size_t i = hi; i-- > lo && !rc;) { /* newest first: it wins a tie */
 		struct githistory_commit *x = ix->by_time[i];
-		struct line_bag added = { 0 };
+		double share;
+		bool ancestor;
 		if (x == r || (rc = githistory_walk_files(h, x)) || !shares_path(paths, x))
 			continue;
-		if (!(rc = line_bag(h, x, GIT_DIFF_LINE_ADDITION, NULL, &added))) {
-			bool ancestor;
-			line_bag_sort(&added);
-			double share = bag_share(&added, &removed);
-			if (!isnan(share) && share > best && !(rc = githistory_walk_in_history(h, x, r, &ancestor)) && ancestor)
-				best = share, *out = x;
-		}
-		free(added.v);
+		/*
+		 * A candidate matters only if its share beats the best so far and reaches partial_min_share: below the
+		 * larger of the two (strictly below the minimum, at most the best: a tie goes to the newer) it cannot be
+		 * the answer, and its bound from the shared files settles that without reading the rest.
+		 */
+		double floor = best >= h->rules.partial_min_share ? best : nextafter(h->rules.partial_min_share, -INFINITY);
+		if ((rc = candidate_share(h, x, paths, &removed, floor, &share)))
+			break;
+		if (!isnan(share) && share > best && share > floor && !(rc = githistory_walk_in_history(h, x, r, &ancestor)) &&
+		    ancestor)
+			best = share, *out = x;
 	}
 	if (rc || best < h->rules.partial_min_share)
 		*out = NULL;

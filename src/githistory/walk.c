@@ -25,6 +25,9 @@ static void commit_free(struct githistory_commit *c)
 	free(c->author);
 	free(c->more_parents);
 	free(c->ink);
+	for (size_t i = 0; c->added && i < c->files.n; i++)
+		free(c->added[i].v);
+	free(c->added);
 	gitx_paths_free(&c->files);
 	free(c);
 }

@@ -638,6 +638,9 @@ testing "a bad --since" "$RTK git-history --repo $(repo fix-plain) --since yeste
 testing "a clone of depth 1 says where history is cut and how deep it must go" \
 	"git clone -q --depth 1 file://$(repo fix-plain) s && $RTK git-history --repo s 2>&1 | sed 's/at [0-9a-f]* /at SHA /'; echo \${PIPESTATUS[0]}" \
 	"$E: shallow clone: history is cut at SHA (2026-01-12T00:00:03Z), but the window and its look-back reach back to 2025-04-17; run git fetch --shallow-since=2025-04-17 (or --unshallow)\n2\n"
+testing "the share of lines a revert takes back counts a candidate's other files: the one it takes back whole wins" \
+	"$(gh lines-revert-share '[.failures[] | [.culprit.subject, .evidence.reverted_share, .evidence.strength]]')" \
+	'[["feat: parse options",1,"weak"]]\n'
 testing "a bad rule in --config" "$RTK git-history --repo $(repo fix-plain) --config input 2>&1; echo \$?" \
 	"$E: input: verdict.kill_upper must be a number in [0, 1]\n2\n" "verdict: {kill_upper: 2}\n"
 testing "a misspelt --config key is an error naming its line and the key meant, not the default" \
