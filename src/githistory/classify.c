@@ -383,14 +383,28 @@ static int detect_revert(struct githistory_run *h, struct githistory_classify_fa
 		cJSON_AddItemToArray(rules, cJSON_CreateString(route));
 		return fixed_before_landing(h, fs, r, "revert", culprit, rules);
 	}
-	if (h->rules.planned_subject && culprit->kind != GITHISTORY_KIND_REVERT && culprit->kind != GITHISTORY_KIND_REAPPLY &&
-	    matches(h->rules.planned_subject, culprit->subject)) {
+	bool planned_by_subject = false, planned_by_message = false;
+	if (culprit->kind != GITHISTORY_KIND_REVERT && culprit->kind != GITHISTORY_KIND_REAPPLY) {
+		planned_by_subject = h->rules.planned_subject && matches(h->rules.planned_subject, culprit->subject);
+		if (!planned_by_subject && h->rules.planned_message) {
+			/* The body, in its author's own words (not a template's sections, not a subject it quotes): the
+			 * subject is planned_subject's to read, so turning that off turns the subject off. */
+			char *own = githistory_message_own_words(&h->rules, culprit);
+			if (!own)
+				return rtk_oom();
+			const char *body = strchr(own, '\n');
+			planned_by_message = body && matches(h->rules.planned_message, body);
+			free(own);
+		}
+	}
+	if (planned_by_subject || planned_by_message) {
 		char hex[41], why[200];
 		cJSON *rules = cJSON_CreateArray();
 		cJSON_AddItemToArray(rules, cJSON_CreateString(route));
 		cJSON_AddItemToArray(rules, cJSON_CreateString("planned-revert"));
-		snprintf(why, sizeof(why), "it takes back %.10s, a change its own subject calls temporary (revert.planned_subject): "
-			 "the plan carried out, not a failure", gitx_oid_hex(&culprit->oid, hex));
+		snprintf(why, sizeof(why), "it takes back %.10s, a change its own %s calls temporary (revert.planned_%s): "
+			 "the plan carried out, not a failure", gitx_oid_hex(&culprit->oid, hex),
+			 planned_by_subject ? "subject" : "message", planned_by_subject ? "subject" : "message");
 		fs->planned_reverts++;
 		return unlinked(h, fs, r, "revert", "planned", why, rules);
 	}

@@ -121,6 +121,7 @@ struct githistory_rules {
 	struct rtk_re *enhancement_subject; /* fix.free_form.enhancement_subject; NULL when the list is empty */
 	int64_t companion_within;           /* revert.companion_within; 0: companion reverts are not looked for */
 	struct rtk_re *planned_subject;     /* revert.planned_subject; NULL when the list is empty */
+	struct rtk_re *planned_message;     /* revert.planned_message: the culprit's own words; NULL when empty */
 	bool nd_changed_commits;            /* non_discriminating.changed_commits */
 	bool surface_skips_tests;           /* classification.surface_skips_tests */
 	struct rtk_re *insubstantial, *formatting_subject, *formatting_author; /* blame's evidence rules */

@@ -301,6 +301,7 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = compile_optional_rule(r, "classification", "template_lines", &r->template_lines, origin)) ||
 	    (rc = compile_optional_rule2(r, "fix", "free_form", "enhancement_subject", &r->enhancement_subject, origin)) ||
 	    (rc = compile_optional_rule(r, "revert", "planned_subject", &r->planned_subject, origin)) ||
+	    (rc = compile_optional_rule(r, "revert", "planned_message", &r->planned_message, origin)) ||
 	    (rc = compile_rule(r, "fix", "word", &r->fix_word_re, origin)) ||
 	    (rc = compile_rule(r, "blame", "insubstantial_lines", &r->insubstantial, origin)) ||
 	    (rc = compile_optional_rule(r, "blame", "comment_marker", &r->comment_marker, origin)) ||
@@ -417,7 +418,7 @@ void githistory_rules_free(struct githistory_rules *r)
 				 r->agent_email, r->bot_author, r->bot_email, r->dependency_subject, r->free_subject,
 				 r->free_message, r->fix_word_re, r->insubstantial, r->comment_marker, r->formatting_subject, r->formatting_author, r->manifest_paths, r->manifest_subject,
 				 r->cleanup_subject, r->rename_keywords, r->names_culprit,
-				 r->enhancement_subject, r->planned_subject, r->docs_paths, r->no_defect_message, r->template_headings,
+				 r->enhancement_subject, r->planned_subject, r->planned_message, r->docs_paths, r->no_defect_message, r->template_headings,
 				 r->template_lines };
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		rtk_re_free(all[i]);
