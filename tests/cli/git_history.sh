@@ -410,9 +410,9 @@ testing "code a fix uncomments is blamed as code; a comment turned into code kee
 testing "blame.comment_marker [] turns uncommenting off: the commented-out line is a comment again" \
 	"cd $(repo uncomment-fix) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.failures[] | .remedy.subject]'" \
 	'[]\n' "blame: {comment_marker: []}\n"
-testing "free-form fixes whose fix word is not first: \"Do not crash\", \"... to fix ...\", \"..., fixes crash\"" \
+testing "free-form fixes whose fix word is not first: \"Do not crash\", \"... to fix ...\", \"..., fixes crash\", \"Handle crash on\"" \
 	"$(gh fix-word-later '[[.failures[] | .remedy.subject], (.failures + .unlinked | length)]')" \
-	'[["Do not crash when a pane offset is negative.","Add a bounds check to fix the width of zoomed panes","Clamp the pane height, fixes crash on resize"],3]\n'
+	'[["Do not crash when a pane offset is negative.","Add a bounds check to fix the width of zoomed panes","Clamp the pane height, fixes crash on resize","Handle crash on a zero pane offset"],4]\n'
 testing "a pull-request template's Test Plan, boxes and comments make no T; the remedy's own words do" \
 	"$(gh template-test-plan '[[.failures[] | [.remedy.subject, .T, .rules[-1]]], .non_discriminating.ci_not_own_words]')" \
 	'[[["fix: nesting depth starts at two (#12)",false,"ci-not-own-words"],["fix: width of nested lists (#13)",false,"ci-not-own-words"],["fix: height of nested lists (#14)",true,"ci-message"]],2]\n'
