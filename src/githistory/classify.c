@@ -1036,6 +1036,26 @@ static bool is_reverted_fix(const struct githistory_classify_failures *fs, size_
 	return true;
 }
 
+/*
+ * A push made by mistake (revert.mistake_within): a revert within minutes of its culprit, whose change then came
+ * back unchanged (a reland: the revert reverted, or reapplied), undid the push, not a defect: "pushed to master
+ * without a patch number" (vim), a direct push merged by its pull request the same day (evcc). Reverted after a
+ * day and reapplied after a separate fix (Homebrew's strict typing), a change stays a failure.
+ */
+static bool is_mistaken_push(const struct githistory_classify_failures *fs, size_t i, char *why, size_t size,
+			     const void *arg)
+{
+	const struct githistory_classify_failure *f = &fs->v[i];
+	const int64_t *within = arg;
+	char hex[41];
+	int64_t apart = f->remedy->commit_time - f->culprit[0]->commit_time;
+	if (strcmp(f->kind, "revert") || !f->flap || f->nculprits < 1 || apart < 0 || apart > *within)
+		return false;
+	snprintf(why, size, "it undid %.10s %.0f minutes after it, and the same change landed again: a push made by "
+		 "mistake (revert.mistake_within), not a defect", gitx_oid_hex(&f->culprit[0]->oid, hex), (double)apart / 60);
+	return true;
+}
+
 static int fixes_trailer_sha(const char *k, size_t kl, const char *v, size_t vl, void *arg)
 {
 	size_t n = 0;
@@ -1202,6 +1222,9 @@ int githistory_classify_detect(struct githistory_run *h, struct githistory_class
 		rc = set_aside(h, fs, "fix", "reverted-fix", "reverted-fix", &fs->reverted_fixes, is_reverted_fix, NULL);
 	if (!rc)
 		rc = set_aside_companion_reverts(h, fs);
+	if (!rc && h->rules.mistake_within)
+		rc = set_aside(h, fs, "revert", "mistaken-push", "mistaken-push", &fs->mistaken_pushes, is_mistaken_push,
+			       &h->rules.mistake_within);
 	return rc;
 }
 

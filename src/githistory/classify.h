@@ -43,6 +43,7 @@ struct githistory_classify_failures {
 	size_t reverted_fixes;     /* fixes set aside because they were reverted (revert.reverted_fix_set_aside) */
 	size_t enhancements;       /* free-form fixes set aside as enhancements (fix.free_form.enhancement_subject) */
 	size_t companion_reverts;  /* reverts set aside as companions of another revert (revert.companion_within) */
+	size_t mistaken_pushes;    /* reverts of a push made by mistake, landed again unchanged (revert.mistake_within) */
 	size_t planned_reverts;    /* reverts of changes their subject calls temporary (revert.planned_subject) */
 	size_t fixed_before_landing; /* remedies whose culprit landed with them (main_line.fixed_before_landing) */
 	size_t ci_scope_ignored;   /* failures whose remedy named CI only in its Conventional Commits scope */

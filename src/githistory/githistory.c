@@ -342,12 +342,13 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 			"%.0f as saying nothing was wrong (fix.no_defect_message); "
 			"%.0f reverts of or by formatting commits set aside; "
 			"%.0f fixes set aside because they were reverted in turn; %.0f as enhancements (fix.free_form.enhancement_subject); "
-			"%.0f reverts as companions of another revert (revert.companion_within); %.0f reverts of changes their "
+			"%.0f reverts as companions of another revert (revert.companion_within); %.0f of pushes made by mistake, landed "
+			"again unchanged (revert.mistake_within); %.0f reverts of changes their "
 			"subject or message calls temporary (revert.planned_subject, revert.planned_message).",
 			rtk_out_json_num(in, "dependency_updates"), rtk_out_json_num(in, "cleanups"),
 			rtk_out_json_num(in, "docs_only_fixes"), rtk_out_json_num(in, "no_defect_fixes"),
 			rtk_out_json_num(in, "formatting_reverts"), rtk_out_json_num(in, "reverted_fixes"),
-			rtk_out_json_num(in, "enhancements"), rtk_out_json_num(in, "companion_reverts"),
+			rtk_out_json_num(in, "enhancements"), rtk_out_json_num(in, "companion_reverts"), rtk_out_json_num(in, "mistaken_pushes"),
 			rtk_out_json_num(in, "planned_reverts"));
 	const cJSON *cov = cJSON_GetObjectItemCaseSensitive(r, "coverage");
 	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(cov, "conventional_share");

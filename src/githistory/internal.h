@@ -120,6 +120,7 @@ struct githistory_rules {
 	struct rtk_re *free_subject, *free_message, *fix_word_re; /* fix.free_form, fix.word */
 	struct rtk_re *enhancement_subject; /* fix.free_form.enhancement_subject; NULL when the list is empty */
 	int64_t companion_within;           /* revert.companion_within; 0: companion reverts are not looked for */
+	int64_t mistake_within;             /* revert.mistake_within; 0: pushes made by mistake are not looked for */
 	struct rtk_re *planned_subject;     /* revert.planned_subject; NULL when the list is empty */
 	struct rtk_re *planned_message;     /* revert.planned_message: the culprit's own words; NULL when empty */
 	bool nd_changed_commits;            /* non_discriminating.changed_commits */

@@ -18,7 +18,7 @@
 /* The members of a result's input object, summed over the rows. */
 static const char *const input_counts[] = {
 	"commits_walked", "commits_in_window", "unlinked", "reapplies", "dependency_updates", "formatting_reverts",
-	"cleanups", "docs_only_fixes", "no_defect_fixes", "reverted_fixes", "enhancements", "companion_reverts", "planned_reverts",
+	"cleanups", "docs_only_fixes", "no_defect_fixes", "reverted_fixes", "enhancements", "companion_reverts", "mistaken_pushes", "planned_reverts",
 	"fixed_before_landing", "missing_blobs",
 };
 #define NINPUT (sizeof(input_counts) / sizeof(input_counts[0]))

@@ -487,6 +487,7 @@ cJSON *githistory_report_json(struct githistory_run *h, struct githistory_classi
 	cJSON_AddNumberToObject(in, "reverted_fixes", (double)fs->reverted_fixes);
 	cJSON_AddNumberToObject(in, "enhancements", (double)fs->enhancements);
 	cJSON_AddNumberToObject(in, "companion_reverts", (double)fs->companion_reverts);
+	cJSON_AddNumberToObject(in, "mistaken_pushes", (double)fs->mistaken_pushes);
 	cJSON_AddNumberToObject(in, "planned_reverts", (double)fs->planned_reverts);
 	cJSON_AddNumberToObject(in, "fixed_before_landing", (double)fs->fixed_before_landing);
 	/* Blobs a partial clone or an incomplete copy lacks: the files needing them were skipped (gitodb_missing_blobs). */

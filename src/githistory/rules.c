@@ -132,6 +132,22 @@ static int duration_rule(struct githistory_rules *r, const char *section, const 
 	return 0;
 }
 
+/* A duration rule that false turns off (*out 0); example is one the message offers. */
+static int duration_or_false(struct githistory_rules *r, const char *section, const char *name, const char *example,
+			     int64_t *out, const char *origin)
+{
+	const cJSON *v = rule_at(r->json, section, name);
+	*out = 0;
+	if (cJSON_IsFalse(v))
+		return 0;
+	if (!cJSON_IsString(v))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s must be a duration such as %s, or false", origin, section, name, example);
+	if (rtk_time_duration_parse(v->valuestring, out))
+		return rtk_fail(RTK_EXIT_USAGE, "%s: %s.%s must be a duration such as %s, or false: %s", origin, section, name,
+				example, rtk_error_message());
+	return 0;
+}
+
 /* One convention of the table, name: its patterns compiled, its kinds checked. */
 static int load_convention(struct githistory_convention *k, const char *name, const cJSON *v, const char *origin)
 {
@@ -386,14 +402,10 @@ int githistory_rules_load(struct githistory_rules *r)
 	    (rc = bool_rule(r, "blame", "fixes_are_culprits", &r->fixes_are_culprits, origin)) ||
 	    (rc = bool_rule(r, "revert", "reland_links_revert", &r->reland_links_revert, origin)))
 		return rc;
-	/* revert.companion_within: a duration, or false (companion reverts are not looked for) */
-	if (cJSON_IsFalse(rule_at(r->json, "revert", "companion_within")))
-		r->companion_within = 0;
-	else if (!cJSON_IsString(rule_at(r->json, "revert", "companion_within")))
-		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.companion_within must be a duration such as 2d, or false", origin);
-	else if (rtk_time_duration_parse(rule_at(r->json, "revert", "companion_within")->valuestring, &r->companion_within))
-		return rtk_fail(RTK_EXIT_USAGE, "%s: revert.companion_within must be a duration such as 2d, or false: %s", origin,
-				rtk_error_message());
+	/* revert.companion_within and revert.mistake_within: a duration, or false (not looked for) */
+	if ((rc = duration_or_false(r, "revert", "companion_within", "2d", &r->companion_within, origin)) ||
+	    (rc = duration_or_false(r, "revert", "mistake_within", "15min", &r->mistake_within, origin)))
+		return rc;
 	const cJSON *cp = rule_at(r->json, "non_discriminating", "changed_commits");
 	const cJSON *st = rule_at(r->json, "classification", "surface_skips_tests");
 	if (!cJSON_IsBool(cp) || !cJSON_IsBool(st))

@@ -251,6 +251,12 @@ testing "a revert of a change its own message calls temporary is planned; \"a te
 testing "revert.planned_message [] turns it off: the temporary change's revert is a failure" \
 	"cd $(repo planned-message) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.planned_reverts, [.failures[].remedy.subject]]'" \
 	'[0,["Revert \\"Rebranch: Disable some optimizations on Windows\\"","Revert \\"cache: spill to disk\\""]]\n' "revert: {planned_message: []}\n"
+testing "a revert within minutes of its culprit, whose change landed again unchanged, is a push made by mistake" \
+	"$(gh mistaken-push '[.input.mistaken_pushes, [.unlinked[] | [.remedy.subject, .reason_code]], [.failures[] | [.remedy.subject, .flap]]]')" \
+	'[1,[["Revert \\"a: set a\\"","mistaken-push"]],[["Revert \\"b: set b\\"",true],["Revert \\"c: set c\\"",false]]]\n'
+testing "revert.mistake_within false turns it off: the undone push is a failure" \
+	"cd $(repo mistaken-push) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.input.mistaken_pushes, [.failures[] | .remedy.subject]]'" \
+	'[0,["Revert \\"a: set a\\"","Revert \\"b: set b\\"","Revert \\"c: set c\\""]]\n' "revert: {mistake_within: false}\n"
 testing "revert.planned_subject [] turns it off: both reverts are failures" \
 	"cd $(repo planned-revert) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[.buckets.n, .input.planned_reverts]'" \
 	'[3,0]\n' "revert: {planned_subject: []}\n"
@@ -539,7 +545,7 @@ testing "dependency updates are not failures; a revert or a fix undoing one is, 
 	'[[["revert","chore(deps): update dependency foo to v3","bot","human"],["fix","chore(deps): update dependency bar to v2","bot","human"]],4,0]\n'
 testing "dependency updates: the markdown counts what was set aside" \
 	"cd $(repo dependency-updates) && $RTK git-history | grep 'dependency updates'" \
-	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 as changing only documentation (fix.docs_paths); 0 as saying nothing was wrong (fix.no_defect_message); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within); 0 reverts of changes their subject or message calls temporary (revert.planned_subject, revert.planned_message).\n'
+	'4 fix-type commits set aside as dependency updates (not failures); 0 as cleanups (typos, lint, formatting, warnings: fix.cleanup_subject); 0 as changing only documentation (fix.docs_paths); 0 as saying nothing was wrong (fix.no_defect_message); 0 reverts of or by formatting commits set aside; 0 fixes set aside because they were reverted in turn; 0 as enhancements (fix.free_form.enhancement_subject); 0 reverts as companions of another revert (revert.companion_within); 0 of pushes made by mistake, landed again unchanged (revert.mistake_within); 0 reverts of changes their subject or message calls temporary (revert.planned_subject, revert.planned_message).\n'
 testing "dependency_update rules off in --config: the four fixes come back as failures" \
 	"cd $(repo dependency-updates) && $RTK git-history --json --config \$OLDPWD/input | jq -c '[[.failures[] | .remedy.subject], .input.dependency_updates]'" \
 	'[["fix(deps): update dependency foo to v2","fix: bump baz from 1.0 to 1.1","fix(deps-dev): qux 3.1","fix: refresh the lock","Revert \\"chore(deps): update dependency foo to v3\\"","fix: stay on bar 1.1, 2.0 dropped parse()"],0]\n' \
@@ -737,7 +743,7 @@ for c in message-revert merge-revert fix-add-only fixes-trailer old-culprit agen
 	unlinked-culprit formatting-revert old-revert moved-code renamed-identifiers reverted-fix cleanup-fixes old-fixes-trailer message-names t-tests pr-names \
 	companion-revert enhancements name-pattern test-surface planned-revert trailer-not-blame fix-of-fix reland numpy-tags \
 	kernel-trailers issue-url-feature docs-only-fix man-page-fix template-test-plan revert-quotes-ci no-defect \
-	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools test-disabled-revert rust-attributes bracket-tags planned-message; do
+	introduced-feature uncomment-fix fix-word-later docs-revert security-words ci-paths latin1-author translations ci-tools test-disabled-revert rust-attributes bracket-tags planned-message mistaken-push; do
 	(cd "$(repo $c)" && "$RTK" git-history --json) > "$SCRATCH_ROOT/$c.json"
 	conforms "$c: JSON conforms to its schema" "$SCRATCH_ROOT/$c.json" git-history
 done
