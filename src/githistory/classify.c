@@ -1038,9 +1038,9 @@ static bool is_reverted_fix(const struct githistory_classify_failures *fs, size_
 
 /*
  * A push made by mistake (revert.mistake_within): a revert within minutes of its culprit, whose change then came
- * back unchanged (a reland: the revert reverted, or reapplied), undid the push, not a defect: "pushed to master
- * without a patch number" (vim), a direct push merged by its pull request the same day (evcc). Reverted after a
- * day and reapplied after a separate fix (Homebrew's strict typing), a change stays a failure.
+ * back unchanged (a reland: the revert reverted, or reapplied), undid the push, not a defect: a "wip" undone at
+ * once, a fix re-committed under its right advisory id. Reverted after a day and reapplied after a separate fix
+ * (Homebrew's strict typing), a change stays a failure.
  */
 static bool is_mistaken_push(const struct githistory_classify_failures *fs, size_t i, char *why, size_t size,
 			     const void *arg)
