@@ -342,7 +342,7 @@ void githistory_render_md(const cJSON *r, struct rtk_out_md *md, int level)
 			"%.0f as saying nothing was wrong (fix.no_defect_message); "
 			"%.0f reverts of or by formatting commits set aside; "
 			"%.0f fixes set aside because they were reverted in turn; %.0f as enhancements (fix.free_form.enhancement_subject); "
-			"%.0f reverts as companions of another revert (revert.companion_within); %.0f of pushes made by mistake, landed "
+			"%.0f reverts as companions of another revert (revert.companion_within); %.0f reverts of pushes made by mistake, landed "
 			"again unchanged (revert.mistake_within); %.0f reverts of changes their "
 			"subject or message calls temporary (revert.planned_subject, revert.planned_message).",
 			rtk_out_json_num(in, "dependency_updates"), rtk_out_json_num(in, "cleanups"),
